@@ -1,0 +1,31 @@
+# Two entry points do all the set-up on a fresh machine (Python 3.11 + pip):
+#   make demo   -> creates .venv, installs the package, runs the main job on the embedded default
+#   make test   -> creates .venv, installs the package with dev tools, runs lint, types and tests
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test lint typecheck artifacts-check pytest bench
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(PY) -m agent_connector_sdk.mcp.schema_disclosure
+
+lint: $(VENV)/.installed
+	$(PY) -m ruff check src tests bench scripts examples
+
+typecheck: $(VENV)/.installed
+	$(PY) -m mypy --strict src
+
+artifacts-check: $(VENV)/.installed
+	$(PY) -m scripts.generate_schema_disclosure --check
+
+pytest: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+test: lint typecheck artifacts-check pytest

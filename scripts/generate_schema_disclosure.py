@@ -1,0 +1,99 @@
+"""Generate the published JSON Schema artifacts of the disclosure wire models.
+
+``python -m scripts.generate_schema_disclosure`` writes ``schemas/schema-manifest.schema.json`` and
+``schemas/schema-fragment.schema.json`` from ``SchemaManifest.model_json_schema()`` and
+``SchemaFragment.model_json_schema()``; ``--check`` writes nothing and exits 1 naming each stale file.
+
+The manifest schema holds the shared identity as ``$defs/SchemaIdentity``; the fragment schema refers
+to it by ``$id`` and adds only its own three fields, with ``unevaluatedProperties: false`` so unknown
+fields still fail across the ``$ref``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+MANIFEST_ID = "urn:agent-connector-sdk:schema-disclosure:schema-manifest:1"
+FRAGMENT_ID = "urn:agent-connector-sdk:schema-disclosure:schema-fragment:1"
+IDENTITY_REF = f"{MANIFEST_ID}#/$defs/SchemaIdentity"
+
+
+def _object_schema(model_schema: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    properties = model_schema["properties"]
+    return {
+        "type": "object",
+        "properties": {name: properties[name] for name in names},
+        "required": [name for name in model_schema["required"] if name in names],
+    }
+
+
+def build_artifacts() -> dict[str, dict[str, Any]]:
+    """Return ``file name -> schema`` for both artifacts."""
+    manifest = SchemaManifest.model_json_schema()
+    fragment = SchemaFragment.model_json_schema()
+    identity_names = list(manifest["properties"])
+    # The fragment must repeat the manifest's fields exactly; refuse to publish if the models drifted.
+    for name in identity_names:
+        if fragment["properties"].get(name) != manifest["properties"][name]:
+            raise SystemExit(f"SchemaFragment.{name} differs from SchemaManifest.{name}")
+    own_names = [name for name in fragment["properties"] if name not in identity_names]
+    manifest_artifact = {
+        "$schema": DIALECT,
+        "$id": MANIFEST_ID,
+        "title": "SchemaManifest",
+        "description": inspect.cleandoc(SchemaManifest.__doc__ or ""),
+        "$defs": {"SchemaIdentity": _object_schema(manifest, identity_names)},
+        "$ref": "#/$defs/SchemaIdentity",
+        "unevaluatedProperties": False,
+    }
+    fragment_artifact = {
+        "$schema": DIALECT,
+        "$id": FRAGMENT_ID,
+        "title": "SchemaFragment",
+        "description": inspect.cleandoc(SchemaFragment.__doc__ or ""),
+        "$ref": IDENTITY_REF,
+        **_object_schema(fragment, own_names),
+        "unevaluatedProperties": False,
+    }
+    return {
+        "schema-manifest.schema.json": manifest_artifact,
+        "schema-fragment.schema.json": fragment_artifact,
+    }
+
+
+def render(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed artifact is stale")
+    args = parser.parse_args(argv)
+    stale = []
+    for name, schema in build_artifacts().items():
+        path = SCHEMAS / name
+        text = render(schema)
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.relative_to(ROOT))
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(ROOT)}")
+    for path in stale:
+        print(f"stale artifact: {path} (run: python -m scripts.generate_schema_disclosure)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

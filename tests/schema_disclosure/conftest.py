@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
+
+SOURCE = b"test source document"
+
+
+def make_disclosure(
+    *,
+    operation: str = "repos/get",
+    alias: str = "repos_get",
+    input_schema: dict[str, Any] | None = None,
+    output_schema: Any = None,
+    source: bytes = SOURCE,
+) -> SchemaDisclosure:
+    if input_schema is None:
+        input_schema = {
+            "type": "object",
+            "properties": {"owner": {"type": "string", "description": "ü" * 3000}},
+        }
+    return build_schema_disclosure(
+        operation=operation,
+        alias=alias,
+        source=source,
+        input_schema=input_schema,
+        output_schema=output_schema,
+    )
+
+
+@pytest.fixture
+def disclosure() -> SchemaDisclosure:
+    d = make_disclosure(
+        output_schema={"type": "array", "items": {"type": "string", "description": "é" * 2000}}
+    )
+    assert d.manifest.fragment_count >= 3
+    return d
