@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint typecheck artifacts-check pytest bench
+.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,3 +29,16 @@ pytest: $(VENV)/.installed
 	$(PY) -m pytest -q
 
 test: lint typecheck artifacts-check pytest
+
+# External conformance: the official MCP suite (pinned) on Node 22 from the npm registry, cached in .cache/.
+conformance: $(VENV)/.installed
+	$(PY) -m scripts.conformance
+
+conformance-docs: $(VENV)/.installed
+	$(PY) -m scripts.conformance_table
+
+# Benchmarks print ratios measured side by side in one run (they fetch the pinned GitHub description).
+bench: $(VENV)/.installed
+	$(PY) -m bench.disclosure_build
+	$(PY) -m bench.disclosure_read
+	$(PY) -m bench.contract_overhead

@@ -241,6 +241,8 @@ def _forge(
         b'{"inputSchema":[],"outputSchema":null}',  # input schema not an object
         b'{"inputSchema":{"type":"object"},"outputSchema":null,"x":1}',  # extra member
         b'{"inputSchema":{"type":"object"}',  # not JSON
+        b'{"inputSchema":{"type":"object","x":' + b"[" * 200_000 + b"]" * 200_000 + b'},"outputSchema":null}',
+        b'{"inputSchema":{"type":"object","x":"\\ud800"},"outputSchema":null}',  # escaped lone surrogate
         b'{"inputSchema":{"type":"\\u00e9"},"outputSchema":null}',  # escaped non-ASCII: not canonical
     ],
 )

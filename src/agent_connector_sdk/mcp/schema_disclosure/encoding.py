@@ -81,6 +81,8 @@ def _require_json(root: Any) -> None:
     enums, custom str) are legitimate JSON in spirit, but a digest must not depend on how a subclass
     happens to serialize.
     """
+    # Hot loop (it visits every node of every schema): strings, the common leaf, are skipped first,
+    # and keys are checked in their own loop so the value loop stays short.
     stack: list[tuple[Any, int]] = [(root, 0)]
     pop = stack.pop
     push = stack.append
@@ -88,24 +90,28 @@ def _require_json(root: Any) -> None:
         value, depth = pop()
         kind = type(value)
         if kind is dict:
-            if depth >= _MAX_DEPTH:
-                raise SchemaDisclosureError("invalid_schema", f"schema nests deeper than {_MAX_DEPTH} levels")
-            for key, item in value.items():
+            for key in value:
                 if type(key) is not str:
                     raise SchemaDisclosureError("invalid_schema", "object keys must be strings")
-                if type(item) not in _PLAIN_SCALARS:
-                    push((item, depth + 1))
+            items = value.values()
         elif kind is list:
-            if depth >= _MAX_DEPTH:
-                raise SchemaDisclosureError("invalid_schema", f"schema nests deeper than {_MAX_DEPTH} levels")
-            for item in value:
-                if type(item) not in _PLAIN_SCALARS:
-                    push((item, depth + 1))
+            items = value
         elif kind is float:
             if not math.isfinite(value):
                 raise SchemaDisclosureError("invalid_schema", "non-finite numbers are not JSON")
-        elif kind not in _PLAIN_SCALARS:
+            continue
+        elif kind in _PLAIN_SCALARS:
+            continue
+        else:
             raise SchemaDisclosureError("invalid_schema", f"{kind.__name__} is not a JSON value")
+        if depth >= _MAX_DEPTH:
+            raise SchemaDisclosureError("invalid_schema", f"schema nests deeper than {_MAX_DEPTH} levels")
+        for item in items:
+            item_kind = type(item)
+            if item_kind is str:
+                continue
+            if item_kind is dict or item_kind is list or item_kind not in _PLAIN_SCALARS:
+                push((item, depth + 1))
 
 
 def canonical_json_bytes(value: Any) -> bytes:
@@ -121,6 +127,15 @@ def canonical_json_bytes(value: Any) -> bytes:
         raise SchemaDisclosureError("invalid_schema", "schema nests too deeply") from None
 
 
+def _encode_decoded_json(value: Any) -> bytes:
+    try:
+        return _ENCODER.encode(value).encode("utf-8")
+    except UnicodeEncodeError:  # json.loads lets lone surrogates through (as \\ud800 escapes)
+        raise SchemaDisclosureError("invalid_schema", "text contains a lone surrogate") from None
+    except RecursionError:
+        raise SchemaDisclosureError("invalid_schema", "schema nests too deeply") from None
+
+
 @dataclass(frozen=True, slots=True)
 class SchemaDigests:
     """Digests of a tool's two schemas and of the complete canonical document they form."""
@@ -131,17 +146,24 @@ class SchemaDigests:
     schema_bytes: int
 
 
-def encode_schema_document(input_schema: Any, output_schema: Any = None) -> tuple[bytes, SchemaDigests]:
+def encode_schema_document(
+    input_schema: Any, output_schema: Any = None, *, decoded_json: bool = False
+) -> tuple[bytes, SchemaDigests]:
     """Return the complete canonical document and its digests.
 
     Sorted keys put ``inputSchema`` before ``outputSchema``, so the document is the two schemas'
     canonical bytes spliced into a fixed frame: each schema is encoded once and serves both its own
     digest and the document's. An absent output schema is ``null``.
+
+    ``decoded_json=True`` is for values that came straight out of ``json.loads`` with non-finite
+    constants refused: those can hold no tuple, set, bytes or non-string key, so the type walk is
+    skipped (reconstruction re-encodes every document it receives).
     """
     if type(input_schema) is not dict:
         raise SchemaDisclosureError("invalid_schema", "input schema must be a JSON object")
-    input_bytes = canonical_json_bytes(input_schema)
-    output_bytes = canonical_json_bytes(output_schema)
+    encode = _encode_decoded_json if decoded_json else canonical_json_bytes
+    input_bytes = encode(input_schema)
+    output_bytes = encode(output_schema)
     size = len(_DOCUMENT_PREFIX) + len(input_bytes) + len(_DOCUMENT_MIDDLE) + len(output_bytes) + 1
     if size > MAX_DOCUMENT_BYTES:
         raise SchemaDisclosureError(

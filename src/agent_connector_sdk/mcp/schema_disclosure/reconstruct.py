@@ -141,16 +141,18 @@ def reconstruct_schema(
         raise SchemaDisclosureError("corrupt", "concatenated fragments do not match the manifest")
     try:
         decoded = json.loads(document, parse_constant=_refuse_non_finite)
-    except ValueError as error:
-        if isinstance(error, SchemaDisclosureError):
-            raise
+    except SchemaDisclosureError:
+        raise
+    except (ValueError, RecursionError):
         raise SchemaDisclosureError("corrupt", "concatenated fragments are not JSON") from None
     if type(decoded) is not dict or set(decoded) != {"inputSchema", "outputSchema"}:
         raise SchemaDisclosureError("corrupt", "document must hold exactly inputSchema and outputSchema")
     # Re-encoding proves the bytes were canonical (a hash over non-canonical JSON would otherwise
     # pass) and yields each schema's own digest in the same step.
     try:
-        canonical, digests = encode_schema_document(decoded["inputSchema"], decoded["outputSchema"])
+        canonical, digests = encode_schema_document(
+            decoded["inputSchema"], decoded["outputSchema"], decoded_json=True
+        )
     except SchemaDisclosureError:
         raise SchemaDisclosureError("corrupt", "document is not a disclosable schema pair") from None
     if canonical != document:

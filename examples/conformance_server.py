@@ -1,0 +1,390 @@
+"""The fixture server that the official MCP conformance suite's server scenarios are run against.
+
+Usage::
+
+    python examples/conformance_server.py --port N                    # ours: gated_http_app
+    python examples/conformance_server.py --port N --search           # ours + RegexSearchTransform
+    python examples/conformance_server.py --port N --baseline         # plain FastMCP, no gates
+    python examples/conformance_server.py --port N --baseline-search  # plain FastMCP + RegexSearchTransform
+
+It serves ``http://127.0.0.1:N/mcp`` (``--port 0`` picks a free port; the chosen URL is printed as the
+first stdout line, ``READY http://127.0.0.1:N/mcp``, so a driver never has to guess a port).
+
+The fixtures are exactly what the suite's scenario descriptions (``conformance list`` and the suite's
+scenario text for ``@modelcontextprotocol/conformance@0.2.0-alpha.12``) ask for: ``test_simple_text``,
+``test_image_content``, ``test_audio_content``, ``test_embedded_resource``, ``test_multiple_content_types``,
+``test_error_handling``, ``test_tool_with_progress``, the ``server-stateless`` diagnostics
+(``test_missing_capability``, ``test_logging_tool``, ``test_streaming_elicitation``),
+``json_schema_2020_12_tool``, a tool with ``x-mcp-header`` annotated properties, the ``test://``
+resources and template, the ``test_*`` prompts and a completion handler. Every mode serves the same
+fixtures; the modes differ in how the server and its ASGI app are built (see ``build_app``), so the
+conformance table compares builds, not fixtures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import io
+import json
+import logging
+import warnings
+import wave
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import mcp_types
+import uvicorn
+from fastmcp import Context, FastMCP
+from fastmcp.prompts import Message
+from fastmcp.server.transforms.search import RegexSearchTransform
+from fastmcp.tools.base import Tool, ToolResult
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
+
+from agent_connector_sdk.mcp.server import gated_http_app
+
+Mode = Literal["ours", "ours-search", "baseline", "baseline-search"]
+MODES: tuple[Mode, ...] = ("ours", "ours-search", "baseline", "baseline-search")
+
+# A 1x1 red PNG: the scenarios only ask for "a minimal test image".
+RED_PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+HEADER_TOOL = "test_header_mirroring"
+"""The fixture tool with ``x-mcp-header`` annotations (SEP-2243 server validation).
+
+The suite picks the first listed tool that has an annotated property and then its first string-typed
+annotated property, so this tool's first annotated property is the string ``region``."""
+
+# Written out rather than generated: pydantic renders `int | None` as `anyOf`, and an `x-mcp-header` on a
+# property without a plain `type` is an invalid annotation (strict peers then drop the whole tool).
+HEADER_TOOL_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "priority": {"type": "integer", "x-mcp-header": "Priority"},
+        "dry_run": {"type": "boolean", "x-mcp-header": "Dry-Run"},
+        "note": {"type": "string"},
+    },
+    "required": ["region"],
+    "additionalProperties": False,
+}
+
+JSON_SCHEMA_TOOL = "json_schema_2020_12_tool"
+
+# The schema the `json-schema-2020-12` scenario checks for, keyword for keyword (SEP-1613, SEP-2106).
+JSON_SCHEMA_2020_12_INPUT: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+COMPLETION_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "arg1": ("paris", "park", "party"),
+    "arg2": ("world", "work", "wonder"),
+    "id": ("123", "124", "125"),
+}
+
+
+def _silent_wav() -> str:
+    """Base64 of a tiny valid WAV (10 ms of 8 kHz mono silence), built rather than pasted."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as writer:
+        writer.setnchannels(1)
+        writer.setsampwidth(1)
+        writer.setframerate(8000)
+        writer.writeframes(b"\x80" * 80)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+SILENT_WAV = _silent_wav()
+
+
+class RawSchemaTool(Tool):
+    """A tool whose ``inputSchema`` is published verbatim and whose result echoes its arguments as JSON.
+
+    FastMCP would regenerate a function's schema; the 2020-12 scenario checks that ``$schema``,
+    ``$anchor`` and ``if``/``then``/``else`` survive, and header annotations must sit on plain types."""
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult(content=[mcp_types.TextContent(type="text", text=json.dumps(arguments))])
+
+
+def build_server(*, preserve_schemas: bool = True) -> FastMCP:
+    """The FastMCP server with every fixture the selected server scenarios need (no transport, no gates).
+
+    ``preserve_schemas=False`` keeps FastMCP's default of inlining ``$ref``s and dropping ``$defs`` from
+    published schemas (the baseline); we publish schemas exactly as written, so 2020-12 keywords such
+    as ``$defs``/``$anchor`` reach the client intact.
+    """
+    # cache_ttl: the `caching` scenario (SEP-2549) wants ttlMs/cacheScope on every cacheable result.
+    server = FastMCP(
+        "agent-connector-sdk conformance fixtures",
+        cache_ttl=60,
+        cache_scope="public",
+        dereference_schemas=not preserve_schemas,
+    )
+
+    @server.tool(description="Returns a simple text block.")
+    def test_simple_text() -> list[mcp_types.ContentBlock]:
+        return [mcp_types.TextContent(type="text", text="This is a simple text response for testing.")]
+
+    @server.tool(description="Returns a 1x1 PNG image block.")
+    def test_image_content() -> list[mcp_types.ContentBlock]:
+        return [mcp_types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")]
+
+    @server.tool(description="Returns a short WAV audio block.")
+    def test_audio_content() -> list[mcp_types.ContentBlock]:
+        return [mcp_types.AudioContent(type="audio", data=SILENT_WAV, mime_type="audio/wav")]
+
+    @server.tool(description="Returns an embedded text resource.")
+    def test_embedded_resource() -> list[mcp_types.ContentBlock]:
+        return [
+            mcp_types.EmbeddedResource(
+                type="resource",
+                resource=mcp_types.TextResourceContents(
+                    uri="test://embedded-resource",
+                    mime_type="text/plain",
+                    text="This is an embedded resource content.",
+                ),
+            )
+        ]
+
+    @server.tool(description="Returns text, image and embedded resource blocks together.")
+    def test_multiple_content_types() -> list[mcp_types.ContentBlock]:
+        return [
+            mcp_types.TextContent(type="text", text="Multiple content types test:"),
+            mcp_types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png"),
+            mcp_types.EmbeddedResource(
+                type="resource",
+                resource=mcp_types.TextResourceContents(
+                    uri="test://mixed-content-resource",
+                    mime_type="application/json",
+                    text=json.dumps({"test": "data", "value": 123}, separators=(",", ":")),
+                ),
+            ),
+        ]
+
+    # Text-only fixtures publish no output schema (output_schema=None): FastMCP would otherwise wrap a
+    # `-> str` return as `{"result": string}` and then every isError result would need a conforming
+    # structuredContent, which a failure cannot supply.
+    @server.tool(description="Always fails; the failure is reported as an isError result.",
+                 output_schema=None)
+    def test_error_handling() -> str:
+        raise RuntimeError("This tool intentionally returns an error for testing")
+
+    @server.tool(
+        description="Reports progress 0/100, 50/100, 100/100 when given a progress token.", output_schema=None
+    )
+    async def test_tool_with_progress(ctx: Context) -> str:
+        for step in (0, 50, 100):
+            await ctx.report_progress(step, 100)
+            if step < 100:
+                await asyncio.sleep(0.05)
+        return "Progress tool completed"
+
+    @server.tool(
+        description="Needs the client's sampling capability; without it the call is refused.",
+        output_schema=None,
+    )
+    def test_missing_capability(ctx: Context) -> str:
+        # SEP-2575: a request needing an undeclared client capability is a -32021 error (HTTP 400),
+        # never a tool result; FastMCP passes this one MCPError code through unmasked.
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            raise MCPError(
+                code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message="This tool requires the client's sampling capability",
+                data={"requiredCapabilities": {"sampling": {}}},
+            )
+        return "The client declared sampling."
+
+    # Diagnostic tools `server-stateless` calls (SEP-2575): a log line must not reach a client that set no
+    # logLevel, and a response stream may carry notifications but never an independent request.
+    @server.tool(description="Logs three info messages, then returns.", output_schema=None)
+    async def test_logging_tool(ctx: Context) -> str:
+        for message in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+            await ctx.info(message)
+        return "Logging tool completed"
+
+    @server.tool(description="Reports progress on its response stream, then returns.", output_schema=None)
+    async def test_streaming_elicitation(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        return "Streaming tool completed"
+
+    server.add_tool(
+        RawSchemaTool(
+            name=HEADER_TOOL,
+            description="Echoes its routing arguments; they are mirrored into Mcp-Param headers.",
+            parameters=HEADER_TOOL_INPUT,
+        )
+    )
+
+    server.add_tool(
+        RawSchemaTool(
+            name=JSON_SCHEMA_TOOL,
+            description="Tool with JSON Schema 2020-12 features",
+            parameters=JSON_SCHEMA_2020_12_INPUT,
+        )
+    )
+
+    @server.resource(
+        "test://static-text",
+        name="static-text",
+        description="A static text resource.",
+        mime_type="text/plain",
+    )
+    def static_text() -> str:
+        return "This is the content of the static text resource."
+
+    @server.resource(
+        "test://static-binary",
+        name="static-binary",
+        description="A static binary (PNG) resource.",
+        mime_type="image/png",
+    )
+    def static_binary() -> bytes:
+        return base64.b64decode(RED_PIXEL_PNG)
+
+    @server.resource(
+        "test://template/{id}/data",
+        name="template-data",
+        description="A templated JSON resource.",
+        mime_type="application/json",
+    )
+    def template_data(id: str) -> str:
+        payload = {"id": id, "templateTest": True, "data": f"Data for ID: {id}"}
+        return json.dumps(payload, separators=(",", ":"))
+
+    @server.prompt(description="A prompt without arguments.")
+    def test_simple_prompt() -> str:
+        return "This is a simple prompt for testing."
+
+    @server.prompt(description="A prompt with two required arguments.")
+    def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+        return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+    @server.prompt(description="A prompt that embeds a resource.")
+    def test_prompt_with_embedded_resource(resourceUri: str) -> list[Message]:
+        embedded = mcp_types.EmbeddedResource(
+            type="resource",
+            resource=mcp_types.TextResourceContents(
+                uri=resourceUri, mime_type="text/plain", text="Embedded resource content for testing."
+            ),
+        )
+        return [Message(embedded, role="user"), Message("Please process the embedded resource above.")]
+
+    @server.prompt(description="A prompt with an image.")
+    def test_prompt_with_image() -> list[Message]:
+        image = mcp_types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")
+        return [Message(image, role="user"), Message("Please analyze the image above.")]
+
+    @server.completion
+    def complete(
+        ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+        argument: mcp_types.CompletionArgument,
+        context: mcp_types.CompletionContext | None,
+    ) -> mcp_types.Completion:
+        candidates = COMPLETION_CANDIDATES.get(argument.name, ())
+        values = [value for value in candidates if value.startswith(argument.value)]
+        return mcp_types.Completion(values=values, total=len(values), has_more=False)
+
+    return server
+
+
+def _search_transform() -> RegexSearchTransform:
+    # Keep every scenario fixture visible except the header tool: a search transform hides exactly the
+    # kind of tool whose header parity FastMCP stops enforcing (see docs/conformance.md).
+    visible = [
+        "test_simple_text",
+        "test_image_content",
+        "test_audio_content",
+        "test_embedded_resource",
+        "test_multiple_content_types",
+        "test_error_handling",
+        "test_tool_with_progress",
+        "test_missing_capability",
+        "test_logging_tool",
+        "test_streaming_elicitation",
+        JSON_SCHEMA_TOOL,
+    ]
+    return RegexSearchTransform(always_visible=visible)
+
+
+def build_app(mode: Mode = "ours") -> Any:
+    """The ASGI app for ``mode``: the same fixtures, with or without our gates and a search transform.
+
+    Baselines use FastMCP's defaults on purpose (they answer "what does plain FastMCP do"); ours turns
+    on FastMCP's Host/Origin guard too, because a localhost server without it is open to DNS rebinding.
+    """
+    server = build_server(preserve_schemas=not mode.startswith("baseline"))
+    if mode.endswith("-search"):
+        server.add_transform(_search_transform())
+    if mode.startswith("baseline"):
+        return server.http_app(stateless_http=True)
+    return gated_http_app(server, stateless_http=True, host_origin_protection=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 = pick a free one)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--baseline", action="store_true", help="plain FastMCP, no gates")
+    group.add_argument("--baseline-search", action="store_true", help="plain FastMCP + RegexSearchTransform")
+    group.add_argument("--search", action="store_true", help="ours + RegexSearchTransform")
+    parser.add_argument("--verbose", action="store_true", help="keep FastMCP's error logs")
+    args = parser.parse_args(argv)
+    mode: Mode = "ours"
+    if args.baseline:
+        mode = "baseline"
+    elif args.baseline_search:
+        mode = "baseline-search"
+    elif args.search:
+        mode = "ours-search"
+
+    if not args.verbose:
+        # The error-handling fixture fails on purpose; FastMCP would print a full traceback per call.
+        logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+        # `test_logging_tool` logs on purpose; the SDK warns that logging is deprecated in 2026-07-28.
+        warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+    config = uvicorn.Config(build_app(mode), host="127.0.0.1", port=args.port, log_level="warning")
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                await task
+                return
+            await asyncio.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"READY http://127.0.0.1:{port}/mcp", flush=True)
+        await task
+
+    asyncio.run(serve())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Demo servers built on the SDK (the contract lab)."""

@@ -1,0 +1,229 @@
+"""The contract lab: one FastMCP server that exhibits the five failures the contract pipeline prevents.
+
+=========================  ==========================================================================
+failure                    where it lives in the lab
+=========================  ==========================================================================
+object promised, array     ``inventory_snapshot`` publishes an object ``outputSchema`` and returns an
+returned                   array (the server's ``OutputSelfCheck`` withholds it); ``list_regions`` is
+                           the honest twin: an array schema and an array result
+``""`` cursor              ``empty_cursor_pages=True``: ``tools/list`` pages are chained by the cursors
+                           ``""`` and ``"page-3"`` — a client that treats ``""`` as "end" misses tools
+token mirrored into a      ``fetch_report`` annotates its ``api_token`` argument with ``x-mcp-header``;
+header                     host admission rejects it as ``sensitive_header``, the others stay usable
+Unicode routing value      ``route_shipment`` routes on ``Mcp-Param-Region``; ``"Zürich west"`` must
+in a raw header            travel base64-wrapped, and the header gate refuses any disagreement
+``production`` suggested   ``deploy_plan`` / ``deployments://{environment}/status`` complete
+to an analyst              ``environment``; ``production`` needs the ``deploy:production`` scope, and
+                           the ``production_rollback`` prompt (and so its completions) needs it too
+=========================  ==========================================================================
+
+Plus ``flaky_search`` (a tool's own failure → a conforming ``isError`` result) and ``nested_route`` (an
+``x-mcp-header`` under a nested object: rejected by the default *strict* admission profile, accepted by
+``profile="spec"``). ``contract_lab_app`` serves it through ``gated_http_app``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import mcp_types
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.auth import AuthProvider
+from fastmcp.tools.base import RawStructuredToolResult, Tool, ToolResult
+from fastmcp.utilities.authorization import require_scopes
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, Field
+
+from agent_connector_sdk.mcp.contracts.completion import RateLimiter
+from agent_connector_sdk.mcp.server.app import gated_http_app
+from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions, Suggestion
+
+__all__ = [
+    "ENVIRONMENTS",
+    "PRODUCTION_SCOPE",
+    "REGIONS",
+    "contract_lab_app",
+    "contract_lab_completions",
+    "contract_lab_server",
+]
+
+REGIONS = ("eu-central", "eu-west", "us-east", "ap-south")
+PRODUCTION_SCOPE = "deploy:production"
+ENVIRONMENTS = ("development", "staging", "production")
+_OPEN_OBJECT = {"type": "object", "properties": {}}
+
+
+class Route(BaseModel):
+    region: str
+    priority: int
+    express: bool
+    carrier: str
+
+
+class _RawTool(Tool):
+    """A tool whose result is given verbatim (FastMCP's function tools only return object content)."""
+
+    payload: Any = None
+    fails: bool = False
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        if self.fails:
+            raise ToolError("search backend unavailable")
+        text = mcp_types.TextContent(type="text", text=_json(self.payload))
+        return RawStructuredToolResult(content=[text], structured_content=self.payload)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def contract_lab_server(
+    *,
+    auth: AuthProvider | None = None,
+    empty_cursor_pages: bool = False,
+    list_page_size: int | None = None,
+    name: str = "contract-lab",
+) -> FastMCP[Any]:
+    """Build the lab's FastMCP server (no gates; wrap it with ``gated_http_app``).
+
+    ``empty_cursor_pages`` replaces FastMCP's listing with the ``""``-chained pages; ``list_page_size``
+    turns on FastMCP's own pagination instead (do not combine them).
+    """
+    server: FastMCP[Any] = FastMCP(name, auth=auth, list_page_size=list_page_size)
+
+    @server.tool
+    def route_shipment(
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+        priority: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Priority"})] = 0,
+        express: Annotated[bool, Field(json_schema_extra={"x-mcp-header": "Express"})] = False,
+    ) -> Route:
+        """Route a shipment; gateways route on the Mcp-Param-Region header."""
+        return Route(region=region, priority=priority, express=express, carrier="lab-post")
+
+    @server.tool
+    def fetch_report(
+        report_id: str,
+        api_token: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Api-Token"})],
+    ) -> str:
+        """Fetch a report (mirrors its token into a header: hosts must refuse this descriptor)."""
+        return f"report {report_id}"
+
+    server.add_tool(
+        _RawTool(
+            name="list_regions",
+            description="Regions, as the array the output schema promises.",
+            parameters=_OPEN_OBJECT,
+            output_schema={"type": "array", "items": {"type": "string"}},
+            payload=list(REGIONS),
+        )
+    )
+    server.add_tool(
+        _RawTool(
+            name="inventory_snapshot",
+            description="Promises an object, returns an array (the server's output check withholds it).",
+            parameters=_OPEN_OBJECT,
+            output_schema={
+                "type": "object",
+                "properties": {"items": {"type": "array"}},
+                "required": ["items"],
+            },
+            payload=[{"sku": "A-1", "count": 3}],
+        )
+    )
+    server.add_tool(
+        _RawTool(
+            name="flaky_search",
+            description="Always fails; its failure must still conform to the array output schema.",
+            parameters={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+            output_schema={"type": "array", "items": {"type": "string"}},
+            fails=True,
+        )
+    )
+    server.add_tool(
+        _RawTool(
+            name="nested_route",
+            description="x-mcp-header under a nested object: strict admission rejects, spec accepts.",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "target": {
+                        "type": "object",
+                        "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}},
+                    }
+                },
+            },
+            payload={"ok": True},
+            output_schema={"type": "object"},
+        )
+    )
+
+    @server.prompt
+    def deploy_plan(environment: str, service: str) -> str:
+        """Plan a deployment of ``service`` to ``environment``."""
+        return f"Plan the deployment of {service} to {environment}."
+
+    @server.prompt(auth=require_scopes(PRODUCTION_SCOPE))
+    def production_rollback(release: str) -> str:
+        """Roll production back to ``release`` (only callers holding deploy:production see this prompt)."""
+        return f"Roll production back to {release}."
+
+    @server.resource("deployments://{environment}/status", mime_type="application/json")
+    def deployment_status(environment: str) -> str:
+        return _json({"environment": environment, "healthy": True})
+
+    if empty_cursor_pages:
+        _page_tools_with_empty_cursor(server)
+    return server
+
+
+def contract_lab_completions(*, rate_limiter: RateLimiter | None = None) -> AuthorizedCompletions:
+    """The lab's completion provider: ``production`` only for callers holding ``deploy:production``."""
+    completions = AuthorizedCompletions(rate_limiter=rate_limiter)
+    environments = [
+        Suggestion("development"),
+        Suggestion("staging"),
+        Suggestion("production", auth=require_scopes(PRODUCTION_SCOPE)),
+    ]
+    completions.prompt("deploy_plan", "environment", environments)
+    completions.resource("deployments://{environment}/status", "environment", environments)
+    # The prompt itself is guarded: callers who cannot see it get no suggestions for it at all.
+    completions.prompt("production_rollback", "release", ["2026.07.1", "2026.07.2", "2026.08.0"])
+    # Enough services to exercise the 100-value cap with a correct total/hasMore.
+    completions.prompt("deploy_plan", "service", [f"service-{index:03d}" for index in range(150)])
+    return completions
+
+
+def contract_lab_app(
+    *,
+    auth: AuthProvider | None = None,
+    rate_limiter: RateLimiter | None = None,
+    empty_cursor_pages: bool = False,
+    **http_app_kwargs: Any,
+) -> Any:
+    """The lab served through ``gated_http_app`` (header parity, output check, authorized completion)."""
+    server = contract_lab_server(auth=auth, empty_cursor_pages=empty_cursor_pages)
+    return gated_http_app(
+        server, completions=contract_lab_completions(rate_limiter=rate_limiter), **http_app_kwargs
+    )
+
+
+def _page_tools_with_empty_cursor(server: FastMCP[Any]) -> None:
+    """Serve ``tools/list`` in three pages chained by the cursors ``""`` and ``"page-3"``."""
+    full_listing = server._on_list_tools
+    chain: dict[str | None, tuple[slice, str | None]] = {
+        None: (slice(0, 2), ""),
+        "": (slice(2, 4), "page-3"),
+        "page-3": (slice(4, None), None),
+    }
+
+    async def handler(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
+        cursor = params.cursor if params is not None else None
+        if cursor not in chain:
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
+        window, following = chain[cursor]
+        listing = await full_listing(ctx, None)
+        return listing.model_copy(update={"tools": listing.tools[window], "next_cursor": following})
+
+    server._mcp_server.add_request_handler("tools/list", mcp_types.PaginatedRequestParams, handler)

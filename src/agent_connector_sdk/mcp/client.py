@@ -1,0 +1,482 @@
+"""``ContractClient``: the host side of the five gates, run around a real ``fastmcp.Client`` session.
+
+The host owns **Discover**, **Admit** and **Consume** (a server cannot force a client to trust its
+descriptors or its output) and prepares **Invoke**. This adapter only moves wire dicts between the
+MCP session and the pure core in ``agent_connector_sdk.mcp.contracts``; it has no policy of its own.
+
+Three failure families never mix:
+
+* ``ContractError`` subclasses (from ``contracts.errors``): *our* gates refused something — a cursor
+  chain, a descriptor, arguments, a header value, a result.
+* ``ProtocolError``: the peer answered with a JSON-RPC error (``JsonRpcError``, with ``code`` and
+  ``data``), or the transport failed (``TransportFailure``). The tool never ran, or we cannot know.
+* ``ToolExecutionError``: the tool ran and reported failure (``isError: true``). It is only raised when
+  the caller asks for it (``raise_on_error=True``); by default ``call`` returns the validated result with
+  ``is_error`` set, because a tool error is content the model should see.
+
+``Mcp-Param-*`` headers. The ``mcp`` SDK mirrors ``x-mcp-header`` arguments into headers by itself, with
+the spec's looser encoding (a value with an inner space travels plain), for tools it has listed through
+``ClientSession.list_tools``. We want our stricter encoding (``contracts.headers.encode_header_value``)
+and exactly one header per annotation, so:
+
+1. discovery goes through ``session.send_request`` with a raw result type, which never feeds the SDK's
+   per-tool header map — so the SDK emits no ``Mcp-Param-*`` header for our calls;
+2. ``call`` computes the headers with ``build_parameter_headers`` and hands them to an ``httpx2``
+   request hook through a context variable (the SDK's write stream runs each POST in the sender's
+   context, so the value reaches exactly this request's POST and no other task's);
+3. the hook deletes every ``Mcp-Param-*`` header already on the request (whatever stamped it) and sets
+   ours, once each, after checking that the JSON-RPC body is this ``tools/call``.
+
+The hook is installed by wrapping the transport's ``httpx_client_factory`` when the wrapped client uses
+Streamable HTTP; other transports carry no HTTP headers and need none.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal, TypeAlias, cast
+
+import anyio
+import fastmcp
+import httpx2
+import mcp_types
+from fastmcp.client.transports.http import StreamableHttpTransport
+from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
+
+from agent_connector_sdk.mcp.contracts.admission import (
+    AdmissionPolicy,
+    AdmissionReport,
+    Rejection,
+    admit_tools,
+)
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionError,
+    ContractError,
+    ContractViolation,
+    PaginationError,
+)
+from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+
+__all__ = [
+    "CompletionResult",
+    "ContractClient",
+    "JsonRpcError",
+    "MalformedResponse",
+    "ProtocolError",
+    "ToolExecutionError",
+    "ToolResult",
+    "TransportFailure",
+]
+
+logger = logging.getLogger(__name__)
+
+JsonObject: TypeAlias = dict[str, Any]
+_RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+_MCP_PARAM_PREFIX = "mcp-param-"
+_MAX_COMPLETION_VALUES = 100
+_LOCAL_TRANSPORT_CODES = frozenset({mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT})
+
+
+# --------------------------------------------------------------------------------------------- errors
+class ProtocolError(Exception):
+    """The exchange with the peer failed at the protocol level; the tool result is not available."""
+
+
+class JsonRpcError(ProtocolError):
+    """The server answered with a JSON-RPC error object (``code``, ``message``, optional ``data``)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"JSON-RPC error {code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @property
+    def retry_after_ms(self) -> int | None:
+        """``data.retryAfterMs`` when the server sent one (rate limiting), else ``None``."""
+        if isinstance(self.data, Mapping):
+            value = self.data.get("retryAfterMs")
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+
+
+class TransportFailure(ProtocolError):
+    """The HTTP/stream transport failed (or timed out) before a JSON-RPC answer arrived.
+
+    ``code`` is the SDK's locally synthesized JSON-RPC code when there is one (``-32000`` connection
+    closed, ``-32001`` request timeout), else ``None``.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ToolExecutionError(Exception):
+    """The tool ran and returned ``isError: true``. ``result`` is the (validated) result."""
+
+    def __init__(self, tool: str, result: ToolResult) -> None:
+        super().__init__(f"tool {tool!r} reported an error")
+        self.tool = tool
+        self.result = result
+
+
+# -------------------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class ToolResult:
+    """A ``tools/call`` result that passed the Consume gate. ``raw`` is the wire dict as received."""
+
+    raw: JsonObject
+
+    @property
+    def content(self) -> list[JsonObject]:
+        return cast(list[JsonObject], self.raw.get("content", []))
+
+    @property
+    def structured_content(self) -> Any:
+        """Any JSON value (array, scalar, null, object) — never assume a dict."""
+        return self.raw.get("structuredContent")
+
+    @property
+    def has_structured_content(self) -> bool:
+        return "structuredContent" in self.raw
+
+    @property
+    def is_error(self) -> bool:
+        return self.raw.get("isError") is True
+
+
+@dataclass(frozen=True)
+class CompletionResult:
+    """A ``completion/complete`` answer that passed our shape checks."""
+
+    values: list[str]
+    total: int | None = None
+    has_more: bool | None = None
+
+
+# ---------------------------------------------------------------------------- per-request headers
+@dataclass
+class _PendingHeaders:
+    """Headers ``call`` computed for one ``tools/call``; read by the request hook of ``owner`` only."""
+
+    owner: ContractClient
+    tool: str
+    headers: dict[str, str]
+
+
+_PENDING: contextvars.ContextVar[_PendingHeaders | None] = contextvars.ContextVar(
+    "agent_connector_sdk_pending_param_headers", default=None
+)
+
+
+def _is_tools_call_for(request: httpx2.Request, tool: str) -> bool:
+    """True when this POST's JSON-RPC body is a ``tools/call`` of ``tool`` (header routing is not trusted)."""
+    if request.method != "POST":
+        return False
+    try:
+        body = json.loads(request.content)
+    except (ValueError, httpx2.RequestNotRead):
+        return False
+    if not isinstance(body, dict) or body.get("method") != "tools/call":
+        return False
+    params = body.get("params")
+    return isinstance(params, dict) and params.get("name") == tool
+
+
+# ------------------------------------------------------------------------------------------- client
+@dataclass
+class _State:
+    admitted: dict[str, JsonObject] = field(default_factory=dict)
+    rejections: list[Rejection] = field(default_factory=list)
+    cursor_trace: list[str | None] = field(default_factory=list)
+
+
+class ContractClient:
+    """Run the host-side gates around ``client`` (a ``fastmcp.Client``; it is entered by ``async with``).
+
+    ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` collects
+    audit events (tool and header names, categories, outcomes — never argument or header values).
+    """
+
+    def __init__(
+        self,
+        client: fastmcp.Client[Any],
+        *,
+        policy: AdmissionPolicy | None = None,
+        max_pages: int = 100,
+    ) -> None:
+        if client.is_connected():
+            # The HTTP client (and our header hook on it) is built when the session connects.
+            raise ValueError("wrap the fastmcp.Client before connecting it")
+        self._client = client
+        self._policy = policy if policy is not None else AdmissionPolicy()
+        self._max_pages = max_pages
+        self._state = _State()
+        self.audit: list[JsonObject] = []
+        self._install_header_hook()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    async def __aenter__(self) -> ContractClient:
+        await cast(Any, self._client).__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            await cast(Any, self._client).__aexit__(exc_type, exc, tb)
+        except (httpx2.HTTPError, OSError) as error:
+            # Closing a session whose server vanished fails in the transport: same family as a call.
+            raise TransportFailure(f"transport failed while closing: {type(error).__name__}") from error
+
+    @property
+    def client(self) -> fastmcp.Client[Any]:
+        return self._client
+
+    # -- discover + admit --------------------------------------------------------------------------
+    @property
+    def cursor_trace(self) -> list[str | None]:
+        """Cursors sent by the last discovery, in order (``None`` = the first, cursor-less request)."""
+        return list(self._state.cursor_trace)
+
+    @property
+    def rejections(self) -> list[Rejection]:
+        """``{tool, index, category, reason}`` for each descriptor admission refused in the last discovery."""
+        return list(self._state.rejections)
+
+    @property
+    def admitted(self) -> Mapping[str, JsonObject]:
+        """Admitted wire descriptors by name, in server order."""
+        return dict(self._state.admitted)
+
+    async def discover_tools(self) -> AdmissionReport:
+        """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
+
+        Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
+        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
+        """
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            return await self._request(mcp_types.ListToolsRequest(params=params), gate="discover")
+
+        try:
+            pages = await apaginate(fetch_page, max_pages=self._max_pages, items_key="tools")
+        except PaginationError as error:
+            self._state.cursor_trace = list(error.trace)
+            self.audit.append({"event": "discover", "outcome": error.category, "pages": len(error.trace)})
+            raise
+        self._state.cursor_trace = list(pages.trace)
+        report = admit_tools(list(pages.items), self._policy)
+        self._state.admitted = dict(report.admitted)
+        self._state.rejections = list(report.rejected)
+        self.audit.append(
+            {
+                "event": "discover",
+                "outcome": "ok",
+                "pages": len(pages.trace),
+                "admitted": list(report.admitted),
+                "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
+            }
+        )
+        return report
+
+    # -- invoke + consume --------------------------------------------------------------------------
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        raise_on_error: bool = False,
+    ) -> ToolResult:
+        """Call an admitted tool through all host-side gates and return the validated result.
+
+        Admit: ``AdmissionError('not_admitted')`` for a tool that was not admitted (or before
+        discovery). Invoke: ``validate_arguments`` and ``build_parameter_headers`` refusals. Execute:
+        the server's verdict arrives as ``JsonRpcError`` (e.g. -32020 for header mismatch). Consume:
+        ``validate_tool_result`` — error results must conform too. ``raise_on_error`` turns a valid
+        ``isError`` result into ``ToolExecutionError``.
+        """
+        tool = self._state.admitted.get(name)
+        if tool is None:
+            self.audit.append({"event": "call", "tool": name, "outcome": "not_admitted"})
+            raise AdmissionError("not_admitted", f"tool {name!r} was not admitted by discovery")
+        args = dict(arguments or {})
+        try:
+            validate_arguments(tool, args)
+            headers = build_parameter_headers(tool, args, self.audit)
+        except ContractError as refusal:
+            self.audit.append({"event": "call", "tool": name, "outcome": refusal.category})
+            raise
+        pending = _PendingHeaders(owner=self, tool=name, headers=headers)
+        token = _PENDING.set(pending)
+        try:
+            raw = await self._request(
+                mcp_types.CallToolRequest(params=mcp_types.CallToolRequestParams(name=name, arguments=args)),
+                gate="consume",
+                tool=name,
+            )
+        finally:
+            _PENDING.reset(token)
+        try:
+            validate_tool_result(tool, raw)
+        except ContractViolation as violation:
+            self.audit.append({"event": "call", "tool": name, "outcome": violation.category})
+            raise
+        result = ToolResult(raw)
+        self.audit.append(
+            {"event": "call", "tool": name, "outcome": "tool_error" if result.is_error else "ok"}
+        )
+        if result.is_error and raise_on_error:
+            raise ToolExecutionError(name, result)
+        return result
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        *,
+        context_arguments: Mapping[str, str] | None = None,
+    ) -> CompletionResult:
+        """Ask ``completion/complete`` for ``ref`` (``{"type": "ref/prompt", "name"}`` or
+        ``{"type": "ref/resource", "uri"}``) and check the answer's shape (≤ 100 string values,
+        ``total`` ≥ the values returned, ``hasMore`` boolean). A rate-limited request raises
+        ``JsonRpcError`` whose ``retry_after_ms`` says when to retry.
+        """
+        reference: mcp_types.PromptReference | mcp_types.ResourceTemplateReference
+        if ref.get("type") == "ref/prompt":
+            reference = mcp_types.PromptReference(type="ref/prompt", name=str(ref.get("name")))
+        elif ref.get("type") == "ref/resource":
+            reference = mcp_types.ResourceTemplateReference(type="ref/resource", uri=str(ref.get("uri")))
+        else:
+            raise ValueError("ref must be a ref/prompt or ref/resource reference")
+        params = mcp_types.CompleteRequestParams(
+            ref=reference,
+            argument=mcp_types.CompletionArgument(name=argument, value=value),
+            context=(
+                mcp_types.CompletionContext(arguments=dict(context_arguments))
+                if context_arguments is not None
+                else None
+            ),
+        )
+        raw = await self._request(mcp_types.CompleteRequest(params=params), gate="consume")
+        result = _completion_from_wire(raw)
+        self.audit.append({"event": "complete", "ref": ref.get("type"), "argument": argument,
+                           "count": len(result.values)})
+        return result
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    async def _request(
+        self, request: Any, *, gate: Literal["discover", "consume"], tool: str | None = None
+    ) -> JsonObject:
+        """Send one request and return the raw result dict, translating failures into our families."""
+        try:
+            # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
+            raw = await self._client.session.send_request(request, cast(Any, _RAW_RESULT))
+            return cast(JsonObject, raw)
+        except MCPError as error:
+            if error.code in _LOCAL_TRANSPORT_CODES:
+                # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
+                # errors with these codes; a server sending the same codes is indistinguishable.
+                if tool is not None:
+                    self.audit.append({"event": "call", "tool": tool, "outcome": "transport_failure"})
+                raise TransportFailure(f"transport failed: {error.message}", code=error.code) from error
+            if tool is not None:
+                self.audit.append({"event": "call", "tool": tool, "outcome": "protocol_error",
+                                   "code": error.code})
+            raise JsonRpcError(error.code, error.message, error.data) from error
+        except ValidationError as error:
+            # The SDK checks result shapes for the negotiated revision before we see them. Only the
+            # location and error type are reported: pydantic's messages would quote the values.
+            first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}
+            path = "/" + "/".join(str(part) for part in first.get("loc", ()))
+            if gate == "discover":
+                raise MalformedResponse(f"malformed tools/list page at {path}") from error
+            raise ContractViolation("malformed_result", f"result does not match the MCP schema at {path}",
+                                    path=path) from error
+        except (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as error:
+            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
+
+    def _install_header_hook(self) -> None:
+        """Wrap the Streamable HTTP transport's client factory so each client it builds has our hook."""
+        transport = self._client.transport
+        if not isinstance(transport, StreamableHttpTransport):
+            return
+        original = transport.httpx_client_factory
+        verify_factory = transport._make_verify_factory() if original is None else None
+        owner = self
+
+        async def stamp_param_headers(request: httpx2.Request) -> None:
+            pending = _PENDING.get()
+            if pending is None or pending.owner is not owner or not _is_tools_call_for(request, pending.tool):
+                return
+            # Whatever stamped Mcp-Param-* before us (the SDK's own x-mcp-header mirroring) is
+            # replaced: one header per annotation, encoded by our stricter codec.
+            for existing in [key for key in request.headers if key.lower().startswith(_MCP_PARAM_PREFIX)]:
+                del request.headers[existing]
+            for header_name, header_value in pending.headers.items():
+                request.headers[header_name] = header_value
+
+        def factory(**kwargs: Any) -> httpx2.AsyncClient:
+            if original is not None:
+                http_client = original(**kwargs)
+            elif verify_factory is not None:
+                kwargs.pop("follow_redirects", None)
+                http_client = verify_factory(**kwargs)
+            else:
+                kwargs.pop("follow_redirects", None)
+                http_client = create_mcp_http_client(**kwargs)
+            http_client.event_hooks.setdefault("request", []).append(stamp_param_headers)
+            return http_client
+
+        transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
+
+
+class MalformedResponse(ProtocolError):
+    """A ``tools/list`` page did not have the shape the protocol requires (refused by the SDK)."""
+
+
+def _completion_from_wire(raw: Mapping[str, Any]) -> CompletionResult:
+    """Consume-side shape check of a ``completion/complete`` result (values ≤ 100, typed hints)."""
+    completion = raw.get("completion")
+    if not isinstance(completion, Mapping):
+        raise ContractViolation("malformed_completion", "completion result has no completion object",
+                                path="/completion")
+    values = completion.get("values")
+    if not isinstance(values, Sequence) or isinstance(values, str | bytes):
+        raise ContractViolation("malformed_completion", "completion.values is not an array",
+                                path="/completion/values")
+    if len(values) > _MAX_COMPLETION_VALUES:
+        raise ContractViolation("malformed_completion", "more than 100 completion values",
+                                path="/completion/values")
+    for index, item in enumerate(values):
+        if not isinstance(item, str):
+            raise ContractViolation("malformed_completion", "completion value is not a string",
+                                    path=f"/completion/values/{index}")
+    total = completion.get("total")
+    if total is not None and (
+        not isinstance(total, int) or isinstance(total, bool) or total < len(values)
+    ):
+        raise ContractViolation("malformed_completion", "completion.total is not an integer ≥ the values",
+                                path="/completion/total")
+    has_more = completion.get("hasMore")
+    if has_more is not None and not isinstance(has_more, bool):
+        raise ContractViolation("malformed_completion", "completion.hasMore is not a boolean",
+                                path="/completion/hasMore")
+    return CompletionResult(values=list(values), total=total, has_more=has_more)

@@ -1,0 +1,327 @@
+"""Invoke: JSON Schema 2020-12 validation of tool arguments, shared with output validation.
+
+The validator is jsonschema's ``Draft202012Validator`` with a ``referencing`` registry that **never
+retrieves anything**: the only documents a ``$ref`` can reach are the schema itself (its ``$defs``,
+anchors and embedded ``$id`` resources) and the official metaschemas bundled with
+``jsonschema-specifications``. A ``$ref`` to any other URI — ``http://…``, ``file:…``, a relative
+reference against a remote ``$id`` — is a typed refusal (``unresolvable_ref``), never a fetch. Every
+``$ref``/``$dynamicRef`` is resolved once when the schema is compiled, so an unresolvable reference in
+a branch the instance never takes is refused too (fail closed).
+
+Dialect: a schema without ``$schema`` is 2020-12 (the MCP default); an explicit
+``https://json-schema.org/draft/2020-12/schema`` is accepted; any other ``$schema``, at the root or
+in an embedded resource, is refused as ``unsupported_dialect``.
+
+``format`` is an annotation, not an assertion (the 2020-12 default). Why: jsonschema's format checks
+depend on which optional packages happen to be installed, so asserting them would let a client and a
+server running the same code disagree about the same arguments. A tool that needs a format enforced
+states it with ``pattern`` (or enforces it in its own code).
+
+Compiled validators are cached in a bounded LRU keyed by the SHA-256 of the schema's canonical JSON
+text (sorted keys, compact separators), so equal schemas share one entry whatever their key order
+and a schema mutated in place is recompiled. The default bound is :data:`VALIDATOR_CACHE_SIZE`
+entries; schema-level refusals are cached as well, so a hostile schema costs one compilation.
+
+Messages name the failing keyword and a JSON-pointer path into the instance, never the value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import referencing.exceptions
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema.exceptions import SchemaError, ValidationError, best_match  # type: ignore[import-untyped]
+from jsonschema_specifications import REGISTRY as _METASCHEMAS  # type: ignore[import-untyped]
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+
+__all__ = [
+    "DRAFT_2020_12",
+    "VALIDATOR_CACHE_SIZE",
+    "SchemaFailure",
+    "ValidatorCache",
+    "clear_validator_cache",
+    "default_validator_cache",
+    "json_pointer",
+    "validate_arguments",
+    "validate_instance",
+]
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+"""The only dialect this project validates (absent ``$schema`` means this one)."""
+
+VALIDATOR_CACHE_SIZE = 256
+"""Default bound of the process-wide compiled-validator cache (entries, least recently used evicted)."""
+
+FailureKind = Literal["instance", "unsupported_dialect", "invalid_schema", "unresolvable_ref"]
+
+# Keywords whose values are data, not subschemas: a "$schema" or "$ref" inside them is not a keyword.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaFailure:
+    """Why an instance was not accepted, free of any instance value.
+
+    ``kind`` is ``"instance"`` when the schema is usable and the instance breaks it; otherwise the schema
+    itself is refused (``unsupported_dialect``, ``invalid_schema``, ``unresolvable_ref``). ``path`` is a
+    JSON pointer into the instance (``""`` for the root); ``keyword`` the failing schema keyword.
+    """
+
+    kind: FailureKind
+    keyword: str
+    path: str
+    message: str
+
+
+class _RetrievalRefused(Exception):
+    """Raised by the registry's retrieve hook; referencing wraps it into ``Unretrievable``."""
+
+
+def _refuse_retrieval(uri: str) -> Resource[Any]:
+    # The whole point: an unknown URI is an error, never a reason to open a URL or a file.
+    raise _RetrievalRefused(uri)
+
+
+# Local-only registry. jsonschema combines it with the bundled metaschemas (no I/O). Passing it
+# explicitly also matters: without a registry jsonschema falls back to one that *does* fetch over HTTP.
+_OFFLINE_REGISTRY: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+
+
+def json_pointer(parts: Iterator[Any] | list[Any] | tuple[Any, ...]) -> str:
+    """RFC 6901 pointer for a sequence of keys/indexes (``~`` → ``~0``, ``/`` → ``~1``)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _canonical_key(schema: Any) -> str | None:
+    """SHA-256 of the canonical JSON text, or ``None`` when the schema is not JSON at all."""
+    try:
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _is_2020_12(uri: str) -> bool:
+    return uri.rstrip("#") == DRAFT_2020_12
+
+
+def _check_dialects_and_refs(schema: Any) -> SchemaFailure | None:
+    """Refuse foreign dialects and resolve every ``$ref``/``$dynamicRef`` statically, offline."""
+    root = DRAFT202012.create_resource(schema)
+    # The same construction jsonschema uses internally, so what resolves here resolves there.
+    resolver = _METASCHEMAS.combine(_OFFLINE_REGISTRY).resolver_with_root(root)
+    # Walk with a resolver per subresource so relative refs use the right base URI ($id scoping).
+    # (referencing.Resolver is not re-exported publicly, hence Any.)
+    stack: list[tuple[Resource[Any], Any]] = [(root, resolver)]
+    while stack:
+        resource, resolver = stack.pop()
+        contents = resource.contents
+        if not isinstance(contents, Mapping):
+            continue
+        dialect = contents.get("$schema")
+        if dialect is not None and not (isinstance(dialect, str) and _is_2020_12(dialect)):
+            return SchemaFailure(
+                "unsupported_dialect", "$schema", "", "schema declares a dialect other than 2020-12"
+            )
+        for keyword in ("$ref", "$dynamicRef"):
+            ref = contents.get(keyword)
+            if ref is None:
+                continue
+            if not isinstance(ref, str):
+                return SchemaFailure("invalid_schema", keyword, "", f"'{keyword}' must be a string")
+            try:
+                resolver.lookup(ref)
+            except referencing.exceptions.Unresolvable:
+                return SchemaFailure(
+                    "unresolvable_ref",
+                    keyword,
+                    "",
+                    f"'{keyword}' does not resolve inside the schema (remote references are never fetched)",
+                )
+        for sub in DRAFT202012.subresources_of(contents):
+            child = DRAFT202012.create_resource(sub)
+            stack.append((child, resolver.in_subresource(child)))
+    return None
+
+
+class _Compiled:
+    __slots__ = ("failure", "validator")
+
+    def __init__(self, validator: Draft202012Validator | None, failure: SchemaFailure | None) -> None:
+        self.validator = validator
+        self.failure = failure
+
+
+def _compile(schema: Any) -> _Compiled:
+    if not isinstance(schema, (Mapping, bool)):
+        return _Compiled(
+            None, SchemaFailure("invalid_schema", "", "", "a schema must be an object or boolean")
+        )
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as err:
+        where = json_pointer(list(err.absolute_path))
+        return _Compiled(
+            None,
+            SchemaFailure(
+                "invalid_schema", str(err.validator), "", f"schema is invalid at '{where}' ({err.validator})"
+            ),
+        )
+    except RecursionError:
+        return _Compiled(None, SchemaFailure("invalid_schema", "", "", "schema is nested too deeply"))
+    try:
+        failure = _check_dialects_and_refs(schema)
+    except RecursionError:
+        failure = SchemaFailure("invalid_schema", "", "", "schema is nested too deeply")
+    except (referencing.exceptions.Unresolvable, referencing.exceptions.CannotDetermineSpecification):
+        failure = SchemaFailure("unresolvable_ref", "$ref", "", "schema references do not resolve offline")
+    if failure is not None:
+        return _Compiled(None, failure)
+    return _Compiled(Draft202012Validator(schema, registry=_OFFLINE_REGISTRY), None)
+
+
+class ValidatorCache:
+    """Thread-safe LRU of compiled validators keyed by canonical schema digest, bounded by ``maxsize``."""
+
+    def __init__(self, maxsize: int = VALIDATOR_CACHE_SIZE) -> None:
+        if maxsize < 1:
+            raise ValueError("maxsize must be at least 1")
+        self.maxsize = maxsize
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[str, _Compiled] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, schema: object) -> bool:
+        key = _canonical_key(schema)
+        return key is not None and key in self._entries
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.hits = self.misses = 0
+
+    def _get(self, schema: Any) -> _Compiled:
+        key = _canonical_key(schema)
+        if key is None:
+            return _Compiled(None, SchemaFailure("invalid_schema", "", "", "schema is not valid JSON data"))
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry
+            self.misses += 1
+        # Compile outside the lock: a slow schema must not block other callers (a rare double
+        # compile of the same schema is harmless).
+        entry = _compile(schema)
+        with self._lock:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return entry
+
+
+_DEFAULT_CACHE = ValidatorCache()
+
+
+def default_validator_cache() -> ValidatorCache:
+    """The process-wide cache used when no ``cache`` is passed."""
+    return _DEFAULT_CACHE
+
+
+def clear_validator_cache() -> None:
+    """Empty the process-wide cache (tests, or after unloading many tools)."""
+    _DEFAULT_CACHE.clear()
+
+
+def _describe(error: ValidationError) -> SchemaFailure:
+    """Turn jsonschema's error into a value-free failure (its own message quotes the value)."""
+    keyword = str(error.validator)
+    parts = list(error.absolute_path)
+    required = error.validator_value
+    if keyword == "required" and isinstance(error.instance, Mapping) and isinstance(required, list):
+        # Point at the missing member: the *name* comes from the schema, so it is safe to show.
+        missing = [name for name in required if isinstance(name, str) and name not in error.instance]
+        if missing:
+            parts.append(missing[0])
+    path = json_pointer(parts)
+    return SchemaFailure("instance", keyword, path, f"value at '{path}' fails schema keyword '{keyword}'")
+
+
+def validate_instance(
+    schema: Any, instance: Any, *, cache: ValidatorCache | None = None
+) -> SchemaFailure | None:
+    """Validate ``instance`` against ``schema`` (JSON Schema 2020-12); ``None`` means it conforms.
+
+    Pure: no I/O, no remote ``$ref`` (see the module docstring). The compiled validator comes from
+    ``cache`` (default: the process-wide bounded cache). When several keywords fail, jsonschema's
+    ``best_match`` picks the most relevant one. The returned failure never contains instance values.
+    """
+    compiled = (_DEFAULT_CACHE if cache is None else cache)._get(schema)
+    if compiled.failure is not None:
+        return compiled.failure
+    assert compiled.validator is not None
+    try:
+        error = best_match(compiled.validator.iter_errors(instance))
+    except referencing.exceptions.Unresolvable:
+        # Backstop: every ref was resolved at compile time, but never let one turn into a crash or fetch.
+        return SchemaFailure("unresolvable_ref", "$ref", "", "schema references cannot be resolved offline")
+    except re.error:
+        return SchemaFailure("invalid_schema", "pattern", "", "schema contains an invalid regular expression")
+    except RecursionError:
+        # The schema compiled (check_schema walked it), so the depth is the instance's: refuse it.
+        return SchemaFailure("instance", "", "", "value is nested too deeply to validate")
+    if error is None:
+        return None
+    return _describe(error)
+
+
+def validate_arguments(
+    tool: Mapping[str, Any], arguments: Mapping[str, Any] | None, *, cache: ValidatorCache | None = None
+) -> None:
+    """Invoke gate: check ``arguments`` against the wire descriptor's ``inputSchema``.
+
+    ``tool`` is the wire descriptor dict (camelCase). ``None`` arguments are validated as ``{}`` (the
+    ``tools/call`` params member is optional). Raises :class:`ArgumentError` with category:
+
+    - ``invalid_arguments`` — the arguments are not an object, or fail the schema; ``.path`` is a JSON
+      pointer into the arguments and the message names the failing keyword, never the value;
+    - ``invalid_schema`` — the descriptor has no usable ``inputSchema``;
+    - ``unsupported_dialect`` — ``$schema`` other than 2020-12;
+    - ``unresolvable_ref`` — a ``$ref`` that does not resolve inside the schema (never fetched).
+    """
+    schema = tool.get("inputSchema") if isinstance(tool, Mapping) else None
+    if not isinstance(schema, Mapping):
+        raise ArgumentError("invalid_schema", "tool descriptor has no inputSchema object")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise ArgumentError("invalid_arguments", "arguments must be a JSON object", path="")
+    # jsonschema's "object" type is ``dict``; a read-only Mapping view must not fail as "not an object".
+    instance = arguments if isinstance(arguments, dict) else dict(arguments)
+    failure = validate_instance(schema, instance, cache=cache)
+    if failure is None:
+        return
+    if failure.kind == "instance":
+        raise ArgumentError(
+            "invalid_arguments",
+            f"arguments refused: {failure.message}",
+            path=failure.path,
+        )
+    raise ArgumentError(failure.kind, f"inputSchema refused: {failure.message}", path="")

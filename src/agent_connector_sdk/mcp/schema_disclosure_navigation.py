@@ -1,0 +1,323 @@
+"""Pure policy behind the schema disclosure provider and consumer (sans-I/O, no FastMCP objects).
+
+Two jobs, shared by both ends so they cannot drift:
+
+* **Navigation** — :func:`build_navigation_entry` turns a tool's name, title, description and current
+  wire-form schemas into a bounded ``schema-navigation`` entry (digests, fragment count, manifest URI,
+  a short argument summary — never the schemas). :class:`SchemaNavigation` is the strict wire model a
+  consumer parses such an entry with.
+* **Read authorization** — :func:`authorize_disclosure_read` decides one ``resources/read`` of a
+  manifest or fragment URI: given the exact requested URI, the disclosure registered under the URI's
+  alias (if any) and the caller's *visible* tool of that name (if any), it returns the body to serve or
+  raises :class:`DisclosureReadRefused` with a category. Every category maps to the same wire refusal;
+  the category exists for logs and tests only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
+
+from agent_connector_sdk.mcp.schema_disclosure import (
+    SchemaDisclosure,
+    SchemaDisclosureError,
+    canonical_json_bytes,
+    fragment_uri,
+    manifest_uri,
+    read_schema_fragment,
+)
+from agent_connector_sdk.mcp.schema_disclosure.build import split_utf8
+from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, encode_schema_document
+
+__all__ = [
+    "MAX_DESCRIPTION_CHARS",
+    "MAX_SUMMARY_ARGUMENTS",
+    "NAVIGATION_KIND",
+    "ArgumentSummary",
+    "DisclosureAddress",
+    "DisclosureReadRefused",
+    "ReadRefusalCategory",
+    "SchemaNavigation",
+    "VisibleToolSchemas",
+    "authorize_disclosure_read",
+    "build_navigation_entry",
+    "parse_disclosure_uri",
+    "summarize_arguments",
+]
+
+NAVIGATION_KIND: Final = "schema-navigation"
+MAX_DESCRIPTION_CHARS: Final = 1000
+"""A navigation entry's description is cut to at most this many characters (``description_cut``)."""
+MAX_SUMMARY_ARGUMENTS: Final = 32
+"""At most this many arguments are summarized; ``arguments_omitted`` counts the rest."""
+_MAX_TITLE_CHARS: Final = 200
+_MAX_NAME_CHARS: Final = 128
+_MAX_TYPE_CHARS: Final = 64
+
+Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$", strict=True)]
+_STRICT: Final = ConfigDict(frozen=True, extra="forbid", strict=True, regex_engine="rust-regex")
+
+
+# --------------------------------------------------------------------------------------------------
+# Navigation
+# --------------------------------------------------------------------------------------------------
+
+
+class ArgumentSummary(BaseModel):
+    """One argument of a tool, summarized: its name, a short type label, and whether it is required."""
+
+    model_config = _STRICT
+
+    name: Annotated[str, StringConstraints(max_length=_MAX_NAME_CHARS + 1, strict=True)]
+    type: Annotated[str, StringConstraints(max_length=_MAX_TYPE_CHARS + 1, strict=True)]
+    required: StrictBool
+
+
+class SchemaNavigation(BaseModel):
+    """A search result entry that points at a tool's disclosed schemas instead of containing them.
+
+    Digests, ``fragment_count`` and ``manifest_uri`` are computed from the tool's *current* wire-form
+    schemas when the search runs. They are ``None`` only when the tool's schemas cannot be disclosed
+    at all (e.g. over 16 MiB); such an entry cannot be selected.
+    """
+
+    model_config = _STRICT
+
+    kind: Literal["schema-navigation"]
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]{1,128}$", strict=True)]
+    title: Annotated[str, StringConstraints(max_length=_MAX_TITLE_CHARS + 1, strict=True)] | None
+    description: Annotated[str, StringConstraints(max_length=MAX_DESCRIPTION_CHARS, strict=True)] | None
+    description_cut: StrictBool
+    arguments: Annotated[list[ArgumentSummary], Field(max_length=MAX_SUMMARY_ARGUMENTS)]
+    arguments_omitted: Annotated[StrictInt, Field(ge=0)]
+    input_schema_sha256: Sha256Hex | None
+    output_schema_sha256: Sha256Hex | None
+    schema_sha256: Sha256Hex | None
+    fragment_count: Annotated[StrictInt, Field(ge=1)] | None
+    manifest_uri: str | None
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _type_label(schema: Any) -> str:
+    """A short, human-readable type label. A summary, not a type system: unknown shapes are ``any``."""
+    if not isinstance(schema, dict):
+        return "any"
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        if declared == "array":
+            items = schema.get("items")
+            inner = items.get("type") if isinstance(items, dict) else None
+            return f"{inner}[]" if isinstance(inner, str) else "array"
+        return declared
+    if isinstance(declared, list) and all(isinstance(item, str) for item in declared):
+        return "|".join(declared)
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            labels = dict.fromkeys(_type_label(branch) for branch in branches[:8])
+            return "|".join(labels)
+    if "enum" in schema or "const" in schema:
+        return "enum"
+    if "properties" in schema or "allOf" in schema or "$ref" in schema:
+        return "object"
+    return "any"
+
+
+def summarize_arguments(input_schema: Any) -> tuple[list[dict[str, Any]], int]:
+    """Summarize a tool's top-level arguments: ``([{name, type, required}, ...], omitted_count)``.
+
+    At most :data:`MAX_SUMMARY_ARGUMENTS` entries; names and type labels are cut so the summary stays
+    bounded however large the schema is. Required arguments come first, so a cut keeps what a caller
+    must supply.
+    """
+    if not isinstance(input_schema, dict):
+        return [], 0
+    properties = input_schema.get("properties")
+    if not isinstance(properties, dict):
+        return [], 0
+    raw_required = input_schema.get("required")
+    required = (
+        {name for name in raw_required if isinstance(name, str)} if isinstance(raw_required, list) else set()
+    )
+    names = sorted(properties, key=lambda name: (name not in required,))
+    shown = names[:MAX_SUMMARY_ARGUMENTS]
+    summary = [
+        {
+            "name": _cut(name, _MAX_NAME_CHARS + 1),
+            "type": _cut(_type_label(properties[name]), _MAX_TYPE_CHARS + 1),
+            "required": name in required,
+        }
+        for name in shown
+    ]
+    return summary, len(names) - len(shown)
+
+
+def _document_identity(input_schema: Any, output_schema: Any) -> tuple[SchemaDigests, int]:
+    document, digests = encode_schema_document(input_schema, output_schema)
+    return digests, len(split_utf8(document))
+
+
+def build_navigation_entry(
+    *,
+    name: str,
+    title: str | None,
+    description: str | None,
+    input_schema: Any,
+    output_schema: Any,
+) -> dict[str, Any]:
+    """The ``schema-navigation`` entry for one tool, as a JSON-ready dict valid for :class:`SchemaNavigation`.
+
+    ``input_schema``/``output_schema`` must be the schemas exactly as the wire shows them; the digests
+    and ``fragment_count`` are those a disclosure built from the same schemas has, so the entry's
+    ``manifest_uri`` names the resource a provider serves for the tool as it is now.
+    """
+    cut = description is not None and len(description) > MAX_DESCRIPTION_CHARS
+    arguments, omitted = summarize_arguments(input_schema)
+    entry: dict[str, Any] = {
+        "kind": NAVIGATION_KIND,
+        "name": name,
+        "title": _cut(title, _MAX_TITLE_CHARS + 1) if title is not None else None,
+        "description": description[:MAX_DESCRIPTION_CHARS] if description is not None else None,
+        "description_cut": cut,
+        "arguments": arguments,
+        "arguments_omitted": omitted,
+        "input_schema_sha256": None,
+        "output_schema_sha256": None,
+        "schema_sha256": None,
+        "fragment_count": None,
+        "manifest_uri": None,
+    }
+    try:
+        digests, count = _document_identity(input_schema, output_schema)
+    except SchemaDisclosureError:
+        return entry  # not disclosable: the entry says so by carrying no identity
+    entry.update(
+        input_schema_sha256=digests.input_schema_sha256,
+        output_schema_sha256=digests.output_schema_sha256,
+        schema_sha256=digests.schema_sha256,
+        fragment_count=count,
+        manifest_uri=manifest_uri(name, digests.schema_sha256),
+    )
+    return entry
+
+
+# --------------------------------------------------------------------------------------------------
+# Read authorization
+# --------------------------------------------------------------------------------------------------
+
+ReadRefusalCategory = Literal[
+    "malformed_uri",
+    "unknown_alias",
+    "not_visible",
+    "alias_mismatch",
+    "stale",
+    "malformed_index",
+    "non_canonical",
+]
+
+# Deliberately strict and ASCII-only; anything else is refused before any lookup. `fullmatch` (not `$`)
+# so a trailing newline cannot slip through. The index group is loose on purpose: the core's
+# `read_schema_fragment` owns the index rule, and the final byte-for-byte comparison backs both up.
+_DISCLOSURE_URI: Final = re.compile(
+    r"schema-disclosure://tools/(?P<alias>[A-Za-z0-9_.-]{1,128})/(?P<digest>[0-9a-f]{64})"
+    r"/(?:(?P<manifest>manifest)|fragments/(?P<index>[^/?#]{1,32}))",
+    re.ASCII,
+)
+
+
+class DisclosureReadRefused(Exception):
+    """A disclosure read was refused. ``category`` is for logs and tests; the wire refusal is uniform."""
+
+    def __init__(self, category: ReadRefusalCategory) -> None:
+        super().__init__(category)
+        self.category: ReadRefusalCategory = category
+
+
+@dataclass(frozen=True, slots=True)
+class DisclosureAddress:
+    """What a disclosure URI names: ``index`` is the raw index text, ``None`` for the manifest."""
+
+    alias: str
+    schema_sha256: str
+    index: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class VisibleToolSchemas:
+    """The caller's visible tool: its exact name and its current wire-form schemas."""
+
+    name: str
+    input_schema: Any
+    output_schema: Any
+
+
+def parse_disclosure_uri(uri: object) -> DisclosureAddress | None:
+    """Split a disclosure URI into alias, digest and index text, or ``None`` when it is not one."""
+    if type(uri) is not str:
+        return None
+    match = _DISCLOSURE_URI.fullmatch(uri)
+    if match is None:
+        return None
+    return DisclosureAddress(match["alias"], match["digest"], None if match["manifest"] else match["index"])
+
+
+def _body(model: BaseModel) -> str:
+    return canonical_json_bytes(model.model_dump(mode="json")).decode("utf-8")
+
+
+def authorize_disclosure_read(
+    uri: str,
+    *,
+    disclosures: Mapping[str, SchemaDisclosure],
+    visible_tool: VisibleToolSchemas | None,
+) -> str:
+    """Serve one read of a manifest or fragment URI, or refuse it.
+
+    ``visible_tool`` is the tool the *caller* can see under the URI's alias (exact, case-sensitive
+    name), or ``None``. The read is served only when all of these hold: the URI parses; a disclosure
+    is registered under the alias and its manifest names that alias; the tool is visible with exactly
+    that name; the URI's digest, and the digests of the tool's current schemas, equal the
+    disclosure's; the index is canonical and in range; and the requested URI equals, byte for byte,
+    the URI derived from the manifest. The body is the manifest or fragment as canonical JSON.
+    """
+    address = parse_disclosure_uri(uri)
+    if address is None:
+        raise DisclosureReadRefused("malformed_uri")
+    if visible_tool is None or visible_tool.name != address.alias:
+        raise DisclosureReadRefused("not_visible")
+    disclosure = disclosures.get(address.alias)
+    if disclosure is None:
+        raise DisclosureReadRefused("unknown_alias")
+    manifest = disclosure.manifest
+    if manifest.alias != visible_tool.name:
+        raise DisclosureReadRefused("alias_mismatch")
+    if address.schema_sha256 != manifest.schema_sha256:
+        raise DisclosureReadRefused("stale")
+    try:
+        _, current = encode_schema_document(visible_tool.input_schema, visible_tool.output_schema)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("stale") from None
+    if (
+        current.input_schema_sha256 != manifest.input_schema_sha256
+        or current.output_schema_sha256 != manifest.output_schema_sha256
+        or current.schema_sha256 != manifest.schema_sha256
+    ):
+        raise DisclosureReadRefused("stale")
+    if address.index is None:
+        if uri != manifest.manifest_uri:
+            raise DisclosureReadRefused("non_canonical")
+        return _body(manifest)
+    try:
+        fragment = read_schema_fragment(disclosure, address.index)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("malformed_index") from None
+    if uri != fragment_uri(manifest.alias, manifest.schema_sha256, fragment.index):
+        raise DisclosureReadRefused("non_canonical")
+    return _body(fragment)

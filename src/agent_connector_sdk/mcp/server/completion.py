@@ -1,0 +1,204 @@
+"""Authorized completion: suggestions a caller may use, bounded, rate limited, logged without values.
+
+``AuthorizedCompletions`` is a FastMCP completion handler (``install(server)`` registers it; a FastMCP
+server has exactly one). For each ``completion/complete`` it:
+
+1. identifies the caller (``caller_key``: the verified access token's ``client_id`` and subject, else
+   the HTTP peer address) and charges the caller's sliding window (``contracts.completion.RateLimiter``);
+   a refusal is JSON-RPC error ``rate_limit_code`` (default ``-32010``, inside the implementation range
+   -32000..-32019) with ``data.retryAfterMs``;
+2. validates the params (``contracts.completion.parse_completion_params``; refusal → ``-32602``);
+3. resolves the referenced prompt or resource template *as this caller sees it* — through FastMCP's
+   visibility and component ``auth`` — and answers an empty completion when the caller cannot see it
+   (FastMCP already does this before calling a handler; it is repeated here so the rule does not hang on
+   that detail);
+4. keeps only suggestions the caller is authorized for: a ``Suggestion`` may carry FastMCP ``AuthCheck``
+   callables (``require_scopes(...)`` etc.) that are run with ``fastmcp.utilities.authorization``'s
+   ``run_auth_checks`` against the caller's token and the referenced component — the same machinery
+   that guards the component itself. Authorization runs before counting, so ``total`` never reveals
+   hidden values;
+5. shapes ``{values ≤ 100, total, hasMore}`` with ``contracts.completion.completion_result``.
+
+Log records carry the caller key, reference type, argument name and counts — never the typed prefix,
+context values or suggestions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import mcp_types
+from fastmcp import FastMCP
+from fastmcp.prompts.base import Prompt
+from fastmcp.resources.template import ResourceTemplate
+from fastmcp.server.auth import AccessToken
+from fastmcp.server.dependencies import get_access_token, get_http_request
+from fastmcp.utilities.authorization import AuthCheck, AuthContext, run_auth_checks
+from mcp.shared.exceptions import MCPError
+
+from agent_connector_sdk.mcp.contracts.completion import (
+    RateLimiter,
+    completion_result,
+    filter_completions,
+    parse_completion_params,
+)
+from agent_connector_sdk.mcp.contracts.errors import CompletionError
+
+__all__ = [
+    "DEFAULT_RATE_LIMIT_CODE",
+    "AuthorizedCompletions",
+    "CandidateSource",
+    "Suggestion",
+    "caller_key",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_RATE_LIMIT_CODE = -32010
+"""Implementation-defined JSON-RPC code (range -32000..-32019) for a rate-limited completion."""
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A candidate value; ``auth`` (FastMCP ``AuthCheck``s, AND-ed) must pass for the caller to see it."""
+
+    value: str
+    auth: AuthCheck | list[AuthCheck] | None = None
+
+
+Candidate: TypeAlias = str | Suggestion
+CandidateSource: TypeAlias = (
+    Iterable[Candidate]
+    | Callable[[Mapping[str, str]], Iterable[Candidate] | Awaitable[Iterable[Candidate]]]
+)
+"""Fixed candidates, or a function of ``context.arguments`` returning them (sync or async)."""
+
+_Component: TypeAlias = Prompt | ResourceTemplate
+
+
+def caller_key(token: AccessToken | None) -> str:
+    """The rate-limit identity: the verified token's client (and subject), else the HTTP peer, else anon."""
+    if token is not None:
+        subject = token.subject or token.claims.get("sub")
+        return f"client:{token.client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
+    try:
+        peer = get_http_request().client
+    except RuntimeError:
+        peer = None
+    return f"peer:{peer.host}" if peer is not None else "anonymous"
+
+
+class AuthorizedCompletions:
+    """A completion provider with per-value authorization and a per-caller rate limit (see module doc)."""
+
+    def __init__(
+        self,
+        *,
+        rate_limiter: RateLimiter | None = None,
+        rate_limit_code: int = DEFAULT_RATE_LIMIT_CODE,
+    ) -> None:
+        if not -32019 <= rate_limit_code <= -32000:
+            raise ValueError("rate_limit_code must be in the implementation range -32000..-32019")
+        self.rate_limiter = rate_limiter if rate_limiter is not None else RateLimiter(30, 10.0)
+        self.rate_limit_code = rate_limit_code
+        self._sources: dict[tuple[str, str, str], CandidateSource] = {}
+        self._server: FastMCP[Any] | None = None
+
+    # -- configuration -----------------------------------------------------------------------------
+    def prompt(self, name: str, argument: str, candidates: CandidateSource) -> None:
+        """Suggest ``candidates`` for ``argument`` of prompt ``name``."""
+        self._sources[("ref/prompt", name, argument)] = candidates
+
+    def resource(self, uri_template: str, argument: str, candidates: CandidateSource) -> None:
+        """Suggest ``candidates`` for the ``{argument}`` variable of resource template ``uri_template``."""
+        self._sources[("ref/resource", uri_template, argument)] = candidates
+
+    def install(self, server: FastMCP[Any]) -> None:
+        """Register as ``server``'s completion handler (this declares the completions capability)."""
+        self._server = server
+        server.add_completion_handler(self._handle)
+
+    # -- the handler -------------------------------------------------------------------------------
+    async def _handle(
+        self,
+        ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
+        argument: mcp_types.CompletionArgument,
+        context: mcp_types.CompletionContext | None,
+    ) -> mcp_types.Completion:
+        token = get_access_token()
+        key = caller_key(token)
+        retry_after_ms = self.rate_limiter.acquire(key)
+        if retry_after_ms is not None:
+            logger.info("completion refused: rate_limited caller=%s", key)
+            raise MCPError(
+                code=self.rate_limit_code,
+                message="completion rate limit exceeded",
+                data={"retryAfterMs": retry_after_ms},
+            )
+        try:
+            request = parse_completion_params(
+                {
+                    "ref": ref.model_dump(by_alias=True, mode="json", exclude_none=True),
+                    "argument": argument.model_dump(by_alias=True, mode="json", exclude_none=True),
+                    "context": (
+                        context.model_dump(by_alias=True, mode="json", exclude_none=True)
+                        if context is not None
+                        else None
+                    ),
+                }
+            )
+        except CompletionError as refusal:
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=refusal.message) from refusal
+        source = self._sources.get((request.ref_type, request.ref_key, request.argument_name))
+        component = await self._visible_component(request.ref_type, request.ref_key)
+        if source is None or component is None:
+            logger.info(
+                "completion answered: caller=%s ref=%s argument=%s values=0 (%s)",
+                key, request.ref_type, request.argument_name,
+                "no source" if source is None else "reference not visible",
+            )
+            return mcp_types.Completion(values=[], total=0, has_more=False)
+        candidates = await _resolve(source, request.context_arguments)
+        auth_context = AuthContext(token=token, component=component)
+        allowed: set[str] = set()
+        values: list[str] = []
+        for candidate in candidates:
+            suggestion = candidate if isinstance(candidate, Suggestion) else Suggestion(candidate)
+            values.append(suggestion.value)
+            if suggestion.auth is None or await run_auth_checks(suggestion.auth, auth_context):
+                allowed.add(suggestion.value)
+        shaped = completion_result(filter_completions(values, request.argument_value, allowed))
+        logger.info(
+            "completion answered: caller=%s ref=%s argument=%s values=%d total=%d",
+            key, request.ref_type, request.argument_name, len(shaped["values"]), shaped["total"],
+        )
+        return mcp_types.Completion(
+            values=shaped["values"], total=shaped["total"], has_more=shaped["hasMore"]
+        )
+
+    async def _visible_component(
+        self, ref_type: Literal["ref/prompt", "ref/resource"], key: str
+    ) -> _Component | None:
+        """The prompt or template ``key`` as the current caller sees it (visibility + component auth)."""
+        server = self._server
+        if server is None:
+            return None
+        if ref_type == "ref/prompt":
+            return await server.get_prompt(key)
+        for template in await server.list_resource_templates(run_middleware=False):
+            if template.uri_template == key:
+                return template
+        return None
+
+
+async def _resolve(source: CandidateSource, context_arguments: Mapping[str, str]) -> list[Candidate]:
+    if callable(source):
+        produced = source(context_arguments)
+        if inspect.isawaitable(produced):
+            produced = await produced
+        return list(produced)
+    return list(source)

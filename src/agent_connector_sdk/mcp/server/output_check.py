@@ -1,0 +1,223 @@
+"""Server-side output self-check: a result that breaks its own tool's published contract never ships.
+
+``OutputSelfCheck`` is FastMCP middleware (``on_call_tool``). Around every ``tools/call`` it:
+
+* turns an **unknown or disabled tool** into a JSON-RPC error ``-32602`` (FastMCP 4.2 answers with an
+  ``isError`` result, which tells a client the tool exists and failed);
+* turns a **tool's own failure** (FastMCP raises ``ToolError``/``ValidationError`` out of ``call_next``)
+  into an ``isError: true`` result that *still conforms*: when the tool publishes an ``outputSchema`` our
+  policy requires conforming ``structuredContent`` even on errors, so the check asks
+  ``error_structured_content(tool_name, output_schema)`` for a payload (default: the first of ``[]``,
+  ``{}``, ``""``, ``0``, ``false`` that validates; JSON ``null`` is not offered because FastMCP cannot put
+  a null ``structuredContent`` on the wire) and carries its JSON serialization in a text block. When
+  no conforming payload exists the failure becomes a JSON-RPC ``-32603`` error instead — never a
+  non-conforming result;
+* runs ``contracts.results.validate_tool_result`` on every result against the descriptor this server
+  publishes. A **violation** (e.g. the schema promises an object and the tool returned an array) is a
+  JSON-RPC ``-32603`` error with ``data = {tool, category, path}``. Decision: not an ``isError``
+  result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
+  model cannot fix a server bug by retrying, which is what ``isError`` invites.
+
+Finding the descriptor costs nothing extra when ``ResolvedToolRecorder`` — a pass-through FastMCP
+transform — is installed as the server's outermost transform (``gated_http_app`` does this): FastMCP's
+own lookup for the call records the ``Tool`` it resolved into a request-scoped holder, so the check reads
+the very tool that ran instead of resolving it a second time (a ``server.get_tool`` costs ~80 µs, more
+than the check itself). Without the recorder, or when the recorded name does not match, the check falls
+back to ``server.get_tool``.
+
+Messages and ``data`` name the tool, category and JSON path — never result or argument values.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import mcp_types
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.server.transforms import GetToolNext, Transform
+from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
+from fastmcp.utilities.versions import VersionSpec
+from mcp.shared.exceptions import MCPError
+
+from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.contracts.validation import validate_instance
+
+__all__ = ["ErrorPayloadFactory", "OutputSelfCheck", "ResolvedToolRecorder", "first_conforming_placeholder"]
+
+logger = logging.getLogger(__name__)
+
+ErrorPayloadFactory = Callable[[str, Mapping[str, Any]], Any]
+"""``(tool_name, output_schema) -> structuredContent`` of an ``isError`` result; may raise ``LookupError``."""
+
+_NO_PAYLOAD = object()
+
+
+class _Resolution:
+    """Request-scoped holder: the first tool FastMCP resolved for ``name`` during this call."""
+
+    __slots__ = ("name", "tool")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.tool: Tool | None = None
+
+
+# A holder object (not the tool itself) travels in the context, so a lookup that runs in a child task
+# still reaches the middleware's holder. Nested calls (a search transform's `call_tool` proxy) set their
+# own holder and restore ours afterwards; "first match wins" keeps the outer call's tool.
+_RESOLUTION: contextvars.ContextVar[_Resolution | None] = contextvars.ContextVar(
+    "agent_connector_sdk_tool_resolution", default=None
+)
+
+
+class ResolvedToolRecorder(Transform):
+    """Pass-through transform recording the tool FastMCP resolves for the current checked call.
+
+    Add it last (outermost) so it sees the tool exactly as served; it changes nothing it passes on.
+    """
+
+    async def get_tool(
+        self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
+    ) -> Tool | None:
+        tool = await call_next(name, version=version)
+        resolution = _RESOLUTION.get()
+        first_match = resolution is not None and resolution.tool is None and name == resolution.name
+        if first_match and resolution is not None:
+            resolution.tool = tool
+        return tool
+_PLACEHOLDERS: tuple[Any, ...] = ([], {}, "", 0, False)
+
+
+def first_conforming_placeholder(tool_name: str, output_schema: Mapping[str, Any]) -> Any:
+    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits."""
+    for candidate in _PLACEHOLDERS:
+        if validate_instance(output_schema, candidate) is None:
+            return candidate
+    raise LookupError(f"no placeholder conforms to the output schema of {tool_name!r}")
+
+
+def _tool_descriptor(tool: Tool) -> dict[str, Any]:
+    """The parts of the published wire descriptor the Consume gate reads (built without pydantic dumps)."""
+    descriptor: dict[str, Any] = {"name": tool.name, "inputSchema": tool.parameters}
+    if tool.output_schema is not None:
+        descriptor["outputSchema"] = tool.output_schema
+    return descriptor
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def _wire_result(result: ToolResult) -> dict[str, Any]:
+    """What FastMCP will put on the wire for ``result`` at 2026-07-28, as a dict."""
+    wire: dict[str, Any] = {"content": [_dump(block) for block in result.content]}
+    if result.structured_content is not None:
+        wire["structuredContent"] = result.structured_content
+    wire["isError"] = bool(result.is_error)
+    return wire
+
+
+class OutputSelfCheck(Middleware):
+    """FastMCP middleware enforcing the Consume contract on the server's own results (see module doc)."""
+
+    def __init__(
+        self, *, error_structured_content: ErrorPayloadFactory = first_conforming_placeholder
+    ) -> None:
+        self._error_payload = error_structured_content
+
+    async def on_call_tool(
+        self,
+        context: MiddlewareContext[mcp_types.CallToolRequestParams],
+        call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
+    ) -> ToolResult:
+        name = context.message.name
+        resolution = _Resolution(name)
+        token = _RESOLUTION.set(resolution)
+        try:
+            result = await call_next(context)
+        except (NotFoundError, DisabledError) as missing:
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
+        except FastMCPError as failure:
+            tool = resolution.tool or await self._published_tool(context, name)
+            return self._conforming_error(name, tool, str(failure))
+        finally:
+            _RESOLUTION.reset(token)
+        if isinstance(result, InputRequiredToolResult):
+            return result  # not a final result: validated when the call completes
+        tool = resolution.tool or await self._published_tool(context, name)
+        if tool is None:
+            # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
+            # the server cannot look up): fail closed rather than ship an unchecked result.
+            raise MCPError(code=mcp_types.INTERNAL_ERROR, message=f"cannot check the result of {name!r}")
+        descriptor = _tool_descriptor(tool)
+        try:
+            validate_tool_result(descriptor, _wire_result(result))
+        except ContractViolation as violation:
+            if violation.category == "missing_text_serialization":
+                # The value conforms (the schema is checked first); only the compatibility text is
+                # absent — e.g. FastMCP's `x-fastmcp-wrap-result` tools serialize the unwrapped value.
+                # That text is derived data, so the check adds it rather than withholding the result.
+                return _with_text_serialization(result)
+            logger.warning(
+                "tool result withheld: %s violates its contract (%s at %s)",
+                name, violation.category, violation.path or "/",
+            )
+            if result.is_error:
+                return self._conforming_error(name, tool, _error_text(result))
+            raise MCPError(
+                code=mcp_types.INTERNAL_ERROR,
+                message=f"result of tool {name!r} violates its published contract",
+                data={"tool": name, "category": violation.category, "path": violation.path},
+            ) from violation
+        return result
+
+    async def _published_tool(
+        self, context: MiddlewareContext[mcp_types.CallToolRequestParams], name: str
+    ) -> Tool | None:
+        server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+        if server is None:
+            return None
+        return await server.get_tool(name)
+
+    def _conforming_error(self, name: str, tool: Tool | None, message: str) -> ToolResult:
+        """An ``isError`` result that conforms to ``tool``'s published contract, or a -32603 error."""
+        blocks: list[mcp_types.ContentBlock] = []
+        payload: Any = _NO_PAYLOAD
+        if tool is not None and tool.output_schema is not None:
+            try:
+                payload = self._error_payload(name, tool.output_schema)
+                if payload is None:  # FastMCP drops a None structuredContent: it would not conform
+                    raise LookupError("null structuredContent cannot be sent")
+            except LookupError as none_fits:
+                raise MCPError(
+                    code=mcp_types.INTERNAL_ERROR,
+                    message=f"tool {name!r} failed and no conforming error result exists",
+                    data={"tool": name, "category": "tool_failed"},
+                ) from none_fits
+            # The compatibility serialization comes first so text-only clients read the same value.
+            blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
+        blocks.append(mcp_types.TextContent(type="text", text=message))
+        if payload is _NO_PAYLOAD:
+            return ToolResult(content=blocks, is_error=True)
+        return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
+
+
+def _error_text(result: ToolResult) -> str:
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            return block.text
+    return "tool failed"
+
+
+def _with_text_serialization(result: ToolResult) -> ToolResult:
+    """``result`` plus a text block carrying the JSON serialization of its ``structuredContent``."""
+    serialization = mcp_types.TextContent(
+        type="text", text=json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+    )
+    return result.model_copy(update={"content": [*result.content, serialization]})

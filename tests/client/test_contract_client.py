@@ -1,0 +1,338 @@
+"""ContractClient: the host-side gates around a real fastmcp.Client.
+
+Logic runs in memory (``fastmcp.Client(server)``); everything about ``Mcp-Param-*`` headers runs over
+real HTTP with a recorder that captures the raw request headers the server received.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import fastmcp
+import mcp_types
+import pytest
+from fastmcp import FastMCP
+from mcp.shared.exceptions import MCPError
+
+from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
+from agent_connector_sdk.mcp.client import (
+    ContractClient,
+    JsonRpcError,
+    ToolExecutionError,
+    ToolResult,
+)
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionError,
+    ArgumentError,
+    ContractError,
+    ContractViolation,
+    HeaderValueError,
+    PaginationError,
+)
+from agent_connector_sdk.mcp.server.app import install_gates
+from tests.support.http_server import serve_asgi
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _scripted_listing(server: FastMCP[Any], chain: dict[str | None, str | None]) -> list[str | None]:
+    """Replace ``tools/list`` with pages chained by ``chain`` (cursor sent → nextCursor); returns the log
+    of cursors the server received, so tests can count requests exactly."""
+    received: list[str | None] = []
+    full_listing = server._on_list_tools
+
+    async def handler(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        cursor = params.cursor if params is not None else None
+        received.append(cursor)
+        listing = await full_listing(ctx, None)
+        index = len(received) - 1
+        page = listing.tools[index : index + 1]
+        return listing.model_copy(update={"tools": page, "next_cursor": chain[cursor]})
+
+    server._mcp_server.add_request_handler("tools/list", mcp_types.PaginatedRequestParams, handler)
+    return received
+
+
+def _recording(app: Any, log: list[list[tuple[str, str]]]) -> Any:
+    """ASGI wrapper that records every HTTP request's raw header list (names lowercased by the server)."""
+
+    async def recorder(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            log.append(
+                [(bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in scope["headers"]]
+            )
+        await app(scope, receive, send)
+
+    return recorder
+
+
+def _tools_call_headers(log: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
+    return [headers for headers in log if ("mcp-method", "tools/call") in headers]
+
+
+def _param_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in headers if name.startswith("mcp-param-")]
+
+
+@pytest.fixture
+def lab() -> FastMCP[Any]:
+    server = contract_lab_server(empty_cursor_pages=True)
+    install_gates(server)
+    return server
+
+
+# --------------------------------------------------------------------------------- discover + admit
+async def test_empty_string_cursor_is_followed_and_order_is_stable(lab: FastMCP[Any]) -> None:
+    orders = []
+    for _ in range(2):
+        async with ContractClient(fastmcp.Client(lab)) as client:
+            report = await client.discover_tools()
+            assert client.cursor_trace == [None, "", "page-3"]
+            orders.append(list(report.admitted))
+    assert orders[0] == orders[1] == ["route_shipment", "list_regions", "inventory_snapshot", "flaky_search"]
+
+
+async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_remain(
+    lab: FastMCP[Any],
+) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        await client.discover_tools()
+        categories = {r["tool"]: r["category"] for r in client.rejections}
+        assert categories == {"fetch_report": "sensitive_header", "nested_route": "invalid_header_annotation"}
+        assert "route_shipment" in client.admitted
+        with pytest.raises(AdmissionError) as refused:
+            await client.call("fetch_report", {"report_id": "r1", "api_token": "s3cr3t"})
+        assert refused.value.category == "not_admitted"
+    async with ContractClient(fastmcp.Client(lab), policy=AdmissionPolicy(profile="spec")) as spec_client:
+        await spec_client.discover_tools()
+        assert "nested_route" in spec_client.admitted
+        assert "fetch_report" not in spec_client.admitted
+
+
+async def test_calls_before_discovery_are_refused(lab: FastMCP[Any]) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        with pytest.raises(AdmissionError):
+            await client.call("list_regions", {})
+
+
+async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> None:
+    server = contract_lab_server()
+    received = _scripted_listing(server, {None: "a", "a": "a"})
+    async with ContractClient(fastmcp.Client(server)) as client:
+        with pytest.raises(PaginationError) as refused:
+            await client.discover_tools()
+    assert refused.value.category == "repeated_cursor"
+    assert received == [None, "a"]
+    assert client.cursor_trace == [None, "a"]
+
+
+async def test_cyclic_cursor_refused_before_another_request() -> None:
+    server = contract_lab_server()
+    received = _scripted_listing(server, {None: "a", "a": "b", "b": "a"})
+    async with ContractClient(fastmcp.Client(server)) as client:
+        with pytest.raises(PaginationError) as refused:
+            await client.discover_tools()
+    assert refused.value.category == "repeated_cursor"
+    assert received == [None, "a", "b"]
+
+
+async def test_page_limit(lab: FastMCP[Any]) -> None:
+    async with ContractClient(fastmcp.Client(lab), max_pages=2) as client:
+        with pytest.raises(PaginationError) as refused:
+            await client.discover_tools()
+    assert refused.value.category == "page_limit"
+    assert client.cursor_trace == [None, ""]
+
+
+async def test_server_refusing_a_cursor_is_a_protocol_error() -> None:
+    server = contract_lab_server()
+    _scripted_listing(server, {None: "gone"})  # the server then fails on its own cursor (KeyError)
+    async with ContractClient(fastmcp.Client(server)) as client:
+        with pytest.raises(JsonRpcError):
+            await client.discover_tools()
+
+
+# ----------------------------------------------------------------------------------- invoke + consume
+async def test_array_output_accepted_and_withheld_violation_is_a_protocol_error(lab: FastMCP[Any]) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        await client.discover_tools()
+        regions = await client.call("list_regions", {})
+        assert regions.structured_content == list(REGIONS)
+        assert not regions.is_error
+        with pytest.raises(JsonRpcError) as withheld:
+            await client.call("inventory_snapshot", {})
+    assert withheld.value.code == -32603
+    assert withheld.value.data["category"] == "output_schema_violation"
+
+
+async def test_ungated_server_violations_are_refused_at_the_consume_gate() -> None:
+    server = contract_lab_server()  # no gates: the lab's lies reach the client
+    async with ContractClient(fastmcp.Client(server)) as client:
+        await client.discover_tools()
+        with pytest.raises(ContractViolation) as wrong_shape:
+            await client.call("inventory_snapshot", {})
+        assert wrong_shape.value.category == "output_schema_violation"
+        # FastMCP's own isError result omits structuredContent although the tool publishes a schema.
+        with pytest.raises(ContractViolation) as omitted:
+            await client.call("flaky_search", {"query": "boats"})
+        assert omitted.value.category == "missing_structured_content"
+    assert not isinstance(wrong_shape.value, JsonRpcError)
+    assert [e["outcome"] for e in client.audit if e.get("event") == "call"] == [
+        "output_schema_violation",
+        "missing_structured_content",
+    ]
+
+
+async def test_tool_failure_is_a_tool_error_not_a_protocol_error(lab: FastMCP[Any]) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        await client.discover_tools()
+        result = await client.call("flaky_search", {"query": "boats"})
+        assert isinstance(result, ToolResult)
+        assert result.is_error and result.structured_content == []
+        with pytest.raises(ToolExecutionError) as raised:
+            await client.call("flaky_search", {"query": "boats"}, raise_on_error=True)
+    assert raised.value.result.is_error
+    assert not isinstance(raised.value, ContractError | JsonRpcError)
+
+
+async def test_arguments_are_validated_before_anything_is_sent(lab: FastMCP[Any]) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        await client.discover_tools()
+        with pytest.raises(ArgumentError) as refused:
+            await client.call("route_shipment", {"region": "eu-west", "priority": "high"})
+        assert refused.value.path == "/priority"
+        with pytest.raises(HeaderValueError):
+            await client.call("route_shipment", {"region": "eu-west", "priority": 2**60})
+    outcomes = [e["outcome"] for e in client.audit if e.get("event") == "call"]
+    assert outcomes == ["invalid_arguments", "out_of_range"]
+
+
+async def test_audit_names_headers_never_values(lab: FastMCP[Any]) -> None:
+    secret = "private-λ\n"
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        await client.discover_tools()
+        result = await client.call("route_shipment", {"region": secret, "priority": 7})
+        assert result.structured_content["region"] == secret
+    serialized = json.dumps(client.audit, ensure_ascii=False)
+    assert "private" not in serialized and "λ" not in serialized
+    built = [e for e in client.audit if e.get("event") == "parameter_headers_built"]
+    assert built[-1]["headers"] == ["Mcp-Param-Region", "Mcp-Param-Priority"]
+    assert built[-1]["base64_encoded"] == ["Mcp-Param-Region"]
+
+
+async def test_completion_shape_over_the_cap(lab: FastMCP[Any]) -> None:
+    from agent_connector_sdk.demo.contract_lab import contract_lab_completions
+
+    contract_lab_completions().install(lab)
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        many = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "serv")
+        assert len(many.values) == 100 and many.total == 150 and many.has_more is True
+        few = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "service-14")
+        assert few.values == [f"service-14{i}" for i in range(10)] and few.has_more is False
+
+
+# ------------------------------------------------------------------------------- headers, real HTTP
+@pytest.fixture
+def recorded_lab() -> Iterator[tuple[str, list[list[tuple[str, str]]]]]:
+    log: list[list[tuple[str, str]]] = []
+    app = _recording(contract_lab_app(stateless_http=True), log)
+    with serve_asgi(app) as url:
+        yield url, log
+
+
+@pytest.mark.parametrize(
+    ("region", "wire"),
+    [
+        ("eu-west", "eu-west"),
+        ("eu west", "=?base64?ZXUgd2VzdA==?="),  # inner space: plain for the SDK, base64 for us
+        ("Zürich", "=?base64?WsO8cmljaA==?="),
+        (" eu", "=?base64?IGV1?="),
+        ("", "=?base64??="),
+        ("=?base64?SGVsbG8=?=", "=?base64?PT9iYXNlNjQ/U0dWc2JHOD0/PQ==?="),
+    ],
+)
+async def test_each_param_header_is_sent_exactly_once_with_our_encoding(
+    recorded_lab: tuple[str, list[list[tuple[str, str]]]], region: str, wire: str
+) -> None:
+    url, log = recorded_lab
+    async with ContractClient(fastmcp.Client(url)) as client:
+        await client.discover_tools()
+        result = await client.call("route_shipment", {"region": region, "priority": 3, "express": True})
+        assert result.structured_content["region"] == region
+    (headers,) = _tools_call_headers(log)
+    assert sorted(_param_headers(headers)) == [
+        ("mcp-param-express", "true"),
+        ("mcp-param-priority", "3"),
+        ("mcp-param-region", wire),
+    ]
+
+
+async def test_sdk_mirroring_is_replaced_not_duplicated(
+    recorded_lab: tuple[str, list[list[tuple[str, str]]]],
+) -> None:
+    url, log = recorded_lab
+    async with ContractClient(fastmcp.Client(url)) as client:
+        await client.discover_tools()
+        # Listing through the SDK fills its own x-mcp-header map, so its stamp now emits
+        # `Mcp-Param-Region: eu west` plain; our hook must replace it, not add a second header.
+        await client.client.list_tools()
+        await client.call("route_shipment", {"region": "eu west"})
+        # A call made outside the contract client keeps the SDK's own (spec-conformant) header.
+        await client.client.call_tool_mcp("route_shipment", {"region": "eu west"})
+    ours, sdk_only = _tools_call_headers(log)
+    assert _param_headers(ours) == [("mcp-param-region", "=?base64?ZXUgd2VzdA==?=")]
+    assert [v for n, v in _param_headers(sdk_only) if n == "mcp-param-region"] == ["eu west"]
+
+
+async def test_absent_argument_sends_no_header(recorded_lab: tuple[str, list[list[tuple[str, str]]]]) -> None:
+    url, log = recorded_lab
+    async with ContractClient(fastmcp.Client(url)) as client:
+        await client.discover_tools()
+        await client.call("route_shipment", {"region": "eu-west"})
+    (headers,) = _tools_call_headers(log)
+    assert _param_headers(headers) == [("mcp-param-region", "eu-west")]
+
+
+async def test_missing_header_is_a_protocol_error_from_the_execute_gate(
+    recorded_lab: tuple[str, list[list[tuple[str, str]]]],
+) -> None:
+    url, _ = recorded_lab
+    async with ContractClient(fastmcp.Client(url)) as client:
+        await client.discover_tools()
+        # Sabotage: the raw session sends the call without any Mcp-Param header (discovery went around
+        # the SDK's header map, and this request bypasses our hook).
+        with pytest.raises(MCPError) as refused:
+            await client.client.session.send_request(
+                mcp_types.CallToolRequest(
+                    params=mcp_types.CallToolRequestParams(name="route_shipment", arguments={"region": "a"})
+                ),
+                mcp_types.CallToolResult,
+            )
+    assert refused.value.code == -32020
+
+
+async def test_transport_failure_is_its_own_protocol_error_type() -> None:
+    from agent_connector_sdk.mcp.client import TransportFailure
+
+    server_context = serve_asgi(contract_lab_app(stateless_http=True))
+    url = server_context.__enter__()
+    raised = []
+    client = ContractClient(fastmcp.Client(url))
+    with contextlib.suppress(TransportFailure):  # closing a session whose server vanished fails too
+        async with client:
+            await client.discover_tools()
+            server_context.__exit__(None, None, None)  # the server goes away mid-session
+            with pytest.raises(TransportFailure):
+                await client.call("list_regions", {})
+            raised.append(True)
+    assert raised == [True]
+    assert client.audit[-1] == {"event": "call", "tool": "list_regions", "outcome": "transport_failure"}
+
+
+async def test_wrapping_a_connected_client_is_refused(lab: FastMCP[Any]) -> None:
+    async with fastmcp.Client(lab) as connected:
+        with pytest.raises(ValueError):
+            ContractClient(connected)

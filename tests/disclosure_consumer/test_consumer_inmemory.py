@@ -1,0 +1,215 @@
+"""Consumer steps 1-5 against a real provider over an in-memory FastMCP client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.server.middleware import Middleware
+
+from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+    CallerScope,
+    DisclosureMismatch,
+    DisclosureReadFailed,
+    DiscoveryFailed,
+    InvocationRefused,
+    ResultRejected,
+    SchemaDisclosureConsumer,
+    StaleSelection,
+)
+from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
+from tests.disclosure_provider._servers import (
+    OUTPUT_SCHEMA,
+    StaticTool,
+    big_input_schema,
+    build_server,
+    disclose,
+    static_tool,
+)
+
+SCOPE = CallerScope(principal="alice", server="test")
+
+
+def events_tool(note: str = "", result: dict[str, Any] | None = None) -> StaticTool:
+    tool = static_tool("list_events", big_input_schema(300, note=note))
+    tool.result = result if result is not None else {"ok": True}
+    return tool
+
+
+async def test_discover_select_disclose_and_call() -> None:
+    server, _, registry = build_server([events_tool(), static_tool("other", {"type": "object"})])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=4)
+        selection = await consumer.select("list_events", "list_events")
+        disclosed = await consumer.disclose(selection)
+        assert disclosed.input_schema == big_input_schema(300)
+        assert disclosed.output_schema == OUTPUT_SCHEMA
+        assert disclosed.manifest == registry.get("list_events").manifest  # type: ignore[union-attr]
+        result = await consumer.call(disclosed, {"field_000": "x"})
+    assert result["structuredContent"] == {"ok": True}
+    assert disclosed.bytes_read > disclosed.manifest.schema_bytes
+
+
+async def test_arguments_are_validated_before_anything_is_sent() -> None:
+    server, _, _ = build_server([events_tool()])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        with pytest.raises(InvocationRefused) as refused:
+            await consumer.call(disclosed, {"field_001": "missing the required field_000"})
+    assert refused.value.category == "invalid_arguments"
+    assert "missing the required" not in str(refused.value)  # never the value
+
+
+async def test_a_result_that_breaks_the_reconstructed_output_schema_is_rejected() -> None:
+    server, _, _ = build_server([events_tool(result={"ok": "yes"})])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        with pytest.raises(ResultRejected) as rejected:
+            await consumer.call(disclosed, {"field_000": "x"})
+    assert rejected.value.category == "output_schema_violation"
+    assert rejected.value.step == "consume"
+    assert rejected.value.path == "/structuredContent/ok"
+
+
+async def test_replaced_schema_refuses_the_stale_call_and_rediscovery_works() -> None:
+    server, _, registry = build_server([events_tool()])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        server.local_provider.remove_tool("list_events")
+        replacement = events_tool(note="v2")
+        server.add_tool(replacement)
+        registry.replace("list_events", disclose(replacement))
+        with pytest.raises(StaleSelection) as stale:
+            await consumer.call(disclosed, {"field_000": "x"})
+        assert stale.value.category == "stale"
+        # Every older selection is now refused without a round trip, until the caller re-discovers.
+        with pytest.raises(StaleSelection) as again:
+            await consumer.call(disclosed, {"field_000": "x"})
+        assert again.value.category == "catalog_changed"
+        fresh = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        assert fresh.manifest.schema_sha256 != disclosed.manifest.schema_sha256
+        assert fresh.input_schema == big_input_schema(300, note="v2")
+        result = await consumer.call(fresh, {"field_000": "x"})
+    assert result["structuredContent"] == {"ok": True}
+
+
+async def test_a_discovery_that_sees_the_catalog_move_invalidates_earlier_selections() -> None:
+    server, _, _ = build_server([events_tool()])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        server.local_provider.remove_tool("list_events")
+        server.add_tool(events_tool(note="v2"))
+        generation = consumer.generation
+        await consumer.discover("list_events")
+        assert consumer.generation == generation + 1
+        with pytest.raises(StaleSelection) as stale:
+            await consumer.call(disclosed, {"field_000": "x"})
+    assert stale.value.category == "catalog_changed"
+
+
+async def test_a_selection_made_under_another_scope_is_refused() -> None:
+    server, _, _ = build_server([events_tool()])
+    async with Client(server) as client:
+        alice = SchemaDisclosureConsumer(client, scope=SCOPE)
+        bob = SchemaDisclosureConsumer(client, scope=CallerScope(principal="bob", server="test"))
+        selection = await alice.select("list_events", "list_events")
+        disclosed = await alice.disclose(selection)
+        with pytest.raises(StaleSelection) as refused_disclose:
+            await bob.disclose(selection)
+        with pytest.raises(StaleSelection) as refused_call:
+            await bob.call(disclosed, {"field_000": "x"})
+    assert refused_disclose.value.category == refused_call.value.category == "scope_mismatch"
+
+
+async def test_disabled_tool_cannot_be_disclosed_or_called() -> None:
+    server, _, _ = build_server([events_tool()])
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        selection = await consumer.select("list_events", "list_events")
+        disclosed = await consumer.disclose(selection)
+        server.disable(names={"list_events"}, components={"tool"})
+        with pytest.raises(DisclosureReadFailed) as refused:
+            await consumer.disclose(selection)
+        assert refused.value.category == "not_found"
+        with pytest.raises(StaleSelection):
+            await consumer.call(disclosed, {"field_000": "x"})
+        with pytest.raises(DiscoveryFailed) as gone:
+            await consumer.select("list_events", "list_events")
+    assert gone.value.category == "no_match"
+
+
+async def test_byte_and_fragment_bounds_refuse_before_reading_fragments() -> None:
+    server, _, registry = build_server([events_tool()])
+    manifest = registry.get("list_events").manifest  # type: ignore[union-attr]
+    async with Client(server) as client:
+        small = SchemaDisclosureConsumer(client, scope=SCOPE, max_total_bytes=manifest.schema_bytes // 2)
+        with pytest.raises(DisclosureReadFailed) as too_large:
+            await small.disclose(await small.select("list_events", "list_events"))
+        few = SchemaDisclosureConsumer(client, scope=SCOPE, max_fragments=manifest.fragment_count - 1)
+        with pytest.raises(DisclosureReadFailed) as too_many:
+            await few.disclose(await few.select("list_events", "list_events"))
+    assert too_large.value.category == "too_large"
+    assert too_many.value.category == "too_many_fragments"
+
+
+class ReadConcurrency(Middleware):
+    """Records the highest number of resources/read requests in flight at once."""
+
+    def __init__(self) -> None:
+        self.current = 0
+        self.highest = 0
+
+    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+        self.current += 1
+        self.highest = max(self.highest, self.current)
+        try:
+            await anyio.sleep(0.005)  # hold the slot so concurrent reads overlap
+            return await call_next(context)
+        finally:
+            self.current -= 1
+
+
+async def test_in_flight_reads_are_bounded() -> None:
+    server, _, registry = build_server([events_tool()])
+    assert registry.get("list_events").manifest.fragment_count >= 6  # type: ignore[union-attr]
+    gauge = ReadConcurrency()
+    server.add_middleware(gauge)
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=3)
+        await consumer.disclose(await consumer.select("list_events", "list_events"))
+    assert 1 < gauge.highest <= 3
+
+
+async def test_a_manifest_that_disagrees_with_the_navigation_is_refused() -> None:
+    def lying_serializer(tools: Any) -> list[dict[str, Any]]:
+        entries = describe_schema_tools(tools)
+        for entry in entries:
+            entry["input_schema_sha256"] = "0" * 64  # claims another input schema than it serves
+        return entries
+
+    server, search, _ = build_server([events_tool()])
+    search._search_result_serializer = lying_serializer
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        with pytest.raises(DisclosureMismatch) as mismatch:
+            await consumer.disclose(await consumer.select("list_events", "list_events"))
+    assert mismatch.value.category == "navigation_mismatch"
+
+
+async def test_malformed_navigation_is_refused() -> None:
+    def schema_pasting_serializer(tools: Any) -> list[dict[str, Any]]:
+        return [{**entry, "inputSchema": {}} for entry in describe_schema_tools(tools)]
+
+    server, search, _ = build_server([events_tool()])
+    search._search_result_serializer = schema_pasting_serializer
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        with pytest.raises(DiscoveryFailed) as refused:
+            await consumer.discover("list_events")
+    assert refused.value.category == "malformed_navigation"

@@ -1,0 +1,189 @@
+"""The conformance examples without Node: the fixture server starts over real HTTP, exposes what the
+suite's server scenarios call, and the client's scenario plumbing works against it (so a broken example
+fails ``make test`` instead of only ``make conformance``)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import fastmcp
+import httpx2
+import pytest
+
+from agent_connector_sdk.mcp.client import ContractClient
+from scripts import conformance, conformance_table
+from tests.support.http_server import serve_asgi
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL_VERSION = "2026-07-28"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+server_example = _load("conformance_server")
+client_example = _load("conformance_client")
+
+FIXTURE_TOOLS = {
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_error_handling",
+    "test_tool_with_progress",
+    "test_missing_capability",
+    "test_logging_tool",
+    "test_streaming_elicitation",
+    "test_header_mirroring",
+    "json_schema_2020_12_tool",
+}
+
+
+@pytest.fixture(scope="module")
+def ours_url() -> Iterator[str]:
+    with serve_asgi(server_example.build_app("ours")) as url:
+        yield url
+
+
+def _post_call(url: str, name: str, arguments: dict[str, Any], headers: dict[str, str]) -> httpx2.Response:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    routing = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": PROTOCOL_VERSION,
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+    }
+    with httpx2.Client(timeout=15) as http:
+        return http.post(url, content=json.dumps(body), headers={**routing, **headers})
+
+
+async def test_ours_exposes_every_fixture_over_http(ours_url: str) -> None:
+    async with fastmcp.Client(ours_url) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        assert set(tools) >= FIXTURE_TOOLS
+        # Published as written: the 2020-12 scenario looks for these keywords verbatim.
+        schema = tools["json_schema_2020_12_tool"].input_schema
+        assert schema == server_example.JSON_SCHEMA_2020_12_INPUT
+        assert tools["test_header_mirroring"].input_schema["properties"]["region"]["x-mcp-header"] == "Region"
+
+        text = await client.call_tool_mcp("test_simple_text", {})
+        assert text.content[0].text == "This is a simple text response for testing."
+        image = await client.call_tool_mcp("test_image_content", {})
+        assert image.content[0].mime_type == "image/png"
+        audio = await client.call_tool_mcp("test_audio_content", {})
+        assert base64.b64decode(audio.content[0].data)[:4] == b"RIFF"
+        failed = await client.call_tool_mcp("test_error_handling", {})
+        assert failed.is_error is True
+
+        resources = {str(resource.uri) for resource in await client.list_resources()}
+        assert {"test://static-text", "test://static-binary"} <= resources
+        templated = await client.read_resource("test://template/123/data")
+        expected = {"id": "123", "templateTest": True, "data": "Data for ID: 123"}
+        assert json.loads(templated[0].text) == expected
+        prompts = {prompt.name for prompt in await client.list_prompts()}
+        assert {"test_simple_prompt", "test_prompt_with_arguments"} <= prompts
+        completion = await client.complete(
+            {"type": "ref/prompt", "name": "test_prompt_with_arguments"}, {"name": "arg1", "value": "par"}
+        )
+        assert completion.values == ["paris", "park", "party"]
+
+
+def test_ours_refuses_a_mismatched_parameter_header(ours_url: str) -> None:
+    response = _post_call(ours_url, "test_header_mirroring", {"region": "eu-west1"},
+                          {"mcp-param-region": "us-east1"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+
+
+def test_ours_refuses_a_foreign_host(ours_url: str) -> None:
+    # DNS-rebinding protection (the `dns-rebinding-protection` scenario): a non-localhost Host is refused.
+    response = _post_call(ours_url, "test_simple_text", {}, {"host": "evil.example"})
+    assert 400 <= response.status_code < 500
+
+
+def test_baseline_is_plain_fastmcp_with_the_same_tools() -> None:
+    async def names(url: str) -> set[str]:
+        async with fastmcp.Client(url) as client:
+            return {tool.name for tool in await client.list_tools()}
+
+    import anyio
+
+    with serve_asgi(server_example.build_app("baseline")) as url:
+        assert anyio.run(names, url) >= FIXTURE_TOOLS
+        # FastMCP's default Host/Origin guard is off: the baseline serves a foreign Host.
+        assert _post_call(url, "test_simple_text", {}, {"host": "evil.example"}).status_code == 200
+
+
+async def test_client_scenarios_run_against_the_fixture_server(ours_url: str) -> None:
+    async with ContractClient(fastmcp.Client(ours_url)) as client:
+        admitted = await client_example.discover(client)
+        assert "test_header_mirroring" in admitted
+        context = {"toolCalls": [{"name": "test_header_mirroring",
+                                  "arguments": {"region": "Zürich west", "priority": None, "dry_run": True}}]}
+        # Unicode travels base64-wrapped and the optional null is dropped; the gated server agrees.
+        await client_example.http_custom_headers(client, context)
+    assert await client_example.run(ours_url, "no-such-scenario", {}) == 2
+    # End to end through `run`, gated and plain: discovery works against the fixture server, and a
+    # scenario whose tool does not exist here fails with status 1 instead of a traceback.
+    assert await client_example.run(ours_url, "json-schema-ref-no-deref", {}) == 0
+    assert await client_example.run(ours_url, "json-schema-ref-no-deref", {}, baseline=True) == 0
+    assert await client_example.run(ours_url, "tools_call", {}) == 1
+
+
+def test_client_argument_helpers() -> None:
+    tool = {"inputSchema": {"type": "object", "required": ["region", "count"],
+                            "properties": {"region": {"type": "string"}, "count": {"type": "integer"},
+                                           "verbose": {"type": "boolean"}}}}
+    assert client_example.sample_arguments(tool) == {"region": "us-west1", "count": 1}
+    assert client_example.drop_optional_nulls(tool, {"region": None, "verbose": None, "count": 2}) == {
+        "region": None,
+        "count": 2,
+    }
+
+
+def test_tarball_integrity_check_refuses_other_bytes(tmp_path: Path) -> None:
+    tarball = tmp_path / "pkg.tgz"
+    tarball.write_bytes(b"node")
+    good = "sha512-" + base64.b64encode(hashlib.sha512(b"node").digest()).decode()
+    conformance._check_integrity(tarball, good)
+    other = "sha512-" + base64.b64encode(hashlib.sha512(b"n0de").digest()).decode()
+    with pytest.raises(SystemExit):
+        conformance._check_integrity(tarball, other)
+
+
+def test_table_reads_json_and_sse_bodies_and_collapses_checks() -> None:
+    assert conformance_table._json_payload('{"id": 1}') == {"id": 1}
+    assert conformance_table._json_payload('event: message\ndata: {"id": 2}\n\n') == {"id": 2}
+    checks = [{"id": "a", "name": "A", "status": "SUCCESS"}, {"id": "a", "name": "A", "status": "FAILURE"},
+              {"id": "b", "name": "B", "status": "SKIPPED"}]
+    collapsed = conformance_table._collapse(checks)
+    assert collapsed == {("a", "A"): "FAILURE", ("b", "B"): "SKIPPED"}
+    assert conformance_table._scenario_verdict(collapsed) == "**FAIL** (1)"

@@ -1,0 +1,581 @@
+"""Header parity over real HTTP: raw Streamable HTTP POSTs (httpx2, the client `mcp` itself uses) so every
+header byte is under the test's control, against a FastMCP server behind ``HeaderParityMiddleware``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any
+
+import httpx2
+import pytest
+from fastmcp import FastMCP
+from fastmcp.server.transforms.search import RegexSearchTransform
+from pydantic import Field
+from starlette.middleware import Middleware
+
+from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+from tests.support.http_server import serve_asgi
+
+PROTOCOL_VERSION = "2026-07-28"
+
+RawHeaders = Sequence[tuple[str | bytes, str | bytes]]
+
+
+def raw_call(
+    client: httpx2.Client,
+    url: str,
+    name: str,
+    arguments: dict[str, Any] | None,
+    extra_headers: RawHeaders = (),
+    *,
+    request_id: int | None = 1,
+    body: bytes | None = None,
+) -> httpx2.Response:
+    """POST one 2026-07-28 ``tools/call`` exactly as written: the envelope ``_meta`` and the routing headers
+    (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``) a conforming client sends, plus
+    ``extra_headers`` verbatim (bytes allowed, duplicates kept). ``request_id=None`` makes a notification."""
+    message: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    if arguments is not None:
+        message["params"]["arguments"] = arguments
+    if request_id is not None:
+        message["id"] = request_id
+    headers: list[tuple[str | bytes, str | bytes]] = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", PROTOCOL_VERSION),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name),
+        *extra_headers,
+    ]
+    content = body if body is not None else json.dumps(message).encode()
+    return client.post(url, content=content, headers=headers)
+
+
+def make_server(*, search: bool = False) -> FastMCP[Any]:
+    server: FastMCP[Any] = FastMCP("header-parity")
+
+    @server.tool
+    def route(
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+        count: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Count"})] = 0,
+        dry_run: Annotated[bool, Field(json_schema_extra={"x-mcp-header": "Dry-Run"})] = False,
+    ) -> str:
+        """Echo the arguments, so a test can see the exact values that reached the tool."""
+        return json.dumps([region, count, dry_run])
+
+    @server.tool
+    def plain(text: str) -> str:
+        return text
+
+    if search:
+        server.add_transform(RegexSearchTransform())
+    return server
+
+
+class Gated:
+    """A gated server on real HTTP plus a raw client; ``audit`` collects the gate's events."""
+
+    def __init__(
+        self, url: str, client: httpx2.Client, audit: list[dict[str, Any]], descriptor: dict[str, Any]
+    ):
+        self.url = url
+        self.client = client
+        self.audit = audit
+        self.descriptor = descriptor
+
+    def call(self, arguments: dict[str, Any], headers: RawHeaders = (), **kw: Any) -> httpx2.Response:
+        return raw_call(self.client, self.url, kw.pop("name", "route"), arguments, headers, **kw)
+
+    def call_encoded(self, arguments: dict[str, Any]) -> httpx2.Response:
+        """Call with the headers our own client-side builder produces for these arguments."""
+        headers = build_parameter_headers(self.descriptor, arguments, [])
+        return self.call(arguments, list(headers.items()))
+
+
+async def _wire_descriptor(server: FastMCP[Any], name: str) -> dict[str, Any]:
+    tool = await server.get_tool(name)
+    assert tool is not None
+    return {"name": tool.name, "inputSchema": tool.parameters}
+
+
+@pytest.fixture(scope="module")
+def gated() -> Iterator[Gated]:
+    server = make_server()
+    audit: list[dict[str, Any]] = []
+    app = server.http_app(
+        stateless_http=True,
+        middleware=[Middleware(HeaderParityMiddleware, server=server, audit=audit.append)],
+    )
+    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        yield Gated(url, client, audit, descriptor)
+
+
+def result_of(response: httpx2.Response) -> list[Any]:
+    assert response.status_code == 200, response.text
+    payload = response.json()
+    assert "error" not in payload, payload
+    assert payload["result"]["isError"] is False, payload
+    return json.loads(payload["result"]["content"][0]["text"])
+
+
+def refusal_of(response: httpx2.Response, *, request_id: int = 1) -> dict[str, Any]:
+    assert response.status_code == 400, response.text
+    payload = response.json()
+    assert payload["id"] == request_id
+    assert payload["error"]["code"] == -32020
+    data: dict[str, Any] = payload["error"]["data"]
+    return data
+
+
+# ------------------------------------------------------------------------------------ accepted values
+
+
+@pytest.mark.parametrize(
+    "region",
+    [
+        "eu-west-1",  # visible ASCII: plain
+        "Zürich-λ-東京",  # Unicode
+        "line\nbreak",
+        "crlf\r\nInjected: yes",
+        "tab\there",
+        "  surrounding spaces  ",
+        "",
+        "=?base64?SGVsbG8=?=",  # literal text that looks like the sentinel
+        "inner space",
+    ],
+)
+def test_values_round_trip_exactly_over_http(gated: Gated, region: str) -> None:
+    assert result_of(gated.call_encoded({"region": region})) == [region, 0, False]
+
+
+@pytest.mark.parametrize("count", [9007199254740991, -9007199254740991, 0, 42])
+def test_safe_integer_bounds_accepted(gated: Gated, count: int) -> None:
+    assert result_of(gated.call_encoded({"region": "eu", "count": count})) == ["eu", count, False]
+
+
+def test_integral_float_body_matches_decimal_header(gated: Gated) -> None:
+    response = gated.call(
+        {"region": "eu", "count": 7.0}, [("Mcp-Param-Region", "eu"), ("Mcp-Param-Count", "7")]
+    )
+    assert result_of(response) == ["eu", 7, False]
+
+
+@pytest.mark.parametrize("count", [9007199254740992, -9007199254740992])
+def test_one_past_each_safe_integer_bound_refused(gated: Gated, count: int) -> None:
+    headers = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Count", str(count))]
+    data = refusal_of(gated.call({"region": "eu", "count": count}, headers))
+    assert data == {"tool": "route", "header": "Mcp-Param-Count", "category": "malformed"}
+
+
+def test_boolean_header(gated: Gated) -> None:
+    assert result_of(gated.call_encoded({"region": "eu", "dry_run": True})) == ["eu", 0, True]
+    data = refusal_of(
+        gated.call(
+            {"region": "eu", "dry_run": True}, [("Mcp-Param-Region", "eu"), ("Mcp-Param-Dry-Run", "True")]
+        )
+    )
+    assert data["category"] == "malformed"
+
+
+def test_spec_plain_inner_space_from_other_clients_accepted(gated: Gated) -> None:
+    # We always base64 spaces, but spec-conformant peers send inner spaces plain; the gate accepts them.
+    assert result_of(gated.call({"region": "a b"}, [("Mcp-Param-Region", "a b")])) == ["a b", 0, False]
+
+
+def test_spec_empty_plain_value_accepted(gated: Gated) -> None:
+    assert result_of(gated.call({"region": ""}, [("Mcp-Param-Region", "")])) == ["", 0, False]
+
+
+# --------------------------------------------------------------------------------- header names
+
+
+def test_case_insensitive_name_accepted_when_value_matches(gated: Gated) -> None:
+    assert result_of(gated.call({"region": "eu"}, [("mcp-param-REGION", "eu")])) == ["eu", 0, False]
+
+
+def test_case_insensitive_name_refused_when_value_differs(gated: Gated) -> None:
+    data = refusal_of(gated.call({"region": "eu"}, [("MCP-PARAM-REGION", "us")]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "mismatched"}
+
+
+# ----------------------------------------------------------------------------------- refusals
+
+
+def test_missing_header_refused(gated: Gated) -> None:
+    data = refusal_of(gated.call({"region": "eu"}))
+    assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "missing"}
+
+
+def test_duplicated_header_refused_even_when_both_copies_match(gated: Gated) -> None:
+    headers = [("Mcp-Param-Region", "eu"), ("mcp-param-region", "eu")]
+    assert refusal_of(gated.call({"region": "eu"}, headers))["category"] == "duplicated"
+
+
+def test_mismatched_header_refused(gated: Gated) -> None:
+    assert refusal_of(gated.call({"region": "eu"}, [("Mcp-Param-Region", "us")]))["category"] == "mismatched"
+
+
+def test_integer_compared_numerically_and_mismatch_refused(gated: Gated) -> None:
+    headers = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Count", "8")]
+    assert refusal_of(gated.call({"region": "eu", "count": 7}, headers))["category"] == "mismatched"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"=?base64?SGVsbG8?=",  # bad padding
+        b"=?base64?SGVs*G8=?=",  # non-alphabet
+        b"=?base64?SGVsbG9=?=",  # non-canonical trailing bits
+        b"=?base64?/w==?=",  # invalid UTF-8
+        "Zürich".encode(),  # raw non-ASCII bytes
+        b"=?base64?\xc3\xa9?=",  # non-ASCII inside the sentinel (the SDK's decoder raises ValueError here)
+    ],
+)
+def test_malformed_header_refused(gated: Gated, raw: bytes) -> None:
+    data = refusal_of(gated.call({"region": "Hello"}, [(b"Mcp-Param-Region", raw)]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "malformed"}
+
+
+def test_header_without_argument_refused_as_unexpected(gated: Gated) -> None:
+    headers = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Count", "3")]
+    assert refusal_of(gated.call({"region": "eu"}, headers))["category"] == "unexpected"
+
+
+def test_unrecognized_param_header_ignored(gated: Gated) -> None:
+    headers = [("Mcp-Param-Region", "eu"), ("Mcp-Param-Other", "anything")]
+    assert result_of(gated.call({"region": "eu"}, headers)) == ["eu", 0, False]
+
+
+def test_string_id_echoed(gated: Gated) -> None:
+    response = gated.client.post(
+        gated.url,
+        content=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": "req-7",
+                "method": "tools/call",
+                "params": {
+                    "name": "route",
+                    "arguments": {"region": "eu"},
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    },
+                },
+            }
+        ),
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": PROTOCOL_VERSION,
+            "mcp-method": "tools/call",
+            "mcp-name": "route",
+        },
+    )
+    assert response.status_code == 400
+    assert response.json()["id"] == "req-7"
+    assert response.json()["error"]["code"] == -32020
+
+
+# ------------------------------------------------------------------------ things the gate leaves alone
+
+
+def test_notification_gets_no_jsonrpc_response_body(gated: Gated) -> None:
+    response = gated.call({"region": "eu"}, [("Mcp-Param-Region", "us")], request_id=None)
+    assert response.status_code == 202
+    assert response.content == b""
+
+
+def test_unknown_tool_answered_by_the_server(gated: Gated) -> None:
+    response = gated.call({"region": "eu"}, [("Mcp-Param-Region", "us")], name="no_such_tool")
+    payload = response.json()
+    assert payload["id"] == 1
+    error_code = payload.get("error", {}).get("code")
+    is_error_result = payload.get("result", {}).get("isError") is True
+    assert error_code != -32020
+    assert error_code is not None or is_error_result
+
+
+@pytest.mark.parametrize("body", [b"[]", b'[{"jsonrpc": "2.0"}]', b"{not json", b'"just a string"', b"{}"])
+def test_garbage_and_batches_get_the_servers_normal_errors(gated: Gated, body: bytes) -> None:
+    response = gated.call({}, body=body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] in (-32700, -32600)
+
+
+def test_tool_without_annotations_unaffected(gated: Gated) -> None:
+    response = gated.call({"text": "hi"}, [("Mcp-Param-Text", "ignored")], name="plain")
+    assert response.status_code == 200
+    assert response.json()["result"]["content"][0]["text"] == "hi"
+
+
+def test_oversized_body_refused_not_passed_unchecked() -> None:
+    server = make_server()
+    app = HeaderParityMiddleware(server.http_app(stateless_http=True), server, max_body_bytes=1024)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        response = raw_call(client, url, "route", {"region": "x" * 2048}, [("Mcp-Param-Region", "x" * 2048)])
+        assert response.status_code == 413
+        # A body under the bound still works through the outer-wrapped form of the gate.
+        assert result_of(raw_call(client, url, "route", {"region": "eu"}, [("Mcp-Param-Region", "eu")])) == [
+            "eu",
+            0,
+            False,
+        ]
+
+
+# ------------------------------------------------------------------------------- search transform
+
+
+def test_plain_fastmcp_with_search_transform_accepts_mismatch_for_hidden_tool() -> None:
+    """Baseline measured on FastMCP 4.2.3: without our gate, a hidden tool takes a mismatched header (200)."""
+    server = make_server(search=True)
+    with serve_asgi(server.http_app(stateless_http=True)) as url, httpx2.Client(timeout=30) as client:
+        response = raw_call(client, url, "route", {"region": "eu"}, [("Mcp-Param-Region", "us")])
+        assert response.status_code == 200
+        assert response.json()["result"]["isError"] is False
+        proxied = raw_call(
+            client,
+            url,
+            "call_tool",
+            {"name": "route", "arguments": {"region": "eu"}},
+            [("Mcp-Param-Region", "us")],
+        )
+        assert proxied.status_code == 200
+
+
+@pytest.fixture(scope="module")
+def gated_search() -> Iterator[tuple[str, httpx2.Client]]:
+    server = make_server(search=True)
+    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        yield url, client
+
+
+def test_hidden_tool_direct_call_mismatch_refused(gated_search: tuple[str, httpx2.Client]) -> None:
+    url, client = gated_search
+    data = refusal_of(raw_call(client, url, "route", {"region": "eu"}, [("Mcp-Param-Region", "us")]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "mismatched"}
+
+
+def test_hidden_tool_through_call_tool_proxy_mismatch_refused(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu"}}
+    data = refusal_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Region", "us")]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "mismatched"}
+    missing = refusal_of(raw_call(client, url, "call_tool", arguments))
+    assert missing["category"] == "missing"
+
+
+def test_hidden_tool_through_call_tool_proxy_matching_headers_succeed(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "Zürich", "count": 3}}
+    headers = [("Mcp-Param-Region", "=?base64?WsO8cmljaA==?="), ("Mcp-Param-Count", "3")]
+    response = raw_call(client, url, "call_tool", arguments, headers)
+    assert response.status_code == 200, response.text
+    assert json.loads(response.json()["result"]["content"][0]["text"]) == ["Zürich", 3, False]
+
+
+def test_search_tool_itself_unaffected(gated_search: tuple[str, httpx2.Client]) -> None:
+    url, client = gated_search
+    response = raw_call(client, url, "search_tools", {"pattern": "route"})
+    assert response.status_code == 200, response.text
+    assert "error" not in response.json()
+
+
+# ----------------------------------------------------------------------------------------- audit
+
+
+def test_audit_holds_names_not_values(gated: Gated) -> None:
+    secret = "private-λ\n"
+    gated.audit.clear()
+    assert result_of(gated.call_encoded({"region": secret})) == [secret, 0, False]
+    refusal_of(gated.call({"region": secret}, [("Mcp-Param-Region", "private-other")]))
+    assert [event["event"] for event in gated.audit] == [
+        "parameter_headers_accepted",
+        "parameter_headers_refused",
+    ]
+    assert gated.audit[0]["headers"] == ["Mcp-Param-Region"]
+    assert gated.audit[0]["base64_encoded"] == ["Mcp-Param-Region"]
+    assert gated.audit[1]["header"] == "Mcp-Param-Region"
+    assert gated.audit[1]["category"] == "mismatched"
+    dumped = json.dumps(gated.audit, ensure_ascii=False)
+    assert "private" not in dumped
+    assert "λ" not in dumped
+
+
+def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFixture) -> None:
+    server = make_server()
+    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    with (
+        caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.header_parity"),
+        serve_asgi(app) as url,
+        httpx2.Client(timeout=30) as client,
+    ):
+        response = raw_call(
+            client, url, "route", {"region": "private-λ\n"}, [("Mcp-Param-Region", "private-x")]
+        )
+        assert response.status_code == 400
+    records = [
+        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.header_parity"
+    ]
+    assert any("Mcp-Param-Region" in message and "mismatched" in message for message in records)
+    assert not any("private" in message or "λ" in message for message in records)
+    assert "private" not in response.text
+
+
+# ------------------------------------------------------------------------------------------ auth
+
+
+def make_authed_server() -> FastMCP[Any]:
+    from fastmcp.server.auth import require_scopes
+    from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+
+    verifier = StaticTokenVerifier(
+        tokens={
+            "admin-token": {"client_id": "admin", "scopes": ["admin"]},
+            "guest-token": {"client_id": "guest", "scopes": []},
+        }
+    )
+    server: FastMCP[Any] = FastMCP("header-parity-auth", auth=verifier)
+
+    @server.tool(auth=require_scopes("admin"))
+    def deploy(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return region
+
+    server.add_transform(RegexSearchTransform())
+    return server
+
+
+def test_gate_inside_auth_checks_component_authorized_hidden_tool() -> None:
+    """Installed through ``http_app(middleware=...)`` the gate runs after authentication, so its lookup sees
+    the caller's token exactly as the real call does and the hidden, scope-protected tool is checked."""
+    server = make_authed_server()
+    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        admin = [("authorization", "Bearer admin-token")]
+        ok = raw_call(client, url, "deploy", {"region": "eu"}, [*admin, ("Mcp-Param-Region", "eu")])
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["result"]["content"][0]["text"] == "eu"
+        data = refusal_of(
+            raw_call(client, url, "deploy", {"region": "eu"}, [*admin, ("Mcp-Param-Region", "us")])
+        )
+        assert data["category"] == "mismatched"
+        # A caller who may not see the tool gets the server's own answer, not a header verdict about it.
+        guest = raw_call(
+            client,
+            url,
+            "deploy",
+            {"region": "eu"},
+            [("authorization", "Bearer guest-token"), ("Mcp-Param-Region", "us")],
+        )
+        assert guest.json().get("error", {}).get("code") != -32020
+        assert "eu" not in guest.text
+
+
+def test_gate_outside_auth_fails_closed_and_unauthenticated_gets_401() -> None:
+    # Measured: wrapped outside authentication, the lookup cannot see scope-protected hidden tools and a
+    # mismatched header reached `deploy` with HTTP 200. The gate now refuses to run there at all.
+    server = make_authed_server()
+    outside = HeaderParityMiddleware(server.http_app(stateless_http=True), server)
+    with serve_asgi(outside) as url, httpx2.Client(timeout=30) as client:
+        headers = [("authorization", "Bearer admin-token"), ("Mcp-Param-Region", "us")]
+        response = raw_call(client, url, "deploy", {"region": "eu"}, headers)
+        assert response.status_code == 500
+        assert "eu" not in response.text
+    inside = server.http_app(
+        stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)]
+    )
+    with serve_asgi(inside) as url, httpx2.Client(timeout=30) as client:
+        response = raw_call(client, url, "deploy", {"region": "eu"}, [("Mcp-Param-Region", "us")])
+        assert response.status_code == 401
+
+
+# ------------------------------------------------------------------------------ versions and legacy
+
+
+def test_version_pinned_call_checked_against_that_version() -> None:
+    server: FastMCP[Any] = FastMCP("versions")
+
+    @server.tool(name="zone", version="1")
+    def zone_v1(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return "v1:" + region
+
+    @server.tool(name="zone", version="2")
+    def zone_v2(region: str) -> str:
+        return "v2:" + region
+
+    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    pinned = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "zone",
+            "arguments": {"region": "eu"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "fastmcp": {"version": "1"},
+            },
+        },
+    }
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        latest = raw_call(client, url, "zone", {"region": "eu"})
+        assert latest.status_code == 200
+        assert latest.json()["result"]["content"][0]["text"] == "v2:eu"
+        assert (
+            refusal_of(raw_call(client, url, "zone", None, body=json.dumps(pinned).encode()))["category"]
+            == "missing"
+        )
+
+
+def test_legacy_protocol_call_checked_only_when_it_carries_param_headers(gated: Gated) -> None:
+    legacy = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "route", "arguments": {"region": "eu"}},
+        }
+    )
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    # Mcp-Param headers do not exist before 2026-07-28, so their absence is not a refusal there ...
+    assert gated.client.post(gated.url, content=legacy, headers=base).status_code == 200
+    # ... but one that is present must still agree with the body: an intermediary may route on it.
+    mismatched = gated.client.post(gated.url, content=legacy, headers={**base, "Mcp-Param-Region": "us"})
+    assert mismatched.status_code == 400
+    assert mismatched.json()["error"]["code"] == -32020
+
+
+def test_tool_with_invalid_annotation_fails_closed_on_the_server() -> None:
+    server: FastMCP[Any] = FastMCP("invalid")
+
+    @server.tool
+    def inject(
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region\r\nInjected"})],
+    ) -> str:
+        return region
+
+    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        data = refusal_of(raw_call(client, url, "inject", {"region": "eu"}))
+        assert data == {"tool": "inject", "header": None, "category": "invalid_header_annotation"}
