@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: $(VENV)/.installed
-	$(PY) -m agent_connector_sdk.mcp.schema_disclosure
+	$(VENV)/bin/agent-connector disclose
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check src tests bench scripts examples

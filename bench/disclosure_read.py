@@ -184,32 +184,23 @@ def main(argv: list[str] | None = None) -> int:
         serve_asgi(disclosed_server.http_app(stateless_http=True)) as disclosure_url,
         serve_asgi(inline_server.http_app(stateless_http=True)) as inline_url,
     ):
-        asyncio.run(
-            _measure(
-                disclosure_url,
-                inline_url,
-                repeat=args.repeat,
-                in_flight=args.in_flight,
-                label="FastMCP defaults (DereferenceRefsMiddleware walks all 1,223 schemas per catalog read)",
+
+        def measure(label: str) -> None:
+            asyncio.run(
+                _measure(
+                    disclosure_url, inline_url, repeat=args.repeat, in_flight=args.in_flight, label=label
+                )
             )
-        )
-        asyncio.run(_per_read_costs(disclosed_server, search, args.repeat))
+            asyncio.run(_per_read_costs(disclosed_server, search, args.repeat))
+
+        measure("FastMCP defaults (DereferenceRefsMiddleware walks all 1,223 schemas per catalog read)")
         # The description is already dereferenced, so the wire is identical without FastMCP's
         # dereference middleware (the measurement re-checks that both paths agree on the schemas).
         for server in (disclosed_server, inline_server):
             server.middleware[:] = [
                 m for m in server.middleware if not isinstance(m, DereferenceRefsMiddleware)
             ]
-        asyncio.run(
-            _measure(
-                disclosure_url,
-                inline_url,
-                repeat=args.repeat,
-                in_flight=args.in_flight,
-                label="dereference middleware off (pre-dereferenced source; same wire schemas)",
-            )
-        )
-        asyncio.run(_per_read_costs(disclosed_server, search, args.repeat))
+        measure("dereference middleware off (pre-dereferenced source; same wire schemas)")
     return 0
 
 

@@ -5,8 +5,9 @@ the pinned version) is the realistic large catalog for benchmarks. It is never c
 downloads the pinned tarball with ``npm pack`` into ``.cache/`` (gitignored) and refuses it unless its
 SHA-256 equals the constant below, and the document inside must match its own pinned digest too.
 
-Tests use a small committed extract instead (``tests/data/github_extract.json``): a valid OpenAPI
-document holding a handful of operations copied verbatim from the full one, including the largest
+Tests and the CLI's embedded default use a small committed extract instead (package data:
+``src/agent_connector_sdk/connectors/data/github_extract.json``): a valid OpenAPI document holding a
+handful of operations copied verbatim from the full one, including the largest
 (``issues/list-events-for-timeline``). Its ``x-agent-connector-extract`` member records where it came from
 (package, version, tarball and document digests). For tests the extract's own bytes are the source
 bytes, because they are what the tools are generated from.
@@ -30,6 +31,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
 
 __all__ = [
     "DOCUMENT_MEMBER",
@@ -65,7 +68,7 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = REPO_ROOT / ".cache" / "octokit-openapi"
-EXTRACT_PATH = REPO_ROOT / "tests" / "data" / "github_extract.json"
+EXTRACT_PATH = GITHUB_EXTRACT_PATH
 
 # The committed extract: the largest operation plus small ones chosen for variety (request bodies,
 # no-content responses, non-JSON responses, query parameters, a response with several 2xx codes).
@@ -251,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("fetch", help="download and verify the pinned package, print stats").set_defaults(
         run=_cmd_fetch
     )
-    extract = commands.add_parser("extract", help="write tests/data/github_extract.json")
+    extract = commands.add_parser("extract", help="write the embedded extract (package data)")
     extract.add_argument("--check", action="store_true", help="exit 1 if the committed extract is stale")
     extract.set_defaults(run=_cmd_extract)
     args = parser.parse_args(argv)

@@ -8,21 +8,27 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+import socket
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import fastmcp
 import mcp_types
 import pytest
 from fastmcp import FastMCP
+from fastmcp.server.middleware import Middleware
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.client import (
     ContractClient,
+    InvalidCompletionRequest,
     JsonRpcError,
+    ProtocolError,
     ToolExecutionError,
     ToolResult,
+    TransportFailure,
 )
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import (
@@ -77,6 +83,14 @@ def _param_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(name, value) for name, value in headers if name.startswith("mcp-param-")]
 
 
+@asynccontextmanager
+async def _discovered(target: FastMCP[Any] | str) -> AsyncIterator[ContractClient]:
+    """A connected ContractClient on ``target`` (in-memory server or URL) that has run discovery."""
+    async with ContractClient(fastmcp.Client(target)) as client:
+        await client.discover_tools()
+        yield client
+
+
 @pytest.fixture
 def lab() -> FastMCP[Any]:
     server = contract_lab_server(empty_cursor_pages=True)
@@ -98,8 +112,7 @@ async def test_empty_string_cursor_is_followed_and_order_is_stable(lab: FastMCP[
 async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_remain(
     lab: FastMCP[Any],
 ) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
-        await client.discover_tools()
+    async with _discovered(lab) as client:
         categories = {r["tool"]: r["category"] for r in client.rejections}
         assert categories == {"fetch_report": "sensitive_header", "nested_route": "invalid_header_annotation"}
         assert "route_shipment" in client.admitted
@@ -157,8 +170,7 @@ async def test_server_refusing_a_cursor_is_a_protocol_error() -> None:
 
 # ----------------------------------------------------------------------------------- invoke + consume
 async def test_array_output_accepted_and_withheld_violation_is_a_protocol_error(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
-        await client.discover_tools()
+    async with _discovered(lab) as client:
         regions = await client.call("list_regions", {})
         assert regions.structured_content == list(REGIONS)
         assert not regions.is_error
@@ -170,8 +182,7 @@ async def test_array_output_accepted_and_withheld_violation_is_a_protocol_error(
 
 async def test_ungated_server_violations_are_refused_at_the_consume_gate() -> None:
     server = contract_lab_server()  # no gates: the lab's lies reach the client
-    async with ContractClient(fastmcp.Client(server)) as client:
-        await client.discover_tools()
+    async with _discovered(server) as client:
         with pytest.raises(ContractViolation) as wrong_shape:
             await client.call("inventory_snapshot", {})
         assert wrong_shape.value.category == "output_schema_violation"
@@ -187,8 +198,7 @@ async def test_ungated_server_violations_are_refused_at_the_consume_gate() -> No
 
 
 async def test_tool_failure_is_a_tool_error_not_a_protocol_error(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
-        await client.discover_tools()
+    async with _discovered(lab) as client:
         result = await client.call("flaky_search", {"query": "boats"})
         assert isinstance(result, ToolResult)
         assert result.is_error and result.structured_content == []
@@ -199,8 +209,7 @@ async def test_tool_failure_is_a_tool_error_not_a_protocol_error(lab: FastMCP[An
 
 
 async def test_arguments_are_validated_before_anything_is_sent(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
-        await client.discover_tools()
+    async with _discovered(lab) as client:
         with pytest.raises(ArgumentError) as refused:
             await client.call("route_shipment", {"region": "eu-west", "priority": "high"})
         assert refused.value.path == "/priority"
@@ -212,8 +221,7 @@ async def test_arguments_are_validated_before_anything_is_sent(lab: FastMCP[Any]
 
 async def test_audit_names_headers_never_values(lab: FastMCP[Any]) -> None:
     secret = "private-λ\n"
-    async with ContractClient(fastmcp.Client(lab)) as client:
-        await client.discover_tools()
+    async with _discovered(lab) as client:
         result = await client.call("route_shipment", {"region": secret, "priority": 7})
         assert result.structured_content["region"] == secret
     serialized = json.dumps(client.audit, ensure_ascii=False)
@@ -243,6 +251,17 @@ def recorded_lab() -> Iterator[tuple[str, list[list[tuple[str, str]]]]]:
         yield url, log
 
 
+async def _route_shipment_once(
+    recorded_lab: tuple[str, list[list[tuple[str, str]]]], arguments: dict[str, Any]
+) -> tuple[ToolResult, list[tuple[str, str]]]:
+    """Discover, call ``route_shipment`` once; the result and the Mcp-Param-* headers its POST carried."""
+    url, log = recorded_lab
+    async with _discovered(url) as client:
+        result = await client.call("route_shipment", arguments)
+    (headers,) = _tools_call_headers(log)
+    return result, _param_headers(headers)
+
+
 @pytest.mark.parametrize(
     ("region", "wire"),
     [
@@ -257,13 +276,11 @@ def recorded_lab() -> Iterator[tuple[str, list[list[tuple[str, str]]]]]:
 async def test_each_param_header_is_sent_exactly_once_with_our_encoding(
     recorded_lab: tuple[str, list[list[tuple[str, str]]]], region: str, wire: str
 ) -> None:
-    url, log = recorded_lab
-    async with ContractClient(fastmcp.Client(url)) as client:
-        await client.discover_tools()
-        result = await client.call("route_shipment", {"region": region, "priority": 3, "express": True})
-        assert result.structured_content["region"] == region
-    (headers,) = _tools_call_headers(log)
-    assert sorted(_param_headers(headers)) == [
+    result, headers = await _route_shipment_once(
+        recorded_lab, {"region": region, "priority": 3, "express": True}
+    )
+    assert result.structured_content["region"] == region
+    assert sorted(headers) == [
         ("mcp-param-express", "true"),
         ("mcp-param-priority", "3"),
         ("mcp-param-region", wire),
@@ -274,8 +291,7 @@ async def test_sdk_mirroring_is_replaced_not_duplicated(
     recorded_lab: tuple[str, list[list[tuple[str, str]]]],
 ) -> None:
     url, log = recorded_lab
-    async with ContractClient(fastmcp.Client(url)) as client:
-        await client.discover_tools()
+    async with _discovered(url) as client:
         # Listing through the SDK fills its own x-mcp-header map, so its stamp now emits
         # `Mcp-Param-Region: eu west` plain; our hook must replace it, not add a second header.
         await client.client.list_tools()
@@ -288,20 +304,15 @@ async def test_sdk_mirroring_is_replaced_not_duplicated(
 
 
 async def test_absent_argument_sends_no_header(recorded_lab: tuple[str, list[list[tuple[str, str]]]]) -> None:
-    url, log = recorded_lab
-    async with ContractClient(fastmcp.Client(url)) as client:
-        await client.discover_tools()
-        await client.call("route_shipment", {"region": "eu-west"})
-    (headers,) = _tools_call_headers(log)
-    assert _param_headers(headers) == [("mcp-param-region", "eu-west")]
+    _, headers = await _route_shipment_once(recorded_lab, {"region": "eu-west"})
+    assert headers == [("mcp-param-region", "eu-west")]
 
 
 async def test_missing_header_is_a_protocol_error_from_the_execute_gate(
     recorded_lab: tuple[str, list[list[tuple[str, str]]]],
 ) -> None:
     url, _ = recorded_lab
-    async with ContractClient(fastmcp.Client(url)) as client:
-        await client.discover_tools()
+    async with _discovered(url) as client:
         # Sabotage: the raw session sends the call without any Mcp-Param header (discovery went around
         # the SDK's header map, and this request bypasses our hook).
         with pytest.raises(MCPError) as refused:
@@ -315,8 +326,6 @@ async def test_missing_header_is_a_protocol_error_from_the_execute_gate(
 
 
 async def test_transport_failure_is_its_own_protocol_error_type() -> None:
-    from agent_connector_sdk.mcp.client import TransportFailure
-
     server_context = serve_asgi(contract_lab_app(stateless_http=True))
     url = server_context.__enter__()
     raised = []
@@ -336,3 +345,82 @@ async def test_wrapping_a_connected_client_is_refused(lab: FastMCP[Any]) -> None
     async with fastmcp.Client(lab) as connected:
         with pytest.raises(ValueError):
             ContractClient(connected)
+
+
+# ------------------------------------------------------------------------------ values never leak
+class _EchoingRefusal(Middleware):
+    """A peer whose JSON-RPC errors quote the request's argument values (in message and data)."""
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        arguments = context.message.arguments
+        region = arguments["region"]
+        raise MCPError(code=arguments["code"], message=f"cannot route to {region}", data={"region": region})
+
+
+def _server_echoing_values_in_errors() -> FastMCP[Any]:
+    server: FastMCP[Any] = FastMCP("echoing-errors")
+
+    @server.tool
+    def refuse(region: str, code: int) -> str:
+        return region
+
+    server.add_middleware(_EchoingRefusal())
+    return server
+
+
+@pytest.mark.parametrize("code", [-32602, mcp_types.CONNECTION_CLOSED])
+async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> None:
+    async with _discovered(_server_echoing_values_in_errors()) as client:
+        with pytest.raises(ProtocolError) as raised:
+            await client.call("refuse", {"region": "secret-region", "code": code})
+    assert "secret-region" not in str(raised.value)
+    assert "secret-region" not in json.dumps(client.audit)
+    if isinstance(raised.value, JsonRpcError):
+        # The peer's text is still there for a host that decides to show it.
+        assert raised.value.code == code and "secret-region" in raised.value.message
+    else:
+        assert isinstance(raised.value, TransportFailure) and raised.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("ref", "argument", "value", "context"),
+    [
+        ({"type": "ref/prompt"}, "service", "secret-value", None),  # no name: was sent as "None"
+        ({"type": "ref/resource", "uri": 7}, "service", "secret-value", None),
+        ("ref/prompt", "service", "secret-value", None),  # not a mapping: was an AttributeError
+        ({"type": "ref/prompt", "name": "deploy_plan"}, "service", 12345, None),  # was a pydantic error
+        ({"type": "ref/prompt", "name": "deploy_plan"}, None, "secret-value", None),
+        ({"type": "ref/prompt", "name": "deploy_plan"}, "service", "x", {"env": 12345}),
+        ({"type": "ref/prompt", "name": "deploy_plan"}, "service", "x", ["secret-value"]),
+    ],
+)
+async def test_an_unsendable_completion_request_is_a_typed_refusal(
+    lab: FastMCP[Any], ref: Any, argument: Any, value: Any, context: Any
+) -> None:
+    async with ContractClient(fastmcp.Client(lab)) as client:
+        with pytest.raises(InvalidCompletionRequest) as refused:
+            await client.complete(ref, argument, value, context_arguments=context)
+    assert refused.value.category == "invalid_request"
+    assert isinstance(refused.value, ValueError)  # what a bad ref raised before
+    assert "secret" not in str(refused.value) and "12345" not in str(refused.value)
+
+
+@pytest.mark.parametrize("name", [["route_shipment"], {"secret": 1}, None])
+async def test_a_tool_name_that_is_not_a_string_is_not_admitted(lab: FastMCP[Any], name: Any) -> None:
+    async with _discovered(lab) as client:
+        with pytest.raises(AdmissionError) as refused:
+            await client.call(name, {})
+    assert refused.value.category == "not_admitted"
+    assert "secret" not in str(refused.value)
+    assert client.audit[-1] == {"event": "call", "tool": None, "outcome": "not_admitted"}
+
+
+async def test_an_unreachable_server_is_a_transport_failure_not_a_bare_runtime_error() -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = ContractClient(fastmcp.Client(f"http://127.0.0.1:{port}/mcp"))
+    with pytest.raises(TransportFailure) as failed:
+        async with client:
+            pass
+    assert str(port) not in str(failed.value)  # the type of failure, not where

@@ -6,7 +6,6 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import fastmcp
@@ -25,10 +24,11 @@ from agent_connector_sdk.connectors import (
     list_operation_tools,
     openapi_operation_tools,
 )
+from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, reconstruct_schema
 from tests.support.http_server import serve_asgi
 
-EXTRACT = Path(__file__).resolve().parent.parent / "data" / "github_extract.json"
+EXTRACT = GITHUB_EXTRACT_PATH
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 TIMELINE = "issues/list-events-for-timeline"
 

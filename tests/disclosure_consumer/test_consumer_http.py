@@ -18,6 +18,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     CallerScope,
     DisclosureReadFailed,
     DiscoveryFailed,
+    InvocationRefused,
     SchemaDisclosureConsumer,
     SelectedTool,
 )
@@ -117,3 +118,23 @@ async def test_a_lost_connection_is_a_typed_transport_refusal() -> None:
             with pytest.raises(DisclosureReadFailed) as lost:
                 await consumer.disclose(selection)
     assert lost.value.category == "transport"
+
+
+async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_headers(
+    served: tuple[str, Any],
+) -> None:
+    # The HTTP client was built on connect, before the consumer could hook it: a call that needs
+    # Mcp-Param-* headers is refused before sending rather than sent without them (this server, a
+    # search transform without our gates, would not have noticed).
+    url, _ = served
+    client: Client[Any] = Client(url, auth="admin-token")
+    async with client:
+        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("admin", url))
+        disclosed = await consumer.disclose(await consumer.select("admin_echo", "admin_echo"))
+        with pytest.raises(InvocationRefused) as refused:
+            await consumer.call(disclosed, {"field_000": "x", "region": "secret-region"})
+        # Without annotated arguments there is nothing to deliver, and the call goes through.
+        result = await consumer.call(disclosed, {"field_000": "x"})
+    assert refused.value.category == "undeliverable"
+    assert "secret-region" not in str(refused.value)
+    assert result["structuredContent"]["headers"] == {}

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
+from fastmcp.resources.base import ResourceContent, ResourceResult
 from fastmcp.server.middleware import Middleware
 
 from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     CallerScope,
+    DisclosedTool,
     DisclosureMismatch,
     DisclosureReadFailed,
     DiscoveryFailed,
@@ -19,7 +24,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     SchemaDisclosureConsumer,
     StaleSelection,
 )
-from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
+from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry, describe_schema_tools
 from tests.disclosure_provider._servers import (
     OUTPUT_SCHEMA,
     StaticTool,
@@ -52,38 +57,53 @@ async def test_discover_select_disclose_and_call() -> None:
     assert disclosed.bytes_read > disclosed.manifest.schema_bytes
 
 
-async def test_arguments_are_validated_before_anything_is_sent() -> None:
-    server, _, _ = build_server([events_tool()])
+@dataclass
+class Disclosed:
+    server: FastMCP[Any]
+    registry: SchemaDisclosureRegistry
+    consumer: SchemaDisclosureConsumer
+    tool: DisclosedTool
+
+
+@asynccontextmanager
+async def disclosed_events(tool: StaticTool) -> AsyncIterator[Disclosed]:
+    """An in-memory session on a server serving only ``tool``, with ``list_events`` already disclosed."""
+    server, _, registry = build_server([tool])
     async with Client(server) as client:
         consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
         disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+        yield Disclosed(server, registry, consumer, disclosed)
+
+
+def swap_events_tool(server: FastMCP[Any], note: str) -> StaticTool:
+    """Replace the server's ``list_events`` with one whose input schema differs (``note``)."""
+    server.local_provider.remove_tool("list_events")
+    replacement = events_tool(note=note)
+    server.add_tool(replacement)
+    return replacement
+
+
+async def test_arguments_are_validated_before_anything_is_sent() -> None:
+    async with disclosed_events(events_tool()) as lab:
         with pytest.raises(InvocationRefused) as refused:
-            await consumer.call(disclosed, {"field_001": "missing the required field_000"})
+            await lab.consumer.call(lab.tool, {"field_001": "missing the required field_000"})
     assert refused.value.category == "invalid_arguments"
     assert "missing the required" not in str(refused.value)  # never the value
 
 
 async def test_a_result_that_breaks_the_reconstructed_output_schema_is_rejected() -> None:
-    server, _, _ = build_server([events_tool(result={"ok": "yes"})])
-    async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
-        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
+    async with disclosed_events(events_tool(result={"ok": "yes"})) as lab:
         with pytest.raises(ResultRejected) as rejected:
-            await consumer.call(disclosed, {"field_000": "x"})
+            await lab.consumer.call(lab.tool, {"field_000": "x"})
     assert rejected.value.category == "output_schema_violation"
     assert rejected.value.step == "consume"
     assert rejected.value.path == "/structuredContent/ok"
 
 
 async def test_replaced_schema_refuses_the_stale_call_and_rediscovery_works() -> None:
-    server, _, registry = build_server([events_tool()])
-    async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
-        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
-        server.local_provider.remove_tool("list_events")
-        replacement = events_tool(note="v2")
-        server.add_tool(replacement)
-        registry.replace("list_events", disclose(replacement))
+    async with disclosed_events(events_tool()) as lab:
+        consumer, disclosed = lab.consumer, lab.tool
+        lab.registry.replace("list_events", disclose(swap_events_tool(lab.server, note="v2")))
         with pytest.raises(StaleSelection) as stale:
             await consumer.call(disclosed, {"field_000": "x"})
         assert stale.value.category == "stale"
@@ -99,12 +119,9 @@ async def test_replaced_schema_refuses_the_stale_call_and_rediscovery_works() ->
 
 
 async def test_a_discovery_that_sees_the_catalog_move_invalidates_earlier_selections() -> None:
-    server, _, _ = build_server([events_tool()])
-    async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
-        disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
-        server.local_provider.remove_tool("list_events")
-        server.add_tool(events_tool(note="v2"))
+    async with disclosed_events(events_tool()) as lab:
+        consumer, disclosed = lab.consumer, lab.tool
+        swap_events_tool(lab.server, note="v2")
         generation = consumer.generation
         await consumer.discover("list_events")
         assert consumer.generation == generation + 1
@@ -213,3 +230,74 @@ async def test_malformed_navigation_is_refused() -> None:
         with pytest.raises(DiscoveryFailed) as refused:
             await consumer.discover("list_events")
     assert refused.value.category == "malformed_navigation"
+
+
+class LoneSurrogateFragment(Middleware):
+    """A broken peer: fragment 0's body holds a lone surrogate (what a JSON ``\\ud800`` escape decodes to)."""
+
+    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+        result = await call_next(context)
+        if str(context.message.uri).endswith("/fragments/0"):
+            return ResourceResult(
+                contents=[ResourceContent('{"broken": "\ud800"}', mime_type="application/json")]
+            )
+        return result
+
+
+async def test_a_body_that_is_not_unicode_text_is_a_typed_refusal() -> None:
+    # Before: the byte budget's UTF-8 encode raised UnicodeEncodeError inside the read task group,
+    # which escaped as a bare exception group.
+    server, _, _ = build_server([events_tool()])
+    server.add_middleware(LoneSurrogateFragment())
+    async with Client(server) as client:
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        with pytest.raises(DisclosureReadFailed) as refused:
+            await consumer.disclose(await consumer.select("list_events", "list_events"))
+    assert refused.value.category == "malformed_body"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"field_000": "x", "extra": float("nan")},  # the SDK would send null
+        {"field_000": "x", "extra": ("secret", "tuple")},
+        {"field_000": "x", "extra": {"secret-set"}},
+        [("field_000", "x")],  # was silently turned into an object by dict()
+        "field_000",  # was a bare ValueError from dict()
+    ],
+)
+async def test_arguments_that_are_not_json_data_are_refused_before_sending(arguments: Any) -> None:
+    async with disclosed_events(events_tool()) as lab:
+        with pytest.raises(InvocationRefused) as refused:
+            await lab.consumer.call(lab.tool, arguments)
+    assert refused.value.category == "invalid_arguments"
+    assert "secret" not in str(refused.value)
+
+
+async def test_calls_enforce_the_verified_schemas_not_the_callers_copy() -> None:
+    async with disclosed_events(events_tool(result={"ok": "yes"})) as lab:
+        # The caller-held schemas are plain dicts; loosening them must not loosen what is enforced.
+        lab.tool.input_schema["required"] = []
+        lab.tool.output_schema["properties"]["ok"] = {}
+        with pytest.raises(InvocationRefused) as refused:
+            await lab.consumer.call(lab.tool, {"field_001": "no field_000"})
+        with pytest.raises(ResultRejected) as rejected:
+            await lab.consumer.call(lab.tool, {"field_000": "x"})
+    assert refused.value.category == "invalid_arguments"
+    assert rejected.value.category == "output_schema_violation"
+
+
+async def test_a_tool_this_consumer_did_not_verify_or_has_forgotten_is_refused() -> None:
+    server, _, _ = build_server([events_tool(), static_tool("other", {"type": "object"})])
+    async with Client(server) as client:
+        first = SchemaDisclosureConsumer(client, scope=SCOPE, max_disclosed=1)
+        events = await first.disclose(await first.select("list_events", "list_events"))
+        second = SchemaDisclosureConsumer(client, scope=SCOPE)  # same scope, but never verified it
+        with pytest.raises(StaleSelection) as unverified:
+            await second.call(events, {"field_000": "x"})
+        await first.disclose(await first.select("other", "other"))  # evicts list_events (bound 1)
+        with pytest.raises(StaleSelection) as forgotten:
+            await first.call(events, {"field_000": "x"})
+        again = await first.disclose(await first.select("list_events", "list_events"))
+        assert (await first.call(again, {"field_000": "x"}))["structuredContent"] == {"ok": True}
+    assert unverified.value.category == forgotten.value.category == "not_disclosed"

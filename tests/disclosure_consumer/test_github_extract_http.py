@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -23,6 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, list_operation_tools
+from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     CallerScope,
     InvocationRefused,
@@ -35,7 +35,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 )
 from tests.support.http_server import serve_asgi
 
-EXTRACT = Path(__file__).resolve().parent.parent / "data" / "github_extract.json"
+EXTRACT = GITHUB_EXTRACT_PATH
 TIMELINE_OPERATION = "issues/list-events-for-timeline"
 TIMELINE_ALIAS = "issues_list_events_for_timeline"
 LOCKED_EVENT = {

@@ -81,14 +81,22 @@ def disclose(tool: Tool) -> SchemaDisclosure:
     )
 
 
-def build_server(
+def searchable_server(
     tools: Sequence[Tool], *, auth: Any = None, max_results: int = 5
-) -> tuple[FastMCP[Any], RegexSearchTransform, SchemaDisclosureRegistry]:
-    """Server with ``tools`` hidden behind a regex search transform and every tool disclosed."""
+) -> tuple[FastMCP[Any], RegexSearchTransform]:
+    """Server with ``tools`` hidden behind a regex search transform (no disclosure registered yet)."""
     server: FastMCP[Any] = FastMCP("disclosure-test", auth=auth)
     for tool in tools:
         server.add_tool(tool)
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=max_results)
     server.add_transform(search)
+    return server, search
+
+
+def build_server(
+    tools: Sequence[Tool], *, auth: Any = None, max_results: int = 5
+) -> tuple[FastMCP[Any], RegexSearchTransform, SchemaDisclosureRegistry]:
+    """Server with ``tools`` hidden behind a regex search transform and every tool disclosed."""
+    server, search = searchable_server(tools, auth=auth, max_results=max_results)
     registry = register_schema_resources(server, search, {tool.name: disclose(tool) for tool in tools})
     return server, search, registry

@@ -29,7 +29,14 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 
-from ._servers import OUTPUT_SCHEMA, big_input_schema, build_server, disclose, static_tool
+from ._servers import (
+    OUTPUT_SCHEMA,
+    big_input_schema,
+    build_server,
+    disclose,
+    searchable_server,
+    static_tool,
+)
 from ._uris import BASE_REFERENCE_URI, guessed_uris
 
 
@@ -239,31 +246,21 @@ async def test_refusals_log_the_category_only(tools: list[Any], caplog: pytest.L
 
 
 def test_registration_refuses_a_disclosure_keyed_under_another_alias(tools: list[Any]) -> None:
-    server: FastMCP[Any] = FastMCP("s")
-    for tool in tools:
-        server.add_tool(tool)
-    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
-    server.add_transform(search)
+    server, search = searchable_server(tools)
     with pytest.raises(SchemaResourceRegistrationError) as refused:
         register_schema_resources(server, search, {"Other.tool-2": disclose(tools[0])})
     assert refused.value.category == "alias_mismatch"
 
 
 def test_registration_refuses_a_tool_the_server_does_not_have(tools: list[Any]) -> None:
-    server: FastMCP[Any] = FastMCP("s")
-    server.add_tool(tools[0])
-    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
-    server.add_transform(search)
+    server, search = searchable_server(tools[:1])
     with pytest.raises(SchemaResourceRegistrationError) as refused:
         register_schema_resources(server, search, {"Other.tool-2": disclose(tools[1])})
     assert refused.value.category == "unknown_tool"
 
 
 async def test_registration_inside_an_event_loop_also_checks_the_inventory(tools: list[Any]) -> None:
-    server: FastMCP[Any] = FastMCP("s")
-    server.add_tool(tools[0])
-    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
-    server.add_transform(search)
+    server, search = searchable_server(tools[:1])
     with pytest.raises(SchemaResourceRegistrationError) as refused:
         register_schema_resources(server, search, {"Other.tool-2": disclose(tools[1])})
     assert refused.value.category == "unknown_tool"

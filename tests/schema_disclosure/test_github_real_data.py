@@ -1,10 +1,10 @@
 """Real data: every operation of the committed GitHub extract round-trips through a disclosure.
 
-The extract (``tests/data/github_extract.json``) is a valid OpenAPI document copied verbatim from the
-pinned ``@octokit/openapi`` package; ``python -m scripts.github_openapi extract --check`` proves it is
-current. Tool schemas come from FastMCP's own OpenAPI conversion (input = parameters + request body,
-output = the 2xx JSON response) exactly as ``tools/list`` shows them, and the source bytes are the
-extract's own bytes.
+The extract (package data ``agent_connector_sdk/connectors/data/github_extract.json``) is a valid
+OpenAPI document copied verbatim from the pinned ``@octokit/openapi`` package;
+``python -m scripts.github_openapi extract --check`` proves it is current. Tool schemas come from
+FastMCP's own OpenAPI conversion (input = parameters + request body, output = the 2xx JSON response)
+exactly as ``tools/list`` shows them, and the source bytes are the extract's own bytes.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import asyncio
 import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_connector_sdk.connectors import OpenAPIOperationTool, openapi_operation_tools
+from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -29,7 +29,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 )
 from scripts import github_openapi
 
-EXTRACT = Path(__file__).resolve().parent.parent / "data" / "github_extract.json"
+EXTRACT = GITHUB_EXTRACT_PATH
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 

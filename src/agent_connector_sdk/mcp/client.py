@@ -9,7 +9,9 @@ Three failure families never mix:
 * ``ContractError`` subclasses (from ``contracts.errors``): *our* gates refused something — a cursor
   chain, a descriptor, arguments, a header value, a result.
 * ``ProtocolError``: the peer answered with a JSON-RPC error (``JsonRpcError``, with ``code`` and
-  ``data``), or the transport failed (``TransportFailure``). The tool never ran, or we cannot know.
+  ``data``), or the transport failed (``TransportFailure``, also when connecting). The tool never ran,
+  or we cannot know. Their ``str()`` names the code or failure type only: the peer's message and
+  ``data`` (which may quote request values) stay attributes.
 * ``ToolExecutionError``: the tool ran and reported failure (``isError: true``). It is only raised when
   the caller asks for it (``raise_on_error=True``); by default ``call`` returns the validated result with
   ``is_error`` set, because a tool error is content the model should see.
@@ -21,32 +23,23 @@ and exactly one header per annotation, so:
 
 1. discovery goes through ``session.send_request`` with a raw result type, which never feeds the SDK's
    per-tool header map — so the SDK emits no ``Mcp-Param-*`` header for our calls;
-2. ``call`` computes the headers with ``build_parameter_headers`` and hands them to an ``httpx2``
-   request hook through a context variable (the SDK's write stream runs each POST in the sender's
-   context, so the value reaches exactly this request's POST and no other task's);
-3. the hook deletes every ``Mcp-Param-*`` header already on the request (whatever stamped it) and sets
-   ours, once each, after checking that the JSON-RPC body is this ``tools/call``.
-
-The hook is installed by wrapping the transport's ``httpx_client_factory`` when the wrapped client uses
-Streamable HTTP; other transports carry no HTTP headers and need none.
+2. ``call`` computes the headers with ``build_parameter_headers`` and sends them on exactly this
+   ``tools/call`` POST through a :class:`~agent_connector_sdk.mcp.param_headers_transport.ParamHeaderChannel`
+   (a context variable read by an ``httpx2`` request hook, installed by wrapping the Streamable HTTP
+   transport's ``httpx_client_factory``; other transports carry no HTTP headers and need none).
 """
 
 from __future__ import annotations
 
-import contextvars
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, cast
 
-import anyio
 import fastmcp
 import httpx2
 import mcp_types
-from fastmcp.client.transports.http import StreamableHttpTransport
-from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
@@ -62,14 +55,18 @@ from agent_connector_sdk.mcp.contracts.errors import (
     ContractViolation,
     PaginationError,
 )
-from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from agent_connector_sdk.mcp.param_headers_transport import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
 
 __all__ = [
     "CompletionResult",
     "ContractClient",
+    "InvalidCompletionRequest",
     "JsonRpcError",
     "MalformedResponse",
     "ProtocolError",
@@ -82,9 +79,7 @@ logger = logging.getLogger(__name__)
 
 JsonObject: TypeAlias = dict[str, Any]
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
-_MCP_PARAM_PREFIX = "mcp-param-"
 _MAX_COMPLETION_VALUES = 100
-_LOCAL_TRANSPORT_CODES = frozenset({mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT})
 
 
 # --------------------------------------------------------------------------------------------- errors
@@ -96,7 +91,9 @@ class JsonRpcError(ProtocolError):
     """The server answered with a JSON-RPC error object (``code``, ``message``, optional ``data``)."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"JSON-RPC error {code}: {message}")
+        # ``message`` and ``data`` are the peer's text and may quote request values (argument or header
+        # values), so they stay attributes: ``str(error)``, which ends up in logs, names the code only.
+        super().__init__(f"JSON-RPC error {code}")
         self.code = code
         self.message = message
         self.data = data
@@ -121,6 +118,15 @@ class TransportFailure(ProtocolError):
     def __init__(self, message: str, *, code: int | None = None) -> None:
         super().__init__(message)
         self.code = code
+
+
+class InvalidCompletionRequest(ContractError, ValueError):
+    """``complete`` was given a request it cannot send (category ``invalid_request``); nothing was sent.
+
+    A ``ValueError`` too, as before. The message names the offending part, never its value.
+    """
+
+    gate = "invoke"
 
 
 class ToolExecutionError(Exception):
@@ -166,35 +172,6 @@ class CompletionResult:
     has_more: bool | None = None
 
 
-# ---------------------------------------------------------------------------- per-request headers
-@dataclass
-class _PendingHeaders:
-    """Headers ``call`` computed for one ``tools/call``; read by the request hook of ``owner`` only."""
-
-    owner: ContractClient
-    tool: str
-    headers: dict[str, str]
-
-
-_PENDING: contextvars.ContextVar[_PendingHeaders | None] = contextvars.ContextVar(
-    "agent_connector_sdk_pending_param_headers", default=None
-)
-
-
-def _is_tools_call_for(request: httpx2.Request, tool: str) -> bool:
-    """True when this POST's JSON-RPC body is a ``tools/call`` of ``tool`` (header routing is not trusted)."""
-    if request.method != "POST":
-        return False
-    try:
-        body = json.loads(request.content)
-    except (ValueError, httpx2.RequestNotRead):
-        return False
-    if not isinstance(body, dict) or body.get("method") != "tools/call":
-        return False
-    params = body.get("params")
-    return isinstance(params, dict) and params.get("name") == tool
-
-
 # ------------------------------------------------------------------------------------------- client
 @dataclass
 class _State:
@@ -225,11 +202,26 @@ class ContractClient:
         self._max_pages = max_pages
         self._state = _State()
         self.audit: list[JsonObject] = []
-        self._install_header_hook()
+        self._param_headers = ParamHeaderChannel(client)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def __aenter__(self) -> ContractClient:
-        await cast(Any, self._client).__aenter__()
+        """Connect the wrapped client. A server that cannot be reached is a ``TransportFailure``; a
+        JSON-RPC error while connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``)."""
+        try:
+            await cast(Any, self._client).__aenter__()
+        except MCPError as error:
+            if is_local_transport_error(error):
+                raise TransportFailure(f"connecting failed (code {error.code})", code=error.code) from error
+            raise JsonRpcError(error.code, error.message, error.data) from error
+        except TRANSPORT_EXCEPTIONS as error:
+            raise TransportFailure(f"connecting failed: {type(error).__name__}") from error
+        except RuntimeError as error:
+            # fastmcp reports a connection that never came up as RuntimeError("Client failed to connect:
+            # <transport error>") raised from the transport error; its text may name the URL.
+            if isinstance(error.__cause__, TRANSPORT_EXCEPTIONS):
+                raise TransportFailure(f"connecting failed: {type(error.__cause__).__name__}") from error
+            raise
         return self
 
     async def __aexit__(
@@ -312,27 +304,23 @@ class ContractClient:
         ``validate_tool_result`` — error results must conform too. ``raise_on_error`` turns a valid
         ``isError`` result into ``ToolExecutionError``.
         """
-        tool = self._state.admitted.get(name)
+        # A non-string name (a caller bug) is refused like any unknown tool, without echoing it.
+        label = name if isinstance(name, str) else None
+        tool = self._state.admitted.get(name) if label is not None else None
         if tool is None:
-            self.audit.append({"event": "call", "tool": name, "outcome": "not_admitted"})
-            raise AdmissionError("not_admitted", f"tool {name!r} was not admitted by discovery")
-        args = dict(arguments or {})
+            self.audit.append({"event": "call", "tool": label, "outcome": "not_admitted"})
+            raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery")
         try:
-            validate_arguments(tool, args)
-            headers = build_parameter_headers(tool, args, self.audit)
+            args, headers = self._param_headers.prepare(tool, arguments, self.audit)
         except ContractError as refusal:
             self.audit.append({"event": "call", "tool": name, "outcome": refusal.category})
             raise
-        pending = _PendingHeaders(owner=self, tool=name, headers=headers)
-        token = _PENDING.set(pending)
-        try:
+        with self._param_headers.sending(name, headers):
             raw = await self._request(
                 mcp_types.CallToolRequest(params=mcp_types.CallToolRequestParams(name=name, arguments=args)),
                 gate="consume",
                 tool=name,
             )
-        finally:
-            _PENDING.reset(token)
         try:
             validate_tool_result(tool, raw)
         except ContractViolation as violation:
@@ -359,26 +347,12 @@ class ContractClient:
         ``total`` ≥ the values returned, ``hasMore`` boolean). A rate-limited request raises
         ``JsonRpcError`` whose ``retry_after_ms`` says when to retry.
         """
-        reference: mcp_types.PromptReference | mcp_types.ResourceTemplateReference
-        if ref.get("type") == "ref/prompt":
-            reference = mcp_types.PromptReference(type="ref/prompt", name=str(ref.get("name")))
-        elif ref.get("type") == "ref/resource":
-            reference = mcp_types.ResourceTemplateReference(type="ref/resource", uri=str(ref.get("uri")))
-        else:
-            raise ValueError("ref must be a ref/prompt or ref/resource reference")
-        params = mcp_types.CompleteRequestParams(
-            ref=reference,
-            argument=mcp_types.CompletionArgument(name=argument, value=value),
-            context=(
-                mcp_types.CompletionContext(arguments=dict(context_arguments))
-                if context_arguments is not None
-                else None
-            ),
-        )
+        params = _completion_params(ref, argument, value, context_arguments)
         raw = await self._request(mcp_types.CompleteRequest(params=params), gate="consume")
         result = _completion_from_wire(raw)
-        self.audit.append({"event": "complete", "ref": ref.get("type"), "argument": argument,
-                           "count": len(result.values)})
+        self.audit.append(
+            {"event": "complete", "ref": ref.get("type"), "argument": argument, "count": len(result.values)}
+        )
         return result
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -391,15 +365,17 @@ class ContractClient:
             raw = await self._client.session.send_request(request, cast(Any, _RAW_RESULT))
             return cast(JsonObject, raw)
         except MCPError as error:
-            if error.code in _LOCAL_TRANSPORT_CODES:
+            if is_local_transport_error(error):
                 # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
                 # errors with these codes; a server sending the same codes is indistinguishable.
                 if tool is not None:
                     self.audit.append({"event": "call", "tool": tool, "outcome": "transport_failure"})
-                raise TransportFailure(f"transport failed: {error.message}", code=error.code) from error
+                # The code only: a peer may send these codes too, with any message text.
+                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
             if tool is not None:
-                self.audit.append({"event": "call", "tool": tool, "outcome": "protocol_error",
-                                   "code": error.code})
+                self.audit.append(
+                    {"event": "call", "tool": tool, "outcome": "protocol_error", "code": error.code}
+                )
             raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError as error:
             # The SDK checks result shapes for the negotiated revision before we see them. Only the
@@ -408,75 +384,77 @@ class ContractClient:
             path = "/" + "/".join(str(part) for part in first.get("loc", ()))
             if gate == "discover":
                 raise MalformedResponse(f"malformed tools/list page at {path}") from error
-            raise ContractViolation("malformed_result", f"result does not match the MCP schema at {path}",
-                                    path=path) from error
-        except (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as error:
+            raise ContractViolation(
+                "malformed_result", f"result does not match the MCP schema at {path}", path=path
+            ) from error
+        except TRANSPORT_EXCEPTIONS as error:
             raise TransportFailure(f"transport failed: {type(error).__name__}") from error
-
-    def _install_header_hook(self) -> None:
-        """Wrap the Streamable HTTP transport's client factory so each client it builds has our hook."""
-        transport = self._client.transport
-        if not isinstance(transport, StreamableHttpTransport):
-            return
-        original = transport.httpx_client_factory
-        verify_factory = transport._make_verify_factory() if original is None else None
-        owner = self
-
-        async def stamp_param_headers(request: httpx2.Request) -> None:
-            pending = _PENDING.get()
-            if pending is None or pending.owner is not owner or not _is_tools_call_for(request, pending.tool):
-                return
-            # Whatever stamped Mcp-Param-* before us (the SDK's own x-mcp-header mirroring) is
-            # replaced: one header per annotation, encoded by our stricter codec.
-            for existing in [key for key in request.headers if key.lower().startswith(_MCP_PARAM_PREFIX)]:
-                del request.headers[existing]
-            for header_name, header_value in pending.headers.items():
-                request.headers[header_name] = header_value
-
-        def factory(**kwargs: Any) -> httpx2.AsyncClient:
-            if original is not None:
-                http_client = original(**kwargs)
-            elif verify_factory is not None:
-                kwargs.pop("follow_redirects", None)
-                http_client = verify_factory(**kwargs)
-            else:
-                kwargs.pop("follow_redirects", None)
-                http_client = create_mcp_http_client(**kwargs)
-            http_client.event_hooks.setdefault("request", []).append(stamp_param_headers)
-            return http_client
-
-        transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
 
 
 class MalformedResponse(ProtocolError):
     """A ``tools/list`` page did not have the shape the protocol requires (refused by the SDK)."""
 
 
+def _completion_params(
+    ref: Any, argument: Any, value: Any, context_arguments: Any
+) -> mcp_types.CompleteRequestParams:
+    """Build the request params, refusing (typed, value-free) what the wire types would not accept:
+    pydantic's own errors would escape untyped and quote the offending value."""
+    reference: mcp_types.PromptReference | mcp_types.ResourceTemplateReference
+    kind = ref.get("type") if isinstance(ref, Mapping) else None
+    if kind == "ref/prompt" and isinstance(ref.get("name"), str):
+        reference = mcp_types.PromptReference(type="ref/prompt", name=ref["name"])
+    elif kind == "ref/resource" and isinstance(ref.get("uri"), str):
+        reference = mcp_types.ResourceTemplateReference(type="ref/resource", uri=ref["uri"])
+    else:
+        raise InvalidCompletionRequest(
+            "invalid_request", "ref must be {type: ref/prompt, name: str} or {type: ref/resource, uri: str}"
+        )
+    if not isinstance(argument, str) or not isinstance(value, str):
+        raise InvalidCompletionRequest("invalid_request", "argument name and value must be strings")
+    context: mcp_types.CompletionContext | None = None
+    if context_arguments is not None:
+        if not isinstance(context_arguments, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in context_arguments.items()
+        ):
+            raise InvalidCompletionRequest("invalid_request", "context arguments must map strings to strings")
+        context = mcp_types.CompletionContext(arguments=dict(context_arguments))
+    return mcp_types.CompleteRequestParams(
+        ref=reference, argument=mcp_types.CompletionArgument(name=argument, value=value), context=context
+    )
+
+
 def _completion_from_wire(raw: Mapping[str, Any]) -> CompletionResult:
     """Consume-side shape check of a ``completion/complete`` result (values ≤ 100, typed hints)."""
     completion = raw.get("completion")
     if not isinstance(completion, Mapping):
-        raise ContractViolation("malformed_completion", "completion result has no completion object",
-                                path="/completion")
+        raise ContractViolation(
+            "malformed_completion", "completion result has no completion object", path="/completion"
+        )
     values = completion.get("values")
     if not isinstance(values, Sequence) or isinstance(values, str | bytes):
-        raise ContractViolation("malformed_completion", "completion.values is not an array",
-                                path="/completion/values")
+        raise ContractViolation(
+            "malformed_completion", "completion.values is not an array", path="/completion/values"
+        )
     if len(values) > _MAX_COMPLETION_VALUES:
-        raise ContractViolation("malformed_completion", "more than 100 completion values",
-                                path="/completion/values")
+        raise ContractViolation(
+            "malformed_completion", "more than 100 completion values", path="/completion/values"
+        )
     for index, item in enumerate(values):
         if not isinstance(item, str):
-            raise ContractViolation("malformed_completion", "completion value is not a string",
-                                    path=f"/completion/values/{index}")
+            raise ContractViolation(
+                "malformed_completion", "completion value is not a string", path=f"/completion/values/{index}"
+            )
     total = completion.get("total")
-    if total is not None and (
-        not isinstance(total, int) or isinstance(total, bool) or total < len(values)
-    ):
-        raise ContractViolation("malformed_completion", "completion.total is not an integer ≥ the values",
-                                path="/completion/total")
+    if total is not None and (not isinstance(total, int) or isinstance(total, bool) or total < len(values)):
+        raise ContractViolation(
+            "malformed_completion",
+            "completion.total is not an integer ≥ the values",
+            path="/completion/total",
+        )
     has_more = completion.get("hasMore")
     if has_more is not None and not isinstance(has_more, bool):
-        raise ContractViolation("malformed_completion", "completion.hasMore is not a boolean",
-                                path="/completion/hasMore")
+        raise ContractViolation(
+            "malformed_completion", "completion.hasMore is not a boolean", path="/completion/hasMore"
+        )
     return CompletionResult(values=list(values), total=total, has_more=has_more)

@@ -21,33 +21,34 @@ never argument values.
 
 Per-request headers: the ``mcp`` SDK mirrors ``x-mcp-header`` only for tools it saw in ``tools/list``,
 which a search transform hides. The consumer therefore computes the headers itself
-(``contracts.headers.build_parameter_headers``) and adds them to exactly this ``tools/call`` POST with an
-``httpx`` request hook driven by a context variable — the technique ``agent_connector_sdk.mcp.client``
-uses too. Construct the consumer *before* entering the client, so the hook is in the HTTP client the
-transport builds on connect.
+(``contracts.headers.build_parameter_headers``) and sends them on exactly this ``tools/call`` POST
+through :class:`~agent_connector_sdk.mcp.param_headers_transport.ParamHeaderChannel`, shared with
+``agent_connector_sdk.mcp.client``. Construct the consumer *before* entering an HTTP client, so the hook
+is in the HTTP client the transport builds on connect; otherwise a call that needs headers is refused
+(``InvocationRefused('undeliverable')``) instead of being sent without them.
 """
 
 from __future__ import annotations
 
-import contextvars
-import json
+import copy
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal, cast
 
 import anyio
 import fastmcp
-import httpx2
 import mcp_types
-from fastmcp.client.transports.http import StreamableHttpTransport
-from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.mcp.contracts.errors import ContractError
-from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from agent_connector_sdk.mcp.param_headers_transport import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
 from agent_connector_sdk.mcp.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
     SchemaDisclosureError,
@@ -78,7 +79,6 @@ __all__ = [
 Step = Literal["discover", "read", "verify", "invoke", "bind", "consume"]
 
 _RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
-_MCP_PARAM_PREFIX: Final = "mcp-param-"
 _ENVELOPE_ALLOWANCE: Final = 64 * 1024  # manifest body + per-fragment identity overhead, over schema_bytes
 
 
@@ -118,7 +118,8 @@ class DisclosureMismatch(DisclosureConsumerError):
 class StaleSelection(DisclosureConsumerError):
     """Step 5. The bound identity no longer holds: ``stale`` (the provider no longer serves it or serves
     another one), ``catalog_changed`` (a later discovery saw the catalog move), ``scope_mismatch`` (the
-    tool was disclosed to another caller scope). Discover again."""
+    tool was disclosed to another caller scope), ``not_disclosed`` (this consumer did not disclose that
+    identity, or no longer remembers it: see ``max_disclosed``). Discover again."""
 
     step = "bind"
 
@@ -196,32 +197,6 @@ class DisclosedTool:
         return descriptor
 
 
-# ---------------------------------------------------------------------------------- header delivery
-@dataclass
-class _PendingHeaders:
-    owner: SchemaDisclosureConsumer
-    tool: str
-    headers: dict[str, str]
-    stamped: int = 0
-
-
-_PENDING: contextvars.ContextVar[_PendingHeaders | None] = contextvars.ContextVar(
-    "agent_connector_sdk_disclosure_param_headers", default=None
-)
-
-
-def _is_tools_call_for(request: httpx2.Request, tool: str) -> bool:
-    """Only a POST whose JSON-RPC body is this ``tools/call`` gets the headers (routing is not trusted)."""
-    if request.method != "POST":
-        return False
-    try:
-        body = json.loads(request.content)
-    except (ValueError, httpx2.RequestNotRead):
-        return False
-    params = body.get("params") if isinstance(body, dict) and body.get("method") == "tools/call" else None
-    return isinstance(params, dict) and params.get("name") == tool
-
-
 # ----------------------------------------------------------------------------------------- consumer
 @dataclass
 class _Catalog:
@@ -246,7 +221,10 @@ class SchemaDisclosureConsumer:
     else is created). ``scope`` identifies the caller. ``max_in_flight`` bounds concurrent reads;
     ``max_total_bytes`` bounds the bytes of all bodies read for one tool (and the manifest's
     ``schema_bytes`` is checked against it before any fragment is read); ``max_fragments`` bounds the
-    fragment count a manifest may claim.
+    fragment count a manifest may claim; ``max_disclosed`` bounds how many verified tools the consumer
+    remembers (least recently disclosed forgotten first; calling a forgotten one asks to disclose it
+    again). ``call`` validates against the consumer's own verified copies of the schemas, so mutating
+    or re-assembling a :class:`DisclosedTool` cannot change what is enforced.
     """
 
     def __init__(
@@ -258,8 +236,9 @@ class SchemaDisclosureConsumer:
         max_in_flight: int = 8,
         max_total_bytes: int = MAX_DOCUMENT_BYTES + _ENVELOPE_ALLOWANCE,
         max_fragments: int = 8192,
+        max_disclosed: int = 256,
     ) -> None:
-        if max_in_flight < 1 or max_total_bytes < 1 or max_fragments < 1:
+        if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:
             raise ValueError("bounds must be positive")
         self._client = client
         self._scope = scope
@@ -268,8 +247,13 @@ class SchemaDisclosureConsumer:
         self._max_total_bytes = max_total_bytes
         self._max_fragments = max_fragments
         self._catalog = _Catalog()
+        # The schemas this consumer verified, by (alias, schema digest), in private copies: calls
+        # validate against these, never against the caller-held DisclosedTool's (mutable, forgeable)
+        # dicts, so the schemas used are always the ones the bound manifest's digests prove.
+        self._verified: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        self._max_disclosed = max_disclosed
         self.audit: list[dict[str, Any]] = []
-        self._install_header_hook()
+        self._param_headers = ParamHeaderChannel(client)
 
     @property
     def scope(self) -> CallerScope:
@@ -336,13 +320,13 @@ class SchemaDisclosureConsumer:
         navigation = selection.navigation
         if navigation.manifest_uri is None:
             raise DiscoveryFailed("undisclosable", f"tool {navigation.name!r} has no disclosure")
-        manifest_text = await self._read(navigation.manifest_uri)
+        manifest_text, manifest_size = await self._read(navigation.manifest_uri)
         manifest = self._parse(parse_manifest, manifest_text)
         _require_agreement(navigation, manifest)
         if manifest.fragment_count > self._max_fragments:
             raise DisclosureReadFailed("too_many_fragments", f"{manifest.fragment_count} fragments")
         budget = _Budget(self._max_total_bytes)
-        budget.spend(len(manifest_text.encode("utf-8")))
+        budget.spend(manifest_size)
         if manifest.schema_bytes > budget.remaining:
             raise DisclosureReadFailed(
                 "too_large", f"schema of {manifest.schema_bytes} bytes is over the bound"
@@ -355,6 +339,7 @@ class SchemaDisclosureConsumer:
         self.audit.append(
             {"event": "disclosed", "tool": manifest.alias, "fragments": manifest.fragment_count}
         )
+        self._remember(manifest, copy.deepcopy(document))
         return DisclosedTool(
             selection=selection,
             manifest=manifest,
@@ -369,8 +354,8 @@ class SchemaDisclosureConsumer:
 
         async def read_one(index: int) -> None:
             async with limiter:
-                text = await self._read(fragment_uri(manifest.alias, manifest.schema_sha256, index))
-            budget.spend(len(text.encode("utf-8")))  # raises too_large, which cancels the siblings
+                text, size = await self._read(fragment_uri(manifest.alias, manifest.schema_sha256, index))
+            budget.spend(size)  # raises too_large, which cancels the siblings
             fragments[index] = self._parse(parse_fragment, text)
 
         try:
@@ -385,8 +370,9 @@ class SchemaDisclosureConsumer:
             raise first from None
         return [fragment for fragment in fragments if fragment is not None]
 
-    async def _read(self, uri: str) -> str:
-        """One ``resources/read`` of exactly ``uri`` through the raw session; one JSON text body."""
+    async def _read(self, uri: str) -> tuple[str, int]:
+        """One ``resources/read`` of exactly ``uri`` through the raw session: one JSON text body and its
+        size in UTF-8 bytes."""
         try:
             # The raw session on purpose: fastmcp.Client.read_resource re-spells URIs through AnyUrl.
             result = await self._client.session.read_resource(uri)
@@ -397,7 +383,7 @@ class SchemaDisclosureConsumer:
             raise DisclosureReadFailed(
                 "malformed_body", "the read result is not a valid MCP result"
             ) from None
-        except (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as error:
+        except TRANSPORT_EXCEPTIONS as error:
             raise DisclosureReadFailed("transport", f"transport failed: {type(error).__name__}") from None
         contents = result.contents
         if len(contents) != 1:
@@ -408,7 +394,12 @@ class SchemaDisclosureConsumer:
             raise DisclosureReadFailed(
                 "malformed_body", "the body is not one application/json text for this URI"
             )
-        return text
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            # A JSON "\ud800" escape decodes to a lone surrogate, which no UTF-8 document contains.
+            raise DisclosureReadFailed("malformed_body", "the body is not valid Unicode text") from None
+        return text, size
 
     @staticmethod
     def _parse(parser: Any, text: str) -> Any:
@@ -426,16 +417,12 @@ class SchemaDisclosureConsumer:
         the arguments must satisfy the reconstructed input schema (:class:`InvocationRefused`). After:
         the result must satisfy the reconstructed output schema (:class:`ResultRejected`).
         """
-        await self._require_current(tool)
-        descriptor = tool.descriptor
-        args = dict(arguments or {})
+        descriptor = await self._require_current(tool)
         try:
-            validate_arguments(descriptor, args)
-            headers = build_parameter_headers(descriptor, args, self.audit)
+            args, headers = self._param_headers.prepare(descriptor, arguments, self.audit)
         except ContractError as error:
             raise InvocationRefused(error.category, error.message) from None
-        token = _PENDING.set(_PendingHeaders(owner=self, tool=tool.manifest.alias, headers=headers))
-        try:
+        with self._param_headers.sending(tool.manifest.alias, headers):
             raw = await self._send(
                 mcp_types.CallToolRequest(
                     params=mcp_types.CallToolRequestParams(name=tool.manifest.alias, arguments=args)
@@ -443,8 +430,6 @@ class SchemaDisclosureConsumer:
                 CallFailed,
                 "protocol_error",
             )
-        finally:
-            _PENDING.reset(token)
         try:
             validate_tool_result(descriptor, raw)
         except ContractError as error:
@@ -457,13 +442,28 @@ class SchemaDisclosureConsumer:
         if scope != self._scope:
             raise StaleSelection("scope_mismatch", "the tool was selected under another caller scope")
 
-    async def _require_current(self, tool: DisclosedTool) -> None:
-        """Step 5: scope, generation, and a live manifest re-read that must equal the bound manifest."""
+    def _remember(self, manifest: SchemaManifest, document: dict[str, Any]) -> None:
+        descriptor: dict[str, Any] = {"name": manifest.alias, "inputSchema": document["inputSchema"]}
+        if document["outputSchema"] is not None:
+            descriptor["outputSchema"] = document["outputSchema"]
+        key = (manifest.alias, manifest.schema_sha256)
+        self._verified[key] = descriptor
+        self._verified.move_to_end(key)
+        while len(self._verified) > self._max_disclosed:
+            self._verified.popitem(last=False)
+
+    async def _require_current(self, tool: DisclosedTool) -> dict[str, Any]:
+        """Step 5: scope, generation, the schemas this consumer verified for the bound manifest, and a
+        live manifest re-read that must equal the bound manifest. Returns the verified descriptor."""
         self._require_scope(tool.selection.scope)
         if tool.selection.generation != self._catalog.generation:
             raise StaleSelection("catalog_changed", "the catalog changed since selection; discover again")
+        descriptor = self._verified.get((tool.manifest.alias, tool.manifest.schema_sha256))
+        if descriptor is None:
+            raise StaleSelection("not_disclosed", "this consumer holds no verified schemas for the tool")
         try:
-            current = self._parse(parse_manifest, await self._read(tool.manifest.manifest_uri))
+            text, _ = await self._read(tool.manifest.manifest_uri)
+            current = self._parse(parse_manifest, text)
         except (DisclosureReadFailed, DisclosureMismatch) as error:
             self._catalog.generation += 1
             raise StaleSelection(
@@ -472,6 +472,7 @@ class SchemaDisclosureConsumer:
         if current != tool.manifest:
             self._catalog.generation += 1
             raise StaleSelection("stale", "the provider now serves another manifest; discover again")
+        return descriptor
 
     # -- plumbing ----------------------------------------------------------------------------------
     async def _send(
@@ -488,42 +489,13 @@ class SchemaDisclosureConsumer:
             raise error_type(category, f"server answered code {error.code}") from None
         except ValidationError:
             raise error_type(category, "the result is not a valid MCP result") from None
-        except (httpx2.HTTPError, OSError, anyio.ClosedResourceError, anyio.BrokenResourceError) as error:
+        except TRANSPORT_EXCEPTIONS as error:
             raise error_type("transport", f"transport failed: {type(error).__name__}") from None
-
-    def _install_header_hook(self) -> None:
-        transport = self._client.transport
-        if not isinstance(transport, StreamableHttpTransport):
-            return  # other transports carry no HTTP headers
-        original = transport.httpx_client_factory
-        verify_factory = transport._make_verify_factory() if original is None else None
-        owner = self
-
-        async def stamp(request: httpx2.Request) -> None:
-            pending = _PENDING.get()
-            if pending is None or pending.owner is not owner or not _is_tools_call_for(request, pending.tool):
-                return
-            for existing in [key for key in request.headers if key.lower().startswith(_MCP_PARAM_PREFIX)]:
-                del request.headers[existing]
-            for name, value in pending.headers.items():
-                request.headers[name] = value
-            pending.stamped += 1
-
-        def factory(**kwargs: Any) -> httpx2.AsyncClient:
-            if original is not None:
-                http_client = original(**kwargs)
-            else:
-                kwargs.pop("follow_redirects", None)
-                http_client = (verify_factory or create_mcp_http_client)(**kwargs)
-            http_client.event_hooks.setdefault("request", []).append(stamp)
-            return http_client
-
-        transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
 
 
 def _failure_category(error: MCPError) -> str:
     """The SDK reports a lost connection or a timeout as an ``MCPError`` with its own local codes."""
-    if error.code in (mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT):
+    if is_local_transport_error(error):
         return "transport"
     return "protocol_error"
 
