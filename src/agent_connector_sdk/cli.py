@@ -89,7 +89,8 @@ def _cmd_disclose(args: argparse.Namespace, out: TextIO) -> int:
             verdict = "verified" if failures[alias] is None else f"FAILED: {failures[alias]}"
             m = d.manifest
             print(
-                f"{alias:<40} {m.schema_bytes:>12,} {m.fragment_count:>9}  {m.schema_sha256[:16]}…  {verdict}",
+                f"{alias:<40} {m.schema_bytes:>12,} {m.fragment_count:>9}  "
+                f"{m.schema_sha256[:16]}…  {verdict}",
                 file=out,
             )
         total = sum(d.manifest.fragment_count for d in selected.values())
