@@ -8,9 +8,10 @@ output self-check, cursor guard). One client process calls both, alternating cal
 noise hits both sides alike. Two measures, per tool:
 
 * **wall time** per round trip (median, and 10 % trimmed mean) as the client sees it;
-* **server CPU time** per call: user+system CPU the server process spent over the whole run (read from
-  ``/proc``), divided by the calls it served. On a loaded machine this is far steadier than wall time,
-  and it is exactly what the gates add.
+* **server CPU time** per call: user+system CPU the server process spent over the whole run (its own
+  ``time.process_time``, asked over a pipe), divided by the calls it served. On a loaded machine this
+  is far steadier than wall time, and it is exactly what the gates add. The run is split into blocks
+  and the median of the per-block CPU ratios is printed too, so one noisy burst moves one block only.
 
 The ratios gated/plain are printed with the target (≤ 1.05). Then the host-side ``ContractClient.call``
 against a plain ``fastmcp.Client`` call on the gated server (wall time), then H2's
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import statistics
 import sys
 import threading
@@ -41,6 +41,7 @@ import fastmcp  # noqa: E402
 from agent_connector_sdk.mcp.client import ContractClient  # noqa: E402
 
 WARMUP_CALLS = 100
+BLOCKS = 5
 TARGET = 1.05
 CASES: dict[str, dict[str, Any]] = {
     # exercises the header gate (three Mcp-Param headers) and the output check (object schema)
@@ -53,8 +54,9 @@ Call = Callable[[], Awaitable[Any]]
 
 
 # ------------------------------------------------------------------------------- server processes
-def _serve(kind: str, ports: Any) -> None:
-    """Child process: build the lab (plain or gated), serve it on an ephemeral port, report the port."""
+def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
+    """Child process: build the lab (plain or gated), serve it on an ephemeral port, report the port;
+    answer each message on ``cpu_channel`` with this process's CPU seconds (all threads, ns clock)."""
     import uvicorn
 
     from agent_connector_sdk.demo.contract_lab import contract_lab_server
@@ -64,15 +66,18 @@ def _serve(kind: str, ports: Any) -> None:
     if kind == "gated":
         app = gated_http_app(server, stateless_http=True)
     elif kind == "output-check-only":
-        from agent_connector_sdk.mcp.server.app import install_gates
+        from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
 
-        install_gates(server)
+        server.add_middleware(OutputSelfCheck())
+        server.add_transform(ResolvedToolRecorder())
         app = server.http_app(stateless_http=True)
     elif kind == "header-gate-only":
         from starlette.middleware import Middleware
 
+        from agent_connector_sdk.mcp.server.header_gate import install_header_gate
         from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
 
+        install_header_gate(server)
         gate = Middleware(HeaderParityMiddleware, server=server)
         app = server.http_app(stateless_http=True, middleware=[gate])
     else:
@@ -84,28 +89,36 @@ def _serve(kind: str, ports: Any) -> None:
     while not runner.started:
         time.sleep(0.02)
     ports.put(runner.servers[0].sockets[0].getsockname()[1])
+
+    def answer_cpu_probes() -> None:
+        while True:
+            cpu_channel.recv()
+            cpu_channel.send(time.process_time())
+
+    threading.Thread(target=answer_cpu_probes, daemon=True).start()
     thread.join()
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """User+system CPU seconds of ``pid`` (Linux ``/proc``), or ``None`` where unavailable."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+CpuProbe = Callable[[], float]
+"""User+system CPU seconds of one server process so far (``time.process_time`` there: nanosecond clock,
+where ``/proc/<pid>/stat`` ticks are 10 ms — too coarse for per-block ratios)."""
 
 
 @contextmanager
-def served(kind: str) -> Iterator[tuple[str, int]]:
+def served(kind: str) -> Iterator[tuple[str, CpuProbe]]:
     context = multiprocessing.get_context("spawn")
     ports = context.Queue()
-    process = context.Process(target=_serve, args=(kind, ports), daemon=True)
+    parent_end, child_end = context.Pipe()
+    process = context.Process(target=_serve, args=(kind, ports, child_end), daemon=True)
     process.start()
+
+    def cpu() -> float:
+        parent_end.send(None)
+        return float(parent_end.recv())
+
     try:
         port = ports.get(timeout=60)
-        assert process.pid is not None
-        yield f"http://127.0.0.1:{port}/mcp", process.pid
+        yield f"http://127.0.0.1:{port}/mcp", cpu
     finally:
         process.terminate()
         process.join(timeout=10)
@@ -132,6 +145,32 @@ async def interleaved(left: Call, right: Call, pairs: int) -> tuple[list[float],
     return lefts, rights
 
 
+async def in_blocks(
+    left: Call, right: Call, pairs: int, probes: tuple[CpuProbe, CpuProbe]
+) -> tuple[list[float], list[float], list[float]]:
+    """``interleaved`` in ``BLOCKS`` consecutive blocks, plus each block's server CPU ratio right/left.
+
+    One burst of machine noise (another process, a GC pause) then moves one block's ratio, not the
+    whole estimate: the median block ratio is printed next to the whole-run ratio.
+    """
+    lefts: list[float] = []
+    rights: list[float] = []
+    ratios: list[float] = []
+    size = max(1, pairs // BLOCKS)
+    done = 0
+    while done < pairs:
+        count = min(size, pairs - done)
+        before = (probes[0](), probes[1]())
+        block_left, block_right = await interleaved(left, right, count)
+        after = (probes[0](), probes[1]())
+        lefts += block_left
+        rights += block_right
+        done += count
+        if after[0] > before[0]:
+            ratios.append((after[1] - before[1]) / (after[0] - before[0]))
+    return lefts, rights, ratios
+
+
 def trimmed_mean(values: list[float]) -> float:
     ordered = sorted(values)
     cut = len(ordered) // 10
@@ -143,7 +182,7 @@ def verdict(ratio: float) -> str:
 
 
 async def gate_overhead(pairs: int) -> None:
-    with served("plain") as (plain_url, plain_pid), served("gated") as (gated_url, gated_pid):
+    with served("plain") as (plain_url, plain_cpu_probe), served("gated") as (gated_url, gated_cpu_probe):
         async with fastmcp.Client(plain_url) as plain, fastmcp.Client(gated_url) as gated:
             # Listing lets the SDK mirror x-mcp-header arguments (spec encoding; identical to ours for
             # these plain-safe values), so both servers receive the same headers.
@@ -156,9 +195,11 @@ async def gate_overhead(pairs: int) -> None:
                 for _ in range(WARMUP_CALLS):
                     await call_plain()
                     await call_gated()
-                cpu_before = (_cpu_seconds(plain_pid), _cpu_seconds(gated_pid))
-                plain_times, gated_times = await interleaved(call_plain, call_gated, pairs)
-                cpu_after = (_cpu_seconds(plain_pid), _cpu_seconds(gated_pid))
+                cpu_before = (plain_cpu_probe(), gated_cpu_probe())
+                plain_times, gated_times, block_ratios = await in_blocks(
+                    call_plain, call_gated, pairs, (plain_cpu_probe, gated_cpu_probe)
+                )
+                cpu_after = (plain_cpu_probe(), gated_cpu_probe())
                 wall_ratio = statistics.median(gated_times) / statistics.median(plain_times)
                 print(f"  {tool}")
                 print(
@@ -167,17 +208,19 @@ async def gate_overhead(pairs: int) -> None:
                     f"  ratio(median) {wall_ratio:5.3f}"
                     f"  ratio(trimmed mean) {trimmed_mean(gated_times) / trimmed_mean(plain_times):5.3f}"
                 )
-                if None in cpu_before or None in cpu_after:
-                    print("    server CPU  unavailable (no /proc)")
-                    print(f"    overhead (wall, median) {verdict(wall_ratio)}")
-                    continue
-                plain_cpu = (cpu_after[0] - cpu_before[0]) / pairs  # type: ignore[operator]
-                gated_cpu = (cpu_after[1] - cpu_before[1]) / pairs  # type: ignore[operator]
+                plain_cpu = (cpu_after[0] - cpu_before[0]) / pairs
+                gated_cpu = (cpu_after[1] - cpu_before[1]) / pairs
                 cpu_ratio = gated_cpu / plain_cpu
                 print(
                     f"    server CPU  plain {plain_cpu * 1e6:6.0f} µs  gated {gated_cpu * 1e6:6.0f} µs"
                     f"  ratio {cpu_ratio:5.3f}  (+{(gated_cpu - plain_cpu) * 1e6:.0f} µs per call)"
                 )
+                if block_ratios:
+                    print(
+                        f"    server CPU ratio per block of {pairs // BLOCKS} pairs: median"
+                        f" {statistics.median(block_ratios):5.3f} (min {min(block_ratios):5.3f},"
+                        f" max {max(block_ratios):5.3f})"
+                    )
                 print(f"    overhead: wall (median) {verdict(wall_ratio)}; server CPU {verdict(cpu_ratio)}")
 
         async with (
@@ -208,31 +251,32 @@ async def gate_overhead(pairs: int) -> None:
 
 
 async def attribution(pairs: int) -> None:
-    """Server CPU per call of each gate alone (route_shipment), against the plain server."""
-    tool, arguments = "route_shipment", CASES["route_shipment"]
-    print(f"attribution (server CPU per call, {tool}, {pairs} calls per side)")
+    """Server CPU per call of each gate alone, per tool, against the plain server (median block ratio)."""
+    print(f"attribution (server CPU per call, {pairs} calls per side)")
     for kind in ("output-check-only", "header-gate-only", "gated"):
-        with served("plain") as (plain_url, plain_pid), served(kind) as (other_url, other_pid):
+        with served("plain") as (plain_url, plain_cpu_probe), served(kind) as (other_url, other_cpu_probe):
             async with fastmcp.Client(plain_url) as plain, fastmcp.Client(other_url) as other:
                 await plain.list_tools()
                 await other.list_tools()
-                call_plain: Call = lambda c=plain: c.call_tool_mcp(tool, arguments)  # noqa: E731
-                call_other: Call = lambda c=other: c.call_tool_mcp(tool, arguments)  # noqa: E731
-                for _ in range(WARMUP_CALLS):
-                    await call_plain()
-                    await call_other()
-                before = (_cpu_seconds(plain_pid), _cpu_seconds(other_pid))
-                await interleaved(call_plain, call_other, pairs)
-                after = (_cpu_seconds(plain_pid), _cpu_seconds(other_pid))
-        if None in before or None in after:
-            print("  server CPU unavailable (no /proc)")
-            return
-        plain_cpu = (after[0] - before[0]) / pairs  # type: ignore[operator]
-        other_cpu = (after[1] - before[1]) / pairs  # type: ignore[operator]
-        print(
-            f"  {kind:<18} plain {plain_cpu * 1e6:6.0f} µs  with {other_cpu * 1e6:6.0f} µs"
-            f"  ratio {other_cpu / plain_cpu:5.3f}  (+{(other_cpu - plain_cpu) * 1e6:.0f} µs per call)"
-        )
+                for tool, arguments in CASES.items():
+                    call_plain: Call = lambda c=plain, t=tool, a=arguments: c.call_tool_mcp(t, a)  # noqa: E731
+                    call_other: Call = lambda c=other, t=tool, a=arguments: c.call_tool_mcp(t, a)  # noqa: E731
+                    for _ in range(WARMUP_CALLS):
+                        await call_plain()
+                        await call_other()
+                    before = (plain_cpu_probe(), other_cpu_probe())
+                    _, _, block_ratios = await in_blocks(
+                        call_plain, call_other, pairs, (plain_cpu_probe, other_cpu_probe)
+                    )
+                    after = (plain_cpu_probe(), other_cpu_probe())
+                    plain_cpu = (after[0] - before[0]) / pairs
+                    other_cpu = (after[1] - before[1]) / pairs
+                    print(
+                        f"  {kind:<18} {tool:<15} plain {plain_cpu * 1e6:5.0f} µs"
+                        f"  with {other_cpu * 1e6:5.0f} µs"
+                        f"  (+{(other_cpu - plain_cpu) * 1e6:3.0f} µs)  ratio {other_cpu / plain_cpu:5.3f},"
+                        f" per-block median {statistics.median(block_ratios):5.3f}"
+                    )
 
 
 def codec_comparison() -> None:

@@ -31,11 +31,14 @@ import binascii
 import json
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
+from agent_connector_sdk.mcp.contracts.validation import exact_value_key
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -290,7 +293,44 @@ def header_annotations(input_schema: Any, *, placement: Placement = "spec") -> t
     2026-07-28 rule) or directly in the root ``properties`` (``placement="strict"``). Anything else raises
     :class:`AdmissionError` (``invalid_header_annotation``) naming the JSON pointer, never the value.
     Client emit and server validate both call this, so they agree on what a declared header is.
+
+    Results (and refusals) are memoized in a bounded LRU keyed by the schema's exact content
+    (:func:`~agent_connector_sdk.mcp.contracts.validation.exact_value_key`), because both gates call this
+    on every call: a schema edited in place has a new key, so it is read again, never answered stale.
     """
+    key = exact_value_key(input_schema)
+    if key is None:
+        return _read_header_annotations(input_schema, placement)
+    memo_key = (placement, key)
+    with _ANNOTATIONS_LOCK:
+        memo = _ANNOTATIONS.get(memo_key)
+        if memo is not None:
+            _ANNOTATIONS.move_to_end(memo_key)
+    if memo is None:
+        try:
+            memo = _read_header_annotations(input_schema, placement)
+        except AdmissionError as refusal:
+            memo = _Refused(refusal.category, refusal.message)
+        with _ANNOTATIONS_LOCK:
+            _ANNOTATIONS[memo_key] = memo
+            while len(_ANNOTATIONS) > _ANNOTATIONS_CACHE_SIZE:
+                _ANNOTATIONS.popitem(last=False)
+    if isinstance(memo, _Refused):
+        raise AdmissionError(memo.category, memo.message)  # a fresh exception: no shared traceback
+    return memo
+
+
+class _Refused(NamedTuple):
+    category: str
+    message: str
+
+
+_ANNOTATIONS_CACHE_SIZE: Final = 256
+_ANNOTATIONS: OrderedDict[tuple[Placement, bytes], tuple[HeaderAnnotation, ...] | _Refused] = OrderedDict()
+_ANNOTATIONS_LOCK: Final = threading.Lock()
+
+
+def _read_header_annotations(input_schema: Any, placement: Placement) -> tuple[HeaderAnnotation, ...]:
     found: list[HeaderAnnotation] = []
     seen: dict[str, str] = {}
     for site in iter_schema_positions(input_schema):

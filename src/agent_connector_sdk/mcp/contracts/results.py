@@ -37,7 +37,7 @@ from typing import Any
 
 from agent_connector_sdk.mcp.contracts.content import validate_content_block
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, validate_instance
+from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, exact_value_key, validate_instance
 
 __all__ = ["json_equal", "validate_tool_result"]
 
@@ -74,15 +74,25 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+# One decoder for every call: `json.loads` with a keyword argument builds a new decoder each time.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
 def _serializes(text: str, value: Any) -> bool:
     if isinstance(value, str) and text == value:
         return True
     try:
-        parsed = json.loads(text, parse_constant=_refuse_constant)
+        parsed = _DECODER.decode(text)
     except (ValueError, RecursionError):
         return False
     if isinstance(parsed, float) and not math.isfinite(parsed):  # e.g. 1e999 overflows to inf
         return False
+    # Fast path: identical type-exact bytes mean the very same JSON value (the usual case: the text is
+    # the serialization of this value). Anything else — 1 vs 1.0, key order, tuples — is decided by
+    # json_equal, so the answer never depends on which path ran.
+    exact = exact_value_key(parsed)
+    if exact is not None and exact == exact_value_key(value):
+        return True
     return json_equal(parsed, value)
 
 

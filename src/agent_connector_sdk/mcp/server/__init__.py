@@ -10,6 +10,7 @@ from agent_connector_sdk.mcp.server.completion import (
     Suggestion,
     caller_key,
 )
+from agent_connector_sdk.mcp.server.header_gate import install_header_gate
 from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.output_check import (
     OutputSelfCheck,
@@ -28,4 +29,5 @@ __all__ = [
     "first_conforming_placeholder",
     "gated_http_app",
     "install_gates",
+    "install_header_gate",
 ]

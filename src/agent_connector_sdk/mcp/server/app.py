@@ -3,10 +3,12 @@
 It returns exactly what ``server.http_app(**http_app_kwargs)`` returns (same type, same routes, same
 lifespan, same auth), after arranging four things:
 
-(a) **Header parity** — ``HeaderParityMiddleware`` is added as the innermost Starlette middleware, i.e.
-    inside FastMCP's authentication, so the tool lookup sees the caller as the real call will. Every
-    ``tools/call`` — including tools hidden by a search transform and calls through its ``call_tool``
-    proxy — whose ``Mcp-Param-*`` headers disagree with the body gets HTTP 400 and JSON-RPC -32020.
+(a) **Header parity** — every ``tools/call`` — including tools hidden by a search transform and calls
+    through its ``call_tool`` proxy — whose ``Mcp-Param-*`` headers disagree with the body gets HTTP 400
+    and JSON-RPC -32020. 2026-07-28 calls are checked inside FastMCP's own tool resolution
+    (``install_header_gate``: the tool that is about to run, as this caller resolves it, looked up once);
+    ``HeaderParityMiddleware`` is added as the innermost Starlette middleware, i.e. inside FastMCP's
+    authentication, for handshake-era calls (whose transport would not answer HTTP 400).
 (b) **Output self-check** — ``OutputSelfCheck`` FastMCP middleware: a result that violates its tool's
     published output schema never leaves as a success (-32603 instead), a tool's own failure becomes a
     conforming ``isError`` result, an unknown tool a JSON-RPC -32602 error.
@@ -32,6 +34,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.middleware import Middleware as StarletteMiddleware
 
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
+from agent_connector_sdk.mcp.server.header_gate import install_header_gate
 from agent_connector_sdk.mcp.server.header_parity import AuditSink, HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
 
@@ -51,8 +54,13 @@ def install_gates(
     *,
     output_check: OutputSelfCheck | None = None,
     completions: AuthorizedCompletions | None = None,
+    header_audit: AuditSink | None = None,
 ) -> None:
-    """Install gates (b)–(d) on ``server`` (idempotent for (b) and (d)); see the module docstring."""
+    """Install the server-side gates on ``server`` (idempotent except ``completions``; see the module
+    docstring): header parity inside tool resolution (a), output self-check (b), completions (c) and
+    cursor hygiene (d). (a) also needs ``HeaderParityMiddleware`` in the HTTP app for handshake-era
+    calls; ``gated_http_app`` adds it."""
+    install_header_gate(server, audit=header_audit)
     if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
         server.add_middleware(output_check if output_check is not None else OutputSelfCheck())
     if not any(isinstance(existing, ResolvedToolRecorder) for existing in server.transforms):
@@ -79,7 +87,7 @@ def gated_http_app(
     gate's audit events (names and categories only). A ``middleware=[...]`` argument is kept: the
     header gate is appended after it, so it runs innermost.
     """
-    install_gates(server, output_check=output_check, completions=completions)
+    install_gates(server, output_check=output_check, completions=completions, header_audit=header_audit)
     gate_options: dict[str, Any] = {"server": server}
     if header_audit is not None:
         gate_options["audit"] = header_audit

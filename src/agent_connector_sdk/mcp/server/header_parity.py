@@ -8,6 +8,11 @@ resolution ``tools/call`` uses: transforms delegate hidden names downstream, com
 refuses disagreement with HTTP 400 and JSON-RPC ``-32020``. A call through a search transform's
 ``call_tool`` proxy is checked against the *proxied* tool and ``arguments.arguments``.
 
+When the server also has the in-resolution gate (``install_header_gate``, which ``gated_http_app``
+installs), 2026-07-28 calls are checked there — on the tool FastMCP resolves to run, with no second
+lookup — and pass this layer unbuffered; it then checks only handshake-era calls, whose transports would
+not answer the refusal with HTTP 400. Standalone (no in-resolution gate) it checks every call itself.
+
 Everything it does not own it passes through untouched, so the server still produces its own answers:
 non-POST traffic, unparsable or batch bodies, notifications (no JSON-RPC response body, ever), other
 methods, unknown tools and legacy-protocol requests that carry no ``Mcp-Param-*`` header. The body is
@@ -25,12 +30,19 @@ from fastmcp import FastMCP
 from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE, AdmissionError, HeaderMismatch
 from agent_connector_sdk.mcp.contracts.headers import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "AuditSink", "HeaderParityMiddleware"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "RESOLUTION_GATE_MARK",
+    "AuditSink",
+    "HeaderParityMiddleware",
+    "parameter_header_refusal",
+    "proxy_tool_names",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -44,13 +56,18 @@ DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
 unchecked, because an unchecked call is exactly what this gate exists to prevent."""
 
 _PARAM_PREFIX: Final = MCP_PARAM_HEADER_PREFIX.lower()
+_PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
+
+RESOLUTION_GATE_MARK: Final = "_agent_connector_sdk_header_gate"
+"""Attribute set on a ``FastMCP`` server whose tool resolution enforces header parity (`.header_gate`)."""
 _logger = logging.getLogger(__name__)
 
 
 def _log_audit(event: dict[str, Any]) -> None:
     # json.dumps escapes control characters, so tool names cannot forge log lines. Events hold no values.
     level = logging.INFO if event.get("event") == "parameter_headers_refused" else logging.DEBUG
-    _logger.log(level, "header parity %s", json.dumps(event, sort_keys=True))
+    if _logger.isEnabledFor(level):  # the dump costs more than the check itself; skip it when unread
+        _logger.log(level, "header parity %s", json.dumps(event, sort_keys=True))
 
 
 class _Refusal(Exception):
@@ -101,6 +118,12 @@ class HeaderParityMiddleware:
             if not getattr(user, "is_authenticated", False):
                 await self.app(scope, receive, send)  # the server answers 401 before any tool runs
                 return
+        if getattr(self.server, RESOLUTION_GATE_MARK, False) and _routes_to_modern_transport(scope):
+            # The server checks 2026-07-28 calls itself, inside its own tool resolution (see
+            # `.header_gate`), and that transport answers its -32020 with HTTP 400: nothing left to do
+            # here, so the body is neither buffered nor parsed twice.
+            await self.app(scope, receive, send)
+            return
         headers = [
             (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in scope.get("headers", [])
         ]
@@ -167,25 +190,10 @@ class HeaderParityMiddleware:
     def _validate(
         self, request_id: Any, tool: Tool, arguments: Mapping[str, Any], headers: list[tuple[str, str]]
     ) -> None:
-        descriptor = {"name": tool.name, "inputSchema": tool.parameters}
-        events: list[dict[str, Any]] = []
-        try:
-            validate_parameter_headers(descriptor, arguments, headers, events)
-        except HeaderMismatch as refusal:
-            data = {"tool": tool.name, "header": refusal.header, "category": refusal.category}
-            raise _Refusal(
-                400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, refusal.message, data)
-            ) from None
-        except AdmissionError as refusal:
-            # Fail closed: the tool's own annotations are invalid, so no header can be checked against
-            # them (conforming clients drop such a tool; only a non-conforming caller gets here).
-            invalid = {"tool": tool.name, "header": None, "category": refusal.category}
-            raise _Refusal(
-                400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, refusal.message, invalid)
-            ) from None
-        finally:
-            for event in events:
-                self.audit(event)
+        refusal = parameter_header_refusal(tool, arguments, headers, self.audit)
+        if refusal is not None:
+            message, data = refusal
+            raise _Refusal(400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, message, data))
 
     async def _lookup(self, name: str, version: VersionSpec | None) -> Tool | None:
         try:
@@ -197,14 +205,44 @@ class HeaderParityMiddleware:
             return None
 
     def _proxy_names(self) -> set[str]:
-        # FastMCP exposes no public accessor for a search transform's proxy tool name; read it defensively
-        # from server-level transforms (mounted servers' transforms are not searched).
-        names: set[str] = set()
-        for transform in self.server.transforms:
-            proxy = getattr(transform, "_call_tool_name", None)
-            if isinstance(proxy, str):
-                names.add(proxy)
-        return names
+        return proxy_tool_names(self.server)
+
+
+def proxy_tool_names(server: FastMCP[Any]) -> set[str]:
+    """Names of the ``call_tool`` proxies of ``server``'s search transforms (server-level only)."""
+    # FastMCP exposes no public accessor for a search transform's proxy tool name; read it defensively
+    # from server-level transforms (mounted servers' transforms are not searched).
+    names: set[str] = set()
+    for transform in server.transforms:
+        proxy = getattr(transform, "_call_tool_name", None)
+        if isinstance(proxy, str):
+            names.add(proxy)
+    return names
+
+
+def parameter_header_refusal(
+    tool: Tool, arguments: Mapping[str, Any], headers: Iterable[tuple[str, str]], audit: AuditSink
+) -> tuple[str, dict[str, Any]] | None:
+    """``(message, data)`` of the -32020 refusal when ``headers`` disagree with ``arguments`` for ``tool``.
+
+    ``None`` means the headers agree. ``data`` is ``{tool, header, category}`` (names only); every audit
+    event of the check goes to ``audit``. Shared by this ASGI gate and the in-resolution gate
+    (:mod:`.header_gate`), so both answer byte-for-byte alike.
+    """
+    descriptor = {"name": tool.name, "inputSchema": tool.parameters}
+    events: list[dict[str, Any]] = []
+    try:
+        validate_parameter_headers(descriptor, arguments, headers, events)
+    except HeaderMismatch as refusal:
+        return refusal.message, {"tool": tool.name, "header": refusal.header, "category": refusal.category}
+    except AdmissionError as refusal:
+        # Fail closed: the tool's own annotations are invalid, so no header can be checked against
+        # them (conforming clients drop such a tool; only a non-conforming caller gets here).
+        return refusal.message, {"tool": tool.name, "header": None, "category": refusal.category}
+    finally:
+        for event in events:
+            audit(event)
+    return None
 
 
 def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
@@ -233,6 +271,19 @@ def _gate_applies(headers: Iterable[tuple[str, str]]) -> bool:
             folded == "mcp-protocol-version" and value in MODERN_PROTOCOL_VERSIONS
         ):
             return True
+    return False
+
+
+def _routes_to_modern_transport(scope: Scope) -> bool:
+    """Whether ``mcp``'s session manager hands this request to its 2026-07-28 single-exchange transport.
+
+    Mirrors ``StreamableHTTPSessionManager``'s routing: the first ``mcp-protocol-version`` header (ASGI
+    names are lowercase), present and not a handshake-era version. That transport maps a handler's
+    -32020 to HTTP 400; the legacy ones do not, so their calls stay checked at this layer.
+    """
+    for name, value in scope.get("headers", []):
+        if name == _PROTOCOL_VERSION_HEADER:
+            return bytes(value).decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
     return False
 
 

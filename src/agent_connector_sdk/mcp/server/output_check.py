@@ -131,6 +131,20 @@ class OutputSelfCheck(Middleware):
     ) -> None:
         self._error_payload = error_structured_content
 
+    async def __call__(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        # Fast path for the typed tools/call pass: FastMCP's generic dispatch wraps `on_message` and
+        # `on_request` around `on_call_tool` (two more coroutine layers per call); this class leaves
+        # both as the base pass-throughs, so calling `on_call_tool` directly is the same pipeline. The
+        # root pass (a raw mapping, not typed params) and every other method take the generic route, as
+        # does a subclass that overrides either hook.
+        if (
+            isinstance(context.message, mcp_types.CallToolRequestParams)
+            and type(self).on_message is Middleware.on_message
+            and type(self).on_request is Middleware.on_request
+        ):
+            return await self.on_call_tool(context, call_next)
+        return await super().__call__(context, call_next)
+
     async def on_call_tool(
         self,
         context: MiddlewareContext[mcp_types.CallToolRequestParams],

@@ -1,0 +1,224 @@
+"""Header parity checked inside FastMCP's own tool resolution (``install_header_gate``), over real HTTP.
+
+``gated_http_app`` no longer resolves the tool a second time in ASGI for 2026-07-28 calls: the check runs
+on the tool FastMCP itself resolved to run. The whole raw-HTTP matrix of ``test_header_parity_http`` is
+re-run here against ``gated_http_app`` (the imported tests use this module's ``gated`` and
+``gated_search`` fixtures), plus what is specific to the mechanism: the ASGI layer does no lookup for
+those calls, auth decides before any verdict, SSE answers still carry HTTP 400, version fallback and the
+in-memory transport (no headers) are not refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import fastmcp
+import httpx2
+import pytest
+from fastmcp import FastMCP
+from fastmcp.utilities.versions import VersionSpec
+from pydantic import Field
+
+from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+from tests.server.test_header_parity_http import (  # noqa: F401  (re-run against gated_http_app)
+    PROTOCOL_VERSION,
+    Gated,
+    _wire_descriptor,
+    make_authed_server,
+    make_server,
+    raw_call,
+    refusal_of,
+    result_of,
+    test_audit_holds_names_not_values,
+    test_boolean_header,
+    test_case_insensitive_name_accepted_when_value_matches,
+    test_case_insensitive_name_refused_when_value_differs,
+    test_duplicated_header_refused_even_when_both_copies_match,
+    test_garbage_and_batches_get_the_servers_normal_errors,
+    test_header_without_argument_refused_as_unexpected,
+    test_hidden_tool_direct_call_mismatch_refused,
+    test_hidden_tool_through_call_tool_proxy_matching_headers_succeed,
+    test_hidden_tool_through_call_tool_proxy_mismatch_refused,
+    test_integer_compared_numerically_and_mismatch_refused,
+    test_integral_float_body_matches_decimal_header,
+    test_legacy_protocol_call_checked_only_when_it_carries_param_headers,
+    test_malformed_header_refused,
+    test_mismatched_header_refused,
+    test_missing_header_refused,
+    test_notification_gets_no_jsonrpc_response_body,
+    test_one_past_each_safe_integer_bound_refused,
+    test_safe_integer_bounds_accepted,
+    test_search_tool_itself_unaffected,
+    test_spec_empty_plain_value_accepted,
+    test_spec_plain_inner_space_from_other_clients_accepted,
+    test_string_id_echoed,
+    test_tool_without_annotations_unaffected,
+    test_unknown_tool_answered_by_the_server,
+    test_unrecognized_param_header_ignored,
+    test_values_round_trip_exactly_over_http,
+)
+from tests.support.http_server import serve_asgi
+
+
+@pytest.fixture(scope="module")
+def gated() -> Iterator[Gated]:
+    server = make_server()
+    audit: list[dict[str, Any]] = []
+    # Default (SSE) response mode: the refusal must still be a plain HTTP 400.
+    app = gated_http_app(server, stateless_http=True, header_audit=audit.append)
+    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        yield Gated(url, client, audit, descriptor)
+
+
+@pytest.fixture(scope="module")
+def gated_search() -> Iterator[tuple[str, httpx2.Client]]:
+    app = gated_http_app(make_server(search=True), stateless_http=True, json_response=True)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        yield url, client
+
+
+def test_modern_calls_are_not_resolved_by_the_asgi_layer(
+    gated: Gated, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One resolution per call: the ASGI layer passes 2026-07-28 calls on untouched (no body buffering, no
+    lookup) and still checks handshake-era calls, whose transport would not answer HTTP 400."""
+    checked: list[bytes] = []
+    original = HeaderParityMiddleware._check
+
+    async def spy(self: HeaderParityMiddleware, body: bytes, headers: list[tuple[str, str]]) -> None:
+        checked.append(body)
+        await original(self, body, headers)
+
+    monkeypatch.setattr(HeaderParityMiddleware, "_check", spy)
+    assert refusal_of(gated.call({"region": "eu"}, [("Mcp-Param-Region", "us")]))["category"] == "mismatched"
+    assert result_of(gated.call({"region": "eu"}, [("Mcp-Param-Region", "eu")])) == ["eu", 0, False]
+    assert checked == []
+    legacy = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "route", "arguments": {}}}
+    )
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    gated.client.post(gated.url, content=legacy, headers={**base, "Mcp-Param-Region": "us"})
+    assert len(checked) == 1
+
+
+def test_one_audit_event_per_checked_call(gated: Gated) -> None:
+    gated.audit.clear()
+    result_of(gated.call_encoded({"region": "eu", "count": 2}))
+    refusal_of(gated.call({"region": "eu"}, [("Mcp-Param-Region", "us")]))
+    assert [(e["event"], e["tool"]) for e in gated.audit] == [
+        ("parameter_headers_accepted", "route"),
+        ("parameter_headers_refused", "route"),
+    ]
+
+
+def test_auth_decides_before_any_header_verdict() -> None:
+    """The check runs on the tool as *this caller* resolves it: a scope-protected hidden tool is checked
+    for the admin, and a guest who cannot see it gets the server's own answer, never a -32020 about it."""
+    app = gated_http_app(make_authed_server(), stateless_http=True)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        admin = [("authorization", "Bearer admin-token")]
+        ok = raw_call(client, url, "deploy", {"region": "eu"}, [*admin, ("Mcp-Param-Region", "eu")])
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["result"]["content"][0]["text"] == "eu"
+        refused = raw_call(client, url, "deploy", {"region": "eu"}, [*admin, ("Mcp-Param-Region", "us")])
+        assert refusal_of(refused) == {
+            "tool": "deploy",
+            "header": "Mcp-Param-Region",
+            "category": "mismatched",
+        }
+        proxied = raw_call(
+            client,
+            url,
+            "call_tool",
+            {"name": "deploy", "arguments": {"region": "eu"}},
+            [*admin, ("Mcp-Param-Region", "us")],
+        )
+        assert refusal_of(proxied)["category"] == "mismatched"
+        guest = raw_call(
+            client,
+            url,
+            "deploy",
+            {"region": "eu"},
+            [("authorization", "Bearer guest-token"), ("Mcp-Param-Region", "us")],
+        )
+        assert guest.json().get("error", {}).get("code") != -32020
+        assert "eu" not in guest.text
+        anonymous = raw_call(client, url, "deploy", {"region": "eu"}, [("Mcp-Param-Region", "us")])
+        assert anonymous.status_code == 401
+
+
+def versioned_server() -> FastMCP[Any]:
+    server: FastMCP[Any] = FastMCP("versions")
+
+    @server.tool(name="zone", version="1")
+    def zone_v1(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return "v1:" + region
+
+    @server.tool(name="zone", version="2")
+    def zone_v2(region: str) -> str:
+        return "v2:" + region
+
+    return server
+
+
+def _pinned(version: str) -> bytes:
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "zone",
+                "arguments": {"region": "eu"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "fastmcp": {"version": version},
+                },
+            },
+        }
+    ).encode()
+
+
+def test_checked_against_the_version_that_runs() -> None:
+    app = gated_http_app(versioned_server(), stateless_http=True)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        latest = raw_call(client, url, "zone", {"region": "eu"})
+        assert latest.status_code == 200 and latest.json()["result"]["content"][0]["text"] == "v2:eu"
+        assert refusal_of(raw_call(client, url, "zone", None, body=_pinned("1")))["category"] == "missing"
+        pinned_ok = raw_call(client, url, "zone", None, [("Mcp-Param-Region", "eu")], body=_pinned("1"))
+        assert pinned_ok.json()["result"]["content"][0]["text"] == "v1:eu"
+
+
+def test_fallback_version_is_the_one_checked() -> None:
+    """The highest version disabled: FastMCP falls back to version 1, and that is what the headers must
+    match (a transform-level check would have judged the discarded version 2)."""
+    server = versioned_server()
+    server.disable(names={"zone"}, version=VersionSpec(eq="2"))
+    app = gated_http_app(server, stateless_http=True)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        assert refusal_of(raw_call(client, url, "zone", {"region": "eu"}))["category"] == "missing"
+        ok = raw_call(client, url, "zone", {"region": "eu"}, [("Mcp-Param-Region", "eu")])
+        assert ok.json()["result"]["content"][0]["text"] == "v1:eu"
+
+
+async def test_calls_without_http_carry_no_headers_and_are_not_refused() -> None:
+    server = make_server()
+    gated_http_app(server)
+    async with fastmcp.Client(server) as client:
+        result = await client.call_tool_mcp("route", {"region": "eu", "count": 3})
+    assert not result.is_error
+    assert json.loads(result.content[0].text) == ["eu", 3, False]
+
+
+def test_installing_twice_wraps_resolution_once() -> None:
+    server = make_server()
+    gated_http_app(server)
+    wrapped = server.get_tool
+    gated_http_app(server)
+    assert server.get_tool is wrapped
