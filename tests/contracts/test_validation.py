@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.validation import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,
     default_validator_cache,
-    json_pointer,
     validate_arguments,
     validate_instance,
 )

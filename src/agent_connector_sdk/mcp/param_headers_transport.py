@@ -51,7 +51,8 @@ from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
-from agent_connector_sdk.mcp.contracts.validation import json_pointer, validate_arguments
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts.validation import validate_arguments
 
 __all__ = [
     "TRANSPORT_EXCEPTIONS",

@@ -38,8 +38,8 @@ from agent_connector_sdk.mcp.contracts.headers import (
     X_MCP_HEADER_KEY,
     header_annotations,
     iter_schema_positions,
-    json_pointer,
 )
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",

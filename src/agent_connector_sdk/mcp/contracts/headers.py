@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.validation import exact_value_key
 
 __all__ = [
@@ -55,7 +56,6 @@ __all__ = [
     "header_annotations",
     "header_text",
     "iter_schema_positions",
-    "json_pointer",
     "validate_parameter_headers",
 ]
 
@@ -217,11 +217,6 @@ def header_text(value: Any, declared_type: str) -> str:
 
 
 # -------------------------------------------------------------------------------- schema annotations
-
-
-def json_pointer(parts: Iterable[str]) -> str:
-    """RFC 6901 pointer for ``parts`` (``~`` and ``/`` escaped); ``""`` is the document root."""
-    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
 
 
 @dataclass(frozen=True, slots=True)

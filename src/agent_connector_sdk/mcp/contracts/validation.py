@@ -35,7 +35,7 @@ import marshal
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 
 __all__ = [
     "DRAFT_2020_12",
@@ -56,7 +57,6 @@ __all__ = [
     "clear_validator_cache",
     "default_validator_cache",
     "exact_value_key",
-    "json_pointer",
     "validate_arguments",
     "validate_instance",
 ]
@@ -100,11 +100,6 @@ def _refuse_retrieval(uri: str) -> Resource[Any]:
 # Local-only registry. jsonschema combines it with the bundled metaschemas (no I/O). Passing it
 # explicitly also matters: without a registry jsonschema falls back to one that *does* fetch over HTTP.
 _OFFLINE_REGISTRY: Registry[Any] = Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
-
-
-def json_pointer(parts: Iterator[Any] | list[Any] | tuple[Any, ...]) -> str:
-    """RFC 6901 pointer for a sequence of keys/indexes (``~`` → ``~0``, ``/`` → ``~1``)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _canonical_key(schema: Any) -> str | None:
