@@ -42,3 +42,4 @@ bench: $(VENV)/.installed
 	$(PY) -m bench.disclosure_build
 	$(PY) -m bench.disclosure_read
 	$(PY) -m bench.contract_overhead
+	$(PY) -m bench.validator_choice

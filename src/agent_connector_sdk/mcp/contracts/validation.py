@@ -1,21 +1,56 @@
 """Invoke: JSON Schema 2020-12 validation of tool arguments, shared with output validation.
 
-The validator is jsonschema's ``Draft202012Validator`` with a ``referencing`` registry that **never
-retrieves anything**: the only documents a ``$ref`` can reach are the schema itself (its ``$defs``,
-anchors and embedded ``$id`` resources) and the official metaschemas bundled with
-``jsonschema-specifications``. A ``$ref`` to any other URI — ``http://…``, ``file:…``, a relative
-reference against a remote ``$id`` — is a typed refusal (``unresolvable_ref``), never a fetch. Every
-``$ref``/``$dynamicRef`` is resolved once when the schema is compiled, so an unresolvable reference in
-a branch the instance never takes is refused too (fail closed).
+Two engines, one verdict. The *schema* is checked once, at compile time, by python-jsonschema
+(``Draft202012Validator.check_schema``) and the ``referencing`` library; *instances* are then
+validated by ``jsonschema_rs`` (a Rust implementation of Draft 2020-12), chosen by benchmark
+(``python -m bench.validator_choice``: several times faster per call, which is most of the server
+gate's overhead). ``tests/contracts/test_validator_engines.py`` checks that both engines agree on
+validity for every schema/instance pair the contract tests use and for generated small schemas.
+
+The compile-time check uses a ``referencing`` registry that **never retrieves anything**: the only
+documents a ``$ref`` can reach are the schema itself (its ``$defs``, anchors and embedded ``$id``
+resources) and the official metaschemas bundled with ``jsonschema-specifications``. A ``$ref`` to any
+other URI — ``http://…``, ``file:…``, a relative reference against a remote ``$id`` — is a typed
+refusal (``unresolvable_ref``), never a fetch. Every ``$ref``/``$dynamicRef`` is resolved once when the
+schema is compiled, so an unresolvable reference in a branch the instance never takes is refused too
+(fail closed).
 
 Dialect: a schema without ``$schema`` is 2020-12 (the MCP default); an explicit
 ``https://json-schema.org/draft/2020-12/schema`` is accepted; any other ``$schema``, at the root or
 in an embedded resource, is refused as ``unsupported_dialect``.
 
-``format`` is an annotation, not an assertion (the 2020-12 default). Why: jsonschema's format checks
-depend on which optional packages happen to be installed, so asserting them would let a client and a
-server running the same code disagree about the same arguments. A tool that needs a format enforced
-states it with ``pattern`` (or enforces it in its own code).
+The Rust validator is built with a ``retriever`` that refuses every URI as well, so even a reference
+the pre-check missed could never be fetched (it fails compilation → ``unresolvable_ref``).
+
+``format`` is an annotation, not an assertion (the 2020-12 default; ``validate_formats=False``). Why:
+format checks differ between implementations and, in python-jsonschema, depend on which optional
+packages happen to be installed, so asserting them would let a client and a server disagree about the
+same arguments. A tool that needs a format enforced states it with ``pattern`` (or in its own code).
+
+Where the engines differ (documented, pinned by tests):
+
+* ``pattern`` / ``patternProperties`` use ECMA-262-style regular expressions, as JSON Schema
+  specifies, not Python's ``re``: ``\\d`` and ``\\w`` match ASCII only (Python ``re`` on ``str``
+  also matches e.g. Arabic-Indic digits). A pattern must be valid in **both** dialects, or the schema
+  is refused as ``invalid_schema``: python-jsonschema's ``check_schema`` compiles it with Python ``re``
+  (refusing ``\\p{L}``), and jsonschema_rs checks the ``regex`` format with ECMA-262 syntax
+  (refusing Python-only ``\\Z``, ``(?P=name)``, ``a{,3}``, ``\\N{…}``).
+* ``multipleOf`` with a fractional divisor is decided exactly (``0.3`` is a multiple of ``0.1``);
+  python-jsonschema uses float division and says it is not.
+* Python values beyond JSON: a ``tuple`` counts as an array (python-jsonschema only accepts ``list``);
+  ``inf``/``nan`` are not numbers (python-jsonschema accepts them); a value the engine cannot read
+  as JSON (a non-string key, ``bytes``, an ``int`` subclass other than ``bool``, an arbitrary object)
+  is refused as "not JSON data" where a keyword inspects it. Wire JSON has none of these.
+* Reported keyword names follow the engine: a ``false`` subschema is ``falseSchema`` (pointing at the
+  member), ``dependentRequired`` is reported as ``required`` at the missing member, and
+  ``minContains``/``maxContains`` as ``contains``.
+* Depth: for a schema with ``$ref``/``$dynamicRef`` (the only way validation can recurse as deep as
+  the instance), an instance nested deeper than :data:`MAX_INSTANCE_DEPTH` containers is refused
+  before the Rust engine sees it, because deep recursion there overflows the native stack (a crash,
+  not an exception).
+* Which failure is reported when several keywords fail: a heuristic modelled on python-jsonschema's
+  ``best_match`` (shallowest instance path, ``anyOf``/``oneOf`` last, descending into their branches
+  while one branch error is clearly the most specific). Validity never depends on it.
 
 Compiled validators are cached in a bounded LRU keyed by the SHA-256 of the schema's canonical JSON
 text (sorted keys, compact separators), so equal schemas share one entry whatever their key order
@@ -32,16 +67,16 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import jsonschema_rs
 import referencing.exceptions
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError, ValidationError, best_match  # type: ignore[import-untyped]
+from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from jsonschema_specifications import REGISTRY as _METASCHEMAS  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -51,6 +86,7 @@ from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 
 __all__ = [
     "DRAFT_2020_12",
+    "MAX_INSTANCE_DEPTH",
     "VALIDATOR_CACHE_SIZE",
     "SchemaFailure",
     "ValidatorCache",
@@ -66,6 +102,11 @@ DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 VALIDATOR_CACHE_SIZE = 256
 """Default bound of the process-wide compiled-validator cache (entries, least recently used evicted)."""
+
+MAX_INSTANCE_DEPTH = 200
+"""Deepest container nesting validated against a schema that can recurse (``$ref``/``$dynamicRef``).
+
+The same bound as pydantic-core's JSON parser, so nothing parsed from the wire is refused by it."""
 
 FailureKind = Literal["instance", "unsupported_dialect", "invalid_schema", "unresolvable_ref"]
 
@@ -154,12 +195,38 @@ def _check_dialects_and_refs(schema: Any) -> SchemaFailure | None:
     return None
 
 
-class _Compiled:
-    __slots__ = ("failure", "validator")
+def _refuse_rs_retrieval(uri: str) -> Any:
+    # jsonschema_rs calls this for any URI its own registry lacks; refusing makes compilation fail.
+    raise _RetrievalRefused(uri)
 
-    def __init__(self, validator: Draft202012Validator | None, failure: SchemaFailure | None) -> None:
+
+def _has_reference(schema: Any) -> bool:
+    """Whether ``$ref``/``$dynamicRef`` appears anywhere (conservative: data keywords included)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if "$ref" in node or "$dynamicRef" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+class _Compiled:
+    __slots__ = ("failure", "guard_depth", "validator")
+
+    def __init__(
+        self,
+        validator: jsonschema_rs.Validator | None,
+        failure: SchemaFailure | None,
+        guard_depth: bool = False,
+    ) -> None:
         self.validator = validator
         self.failure = failure
+        # Only a schema with references can make validation recurse as deep as the instance.
+        self.guard_depth = guard_depth
 
 
 def _compile(schema: Any) -> _Compiled:
@@ -187,7 +254,33 @@ def _compile(schema: Any) -> _Compiled:
         failure = SchemaFailure("unresolvable_ref", "$ref", "", "schema references do not resolve offline")
     if failure is not None:
         return _Compiled(None, failure)
-    return _Compiled(Draft202012Validator(schema, registry=_OFFLINE_REGISTRY), None)
+    try:
+        validator = jsonschema_rs.validator_for(
+            schema if isinstance(schema, bool) else dict(schema),
+            validate_formats=False,
+            retriever=_refuse_rs_retrieval,
+        )
+    except jsonschema_rs.ValidationError as err:
+        if isinstance(err.kind, jsonschema_rs.ValidationErrorKind.Referencing):
+            return _Compiled(
+                None,
+                SchemaFailure("unresolvable_ref", "$ref", "", "schema references do not resolve offline"),
+            )
+        # The engine checks the schema against the 2020-12 metaschema itself, asserting ``format:
+        # regex`` with ECMA-262 syntax: a Python-only pattern (``\Z``, ``(?P=name)``) lands here.
+        where = json_pointer(err.instance_path)
+        keyword = err.kind.name
+        return _Compiled(
+            None,
+            SchemaFailure(
+                "invalid_schema", keyword, "", f"schema is invalid at '{where}' ({keyword}, jsonschema_rs)"
+            ),
+        )
+    except (ValueError, jsonschema_rs.ReferencingError):
+        # Backstop for what check_schema lets through but the engine refuses (e.g. a regex it cannot
+        # compile, or a reference it cannot resolve without retrieval).
+        return _Compiled(None, SchemaFailure("invalid_schema", "", "", "schema is refused by the validator"))
+    return _Compiled(validator, None, _has_reference(schema))
 
 
 def exact_value_key(value: Any) -> bytes | None:
@@ -293,18 +386,67 @@ def clear_validator_cache() -> None:
     _DEFAULT_CACHE.clear()
 
 
-def _describe(error: ValidationError) -> SchemaFailure:
-    """Turn jsonschema's error into a value-free failure (its own message quotes the value)."""
-    keyword = str(error.validator)
-    parts = list(error.absolute_path)
-    required = error.validator_value
-    if keyword == "required" and isinstance(error.instance, Mapping) and isinstance(required, list):
+_WEAK_KEYWORDS = frozenset({"anyOf", "oneOf"})
+
+
+def _relevance(error: jsonschema_rs.ValidationError) -> tuple[int, bool]:
+    # Like python-jsonschema's best_match key: shallower failures first, then not a weak combinator.
+    return (-len(error.instance_path), error.kind.name not in _WEAK_KEYWORDS)
+
+
+def _branch_errors(error: jsonschema_rs.ValidationError) -> list[jsonschema_rs.ValidationError]:
+    kind = error.kind
+    if isinstance(
+        kind,
+        (
+            jsonschema_rs.ValidationErrorKind.AnyOf,
+            jsonschema_rs.ValidationErrorKind.OneOfNotValid,
+        ),
+    ):
+        return [branch_error for branch in kind.context for branch_error in branch]
+    return []
+
+
+def _best(errors: list[jsonschema_rs.ValidationError]) -> jsonschema_rs.ValidationError:
+    """The most relevant failure; inside a failed ``anyOf``/``oneOf``, the clearly most specific one."""
+    best = max(errors, key=_relevance)
+    while context := _branch_errors(best):
+        # Descend while a single branch error is the most specific (deepest), as best_match does.
+        ranked = sorted(context, key=_relevance)
+        if len(ranked) >= 2 and _relevance(ranked[0]) == _relevance(ranked[1]):
+            break
+        best = ranked[0]
+    return best
+
+
+def _describe(error: jsonschema_rs.ValidationError) -> SchemaFailure:
+    """Turn the engine's error into a value-free failure (its own ``message`` quotes the value)."""
+    keyword = error.kind.name
+    parts: list[object] = list(error.instance_path)
+    if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.Required):
         # Point at the missing member: the *name* comes from the schema, so it is safe to show.
-        missing = [name for name in required if isinstance(name, str) and name not in error.instance]
-        if missing:
-            parts.append(missing[0])
+        parts.append(error.kind.property)
     path = json_pointer(parts)
     return SchemaFailure("instance", keyword, path, f"value at '{path}' fails schema keyword '{keyword}'")
+
+
+def _too_deep(instance: Any, limit: int) -> bool:
+    """Whether containers nest deeper than ``limit`` (iterative: a cyclic value is simply too deep)."""
+    if not isinstance(instance, (dict, list, tuple)):
+        return False
+    stack: list[tuple[Any, int]] = [(instance, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list, tuple)):
+                stack.append((child, depth + 1))
+    return False
+
+
+_TOO_DEEP = SchemaFailure("instance", "", "", "value is nested too deeply to validate")
+_NOT_JSON = SchemaFailure("instance", "", "", "value is not JSON data")
 
 
 def validate_instance(
@@ -313,26 +455,30 @@ def validate_instance(
     """Validate ``instance`` against ``schema`` (JSON Schema 2020-12); ``None`` means it conforms.
 
     Pure: no I/O, no remote ``$ref`` (see the module docstring). The compiled validator comes from
-    ``cache`` (default: the process-wide bounded cache). When several keywords fail, jsonschema's
-    ``best_match`` picks the most relevant one. The returned failure never contains instance values.
+    ``cache`` (default: the process-wide bounded cache). When several keywords fail, the most relevant
+    one is reported (see the module docstring). The returned failure never contains instance values.
     """
     compiled = (_DEFAULT_CACHE if cache is None else cache)._get(schema)
     if compiled.failure is not None:
         return compiled.failure
-    assert compiled.validator is not None
+    validator = compiled.validator
+    assert validator is not None
+    if compiled.guard_depth and _too_deep(instance, MAX_INSTANCE_DEPTH):
+        return _TOO_DEEP
     try:
-        error = best_match(compiled.validator.iter_errors(instance))
-    except referencing.exceptions.Unresolvable:
+        if validator.is_valid(instance):
+            return None
+        errors = list(validator.iter_errors(instance))
+    except jsonschema_rs.ValidationError:
         # Backstop: every ref was resolved at compile time, but never let one turn into a crash or fetch.
         return SchemaFailure("unresolvable_ref", "$ref", "", "schema references cannot be resolved offline")
-    except re.error:
-        return SchemaFailure("invalid_schema", "pattern", "", "schema contains an invalid regular expression")
-    except RecursionError:
-        # The schema compiled (check_schema walked it), so the depth is the instance's: refuse it.
-        return SchemaFailure("instance", "", "", "value is nested too deeply to validate")
-    if error is None:
-        return None
-    return _describe(error)
+    except (ValueError, TypeError, OverflowError) as err:
+        # The engine's conversion refuses non-JSON values (non-string keys, arbitrary objects) and
+        # values nested beyond its own recursion limit; its text names a type, never a value.
+        return _TOO_DEEP if "ecursion" in str(err) else _NOT_JSON
+    if not errors:  # defensive: is_valid and iter_errors never disagree
+        return SchemaFailure("instance", "", "", "value fails the schema")
+    return _describe(_best(errors))
 
 
 def validate_arguments(

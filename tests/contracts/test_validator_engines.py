@@ -1,0 +1,423 @@
+"""The instance engine (jsonschema_rs) against python-jsonschema: same verdicts, documented differences.
+
+``validate_instance`` checks schemas with python-jsonschema and validates instances with jsonschema_rs
+(see the module docstring of ``contracts.validation``). These tests hold the two engines to the same
+validity verdict on every schema/instance pair the contract tests use and on generated small schemas,
+and pin the places where we ship a deliberate difference (``pattern`` regex dialect, ``format``,
+depth, non-JSON values).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from referencing import Registry
+
+from agent_connector_sdk.mcp.contracts import validation
+from agent_connector_sdk.mcp.contracts.validation import (
+    MAX_INSTANCE_DEPTH,
+    ValidatorCache,
+    validate_instance,
+)
+from tests.contracts.test_results import ARRAY_TOOL
+from tests.contracts.test_validation import REGION_TOOL, SECRET
+
+_NO_FETCH: Registry[Any] = Registry()  # python-jsonschema reference: no retrieval either
+
+
+def reference_is_valid(schema: Any, instance: Any) -> bool:
+    """python-jsonschema's verdict (Draft 2020-12, format as annotation, nothing fetched)."""
+    return bool(Draft202012Validator(schema, registry=_NO_FETCH).is_valid(instance))
+
+
+def engine_is_valid(schema: Any, instance: Any) -> bool:
+    failure = validate_instance(schema, instance)
+    assert failure is None or failure.kind == "instance", failure
+    return failure is None
+
+
+# --- every pair the contract tests use ----------------------------------------------------------------
+
+_REGION = REGION_TOOL["inputSchema"]
+_LOCAL_REFS = {
+    "$id": "urn:example:root",
+    "type": "object",
+    "properties": {
+        "a": {"$ref": "#/$defs/A"},
+        "b": {"$ref": "urn:example:b"},
+        "c": {"$ref": "#c-anchor"},
+        "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
+    },
+    "$defs": {
+        "A": {"type": "integer"},
+        "B": {"$id": "urn:example:b", "type": "string"},
+        "C": {"$anchor": "c-anchor", "type": "boolean"},
+    },
+}
+_TREE = {
+    "$id": "urn:tree",
+    "$dynamicAnchor": "node",
+    "type": "object",
+    "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+}
+_EMBEDDED = {
+    "$defs": {
+        "x": {
+            "$id": "urn:emb",
+            "$defs": {"y": {"type": "integer"}},
+            "properties": {"a": {"$ref": "#/$defs/y"}},
+        }
+    },
+    "$ref": "urn:emb",
+}
+_DATA_KEYWORDS = {
+    "type": "object",
+    "properties": {"doc": {"const": {"$schema": "draft-07", "$ref": "http://127.0.0.1:1/x.json"}}},
+}
+_ERROR_OUTPUT = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+
+CONTRACT_PAIRS: list[tuple[Any, Any]] = [
+    (_REGION, {"region": "eu", "limit": 3, "filter": {"tag": "ab"}, "a/b~c": True}),
+    (_REGION, {"region": "us"}),
+    (_REGION, {"region": SECRET}),
+    (_REGION, {"region": "eu", "limit": SECRET}),
+    (_REGION, {"region": "eu", "limit": 0}),
+    (_REGION, {"region": "eu", "limit": True}),
+    (_REGION, {"region": "eu", "filter": {"tag": SECRET}}),
+    (_REGION, {"region": "eu", "a/b~c": SECRET}),
+    (_REGION, {"limit": 2}),
+    (_REGION, {}),
+    (_REGION, {"region": "eu", SECRET: 1}),
+    ({"type": "object"}, {}),
+    ({"type": "object", "properties": {"e": {"format": "email"}}}, {"e": "not an email"}),
+    ({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}, {}),
+    (_DATA_KEYWORDS, {"doc": {"$schema": "draft-07", "$ref": "http://127.0.0.1:1/x.json"}}),
+    (_LOCAL_REFS, {"a": 1, "b": "x", "c": True, "meta": {"type": "string"}}),
+    (_LOCAL_REFS, {"b": 3}),
+    (_LOCAL_REFS, {"meta": {"type": 5}}),
+    ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": "some text"}),
+    (_TREE, {"children": [{"children": []}]}),
+    (_TREE, {"children": [1]}),
+    (_EMBEDDED, {"a": 1}),
+    (_EMBEDDED, {"a": "z"}),
+    # test_results.py
+    (ARRAY_TOOL["outputSchema"], [1, 2, 3]),
+    (ARRAY_TOOL["outputSchema"], {"items": [1, 2, 3]}),
+    (ARRAY_TOOL["outputSchema"], [1, "two", 3]),
+    ({"type": "string"}, "hello"),
+    ({"type": "string"}, ""),
+    ({"type": "number"}, 2.5),
+    ({"type": "integer"}, 0),
+    ({"type": "boolean"}, False),
+    ({"type": "null"}, None),
+    ({"type": ["object", "null"]}, None),
+    ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
+    (True, {"anything": ["goes"]}),
+    ({"type": "object"}, None),
+    (_ERROR_OUTPUT, {"message": "boom"}),
+    (_ERROR_OUTPUT, {"error": "boom"}),
+    ({"type": "array"}, []),
+    ({"type": "array"}, [1]),
+    ({"type": "string"}, 3),
+]
+
+
+@pytest.mark.parametrize(("schema", "instance"), CONTRACT_PAIRS)
+def test_engines_agree_on_every_contract_test_pair(schema: Any, instance: Any) -> None:
+    assert engine_is_valid(schema, instance) == reference_is_valid(schema, instance)
+
+
+# --- generated small schemas (no pattern/format: tested separately below) -------------------------------
+
+_NAMES = st.sampled_from(["a", "b", "c"])
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-5, max_value=5),
+    st.sampled_from([-1.5, 0.0, 0.5, 2.0, 3.25]),
+    st.sampled_from(["", "a", "xy", "hello"]),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_NAMES, inner, max_size=3)),
+    max_leaves=8,
+)
+_TYPES = st.sampled_from(["null", "boolean", "integer", "number", "string", "array", "object"])
+_NUMBER = st.one_of(st.integers(min_value=-3, max_value=3), st.sampled_from([-0.5, 0.5, 1.5]))
+_COUNT = st.integers(min_value=0, max_value=3)
+
+_PLAIN_LEAVES = st.one_of(
+    st.booleans(),
+    st.builds(
+        lambda t: {"type": t}, st.one_of(_TYPES, st.lists(_TYPES, min_size=1, max_size=3, unique=True))
+    ),
+    st.builds(lambda v: {"enum": v}, st.lists(_SCALARS, min_size=1, max_size=3)),
+    st.builds(lambda v: {"const": v}, _JSON),
+    st.builds(
+        lambda k, n: {k: n},
+        st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+        _NUMBER,
+    ),
+    st.builds(
+        lambda k, n: {k: n},
+        st.sampled_from(["minLength", "maxLength", "minItems", "maxItems", "minProperties"]),
+        _COUNT,
+    ),
+    st.builds(lambda names: {"required": names}, st.lists(_NAMES, max_size=3, unique=True)),
+)
+_LEAF_SCHEMAS = st.one_of(_PLAIN_LEAVES, st.just({"$ref": "#/$defs/d"}))
+
+
+def _extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    subs = st.lists(inner, min_size=1, max_size=3)
+    return st.one_of(
+        st.builds(lambda props: {"properties": props}, st.dictionaries(_NAMES, inner, max_size=3)),
+        st.builds(lambda s: {"items": s}, inner),
+        st.builds(lambda ss: {"prefixItems": ss}, subs),
+        st.builds(lambda ss, s: {"prefixItems": ss, "items": s}, subs, inner),
+        st.builds(lambda ss: {"anyOf": ss}, subs),
+        st.builds(lambda ss: {"oneOf": ss}, subs),
+        st.builds(lambda s: {"not": s}, inner),
+        st.builds(
+            lambda s, extra: {"additionalProperties": s, "properties": extra},
+            inner,
+            st.dictionaries(_NAMES, inner, max_size=2),
+        ),
+        st.builds(lambda ss: {"allOf": ss}, subs),
+    )
+
+
+_SUBSCHEMAS = st.recursive(_LEAF_SCHEMAS, _extend, max_leaves=6)
+_DEFINITION = st.recursive(_PLAIN_LEAVES, _extend, max_leaves=4)  # never refers to itself
+_ROOTS = st.builds(lambda body, d: {"allOf": [body], "$defs": {"d": d}}, _SUBSCHEMAS, _DEFINITION)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schema=_ROOTS, instance=_JSON)
+def test_engines_agree_on_generated_schemas(schema: dict[str, Any], instance: Any) -> None:
+    assert engine_is_valid(schema, instance) == reference_is_valid(schema, instance)
+
+
+# --- pattern: ECMA-262 regex semantics (what JSON Schema specifies), not Python re ----------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value", "valid"),
+    [
+        ("^\\d+$", "2026", True),
+        ("^\\d+$", "12a", False),
+        ("^[a-z0-9-]+$", "eu-west-1", True),
+        ("^[a-z0-9-]+$", "EU", False),
+        ("ab", "xxabxx", True),  # unanchored: a search, in both engines
+        ("^(?=.*x)", "yyx", True),  # look-ahead works
+    ],
+)
+def test_ascii_patterns_agree(pattern: str, value: str, valid: bool) -> None:
+    schema = {"type": "string", "pattern": pattern}
+    assert engine_is_valid(schema, value) is valid
+    assert reference_is_valid(schema, value) is valid
+
+
+@pytest.mark.parametrize("value", ["\u0663", "\u0968\u0966", "\uff11"])  # Arabic-Indic, Devanagari, fullwidth
+def test_digit_class_is_ascii_only_unlike_python_re(value: str) -> None:
+    schema = {"type": "string", "pattern": "^\\d+$"}
+    assert not engine_is_valid(schema, value)  # ECMA-262 \d is [0-9]
+    assert reference_is_valid(schema, value)  # Python re's \d is any Unicode decimal digit
+
+
+def test_word_class_is_ascii_only_unlike_python_re() -> None:
+    schema = {"type": "string", "pattern": "^\\w+$"}
+    assert not engine_is_valid(schema, "stra\u00dfe")
+    assert reference_is_valid(schema, "stra\u00dfe")
+    assert engine_is_valid(schema, "strasse_1")
+
+
+def test_pattern_python_re_cannot_compile_is_an_invalid_schema() -> None:
+    # \p{L} is valid ECMA-262 (with the u flag) but the compile-time check_schema runs Python re.
+    failure = validate_instance({"type": "string", "pattern": "^\\p{L}+$"}, "abc")
+    assert failure is not None and failure.kind == "invalid_schema"
+
+
+@pytest.mark.parametrize("pattern", ["^abc\\Z", "(?P<n>x)(?P=n)", "a{,3}", "\\N{DIGIT ONE}"])
+def test_pattern_only_python_re_accepts_is_an_invalid_schema(pattern: str) -> None:
+    # Valid for Python re (python-jsonschema's check_schema passes), not ECMA-262: the engine refuses.
+    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": pattern}}}
+    Draft202012Validator.check_schema(schema)
+    failure = validate_instance(schema, {})
+    assert failure is not None and failure.kind == "invalid_schema"
+    assert "/properties/p/pattern" in failure.message
+
+
+def test_pattern_properties_follow_the_same_regex_dialect() -> None:
+    schema = {"type": "object", "patternProperties": {"^\\d+$": {"type": "integer"}}}
+    assert not engine_is_valid(schema, {"7": "x"})
+    assert engine_is_valid(schema, {"\u0663": "x"})  # not a match for \d here, so unconstrained
+
+
+# --- format: an annotation only ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "value"),
+    [
+        ("email", "not an email"),
+        ("date-time", "yesterday"),
+        ("date", "2026-13-45"),
+        ("ipv4", "999.1.1.1"),
+        ("uuid", "nope"),
+        ("uri", "::"),
+        ("regex", "("),
+        ("no-such-format", "x"),
+    ],
+)
+def test_format_is_never_asserted(fmt: str, value: str) -> None:
+    schema = {"type": "string", "format": fmt}
+    assert validate_instance(schema, value) is None
+    assert reference_is_valid(schema, value)
+    # Still a string schema: format does not switch off the other keywords.
+    failure = validate_instance(schema, 5)
+    assert failure is not None and failure.keyword == "type"
+
+
+# --- nothing is fetched even if the offline pre-check were bypassed -------------------------------------
+
+
+@pytest.fixture
+def schema_server() -> Iterator[tuple[str, list[str]]]:
+    requests: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = json.dumps({"type": "string"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/schema+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_engine_retriever_refuses_when_the_precheck_is_bypassed(
+    schema_server: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, requests = schema_server
+    monkeypatch.setattr(validation, "_check_dialects_and_refs", lambda schema: None)
+    cache = ValidatorCache(maxsize=4)
+    for schema in (
+        {"type": "object", "properties": {"x": {"$ref": f"{base}/x.json"}}},
+        {"$id": f"{base}/root.json", "type": "object", "properties": {"x": {"$ref": "other.json"}}},
+    ):
+        failure = validate_instance(schema, {"x": "hello"}, cache=cache)
+        assert failure is not None and failure.kind == "unresolvable_ref"
+    assert requests == []
+
+
+# --- depth and non-JSON values: refused, never a crash ----------------------------------------------------
+
+_RECURSIVE = {"$ref": "#/$defs/n", "$defs": {"n": {"items": {"$ref": "#/$defs/n"}}}}
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth - 1):
+        value = [value]
+    return [value] if depth else value
+
+
+def test_depth_bound_is_exact_for_recursive_schemas() -> None:
+    assert validate_instance(_RECURSIVE, _nested(MAX_INSTANCE_DEPTH)) is None
+    failure = validate_instance(_RECURSIVE, _nested(MAX_INSTANCE_DEPTH + 1))
+    assert failure is not None and failure.kind == "instance" and "too deeply" in failure.message
+
+
+def test_very_deep_instance_in_a_small_thread_stack_is_refused_not_a_crash() -> None:
+    # Without the bound, jsonschema_rs recurses per level and overflows a small native stack (SIGSEGV).
+    results: list[Any] = []
+    previous = threading.stack_size(256 * 1024)
+    try:
+        for depth in (MAX_INSTANCE_DEPTH, 5000):  # the bound itself must fit in a small stack too
+            worker = threading.Thread(
+                target=lambda d=depth: results.append(validate_instance(_RECURSIVE, _nested(d)))
+            )
+            worker.start()
+            worker.join()
+    finally:
+        threading.stack_size(previous)
+    assert len(results) == 2 and results[0] is None
+    assert results[1] is not None and "too deeply" in results[1].message
+
+
+def test_cyclic_value_is_refused() -> None:
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    failure = validate_instance(_RECURSIVE, cyclic)
+    assert failure is not None and failure.kind == "instance"
+
+
+@pytest.mark.parametrize("value", [{1: "x"}, {"a": object()}, [object()]])
+def test_non_json_values_are_refused(value: Any) -> None:
+    # (The engine converts lazily: a value is refused where a keyword inspects it.)
+    schema = {
+        "type": ["object", "array"],
+        "additionalProperties": {"type": "string"},
+        "items": {"type": "string"},
+    }
+    failure = validate_instance(schema, value)
+    assert failure is not None and (failure.kind, failure.message) == ("instance", "value is not JSON data")
+
+
+def test_tuple_counts_as_an_array() -> None:
+    # Documented difference: python-jsonschema only accepts list; wire JSON never has tuples.
+    assert validate_instance({"type": "array", "items": {"type": "integer"}}, (1, 2)) is None
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_floats_are_not_numbers(value: float) -> None:
+    # Documented difference: JSON has no such numbers; python-jsonschema accepts them as "number".
+    failure = validate_instance({"type": "number"}, value)
+    assert failure is not None and (failure.keyword, failure.path) == ("type", "")
+    assert reference_is_valid({"type": "number"}, value)
+
+
+def test_fractional_multiple_of_is_exact() -> None:
+    # Documented difference: python-jsonschema's float division says 0.3 is not a multiple of 0.1.
+    assert validate_instance({"multipleOf": 0.1}, 0.3) is None
+    assert not reference_is_valid({"multipleOf": 0.1}, 0.3)
+    failure = validate_instance({"multipleOf": 0.1}, 0.35)
+    assert failure is not None and failure.keyword == "multipleOf"
+
+
+# --- reporting: keyword and path from the engine, never its message (which quotes the value) -------------
+
+
+def test_failure_inside_any_of_points_at_the_specific_branch_error() -> None:
+    schema = {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"n": {"type": "integer"}}}]}
+    failure = validate_instance(schema, {"n": SECRET})
+    assert failure is not None
+    assert (failure.keyword, failure.path) == ("type", "/n")
+    assert SECRET not in failure.message
+
+
+def test_first_missing_required_member_is_reported() -> None:
+    failure = validate_instance({"type": "object", "required": ["b", "a"]}, {})
+    assert failure is not None and (failure.keyword, failure.path) == ("required", "/b")
