@@ -292,3 +292,34 @@ def test_admitted_descriptor_is_a_copy() -> None:
     report = admit_tools([descriptor])
     descriptor["name"] = "changed"
     assert report.admitted["copy"]["name"] == "copy"
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"^a\Z",  # Python-only end anchor: not ECMA-262, so the instance engine cannot compile it
+        r"(?P<x>a)(?P=x)",  # Python-only named back-reference
+        r"\p{L}+",  # ECMA-262 property escape: Python re refuses it
+    ],
+)
+def test_pattern_that_one_engine_cannot_compile_is_rejected_at_admission(pattern: str) -> None:
+    good = {"name": "ok", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    bad = {
+        "name": "dialect_gap",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "pattern": pattern}}},
+    }
+    report = admit_tools([good, bad])
+    assert list(report.admitted) == ["ok"]
+    (rejection,) = report.rejected
+    assert rejection["tool"] == "dialect_gap"
+    assert rejection["category"] == "malformed"
+    assert pattern not in rejection["reason"]
+
+
+def test_admitted_tools_always_compile_for_argument_validation() -> None:
+    from agent_connector_sdk.mcp.contracts.validation import check_schema
+
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^[a-z]+$"}}}}
+    report = admit_tools([tool])
+    assert list(report.admitted) == ["t"]
+    assert check_schema(tool["inputSchema"]) is None

@@ -40,6 +40,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     iter_schema_positions,
 )
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts.validation import check_schema
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
@@ -165,6 +166,21 @@ def _check_references(schema: Any, where: str) -> None:
                 ) from None
 
 
+_FAILURE_CATEGORY: dict[str, str] = {
+    "invalid_schema": "malformed",
+    "unsupported_dialect": "unsupported_dialect",
+    "unresolvable_ref": "unresolvable_ref",
+}
+
+
+def _check_validatable(schema: Any, where: str) -> None:
+    """The Invoke and Consume gates must be able to compile the schema, or every call would be refused
+    later: e.g. a ``pattern`` valid for Python ``re`` but not ECMA-262 (``\\Z``) fails here, at Admit."""
+    failure = check_schema(schema)
+    if failure is not None:
+        raise AdmissionError(_FAILURE_CATEGORY.get(failure.kind, "malformed"), f"{where}: {failure.message}")
+
+
 def _nearest_base(bases: Mapping[str, str], pointer: str) -> str:
     # Parents are visited before children, so walking up the pointer always finds a recorded base.
     while pointer not in bases:
@@ -198,6 +214,7 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) ->
     for where, schema in schemas:
         _check_valid_schema(schema, where)
         _check_references(schema, where)
+        _check_validatable(schema, where)
     if isinstance(output_schema, Mapping):
         _check_header_placement_elsewhere(output_schema, "outputSchema")
     for annotation in header_annotations(input_schema, placement=policy.profile):

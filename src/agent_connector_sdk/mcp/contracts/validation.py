@@ -90,6 +90,7 @@ __all__ = [
     "VALIDATOR_CACHE_SIZE",
     "SchemaFailure",
     "ValidatorCache",
+    "check_schema",
     "clear_validator_cache",
     "default_validator_cache",
     "exact_value_key",
@@ -447,6 +448,15 @@ def _too_deep(instance: Any, limit: int) -> bool:
 
 _TOO_DEEP = SchemaFailure("instance", "", "", "value is nested too deeply to validate")
 _NOT_JSON = SchemaFailure("instance", "", "", "value is not JSON data")
+
+
+def check_schema(schema: Any, *, cache: ValidatorCache | None = None) -> SchemaFailure | None:
+    """Compile ``schema`` as :func:`validate_instance` would (cached) and return why it cannot be used.
+
+    ``None`` means every instance check against it will run. Admission calls this so that a tool it
+    admits can always be validated: both engines must accept the schema (see the module docstring).
+    """
+    return (_DEFAULT_CACHE if cache is None else cache)._get(schema).failure
 
 
 def validate_instance(
