@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import mcp_types
@@ -94,9 +94,31 @@ class ResolvedToolRecorder(Transform):
 _PLACEHOLDERS: tuple[Any, ...] = ([], {}, "", 0, False)
 
 
+def _placeholder_candidates(output_schema: Mapping[str, Any]) -> Iterator[Any]:
+    yield from _PLACEHOLDERS
+    # An object with required members (e.g. FastMCP's `{"result": ...}` wrapper of a `-> str` tool):
+    # fill each required member with the first plain placeholder its own subschema accepts. The whole
+    # object is still validated against the full schema by the caller.
+    properties = output_schema.get("properties")
+    required = output_schema.get("required")
+    if not isinstance(properties, Mapping) or not isinstance(required, list) or not required:
+        return
+    filled: dict[str, Any] = {}
+    for member in required:
+        if not isinstance(member, str):
+            return
+        subschema = properties.get(member, True)
+        fitting = [c for c in _PLACEHOLDERS if validate_instance(subschema, c) is None]
+        if not fitting:
+            return
+        filled[member] = fitting[0]
+    yield filled
+
+
 def first_conforming_placeholder(tool_name: str, output_schema: Mapping[str, Any]) -> Any:
-    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits."""
-    for candidate in _PLACEHOLDERS:
+    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits,
+    else an object whose required members are each filled that way (FastMCP's wrapped results)."""
+    for candidate in _placeholder_candidates(output_schema):
         if validate_instance(output_schema, candidate) is None:
             return candidate
     raise LookupError(f"no placeholder conforms to the output schema of {tool_name!r}")
