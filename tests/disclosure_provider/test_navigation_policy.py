@@ -20,6 +20,7 @@ from agent_connector_sdk.mcp.schema_disclosure_navigation import (
     MAX_SUMMARY_ARGUMENTS,
     DisclosureReadRefused,
     SchemaNavigation,
+    VerifiedSchemaSnapshots,
     VisibleToolSchemas,
     authorize_disclosure_read,
     build_navigation_entry,
@@ -129,3 +130,57 @@ def test_undisclosable_tools_get_an_entry_without_identity() -> None:
     )
     parsed = SchemaNavigation.model_validate(entry)
     assert (parsed.manifest_uri, parsed.schema_sha256, parsed.fragment_count) == (None, None, None)
+
+
+def _schema_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]},
+        {"type": "array", "items": {"type": "string"}},
+    )
+
+
+def _read_with(snapshots: VerifiedSchemaSnapshots, d: SchemaDisclosure, tool: Any) -> str:
+    try:
+        authorize_disclosure_read(
+            d.manifest.manifest_uri, disclosures={"t": d}, visible_tool=tool, snapshots=snapshots
+        )
+    except DisclosureReadRefused as refused:
+        return refused.category
+    return "served"
+
+
+def test_snapshots_never_let_an_edited_schema_through() -> None:
+    input_schema, output_schema = _schema_pair()
+    d = build_schema_disclosure(
+        operation="op", alias="t", source=b"s", input_schema=input_schema, output_schema=output_schema
+    )
+    snapshots = VerifiedSchemaSnapshots()
+    tool = VisibleToolSchemas("t", input_schema, output_schema)
+    assert _read_with(snapshots, d, tool) == "served"
+    assert _read_with(snapshots, d, tool) == "served"  # the fast path: same objects, same verdict
+    # In-place edits after a verified read: each is caught (the fingerprint moved, full re-hash refuses).
+    input_schema["properties"]["n"]["minimum"] = True  # True == 1 in Python, but not in JSON
+    assert _read_with(snapshots, d, tool) == "stale"
+    input_schema["properties"]["n"]["minimum"] = 1.0  # 1.0 == 1 in Python; "1.0" != "1" canonically
+    assert _read_with(snapshots, d, tool) == "stale"
+    input_schema["properties"]["n"]["minimum"] = 1
+    assert _read_with(snapshots, d, tool) == "served"
+    output_schema["items"]["type"] = "integer"
+    assert _read_with(snapshots, d, tool) == "stale"
+    output_schema["items"]["type"] = "string"
+    # A replaced tool whose schemas are equal but differently ordered still serves (full re-hash path).
+    reordered = VisibleToolSchemas("t", dict(reversed(list(input_schema.items()))), output_schema)
+    assert _read_with(snapshots, d, reordered) == "served"
+
+
+def test_snapshot_of_one_alias_never_vouches_for_another() -> None:
+    input_schema, output_schema = _schema_pair()
+    d = build_schema_disclosure(
+        operation="op", alias="t", source=b"s", input_schema=input_schema, output_schema=output_schema
+    )
+    snapshots = VerifiedSchemaSnapshots()
+    assert _read_with(snapshots, d, VisibleToolSchemas("t", input_schema, output_schema)) == "served"
+    other_input = {"type": "object"}
+    other = build_schema_disclosure(operation="op", alias="t", source=b"s", input_schema=other_input)
+    # Same alias, another disclosure (schema digest): the remembered fingerprint does not apply.
+    assert _read_with(snapshots, other, VisibleToolSchemas("t", input_schema, output_schema)) == "stale"

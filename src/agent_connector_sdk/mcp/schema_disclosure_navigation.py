@@ -15,6 +15,8 @@ Two jobs, shared by both ends so they cannot drift:
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ __all__ = [
     "DisclosureReadRefused",
     "ReadRefusalCategory",
     "SchemaNavigation",
+    "VerifiedSchemaSnapshots",
     "VisibleToolSchemas",
     "authorize_disclosure_read",
     "build_navigation_entry",
@@ -258,6 +261,43 @@ class VisibleToolSchemas:
     output_schema: Any
 
 
+def _fingerprint(input_schema: Any, output_schema: Any) -> bytes | None:
+    """SHA-256 of the schemas' ``marshal`` (version 2) bytes, or ``None`` when they are not plain data.
+
+    marshal is exact about types and values (``True``, ``1`` and ``1.0`` differ; a ``str`` or ``int``
+    subclass is refused) and version 2 writes no back-references, so equal bytes mean equal values — and
+    equal values have equal canonical JSON, hence equal digests.
+    """
+    try:
+        return hashlib.sha256(marshal.dumps((input_schema, output_schema), 2)).digest()
+    except (ValueError, RecursionError):
+        return None
+
+
+class VerifiedSchemaSnapshots:
+    """Per alias, the fingerprint of the exact schemas last proven to hash to that alias's manifest.
+
+    Every read must check the visible tool's *current* schemas against the disclosure. Canonical JSON
+    plus SHA-256 of a large schema costs milliseconds, on every fragment read; an exact ``marshal``
+    fingerprint costs a fraction of that. A read whose schemas fingerprint exactly as a previously
+    verified read of the same alias and schema digest is therefore the same check; anything else — a
+    replaced schema, an in-place edit, another key order — falls back to full canonical hashing. At most
+    one entry per alias is kept (the registry's aliases bound it).
+    """
+
+    def __init__(self) -> None:
+        self._verified: dict[str, tuple[str, bytes]] = {}
+
+    def matches(self, alias: str, schema_sha256: str, fingerprint: bytes) -> bool:
+        return self._verified.get(alias) == (schema_sha256, fingerprint)
+
+    def remember(self, alias: str, schema_sha256: str, fingerprint: bytes) -> None:
+        self._verified[alias] = (schema_sha256, fingerprint)
+
+    def forget(self, alias: str) -> None:
+        self._verified.pop(alias, None)
+
+
 def parse_disclosure_uri(uri: object) -> DisclosureAddress | None:
     """Split a disclosure URI into alias, digest and index text, or ``None`` when it is not one."""
     if type(uri) is not str:
@@ -272,11 +312,26 @@ def _body(model: BaseModel) -> str:
     return canonical_json_bytes(model.model_dump(mode="json")).decode("utf-8")
 
 
+def _require_current_schemas(visible_tool: VisibleToolSchemas, manifest: Any) -> None:
+    """The visible tool's current schemas hash exactly to the manifest's digests, or ``stale``."""
+    try:
+        _, current = encode_schema_document(visible_tool.input_schema, visible_tool.output_schema)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("stale") from None
+    if (
+        current.input_schema_sha256 != manifest.input_schema_sha256
+        or current.output_schema_sha256 != manifest.output_schema_sha256
+        or current.schema_sha256 != manifest.schema_sha256
+    ):
+        raise DisclosureReadRefused("stale")
+
+
 def authorize_disclosure_read(
     uri: str,
     *,
     disclosures: Mapping[str, SchemaDisclosure],
     visible_tool: VisibleToolSchemas | None,
+    snapshots: VerifiedSchemaSnapshots | None = None,
 ) -> str:
     """Serve one read of a manifest or fragment URI, or refuse it.
 
@@ -286,6 +341,9 @@ def authorize_disclosure_read(
     that name; the URI's digest, and the digests of the tool's current schemas, equal the
     disclosure's; the index is canonical and in range; and the requested URI equals, byte for byte,
     the URI derived from the manifest. The body is the manifest or fragment as canonical JSON.
+
+    ``snapshots`` (optional) lets a read skip re-hashing schemas that are exactly those a previous read
+    of the same alias verified (see :class:`VerifiedSchemaSnapshots`); the verdict is the same.
     """
     address = parse_disclosure_uri(uri)
     if address is None:
@@ -300,16 +358,17 @@ def authorize_disclosure_read(
         raise DisclosureReadRefused("alias_mismatch")
     if address.schema_sha256 != manifest.schema_sha256:
         raise DisclosureReadRefused("stale")
-    try:
-        _, current = encode_schema_document(visible_tool.input_schema, visible_tool.output_schema)
-    except SchemaDisclosureError:
-        raise DisclosureReadRefused("stale") from None
+    fingerprint = (
+        _fingerprint(visible_tool.input_schema, visible_tool.output_schema) if snapshots is not None else None
+    )
     if (
-        current.input_schema_sha256 != manifest.input_schema_sha256
-        or current.output_schema_sha256 != manifest.output_schema_sha256
-        or current.schema_sha256 != manifest.schema_sha256
+        snapshots is None
+        or fingerprint is None
+        or not snapshots.matches(manifest.alias, manifest.schema_sha256, fingerprint)
     ):
-        raise DisclosureReadRefused("stale")
+        _require_current_schemas(visible_tool, manifest)
+        if snapshots is not None and fingerprint is not None:
+            snapshots.remember(manifest.alias, manifest.schema_sha256, fingerprint)
     if address.index is None:
         if uri != manifest.manifest_uri:
             raise DisclosureReadRefused("non_canonical")

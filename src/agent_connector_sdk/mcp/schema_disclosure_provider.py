@@ -52,6 +52,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 )
 from agent_connector_sdk.mcp.schema_disclosure_navigation import (
     DisclosureReadRefused,
+    VerifiedSchemaSnapshots,
     VisibleToolSchemas,
     authorize_disclosure_read,
     build_navigation_entry,
@@ -146,6 +147,7 @@ class SchemaDisclosureRegistry:
         self._server = server
         self._catalog = catalog
         self._disclosures: dict[str, SchemaDisclosure] = {}
+        self._snapshots = VerifiedSchemaSnapshots()
 
     @property
     def catalog(self) -> CatalogTransform:
@@ -162,6 +164,7 @@ class SchemaDisclosureRegistry:
 
     def remove(self, alias: str) -> None:
         self._disclosures.pop(alias, None)
+        self._snapshots.forget(alias)
 
     def _admit(self, disclosures: Mapping[str, SchemaDisclosure]) -> None:
         for alias, disclosure in disclosures.items():
@@ -185,7 +188,9 @@ class SchemaDisclosureRegistry:
             # unauthorized one then cost the same work, so timing does not reveal which aliases exist.
             visible = await self._catalog.get_tool_catalog(get_context())
             tool = _tool_named(visible, uri)
-            return authorize_disclosure_read(uri, disclosures=self._disclosures, visible_tool=tool)
+            return authorize_disclosure_read(
+                uri, disclosures=self._disclosures, visible_tool=tool, snapshots=self._snapshots
+            )
         except DisclosureReadRefused as refusal:
             logger.info("schema disclosure read refused: %s", refusal.category)
             raise disclosure_not_found(uri) from None
