@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from types import MappingProxyType
 from typing import Any
 
@@ -22,6 +19,7 @@ from agent_connector_sdk.mcp.contracts.validation import (
     validate_arguments,
     validate_instance,
 )
+from tests.support.schema_server import recording_schema_server
 
 SECRET = "tok-SECRET-9f3a"
 
@@ -160,30 +158,8 @@ def test_invalid_schema_is_refused() -> None:
 
 @pytest.fixture
 def schema_server() -> Iterator[tuple[str, list[str]]]:
-    """A real local HTTP server that *would* serve a permissive schema, recording every request."""
-    requests: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            requests.append(self.path)
-            body = json.dumps({"type": "string"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/schema+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    with recording_schema_server() as served:
+        yield served
 
 
 def test_remote_ref_is_refused_and_never_fetched(schema_server: tuple[str, list[str]]) -> None:

@@ -9,10 +9,8 @@ depth, non-JSON values).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 import pytest
@@ -29,6 +27,7 @@ from agent_connector_sdk.mcp.contracts.validation import (
 )
 from tests.contracts.test_results import ARRAY_TOOL
 from tests.contracts.test_validation import REGION_TOOL, SECRET
+from tests.support.schema_server import recording_schema_server
 
 _NO_FETCH: Registry[Any] = Registry()  # python-jsonschema reference: no retrieval either
 
@@ -292,29 +291,8 @@ def test_format_is_never_asserted(fmt: str, value: str) -> None:
 
 @pytest.fixture
 def schema_server() -> Iterator[tuple[str, list[str]]]:
-    requests: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            requests.append(self.path)
-            body = json.dumps({"type": "string"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/schema+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    with recording_schema_server() as served:
+        yield served
 
 
 def test_engine_retriever_refuses_when_the_precheck_is_bypassed(
