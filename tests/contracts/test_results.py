@@ -100,19 +100,22 @@ def test_violation_path_points_into_structured_content() -> None:
     assert "two" not in err.message
 
 
+ANY_JSON_STRUCTURED_CONTENT: list[tuple[Any, Any]] = [
+    ({"type": "string"}, "hello"),
+    ({"type": "string"}, ""),
+    ({"type": "number"}, 2.5),
+    ({"type": "integer"}, 0),
+    ({"type": "boolean"}, False),
+    ({"type": "null"}, None),
+    ({"type": ["object", "null"]}, None),
+    ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
+    (True, {"anything": ["goes"]}),
+]
+
+
 @pytest.mark.parametrize(
     ("schema", "value"),
-    [
-        ({"type": "string"}, "hello"),
-        ({"type": "string"}, ""),
-        ({"type": "number"}, 2.5),
-        ({"type": "integer"}, 0),
-        ({"type": "boolean"}, False),
-        ({"type": "null"}, None),
-        ({"type": ["object", "null"]}, None),
-        ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
-        (True, {"anything": ["goes"]}),
-    ],
+    ANY_JSON_STRUCTURED_CONTENT,
 )
 def test_any_json_value_is_valid_structured_content(schema: Any, value: Any) -> None:
     validate_tool_result(with_output(schema), structured(value))

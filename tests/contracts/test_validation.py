@@ -183,22 +183,25 @@ def test_ref_to_unroutable_address_is_a_typed_refusal() -> None:
     assert err.category == "unresolvable_ref"
 
 
+LOCAL_REFS_SCHEMA: dict[str, Any] = {
+    "$id": "urn:example:root",
+    "type": "object",
+    "properties": {
+        "a": {"$ref": "#/$defs/A"},
+        "b": {"$ref": "urn:example:b"},
+        "c": {"$ref": "#c-anchor"},
+        "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
+    },
+    "$defs": {
+        "A": {"type": "integer"},
+        "B": {"$id": "urn:example:b", "type": "string"},
+        "C": {"$anchor": "c-anchor", "type": "boolean"},
+    },
+}
+
+
 def test_local_refs_resolve() -> None:
-    schema = {
-        "$id": "urn:example:root",
-        "type": "object",
-        "properties": {
-            "a": {"$ref": "#/$defs/A"},
-            "b": {"$ref": "urn:example:b"},
-            "c": {"$ref": "#c-anchor"},
-            "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
-        },
-        "$defs": {
-            "A": {"type": "integer"},
-            "B": {"$id": "urn:example:b", "type": "string"},
-            "C": {"$anchor": "c-anchor", "type": "boolean"},
-        },
-    }
+    schema = LOCAL_REFS_SCHEMA
     validate_arguments(tool(schema), {"a": 1, "b": "x", "c": True, "meta": {"type": "string"}})
     assert refusal(tool(schema), {"b": 3}).path == "/b"
     assert refusal(tool(schema), {"meta": {"type": 5}}).category == "invalid_arguments"

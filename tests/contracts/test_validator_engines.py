@@ -25,8 +25,8 @@ from agent_connector_sdk.mcp.contracts.validation import (
     ValidatorCache,
     validate_instance,
 )
-from tests.contracts.test_results import ARRAY_TOOL
-from tests.contracts.test_validation import REGION_TOOL, SECRET
+from tests.contracts.test_results import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
+from tests.contracts.test_validation import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
 from tests.support.schema_server import recording_schema_server
 
 _NO_FETCH: Registry[Any] = Registry()  # python-jsonschema reference: no retrieval either
@@ -46,21 +46,7 @@ def engine_is_valid(schema: Any, instance: Any) -> bool:
 # --- every pair the contract tests use ----------------------------------------------------------------
 
 _REGION = REGION_TOOL["inputSchema"]
-_LOCAL_REFS = {
-    "$id": "urn:example:root",
-    "type": "object",
-    "properties": {
-        "a": {"$ref": "#/$defs/A"},
-        "b": {"$ref": "urn:example:b"},
-        "c": {"$ref": "#c-anchor"},
-        "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
-    },
-    "$defs": {
-        "A": {"type": "integer"},
-        "B": {"$id": "urn:example:b", "type": "string"},
-        "C": {"$anchor": "c-anchor", "type": "boolean"},
-    },
-}
+_LOCAL_REFS = LOCAL_REFS_SCHEMA
 _TREE = {
     "$id": "urn:tree",
     "$dynamicAnchor": "node",
@@ -111,15 +97,7 @@ CONTRACT_PAIRS: list[tuple[Any, Any]] = [
     (ARRAY_TOOL["outputSchema"], [1, 2, 3]),
     (ARRAY_TOOL["outputSchema"], {"items": [1, 2, 3]}),
     (ARRAY_TOOL["outputSchema"], [1, "two", 3]),
-    ({"type": "string"}, "hello"),
-    ({"type": "string"}, ""),
-    ({"type": "number"}, 2.5),
-    ({"type": "integer"}, 0),
-    ({"type": "boolean"}, False),
-    ({"type": "null"}, None),
-    ({"type": ["object", "null"]}, None),
-    ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
-    (True, {"anything": ["goes"]}),
+    *ANY_JSON_STRUCTURED_CONTENT,
     ({"type": "object"}, None),
     (_ERROR_OUTPUT, {"message": "boom"}),
     (_ERROR_OUTPUT, {"error": "boom"}),
