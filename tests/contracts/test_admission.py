@@ -56,24 +56,33 @@ def test_good_tools_admitted_in_server_order() -> None:
         ({"name": "x", "inputSchema": {"type": "array"}}, "x"),
         ({"name": "x", "inputSchema": {}}, "x"),
         ({"name": "x", "inputSchema": {"type": "object"}, "outputSchema": "nope"}, "x"),
-        (
-            {
-                "name": "x",
-                "inputSchema": {"type": "object", "properties": {"a": {"minLength": "secret-ish"}}},
-            },
-            "x",
-        ),
     ],
 )
 def test_malformed(descriptor: Any, tool_name: str | None) -> None:
     rejection = only_rejection(descriptor)
     assert rejection["category"] == "malformed"
     assert rejection["tool"] == tool_name
+
+
+def test_invalid_schema_is_one_category_shared_with_every_gate() -> None:
+    # Compatibility: Admit reported this as `malformed` before the JSON Schema module was shared.
+    schema = {"type": "object", "properties": {"a": {"minLength": "secret-ish"}}}
+    descriptor = {"name": "x", "inputSchema": schema}
+    rejection = only_rejection(descriptor)
+    assert (rejection["tool"], rejection["category"]) == ("x", "invalid_schema")
     assert "secret-ish" not in rejection["reason"]
+    assert "/properties/a/minLength" in rejection["reason"]
 
 
 @pytest.mark.parametrize(
-    "dialect", ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", 7]
+    "dialect",
+    [
+        "https://json-schema.org/draft-07/schema#",  # not the canonical spelling (http://json-schema.org/...)
+        "http://json-schema.org/draft-03/schema#",
+        "http://json-schema.org/schema#",  # "the latest", whatever that is: not a dialect
+        "https://example.com/my-dialect",
+        7,
+    ],
 )
 def test_unsupported_dialect(dialect: Any) -> None:
     rejection = only_rejection(tool("old", schema={"$schema": dialect}))
@@ -81,9 +90,10 @@ def test_unsupported_dialect(dialect: Any) -> None:
 
 
 def test_unsupported_dialect_nested_and_in_output_schema() -> None:
+    # A supported dialect embedded in a document of another one: mixed dialects are refused.
     nested = tool("n", {"a": {"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}})
     assert only_rejection(nested)["category"] == "unsupported_dialect"
-    out = tool("o", outputSchema={"$schema": "http://json-schema.org/draft-07/schema#"})
+    out = tool("o", outputSchema={"$schema": "https://example.com/my-dialect"})
     assert only_rejection(out)["category"] == "unsupported_dialect"
 
 
@@ -312,7 +322,7 @@ def test_pattern_that_one_engine_cannot_compile_is_rejected_at_admission(pattern
     assert list(report.admitted) == ["ok"]
     (rejection,) = report.rejected
     assert rejection["tool"] == "dialect_gap"
-    assert rejection["category"] == "malformed"
+    assert rejection["category"] == "invalid_schema"
     assert pattern not in rejection["reason"]
 
 

@@ -126,8 +126,8 @@ def test_explicit_2020_12_is_accepted(dialect: str) -> None:
 @pytest.mark.parametrize(
     "schema",
     [
-        {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
-        {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object"},
+        {"$schema": "http://json-schema.org/draft-03/schema#", "type": "object"},
+        {"$schema": "https://json-schema.org/draft-07/schema#", "type": "object"},  # non-canonical
         {"$schema": "https://example.com/my-dialect", "type": "object"},
         {"type": "object", "properties": {"x": {"$schema": "http://json-schema.org/draft-07/schema#"}}},
     ],
@@ -255,7 +255,7 @@ def test_cache_key_is_canonical_content() -> None:
 
 def test_schema_refusals_are_cached_too() -> None:
     cache = ValidatorCache(maxsize=4)
-    bad = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    bad = {"$schema": "https://example.com/my-dialect"}
     for _ in range(3):
         failure = validate_instance(bad, {}, cache=cache)
         assert failure is not None and failure.kind == "unsupported_dialect"

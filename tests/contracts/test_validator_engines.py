@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry
 
-from agent_connector_sdk.mcp.contracts import validation
+from agent_connector_sdk.mcp.contracts import json_schema
 from agent_connector_sdk.mcp.contracts.validation import (
     MAX_INSTANCE_DEPTH,
     ValidatorCache,
@@ -277,7 +277,7 @@ def test_engine_retriever_refuses_when_the_precheck_is_bypassed(
     schema_server: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, requests = schema_server
-    monkeypatch.setattr(validation, "_check_dialects_and_refs", lambda schema: None)
+    monkeypatch.setattr(json_schema, "_check_dialects_and_refs", lambda schema, dialect: None)
     cache = ValidatorCache(maxsize=4)
     for schema in (
         {"type": "object", "properties": {"x": {"$ref": f"{base}/x.json"}}},

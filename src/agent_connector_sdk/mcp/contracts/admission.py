@@ -5,10 +5,20 @@ The host owns this gate: a server cannot force a client to accept its schemas or
 removes the others, and explains every rejection with a stable ``category`` and a reason that names
 fields and JSON pointers, never values.
 
-Categories: ``malformed`` (shape, or not a valid 2020-12 schema), ``unsupported_dialect`` (``$schema``
-other than 2020-12, anywhere), ``unresolvable_ref`` (a ``$ref`` that does not resolve inside the
-descriptor itself: remote references are never fetched), ``invalid_header_annotation``,
-``sensitive_header`` and ``duplicate_name``.
+Categories: ``malformed`` (descriptor shape: no name, ``inputSchema`` not an object with ``type:
+"object"`` at its root, ...), ``invalid_schema`` (not a valid schema of its dialect, or one the
+instance engine cannot compile), ``unsupported_dialect`` (``$schema`` not one of the policy's dialects,
+or mixed dialects), ``unresolvable_ref`` (a ``$ref`` that does not resolve inside the descriptor
+itself: remote references are never fetched), ``invalid_header_annotation``, ``sensitive_header`` and
+``duplicate_name``. Every schema check is :func:`~agent_connector_sdk.mcp.contracts.json_schema.check_schema`,
+the one the later gates use, so an admitted tool can always be validated. (Compatibility: an invalid
+schema was reported as ``malformed`` before the JSON Schema module was shared; it is ``invalid_schema``
+at every gate now.)
+
+Dialects: draft-04, draft-06, draft-07, 2019-09 and 2020-12 (absent ``$schema`` = 2020-12), each with
+its own meta-schema and semantics; :attr:`AdmissionPolicy.dialects` narrows the set. In draft-04 to
+draft-07 a root ``$ref`` makes its sibling ``type`` ignored, so such an ``inputSchema`` does not declare
+``type: "object"`` and is ``malformed``.
 
 Duplicate names: *every* descriptor sharing a name is rejected, not only the later ones. A client
 cannot know which definition the server will execute for that name, and keeping the first would let a
@@ -24,23 +34,17 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
-from urllib.parse import urljoin
-
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-from jsonschema_specifications import REGISTRY as METASCHEMAS  # type: ignore[import-untyped]
-from referencing import Registry
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.headers import (
-    X_MCP_HEADER_KEY,
-    header_annotations,
+from agent_connector_sdk.mcp.contracts.headers import X_MCP_HEADER_KEY, header_annotations
+from agent_connector_sdk.mcp.contracts.json_schema import (
+    ALL_DIALECTS,
+    DIALECTS,
+    DialectName,
+    check_schema,
+    dialect_of,
     iter_schema_positions,
 )
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.validation import check_schema
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
@@ -53,9 +57,10 @@ __all__ = [
 ]
 
 SUPPORTED_DIALECTS: Final = frozenset(
-    {"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"}
+    spelling for dialect in DIALECTS.values() for spelling in (dialect.uri, dialect.uri + "#")
 )
-"""``$schema`` values treated as JSON Schema 2020-12 (an absent ``$schema`` also means 2020-12)."""
+"""Every ``$schema`` value a host can admit (an absent ``$schema`` means 2020-12): the canonical URIs
+of draft-04, draft-06, draft-07, 2019-09 and 2020-12, with or without the empty fragment."""
 
 DEFAULT_SENSITIVE_NAMES: Final = frozenset(
     {
@@ -84,10 +89,23 @@ class AdmissionPolicy:
     ``inputSchema.properties``; ``profile="spec"`` also accepts properties reachable through a chain of
     ``properties`` keys (the 2026-07-28 rule). ``sensitive_names`` are fragments (lowercase ASCII
     alphanumerics) that reject an annotated header or property whose normalized name contains one.
+    ``dialects`` are the JSON Schema dialects admitted (default all five); a schema in another one is
+    ``unsupported_dialect``. It must include ``"2020-12"``, the dialect the spec requires every host to
+    support (and the meaning of a schema without ``$schema``).
     """
 
     profile: Literal["strict", "spec"] = "strict"
     sensitive_names: frozenset[str] = field(default=DEFAULT_SENSITIVE_NAMES)
+    dialects: frozenset[DialectName] = field(default=ALL_DIALECTS)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.dialects) - ALL_DIALECTS
+        if unknown:
+            raise ValueError(
+                f"unknown JSON Schema dialects: {sorted(unknown)} (known: {sorted(ALL_DIALECTS)})"
+            )
+        if "2020-12" not in self.dialects:
+            raise ValueError("dialects must include 2020-12, the MCP default every host must support")
 
 
 class Rejection(TypedDict):
@@ -115,77 +133,12 @@ def is_sensitive_name(name: str, sensitive_names: Iterable[str] = DEFAULT_SENSIT
     return any(fragment in normalized for fragment in sensitive_names)
 
 
-def _check_dialects(schema: Any, where: str) -> None:
-    for site in iter_schema_positions(schema):
-        dialect = site.schema.get("$schema")
-        if dialect is not None and dialect not in SUPPORTED_DIALECTS:
-            raise AdmissionError(
-                "unsupported_dialect", f"{where}{site.pointer or '/'}: $schema is not JSON Schema 2020-12"
-            )
-
-
-def _check_valid_schema(schema: Any, where: str) -> None:
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        # The metaschema message can quote instance values; report only the location and the keyword.
-        pointer = json_pointer(str(part) for part in exc.path)
-        raise AdmissionError(
-            "malformed",
-            f"{where}{pointer or '/'} is not a valid JSON Schema 2020-12 ({exc.validator} keyword)",
-        ) from None
-
-
-def _check_references(schema: Any, where: str) -> None:
-    """Every ``$ref``/``$dynamicRef`` must resolve within the schema itself: the registry has no
-    retriever, so a remote reference is refused instead of fetched."""
-    root = DRAFT202012.create_resource(schema)
-    # The bundled metaschemas (no I/O) stay resolvable; anything else outside the schema is not.
-    registry: Registry[Any] = METASCHEMAS.with_resource("", root).crawl()
-    bases: dict[str, str] = {"": ""}
-    for site in iter_schema_positions(schema):
-        parent = site.pointer.rsplit("/", 1)[0] if site.pointer else ""
-        base = _nearest_base(bases, parent)
-        own_id = site.schema.get("$id")
-        if isinstance(own_id, str):
-            base = urljoin(base, own_id)
-        bases[site.pointer] = base
-        for keyword in ("$ref", "$dynamicRef"):
-            reference = site.schema.get(keyword)
-            if reference is None:
-                continue
-            if not isinstance(reference, str):
-                raise AdmissionError("malformed", f"{where}{site.pointer}/{keyword} is not a string")
-            try:
-                registry.resolver(base_uri=base).lookup(reference)
-            except Unresolvable:
-                raise AdmissionError(
-                    "unresolvable_ref",
-                    f"{where}{site.pointer}/{keyword} does not resolve inside the descriptor "
-                    "(remote references are never fetched)",
-                ) from None
-
-
-_FAILURE_CATEGORY: dict[str, str] = {
-    "invalid_schema": "malformed",
-    "unsupported_dialect": "unsupported_dialect",
-    "unresolvable_ref": "unresolvable_ref",
-}
-
-
-def _check_validatable(schema: Any, where: str) -> None:
-    """The Invoke and Consume gates must be able to compile the schema, or every call would be refused
-    later: e.g. a ``pattern`` valid for Python ``re`` but not ECMA-262 (``\\Z``) fails here, at Admit."""
-    failure = check_schema(schema)
+def _check_schema(schema: Any, where: str, policy: AdmissionPolicy) -> None:
+    """The one schema check every gate shares (dialect, meta-schema, offline references, both engines):
+    e.g. a ``pattern`` valid for Python ``re`` but not ECMA-262 (``\\Z``) fails here, at Admit."""
+    failure = check_schema(schema, dialects=policy.dialects)
     if failure is not None:
-        raise AdmissionError(_FAILURE_CATEGORY.get(failure.kind, "malformed"), f"{where}: {failure.message}")
-
-
-def _nearest_base(bases: Mapping[str, str], pointer: str) -> str:
-    # Parents are visited before children, so walking up the pointer always finds a recorded base.
-    while pointer not in bases:
-        pointer = pointer.rsplit("/", 1)[0] if "/" in pointer else ""
-    return bases[pointer]
+        raise AdmissionError(failure.kind, f"{where}: {failure.message}")
 
 
 def _check_header_placement_elsewhere(schema: Any, where: str) -> None:
@@ -210,11 +163,13 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) ->
     if isinstance(output_schema, Mapping):
         schemas.append(("outputSchema", output_schema))
     for where, schema in schemas:
-        _check_dialects(schema, where)
-    for where, schema in schemas:
-        _check_valid_schema(schema, where)
-        _check_references(schema, where)
-        _check_validatable(schema, where)
+        _check_schema(schema, where, policy)
+    dialect = dialect_of(input_schema)
+    if dialect is not None and dialect.ref_overrides_siblings and "$ref" in input_schema:
+        raise AdmissionError(
+            "malformed",
+            f'inputSchema/: in {dialect.name} a root `$ref` makes the sibling `type: "object"` ignored',
+        )
     if isinstance(output_schema, Mapping):
         _check_header_placement_elsewhere(output_schema, "outputSchema")
     for annotation in header_annotations(input_schema, placement=policy.profile):
@@ -234,8 +189,8 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
 
     Rules: ``name`` is a non-empty string and unique (all duplicates are rejected, see the module
     docstring); ``inputSchema`` is a JSON object with ``type: "object"``; ``outputSchema``, when present,
-    is a JSON object; both are valid JSON Schema 2020-12 (``$schema`` absent or 2020-12 everywhere),
-    and every ``$ref`` resolves locally (nothing is fetched). ``x-mcp-header`` annotations follow
+    is a JSON object; both are valid schemas of one of the policy's dialects (``$schema`` absent means
+    2020-12), and every ``$ref`` resolves locally (nothing is fetched). ``x-mcp-header`` annotations follow
     :func:`~agent_connector_sdk.mcp.contracts.headers.header_annotations` with the policy's placement
     profile, never appear in an ``outputSchema``, and never mark a sensitive name. One descriptor's
     failure, including an unexpected one such as a pathologically deep schema, never affects another.
@@ -266,7 +221,7 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
                 {
                     "tool": tool,
                     "index": index,
-                    "category": "malformed",
+                    "category": "invalid_schema",
                     "reason": "schema is nested too deeply",
                 }
             )

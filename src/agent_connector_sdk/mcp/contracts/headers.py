@@ -33,13 +33,18 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.validation import exact_value_key
+from agent_connector_sdk.mcp.contracts.json_schema import (
+    MAX_SCHEMA_DEPTH,
+    SchemaPosition,
+    dialect_of,
+    exact_value_key,
+    iter_schema_positions,
+)
 
 __all__ = [
     "MAX_SAFE_INTEGER",
@@ -76,29 +81,6 @@ _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # 16 digits bound the parse and cover every safe integer.
 _STRICT_DECIMAL: Final = re.compile(r"-?[0-9]{1,16}")
 _HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
-MAX_SCHEMA_DEPTH: Final = 512
-"""Deepest schema position (in JSON-pointer segments) the walkers accept."""
-
-# JSON Schema 2020-12 keywords whose values are subschemas, by shape. Data keywords (`const`, `enum`,
-# `default`, `examples`) are never entered, and `$ref` is never followed: an annotation behind a `$ref`
-# lives in `$defs`, which is walked (and is off the `properties` chain), so it is seen without resolving.
-_SUBSCHEMA_SINGLE: Final = (
-    "additionalProperties",
-    "contains",
-    "contentSchema",
-    "else",
-    "if",
-    "items",
-    "not",
-    "propertyNames",
-    "then",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SUBSCHEMA_LIST: Final = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SUBSCHEMA_MAP: Final = ("$defs", "definitions", "dependentSchemas", "patternProperties")
-
-
 # --------------------------------------------------------------------------------------------- codec
 
 
@@ -219,51 +201,9 @@ def header_text(value: Any, declared_type: str) -> str:
 # -------------------------------------------------------------------------------- schema annotations
 
 
-@dataclass(frozen=True, slots=True)
-class AnnotationSite:
-    """One schema position found by :func:`iter_schema_positions`.
-
-    ``pointer`` locates it in the schema; ``properties_path`` is the chain of ``properties`` keys from the
-    root, or ``None`` once any other keyword (``items``, ``oneOf``, ``$defs``, ...) has been crossed.
-    """
-
-    pointer: str
-    properties_path: tuple[str, ...] | None
-    schema: Mapping[str, Any]
-
-
-def iter_schema_positions(schema: Any, *, max_depth: int = MAX_SCHEMA_DEPTH) -> Iterator[AnnotationSite]:
-    """Every JSON Schema 2020-12 schema position in ``schema``, in document order.
-
-    Only applicator keywords are entered (never data keywords such as ``const``/``enum``, never ``$ref``),
-    with an explicit stack. A position more than ``max_depth`` pointer segments deep raises
-    :class:`AdmissionError` (``malformed``): the spec asks implementations to bound composition cost, and
-    nothing downstream (validators, serializers) should ever see such a schema.
-    """
-    stack: list[tuple[tuple[str, ...], tuple[str, ...] | None, Any]] = [((), (), schema)]
-    while stack:
-        parts, path, node = stack.pop()
-        if not isinstance(node, Mapping):
-            continue
-        if len(parts) > max_depth:
-            raise AdmissionError("malformed", f"schema nests deeper than {max_depth} keywords")
-        node = cast(Mapping[str, Any], node)
-        yield AnnotationSite(json_pointer(parts), path, node)
-        children: list[tuple[tuple[str, ...], tuple[str, ...] | None, Any]] = []
-        for keyword, sub in node.items():
-            if keyword == "properties" and isinstance(sub, Mapping):
-                for name, child in cast(Mapping[str, Any], sub).items():
-                    children.append(((*parts, keyword, name), None if path is None else (*path, name), child))
-            elif keyword in _SUBSCHEMA_SINGLE:
-                children.append(((*parts, keyword), None, sub))
-            elif keyword in _SUBSCHEMA_LIST and isinstance(sub, list):
-                children.extend(((*parts, keyword, str(i)), None, child) for i, child in enumerate(sub))
-            elif keyword in _SUBSCHEMA_MAP and isinstance(sub, Mapping):
-                children.extend(
-                    ((*parts, keyword, name), None, child)
-                    for name, child in cast(Mapping[str, Any], sub).items()
-                )
-        stack.extend(reversed(children))
+AnnotationSite = SchemaPosition
+"""Compatibility name: the schema walker and its positions live in :mod:`.json_schema` (one walker for
+dialect, reference and header checks alike); ``iter_schema_positions`` is re-exported from there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +225,11 @@ def header_annotations(input_schema: Any, *, placement: Placement = "spec") -> t
     Every annotation must be a non-empty RFC 9110 token, case-insensitively unique, on a property of
     type ``string``, ``integer`` or ``boolean`` (``number`` and type lists are refused), placed on a
     property reachable from the root through ``properties`` keys only (``placement="spec"``, the
-    2026-07-28 rule) or directly in the root ``properties`` (``placement="strict"``). Anything else raises
+    2026-07-28 rule) or directly in the root ``properties`` (``placement="strict"``). The rule holds in
+    every supported dialect, read with that dialect's semantics: in draft-04 to draft-07 a ``$ref``
+    makes its siblings ignored, so an annotation beside a ``$ref``, or under a ``properties`` beside
+    one, declares nothing and is refused (fail closed); an unknown dialect is ``unsupported_dialect``.
+    Anything else raises
     :class:`AdmissionError` (``invalid_header_annotation``) naming the JSON pointer, never the value.
     Client emit and server validate both call this, so they agree on what a declared header is.
 
@@ -328,10 +272,22 @@ _ANNOTATIONS_LOCK: Final = threading.Lock()
 def _read_header_annotations(input_schema: Any, placement: Placement) -> tuple[HeaderAnnotation, ...]:
     found: list[HeaderAnnotation] = []
     seen: dict[str, str] = {}
-    for site in iter_schema_positions(input_schema):
+    dialect = dialect_of(input_schema)
+    if dialect is None:
+        # Which keywords are applicators (and so where a property can sit) depends on the dialect.
+        raise AdmissionError("unsupported_dialect", "inputSchema/: $schema is not a supported dialect")
+    for site in iter_schema_positions(input_schema, dialect=dialect):
         if X_MCP_HEADER_KEY not in site.schema:
             continue
         where = site.pointer or "/"
+        if site.ignored or (dialect.ref_overrides_siblings and "$ref" in site.schema):
+            # In draft-04..07 every keyword beside a `$ref` is ignored, this annotation and the `type`
+            # it relies on included: no property is declared there, so there is nothing to mirror.
+            raise AdmissionError(
+                "invalid_header_annotation",
+                f"inputSchema{where}: {X_MCP_HEADER_KEY} sits where {dialect.name} ignores it "
+                "(beside a `$ref`, whose siblings that dialect ignores)",
+            )
         path = site.properties_path
         if not path or (placement == "strict" and len(path) != 1):
             rule = (

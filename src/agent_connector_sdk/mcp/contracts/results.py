@@ -16,9 +16,11 @@ Rules, in the order they are checked (the first failure is reported):
      spec leaves error results open) — ``missing_structured_content``. Presence is about the key: a
      member whose value is JSON ``null`` is present and is validated like any other value;
    - it may be any JSON value (object, array, string, number, boolean, null) and must validate
-     against the output schema (``output_schema_violation``, path ``/structuredContent/...``); a
-     schema we refuse to evaluate yields ``invalid_output_schema``, ``unsupported_dialect`` or
-     ``unresolvable_ref`` — never a silent pass;
+     against the output schema, in the dialect it declares (``output_schema_violation``, path
+     ``/structuredContent/...``); a schema we refuse to evaluate yields the shared schema categories
+     ``invalid_schema``, ``unsupported_dialect`` or ``unresolvable_ref`` — never a silent pass.
+     (Compatibility: ``invalid_schema`` was called ``invalid_output_schema`` here before the JSON
+     Schema module was shared by every gate.)
    - some ``text`` block must carry the compatibility serialization (``missing_text_serialization``).
      A text block qualifies when its text parses as JSON equal to ``structuredContent`` — so
      whitespace, key order and number spelling (``1`` vs ``1.0``) do not matter, but ``true`` never
@@ -37,15 +39,9 @@ from typing import Any
 
 from agent_connector_sdk.mcp.contracts.content import validate_content_block
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.mcp.contracts.json_schema import ValidatorCache, exact_value_key, validate_instance
 
 __all__ = ["json_equal", "validate_tool_result"]
-
-_SCHEMA_FAILURE_CATEGORY = {
-    "invalid_schema": "invalid_output_schema",
-    "unsupported_dialect": "unsupported_dialect",
-    "unresolvable_ref": "unresolvable_ref",
-}
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -157,7 +153,7 @@ def validate_tool_result(
                 path="/structuredContent" + failure.path,
             )
         raise ContractViolation(
-            _SCHEMA_FAILURE_CATEGORY[failure.kind], f"outputSchema refused: {failure.message}", path=""
+            failure.kind, f"outputSchema refused: {failure.message}", path=""
         )
     if require_text_serialization and not _has_text_serialization(content, structured):
         raise ContractViolation(
