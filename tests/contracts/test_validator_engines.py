@@ -17,13 +17,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from referencing import Registry
 
-from agent_connector_sdk.mcp.contracts import json_schema
+from agent_connector_sdk.mcp.contracts import json_schema, validation
 from agent_connector_sdk.mcp.contracts.validation import (
     MAX_INSTANCE_DEPTH,
     ValidatorCache,
     validate_instance,
+)
+from tests.contracts.test_dialects import (
+    D4,
+    D6,
+    D7,
+    D2019,
+    D2020,
+    DIALECT_CASES,
+    DIALECT_INVALID_SCHEMAS,
+    DIALECT_VALID_SCHEMAS,
 )
 from tests.contracts.test_results import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
 from tests.contracts.test_validation import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
@@ -32,9 +43,15 @@ from tests.support.schema_server import recording_schema_server
 _NO_FETCH: Registry[Any] = Registry()  # python-jsonschema reference: no retrieval either
 
 
+def reference_validator(schema: Any) -> Any:
+    """python-jsonschema's validator class for ``schema``, chosen by python-jsonschema itself from
+    ``$schema`` (2020-12 when absent): independent of our dialect table."""
+    return validator_for(schema, default=Draft202012Validator)
+
+
 def reference_is_valid(schema: Any, instance: Any) -> bool:
-    """python-jsonschema's verdict (Draft 2020-12, format as annotation, nothing fetched)."""
-    return bool(Draft202012Validator(schema, registry=_NO_FETCH).is_valid(instance))
+    """python-jsonschema's verdict (the schema's dialect, format as annotation, nothing fetched)."""
+    return bool(reference_validator(schema)(schema, registry=_NO_FETCH).is_valid(instance))
 
 
 def engine_is_valid(schema: Any, instance: Any) -> bool:
@@ -180,6 +197,119 @@ _ROOTS = st.builds(lambda body, d: {"allOf": [body], "$defs": {"d": d}}, _SUBSCH
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=_ROOTS, instance=_JSON)
 def test_engines_agree_on_generated_schemas(schema: dict[str, Any], instance: Any) -> None:
+    assert engine_is_valid(schema, instance) == reference_is_valid(schema, instance)
+
+
+# --- every dialect: the semantics that differ, and generated schemas per dialect ------------------------
+
+
+@pytest.mark.parametrize(
+    ("label", "schema", "instance", "valid"), DIALECT_CASES, ids=[case[0] for case in DIALECT_CASES]
+)
+def test_engines_agree_on_every_dialect_case(label: str, schema: Any, instance: Any, valid: bool) -> None:
+    assert reference_is_valid(schema, instance) is valid
+    assert engine_is_valid(schema, instance) is valid
+
+
+@pytest.mark.parametrize(
+    ("label", "schema", "usable"),
+    [(label, schema, False) for label, schema in DIALECT_INVALID_SCHEMAS]
+    + [(label, schema, True) for label, schema in DIALECT_VALID_SCHEMAS],
+    ids=[case[0] for case in DIALECT_INVALID_SCHEMAS + DIALECT_VALID_SCHEMAS],
+)
+def test_meta_schema_verdicts_agree_in_every_dialect(label: str, schema: Any, usable: bool) -> None:
+    try:
+        reference_validator(schema).check_schema(schema)
+        reference_usable = True
+    except Exception:
+        reference_usable = False
+    assert reference_usable is usable
+    assert (validation.check_schema(schema) is None) is usable
+
+
+@pytest.mark.parametrize("dialect", [D2019, D2020])
+def test_dependencies_in_modern_dialects_is_a_documented_difference(dialect: str) -> None:
+    # jsonschema_rs keeps applying the deprecated `dependencies` (the test suite's optional
+    # dependencies-compatibility behaviour); python-jsonschema ignores it from 2019-09 on. Ours is the
+    # stricter verdict, and both ends of this project run the same engine.
+    schema = {"$schema": dialect, "dependencies": {"bar": ["foo"]}}
+    assert not engine_is_valid(schema, {"bar": 2})
+    assert reference_is_valid(schema, {"bar": 2})
+    assert engine_is_valid(schema, {"bar": 2, "foo": 1})
+
+
+_LEGACY = (D4, D6, D7)
+
+
+def _dialect_roots(dialect: str) -> st.SearchStrategy[Any]:
+    """Small valid schemas of ``dialect`` mixing the keywords whose meaning differs between dialects:
+    ``$ref`` with siblings, tuple ``items``/``additionalItems``, ``dependencies``, draft-04 boolean
+    ``exclusiveMaximum``, boolean subschemas (not in draft-04), ``definitions`` vs ``$defs``."""
+    defs = "definitions" if dialect in _LEGACY else "$defs"
+    numbers = ["minimum", "maximum"] + ([] if dialect == D4 else ["exclusiveMinimum", "exclusiveMaximum"])
+    plain = [
+        st.builds(lambda t: {"type": t}, _TYPES),
+        st.builds(
+            lambda v: {"enum": v},
+            st.lists(_SCALARS, min_size=1, max_size=3, unique_by=lambda v: (type(v) is bool, v)),
+        ),
+        st.builds(lambda k, n: {k: n}, st.sampled_from(numbers), _NUMBER),
+        st.builds(lambda k, n: {k: n}, st.sampled_from(["minLength", "maxItems", "minProperties"]), _COUNT),
+        st.builds(lambda names: {"required": names}, st.lists(_NAMES, min_size=1, max_size=3, unique=True)),
+    ]
+    if dialect == D4:
+        plain.append(st.builds(lambda n, b: {"maximum": n, "exclusiveMaximum": b}, _NUMBER, st.booleans()))
+    else:
+        plain.extend([st.booleans(), st.builds(lambda v: {"const": v}, _JSON)])
+    plain_leaves = st.one_of(*plain)
+    leaves = st.one_of(
+        plain_leaves,
+        st.just({"$ref": f"#/{defs}/d"}),
+        # A reference with a sibling: ignored in draft-04..07, applied from 2019-09 on.
+        st.builds(
+            lambda sibling: {"$ref": f"#/{defs}/d", **sibling},
+            plain_leaves.filter(lambda s: isinstance(s, dict)),
+        ),
+    )
+
+    def extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        subs = st.lists(inner, min_size=1, max_size=3)
+        options = [
+            st.builds(lambda props: {"properties": props}, st.dictionaries(_NAMES, inner, max_size=3)),
+            st.builds(lambda s: {"items": s}, inner),
+            st.builds(lambda ss: {"anyOf": ss}, subs),
+            st.builds(lambda ss: {"oneOf": ss}, subs),
+            st.builds(lambda s: {"not": s}, inner),
+        ]
+        if dialect == D2020:
+            options.append(st.builds(lambda ss, s: {"prefixItems": ss, "items": s}, subs, inner))
+        else:
+            options.append(st.builds(lambda ss, s: {"items": ss, "additionalItems": s}, subs, inner))
+        if dialect in _LEGACY:
+            options.append(
+                st.builds(lambda deps: {"dependencies": deps}, st.dictionaries(_NAMES, inner, max_size=2))
+            )
+        else:
+            options.append(
+                st.builds(lambda deps: {"dependentSchemas": deps}, st.dictionaries(_NAMES, inner, max_size=2))
+            )
+        return st.one_of(*options)
+
+    body = st.recursive(leaves, extend, max_leaves=6)
+    definition = st.recursive(plain_leaves, extend, max_leaves=4)
+    return st.builds(lambda b, d: {"$schema": dialect, "allOf": [b], defs: {"d": d}}, body, definition)
+
+
+_PER_DIALECT_ROOTS = {dialect: _dialect_roots(dialect) for dialect in (D4, D6, D7, D2019, D2020)}
+
+
+@pytest.mark.parametrize("dialect", list(_PER_DIALECT_ROOTS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_engines_agree_on_generated_schemas_in_every_dialect(dialect: str, data: st.DataObject) -> None:
+    schema = data.draw(_PER_DIALECT_ROOTS[dialect], label="schema")
+    instance = data.draw(_JSON, label="instance")
+    reference_validator(schema).check_schema(schema)  # the generator only makes valid schemas
     assert engine_is_valid(schema, instance) == reference_is_valid(schema, instance)
 
 

@@ -463,7 +463,7 @@ def _compile(schema: Any) -> _Compiled:
             _schema_failure(
                 "invalid_schema",
                 str(err.validator),
-                f"schema is invalid {dialect.name} at '{where}' ({err.validator} keyword)",
+                f"schema is not valid {dialect.name} at '{where}' ({err.validator} keyword)",
             ),
             dialect,
         )
