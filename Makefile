@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs
+.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ conformance: $(VENV)/.installed
 
 conformance-docs: $(VENV)/.installed
 	$(PY) -m scripts.conformance_table
+
+# Interop matrix: our host against pinned third-party MCP servers (npm, lock-verified) on the same Node 22;
+# fails when a cell fails or docs/interop.md is stale. `make interop-docs` rewrites the file.
+interop: $(VENV)/.installed
+	$(PY) -m scripts.interop --check-docs
+
+interop-docs: $(VENV)/.installed
+	$(PY) -m scripts.interop --docs
 
 # Benchmarks print ratios measured side by side in one run (they fetch the pinned GitHub description).
 bench: $(VENV)/.installed

