@@ -16,6 +16,13 @@ What it does, in order:
    ``tools/call`` requests that reach the server (on stdio through a tap that logs only method names, on
    HTTP from the server's own request log), before, during and after the refusals.
 
+4. Our gated server (the contract lab's tools behind FastMCP's ``RegexSearchTransform``, with schema
+   disclosure resources and every server gate on, on 127.0.0.1) is driven by the official TypeScript
+   client ``@modelcontextprotocol/client`` pinned to revision 2026-07-28 (``interop/ts_client.mjs``):
+   ``tools/list``, search, the disclosure reads (manifest, fragments, sha256 of the reassembled
+   document), a call of a search-hidden tool with ``Mcp-Param-*`` headers mirrored from the disclosed
+   schema, and the server's -32020 refusal of the same call without them.
+
 ``--docs`` rewrites ``docs/interop.md`` from the results (client × server × transport × revision →
 result); ``--check-docs`` fails when the committed file differs from what this run produced. Without
 either, the matrix is printed. The exit status is non-zero when any check fails.
@@ -50,6 +57,9 @@ CACHE = ROOT / ".cache" / "interop"
 DOCS = ROOT / "docs" / "interop.md"
 
 SERVER_EVERYTHING = "@modelcontextprotocol/server-everything"
+TS_CLIENT = "@modelcontextprotocol/client"
+TS_CLIENT_DRIVER = PINS / "ts_client.mjs"
+OUR_SERVER = "agent-connector-sdk gated server (contract lab, search, disclosure)"
 # The tools server-everything registers by default (it adds more only for clients with roots/sampling/
 # elicitation capabilities, which our host does not declare).
 EVERYTHING_TOOLS = 13
@@ -396,10 +406,114 @@ def _guarded(run: Run, body: Callable[[], None]) -> None:
         run.check("run completed", False, f"{type(error).__name__}" + (f" ({category})" if category else ""))
 
 
+def build_gated_lab_app() -> Any:
+    """Our server as a user would deploy it: the contract lab's tools hidden behind a search transform
+    whose results are navigation entries, disclosure resources registered, every gate on."""
+    from fastmcp.server.transforms.search import RegexSearchTransform
+
+    from agent_connector_sdk.demo.contract_lab import contract_lab_completions, contract_lab_server
+    from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
+    from agent_connector_sdk.mcp.schema_disclosure_provider import (
+        describe_schema_tools,
+        register_schema_resources,
+    )
+    from agent_connector_sdk.mcp.server import gated_http_app
+
+    server = contract_lab_server()
+    disclosures = {
+        tool.name: build_schema_disclosure(
+            operation=tool.name,
+            alias=tool.name,
+            source=b"agent-connector-sdk contract lab",
+            input_schema=tool.parameters,
+            output_schema=tool.output_schema,
+        )
+        for tool in asyncio.run(server.list_tools())
+    }
+    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
+    server.add_transform(search)
+    register_schema_resources(server, search, disclosures)
+    return gated_http_app(server, completions=contract_lab_completions(), stateless_http=True)
+
+
+def serve_gated_lab() -> int:
+    """Serve :func:`build_gated_lab_app` on a free 127.0.0.1 port; print ``READY <url>`` once listening."""
+    import logging
+
+    import uvicorn
+
+    # The lab's broken tools fail on purpose; keep FastMCP from printing a traceback per call.
+    logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+    config = uvicorn.Config(build_gated_lab_app(), host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                await task
+                return
+            await asyncio.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"READY http://127.0.0.1:{port}/mcp", flush=True)
+        await task
+
+    asyncio.run(serve())
+    return 0
+
+
+@contextmanager
+def gated_lab_over_http() -> Iterator[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scripts.interop", "--serve-gated"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        out, err = _Lines(process.stdout), _Lines(process.stderr)
+        ready = out.wait_for(lambda line: line.startswith("READY "), STARTUP_TIMEOUT_S)
+        if ready is None:
+            raise RuntimeError(f"our gated server did not start: {err.lines[-3:]}")
+        yield ready.split(" ", 1)[1]
+    finally:
+        _stop(process)
+
+
+def run_ts_client(toolchain: Toolchain) -> Run:
+    run = Run(f"{TS_CLIENT} {toolchain.version(TS_CLIENT)}", OUR_SERVER, "Streamable HTTP")
+
+    def drive() -> None:
+        # ESM resolves packages from the script's directory: run the driver next to node_modules.
+        driver = toolchain.packages / TS_CLIENT_DRIVER.name
+        shutil.copyfile(TS_CLIENT_DRIVER, driver)
+        with gated_lab_over_http() as url:
+            done = subprocess.run(
+                [str(toolchain.node), str(driver), url],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+                cwd=toolchain.packages,
+            )
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise RuntimeError(f"the TypeScript client exited with status {done.returncode}")
+        report = json.loads(lines[-1])
+        run.revision = str(report.get("revision", "?"))
+        for item in report.get("checks", []):
+            run.check(str(item["name"]), bool(item["ok"]), str(item["detail"]))
+
+    _guarded(run, drive)
+    return run
+
+
 def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
     toolchain = toolchain or ensure_toolchain()
     CACHE.mkdir(parents=True, exist_ok=True)
-    return [run_everything_stdio(toolchain, CACHE), run_everything_http(toolchain)]
+    return [run_everything_stdio(toolchain, CACHE), run_everything_http(toolchain), run_ts_client(toolchain)]
 
 
 # --------------------------------------------------------------------------- docs
@@ -439,6 +553,13 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  POSTs it received.",
         "- The HTTP server binds its port on every interface (server-everything has no host option); the",
         "  host only ever connects to 127.0.0.1.",
+        "- The TypeScript client is pinned to revision 2026-07-28 (`versionNegotiation: {mode: {pin}}`).",
+        "  `route_shipment` is hidden by the search transform, so the client cannot learn its",
+        "  `x-mcp-header` annotations from `tools/list`: it reads the schema disclosure, checks the sha256",
+        "  of the reassembled document, and passes the disclosed schema as `toolDefinition`, from which it",
+        "  mirrors `Mcp-Param-Region` (base64-wrapped: the value is not ASCII), `-Priority` and `-Express`.",
+        "  The header names are recorded on the wire by a `fetch` wrapper. The negative control is the same",
+        "  call without the definition: no headers, and our server refuses it (HTTP 400, -32020).",
         "",
     ]
     return "\n".join(lines)
@@ -449,6 +570,8 @@ def render_docs(runs: Sequence[Run]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--serve-gated"]:
+        return serve_gated_lab()
     if argv[:1] == ["--tap"]:
         if len(argv) < 4 or argv[2] != "--":
             print("usage: python -m scripts.interop --tap LOG -- COMMAND...", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""The host against the official reference server, for real: ``scripts/interop.py`` end to end.
+"""The interop matrix for real (``scripts/interop.py`` end to end): our host against the official
+reference server, and the official TypeScript client against our gated server.
 
 Needs Node 22 and the pinned npm packages (fetched into ``.cache/`` from the npm registry on first
 use, integrity-checked). When they cannot be had, these tests fail: nothing here is skipped.
@@ -42,13 +43,29 @@ def runs(toolchain: interop.Toolchain) -> list[interop.Run]:
 
 @pytest.mark.parametrize("transport", ["stdio", "Streamable HTTP"])
 def test_host_runs_every_gate_against_server_everything(runs: list[interop.Run], transport: str) -> None:
-    (run,) = [run for run in runs if run.transport == transport]
+    (run,) = [r for r in runs if r.transport == transport and r.server.startswith("server-everything")]
     assert [check.name for check in run.checks] == EXPECTED_CHECKS, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
     # server-everything is built on the TypeScript SDK 1.x, which negotiates the 2025-11-25 revision.
     assert run.revision == "2025-11-25"
     assert "13/13 admitted" in run.checks[0].detail
     assert "http://json-schema.org/draft-07/schema#" in run.checks[0].detail
+
+
+TS_CLIENT_CHECKS = [
+    "tools/list",
+    "search",
+    "disclosure reads",
+    "call with Mcp-Param-* headers",
+    "same call without headers refused",
+]
+
+
+def test_official_typescript_client_drives_our_gated_server(runs: list[interop.Run]) -> None:
+    (run,) = [run for run in runs if run.client.startswith(interop.TS_CLIENT)]
+    assert [check.name for check in run.checks] == TS_CLIENT_CHECKS, run.checks
+    assert run.ok, [check for check in run.checks if not check.ok]
+    assert run.revision == "2026-07-28"
 
 
 def test_docs_interop_md_is_what_the_matrix_produces(runs: list[interop.Run]) -> None:
