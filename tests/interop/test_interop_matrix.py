@@ -52,7 +52,7 @@ def test_host_runs_every_gate_against_server_everything(runs: list[interop.Run],
     assert "http://json-schema.org/draft-07/schema#" in run.checks[0].detail
 
 
-TS_CLIENT_CHECKS = [
+OUR_SERVER_CHECKS = [
     "tools/list",
     "search",
     "disclosure reads",
@@ -61,9 +61,10 @@ TS_CLIENT_CHECKS = [
 ]
 
 
-def test_official_typescript_client_drives_our_gated_server(runs: list[interop.Run]) -> None:
-    (run,) = [run for run in runs if run.client.startswith(interop.TS_CLIENT)]
-    assert [check.name for check in run.checks] == TS_CLIENT_CHECKS, run.checks
+@pytest.mark.parametrize("client", [interop.TS_CLIENT, "MCP Inspector CLI"])
+def test_official_clients_drive_our_gated_server(runs: list[interop.Run], client: str) -> None:
+    (run,) = [run for run in runs if run.client.startswith(client)]
+    assert [check.name for check in run.checks] == OUR_SERVER_CHECKS, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
     assert run.revision == "2026-07-28"
 
