@@ -497,3 +497,21 @@ def test_a_draft_07_tool_passes_admit_invoke_and_consume() -> None:
             WEATHER, {"content": [{"type": "text", "text": "{}"}], "structuredContent": {**value, "wind": 3}}
         )
     assert violation.value.category == "output_schema_violation"
+
+
+@pytest.mark.parametrize("dialect", [D4, D7, D2019, D2020])
+def test_ref_reached_only_through_another_ref_is_refused_and_never_fetched(
+    dialect: str, schema_server: tuple[str, list[str]]
+) -> None:
+    # The walker does not enter unknown keywords, so the pre-check never sees this inner `$ref`; the
+    # engine's retriever refuses it at compile time instead (fail closed, nothing fetched).
+    base, requests = schema_server
+    for target in (f"{base}/remote.json", "#/nope"):
+        schema = {
+            "$schema": dialect,
+            "properties": {"a": {"$ref": "#/x-hidden"}},
+            "x-hidden": {"$ref": target},
+        }
+        failure = check_schema(schema)
+        assert failure is not None and failure.kind == "unresolvable_ref"
+    assert requests == []
