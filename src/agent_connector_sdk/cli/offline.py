@@ -1,0 +1,1 @@
+"""Offline review of descriptor files (placeholder replaced below)."""
