@@ -13,7 +13,7 @@ import ssl
 from collections.abc import Iterator
 from typing import Final
 
-__all__ = ["CliError", "ServerUnavailable", "explain_unreachable", "iter_causes"]
+__all__ = ["CliError", "ServerUnavailable", "explain_unreachable", "iter_causes", "needs_status_probe"]
 
 EXIT_USAGE: Final = 2
 
@@ -48,8 +48,22 @@ def iter_causes(error: BaseException) -> Iterator[BaseException]:
                 stack.append(linked)
 
 
-def explain_unreachable(error: BaseException, *, target: str, timeout: float) -> str:
-    """One sentence saying why ``target`` could not be reviewed, from the exception chain."""
+def needs_status_probe(error: BaseException) -> bool:
+    """The SDK reports any HTTP error status as the same -32603 "Server returned an error response",
+    so the status itself (401 vs 500) has to be asked for separately."""
+    from mcp.shared.exceptions import MCPError
+
+    return any(
+        isinstance(cause, MCPError) and cause.message == "Server returned an error response"
+        for cause in iter_causes(error)
+    )
+
+
+def explain_unreachable(
+    error: BaseException, *, target: str, timeout: float, http_status: int | None = None
+) -> str:
+    """One sentence saying why ``target`` could not be reviewed, from the exception chain
+    (``http_status``: what a plain POST to the endpoint answered, when it was probed)."""
     import httpx2
     from mcp.shared.exceptions import MCPError
 
@@ -79,6 +93,10 @@ def explain_unreachable(error: BaseException, *, target: str, timeout: float) ->
                 return f"wrong path: {target} answered 404 Not Found (FastMCP serves /mcp)"
             if cause.code == -32000:
                 return f"the connection to {target} closed before an answer arrived"
+            if text == "Server returned an error response" and http_status is not None:
+                if http_status in (401, 403):
+                    return f"{target} answered HTTP {http_status}: pass credentials with --token or --header"
+                return f"{target} answered HTTP {http_status} instead of an MCP result"
             return f"{target} refused the session: JSON-RPC error {cause.code}"
     for cause in causes:
         if isinstance(cause, httpx2.HTTPStatusError):

@@ -22,7 +22,7 @@ import fastmcp
 import mcp_types
 from pydantic import TypeAdapter
 
-from agent_connector_sdk.cli.errors import CliError, ServerUnavailable, explain_unreachable
+from agent_connector_sdk.cli.errors import CliError, ServerUnavailable, explain_unreachable, needs_status_probe
 from agent_connector_sdk.cli.report import (
     AdmissionVerdict,
     CallReport,
@@ -221,17 +221,33 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     over_http = target.kind == "http"
     host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile))
     consumer = SchemaDisclosureConsumer(client, scope=CallerScope("reviewer", target.address))
+    failure: BaseException
     try:
         async with host:
             return await _review(host, consumer, target, options, over_http)
     except (ProtocolError, OSError, RuntimeError) as error:
-        raise ServerUnavailable(
-            explain_unreachable(error, target=target.address, timeout=options.timeout)
-        ) from None
+        failure = error
     except BaseExceptionGroup as group:
-        raise ServerUnavailable(
-            explain_unreachable(group, target=target.address, timeout=options.timeout)
-        ) from None
+        failure = group
+    status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
+    raise ServerUnavailable(
+        explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    ) from None
+
+
+async def _http_status(target: Target, options: ReviewOptions) -> int | None:
+    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials)."""
+    import httpx2
+
+    headers = {**options.headers, "Accept": "application/json, text/event-stream"}
+    if options.token is not None:
+        headers["Authorization"] = f"Bearer {options.token}"
+    try:
+        async with httpx2.AsyncClient(timeout=options.timeout) as http:
+            answer = await http.post(target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers)
+    except httpx2.HTTPError:
+        return None
+    return answer.status_code
 
 
 async def _review(
@@ -266,6 +282,9 @@ async def _review(
     tools = listed + hidden
     completion = await _probe_completion(host) if _completions_advertised(client) else None
     call = await _call(host, consumer, tools, disclosed, options) if options.call is not None else None
+    if call is not None and not over_http:
+        # Over stdio the channel is inert: the headers were computed, but nothing carries them.
+        call = call.model_copy(update={"headers_sent": []})
     return build_review_report(
         target=target,
         profile=options.profile,
