@@ -45,7 +45,10 @@ def test_help_and_version_everywhere() -> None:
         assert version.code == 0 and version.out.strip() == "0.1.0"
     module_help = subprocess.run(
         [sys.executable, "-m", "agent_connector_sdk.mcp.schema_disclosure", "--help"],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
     )
     assert module_help.returncode == 0 and "usage:" in module_help.stdout.lower()
 
@@ -78,7 +81,9 @@ def test_bad_documents_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "broken.yaml").write_text("a: [b", encoding="utf-8")
     (tmp_path / "swagger.yaml").write_text("swagger: '2.0'\npaths: {}\n", encoding="utf-8")
     empty = _yaml(tmp_path, {**PETS, "paths": {}}, "empty.yaml")
-    no_server = _yaml(tmp_path, {key: value for key, value in PETS.items() if key != "servers"}, "noserver.yaml")
+    no_server = _yaml(
+        tmp_path, {key: value for key, value in PETS.items() if key != "servers"}, "noserver.yaml"
+    )
     assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.json")), "not valid JSON")
     assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.yaml")), "YAML")
     assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "swagger.yaml")), "Swagger 2.0")
@@ -132,9 +137,21 @@ def _free_port() -> int:
 def test_serve_openapi_yaml_announces_real_port_and_server_info(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": ROOT}
     server = subprocess.Popen(
-        [sys.executable, "-c", "from agent_connector_sdk.cli import main_exit; main_exit()",
-         "serve", "--openapi", str(_yaml(tmp_path, PETS)), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-c",
+            "from agent_connector_sdk.cli import main_exit; main_exit()",
+            "serve",
+            "--openapi",
+            str(_yaml(tmp_path, PETS)),
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     try:
         assert server.stdout is not None
@@ -166,7 +183,12 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
                     "type": "object",
                     "properties": {
                         "region": {"type": "string", "x-mcp-header": "Region"},
-                        "priority": {"type": "integer", "minimum": 0, "maximum": 9, "x-mcp-header": "Priority"},
+                        "priority": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "maximum": 9,
+                            "x-mcp-header": "Priority",
+                        },
                         "shard": {"type": "integer", "x-mcp-header": "Shard"},
                     },
                     "required": ["region"],
@@ -191,14 +213,20 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
     report = run.json()
     assert report["target"]["kind"] == "descriptor"
     assert report["summary"] == {
-        "admitted": ["route"], "rejected": ["leaky"], "disclosure_failures": [], "findings": 1,
+        "admitted": ["route"],
+        "rejected": ["leaky"],
+        "disclosure_failures": [],
+        "findings": 1,
     }
     text = emitted.read_text(encoding="utf-8")
     assert "Mcp-Param-Shard: unsafe integer" in text and "an unknown property" in text
     assert "above its maximum" in text and "structuredContent is not the promised array" in text
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(emitted)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ROOT},
     )
     assert result.returncode == 0, result.stdout[-2000:]

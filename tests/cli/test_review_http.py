@@ -16,7 +16,9 @@ from tests.cli.support import assert_one_line_error, non_mcp_server, run_cli
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[2] / "schemas" / "review-report.schema.json").read_text(encoding="utf-8")
+    (Path(__file__).resolve().parents[2] / "schemas" / "review-report.schema.json").read_text(
+        encoding="utf-8"
+    )
 )
 
 
@@ -33,7 +35,9 @@ def _valid(report: dict[str, Any]) -> dict[str, Any]:
 
 def test_plain_server_unsafe_descriptor_array_output_and_empty_cursor() -> None:
     with serve_asgi(contract_lab_app(empty_cursor_pages=True)) as url:
-        run = run_cli("review", url, "--json", "--call", "route_shipment", "--arguments", '{"region": "Zürich west"}')
+        run = run_cli(
+            "review", url, "--json", "--call", "route_shipment", "--arguments", '{"region": "Zürich west"}'
+        )
         strict = run_cli("review", url, "--strict")
     assert run.code == 0, run.err
     report = _valid(run.json())
@@ -45,14 +49,19 @@ def test_plain_server_unsafe_descriptor_array_output_and_empty_cursor() -> None:
     assert rejected["descriptor"]["inputSchema"]["properties"]["api_token"]["x-mcp-header"] == "Api-Token"
     assert _tool(report, "list_regions")["output_kind"] == "array"
     assert _tool(report, "content_gallery")["output_kind"] == "none"
-    (region,) = [r for r in _tool(report, "route_shipment")["headers"]["rules"] if r["header"] == "Mcp-Param-Region"]
+    (region,) = [
+        r for r in _tool(report, "route_shipment")["headers"]["rules"] if r["header"] == "Mcp-Param-Region"
+    ]
     encodings = {sample["value"]: (sample["encoding"], sample["wire"]) for sample in region["samples"]}
     assert encodings["eu-central"] == ("plain", "eu-central")
     assert encodings["Zürich west"] == ("base64", "=?base64?WsO8cmljaCB3ZXN0?=")
     (priority,) = [r for r in _tool(report, "route_shipment")["headers"]["rules"] if r["type"] == "integer"]
-    assert {"value": 9007199254740992, "wire": None, "encoding": "refused", "category": "out_of_range"} in priority[
-        "samples"
-    ]
+    assert {
+        "value": 9007199254740992,
+        "wire": None,
+        "encoding": "refused",
+        "category": "out_of_range",
+    } in priority["samples"]
     call = report["call"]
     assert call["outcome"] == "validated" and call["headers_sent"] == ["Mcp-Param-Region"]
     assert call["structured_content"]["region"] == "Zürich west"
@@ -66,23 +75,50 @@ def test_plain_server_unsafe_descriptor_array_output_and_empty_cursor() -> None:
 def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
     with serve_asgi(lab_service_app()) as url:
         operator = run_cli(
-            "review", url, "--json", "--token", OPERATOR_TOKEN, "--call", "search_evidence",
-            "--arguments", '{"query": "contract payroll audit", "region": "Zürich west"}',
+            "review",
+            url,
+            "--json",
+            "--token",
+            OPERATOR_TOKEN,
+            "--call",
+            "search_evidence",
+            "--arguments",
+            '{"query": "contract payroll audit", "region": "Zürich west"}',
         )
         analyst = run_cli(
-            "review", url, "--json", "--token", ANALYST_TOKEN, "--call", "search_evidence",
-            "--arguments", '{"query": "contract payroll audit"}',
+            "review",
+            url,
+            "--json",
+            "--token",
+            ANALYST_TOKEN,
+            "--call",
+            "search_evidence",
+            "--arguments",
+            '{"query": "contract payroll audit"}',
         )
         refused = run_cli(
-            "review", url, "--json", "--token", ANALYST_TOKEN, "--call", "search_evidence",
-            "--arguments", '{"query": "x", "limit": 500}',
+            "review",
+            url,
+            "--json",
+            "--token",
+            ANALYST_TOKEN,
+            "--call",
+            "search_evidence",
+            "--arguments",
+            '{"query": "x", "limit": 500}',
         )
         no_token = run_cli("review", url)
     assert operator.code == 0, operator.err
     report = _valid(operator.json())
     assert report["search"]["tool"] == "search_tools" and report["search"]["entries"] == 5
     hidden = {t["name"]: t for t in report["tools"] if t["found"] == "search"}
-    assert set(hidden) == {"inventory_snapshot", "flaky_search", "nested_route", "search_evidence", "content_gallery"}
+    assert set(hidden) == {
+        "inventory_snapshot",
+        "flaky_search",
+        "nested_route",
+        "search_evidence",
+        "content_gallery",
+    }
     for tool in hidden.values():
         assert tool["disclosure"]["verified"] is True
         assert tool["disclosure"]["manifest_uri"].startswith(f"schema-disclosure://tools/{tool['name']}/")
@@ -124,8 +160,15 @@ def test_silent_server_times_out_and_refused_port_says_so() -> None:
 
 def test_stdio_server_reports_header_gates_not_applicable() -> None:
     run = run_cli(
-        "review", "--json", "--call", "route_shipment", "--arguments", '{"region": "Zürich west"}',
-        "--", sys.executable, "tests/cli/plain_server.py",
+        "review",
+        "--json",
+        "--call",
+        "route_shipment",
+        "--arguments",
+        '{"region": "Zürich west"}',
+        "--",
+        sys.executable,
+        "tests/cli/plain_server.py",
     )
     assert run.code == 0, run.err
     report = _valid(run.json())

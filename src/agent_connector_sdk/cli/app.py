@@ -53,7 +53,9 @@ def _out() -> TextIO:
 
 def _console(stream: TextIO) -> Console:
     tty = stream.isatty()
-    return Console(file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty)
+    return Console(
+        file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
+    )
 
 
 @contextmanager
@@ -96,7 +98,7 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
     except json.JSONDecodeError as error:
         raise CliError(f"--arguments is not valid JSON (column {error.colno})") from None
     if not isinstance(value, dict):
-        raise CliError("--arguments must be a JSON object, e.g. '{\"query\": \"audit\"}'")
+        raise CliError('--arguments must be a JSON object, e.g. \'{"query": "audit"}\'')
     return value
 
 
@@ -112,22 +114,52 @@ def _http_target(url: str) -> Target:
 
 @app.command
 def review(
-    *target: Annotated[str, Parameter(help="Streamable HTTP URL (http://127.0.0.1:8000/mcp), or after `--` a stdio server command")],
+    *target: Annotated[
+        str,
+        Parameter(
+            help="Streamable HTTP URL (http://127.0.0.1:8000/mcp), or after `--` a stdio server command"
+        ),
+    ],
     stdio: Annotated[str | None, Parameter(help="stdio server command line, e.g. 'python server.py'")] = None,
-    descriptor: Annotated[list[Path] | None, Parameter(help="review tool descriptors from a JSON/YAML file, offline (repeatable)", negative=())] = None,
-    emit_tests: Annotated[Path | None, Parameter(help="with --descriptor: write a pytest file of concrete failure cases here")] = None,
-    demo: Annotated[bool, Parameter(help="start the contract lab on an ephemeral loopback port, review it, stop", negative=())] = False,
-    json_output: Annotated[bool, Parameter(name="--json", help="print the report as JSON (schema: review-report.schema.json)", negative=())] = False,
-    strict: Annotated[bool, Parameter(help="exit 1 when anything was rejected or failed", negative=())] = False,
+    descriptor: Annotated[
+        list[Path] | None,
+        Parameter(help="review tool descriptors from a JSON/YAML file, offline (repeatable)", negative=()),
+    ] = None,
+    emit_tests: Annotated[
+        Path | None, Parameter(help="with --descriptor: write a pytest file of concrete failure cases here")
+    ] = None,
+    demo: Annotated[
+        bool,
+        Parameter(help="start the contract lab on an ephemeral loopback port, review it, stop", negative=()),
+    ] = False,
+    json_output: Annotated[
+        bool,
+        Parameter(
+            name="--json", help="print the report as JSON (schema: review-report.schema.json)", negative=()
+        ),
+    ] = False,
+    strict: Annotated[
+        bool, Parameter(help="exit 1 when anything was rejected or failed", negative=())
+    ] = False,
     timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
-    header: Annotated[list[str] | None, Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=())] = None,
+    header: Annotated[
+        list[str] | None,
+        Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
+    ] = None,
     token: Annotated[str | None, Parameter(help="bearer token for the server")] = None,
-    profile: Annotated[Literal["strict", "spec"], Parameter(help="x-mcp-header placement rule for admission")] = "strict",
-    search: Annotated[list[str] | None, Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=())] = None,
+    profile: Annotated[
+        Literal["strict", "spec"], Parameter(help="x-mcp-header placement rule for admission")
+    ] = "strict",
+    search: Annotated[
+        list[str] | None,
+        Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=()),
+    ] = None,
     call: Annotated[str | None, Parameter(help="invoke this tool once, through every host gate")] = None,
     arguments: Annotated[str | None, Parameter(help="JSON object of arguments for --call")] = None,
     descriptors: Annotated[bool, Parameter(help="also print every descriptor in full", negative=())] = False,
-    pin: Annotated[Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")] = None,
+    pin: Annotated[
+        Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -139,7 +171,9 @@ def review(
         raise CliError("--timeout must be a positive number of seconds")
     sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
     if sources != 1:
-        raise CliError("review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo")
+        raise CliError(
+            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo"
+        )
     if emit_tests is not None and not descriptor:
         raise CliError("--emit-tests needs --descriptor FILE")
     if arguments is not None and call is None:
@@ -175,8 +209,16 @@ def review(
             reviewed = Target(kind="stdio", address=stdio)
         elif len(target) == 1 and "://" in target[0]:
             reviewed = _http_target(target[0])
-        elif len(target) == 1 and not target[0].startswith(("http:", "https:")) and " " not in target[0] and "/" not in target[0]:
-            raise CliError(f"{json.dumps(target[0])[:80]} is not a URL; for a stdio server use `review -- {target[0]} ...`")
+        elif (
+            len(target) == 1
+            and not target[0].startswith(("http:", "https:"))
+            and " " not in target[0]
+            and "/" not in target[0]
+        ):
+            raise CliError(
+                f"{json.dumps(target[0])[:80]} is not a URL; "
+                f"for a stdio server use `review -- {target[0]} ...`"
+            )
         else:
             import shlex
 
@@ -210,7 +252,9 @@ def _write_pins(report: ReviewReport, path: Path) -> None:
     try:
         path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as error:
-        raise CliError(f"{path}: cannot write the pin file ({error.strerror or type(error).__name__})") from None
+        raise CliError(
+            f"{path}: cannot write the pin file ({error.strerror or type(error).__name__})"
+        ) from None
     print(f"wrote {path} ({count(len(pins), 'pinned tool')})", file=sys.stderr)
 
 
@@ -230,7 +274,9 @@ def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mcp"
-    server = uvicorn.Server(uvicorn.Config(lab_service_app(), log_level="warning", lifespan="on", log_config=None))
+    server = uvicorn.Server(
+        uvicorn.Config(lab_service_app(), log_level="warning", lifespan="on", log_config=None)
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="contract-lab", daemon=True)
     thread.start()
     try:
@@ -242,7 +288,12 @@ def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
             print(f"contract lab started at {url} (operator demo token); reviewing it", file=sys.stderr)
         call, arguments = (options.call, options.arguments) if options.call is not None else _DEMO_CALL
         demo_options = ReviewOptions(
-            **{**options.__dict__, "token": options.token or OPERATOR_TOKEN, "call": call, "arguments": arguments}
+            **{
+                **options.__dict__,
+                "token": options.token or OPERATOR_TOKEN,
+                "call": call,
+                "arguments": arguments,
+            }
         )
         with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
             demo_options = ReviewOptions(**{**demo_options.__dict__, "progress": hook})
@@ -257,11 +308,18 @@ def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
 @app.command
 def serve(
     *,
-    openapi: Annotated[Path | None, Parameter(help="serve this OpenAPI 3.0/3.1 document (JSON or YAML) instead of the contract lab")] = None,
-    upstream: Annotated[str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")] = None,
+    openapi: Annotated[
+        Path | None,
+        Parameter(help="serve this OpenAPI 3.0/3.1 document (JSON or YAML) instead of the contract lab"),
+    ] = None,
+    upstream: Annotated[
+        str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")
+    ] = None,
     host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
     port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
-    no_auth: Annotated[bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())] = False,
+    no_auth: Annotated[
+        bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
+    ] = False,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -269,7 +327,13 @@ def serve(
     (analyst: lab-analyst-demo-token, operator: lab-operator-demo-token); refuses a non-loopback
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
-    from agent_connector_sdk.cli.serve import bind_socket, build_openapi_app, is_loopback, one_line_logging, run_server
+    from agent_connector_sdk.cli.serve import (
+        bind_socket,
+        build_openapi_app,
+        is_loopback,
+        one_line_logging,
+        run_server,
+    )
 
     if not 0 <= port <= 65535:
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
@@ -314,11 +378,23 @@ def serve(
 @app.command
 def disclose(
     *,
-    openapi: Annotated[Path | None, Parameter(help="OpenAPI 3.0/3.1 document, JSON or YAML (default: the embedded GitHub extract)")] = None,
+    openapi: Annotated[
+        Path | None,
+        Parameter(help="OpenAPI 3.0/3.1 document, JSON or YAML (default: the embedded GitHub extract)"),
+    ] = None,
     operation: Annotated[str | None, Parameter(help="only this operation ID or tool name")] = None,
-    out: Annotated[Path | None, Parameter(help="write DIR/{tool}/manifest.json and DIR/{tool}/fragments/{i}.json")] = None,
-    verify: Annotated[bool, Parameter(help="re-read every manifest and fragment (from --out when given) and reconstruct it", negative=())] = False,
-    json_output: Annotated[bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())] = False,
+    out: Annotated[
+        Path | None, Parameter(help="write DIR/{tool}/manifest.json and DIR/{tool}/fragments/{i}.json")
+    ] = None,
+    verify: Annotated[
+        bool,
+        Parameter(
+            help="re-read every manifest and fragment (from --out when given) and reconstruct it", negative=()
+        ),
+    ] = False,
+    json_output: Annotated[
+        bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())
+    ] = False,
     top: Annotated[int, Parameter(help="how many of the largest schemas to list")] = 5,
 ) -> int:
     """Build hash-bound schema disclosures for every operation of an OpenAPI document (no network).
@@ -361,7 +437,14 @@ def disclose(
 
 
 def _render_disclosures(
-    run: Any, failures: dict[str, str], *, verify: bool, written: int, out: Path | None, top: int, stream: TextIO
+    run: Any,
+    failures: dict[str, str],
+    *,
+    verify: bool,
+    written: int,
+    out: Path | None,
+    top: int,
+    stream: TextIO,
 ) -> None:
     from rich.table import Table
 
@@ -371,14 +454,23 @@ def _render_disclosures(
     fragments = sum(m.fragment_count for m in manifests)
     console.print(f"source   {run.title} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
     console.print(
-        f"built    {count(len(manifests), 'disclosure')} ({count(fragments, 'fragment')} of at most 4,096 bytes), "
+        f"built    {count(len(manifests), 'disclosure')} "
+        f"({count(fragments, 'fragment')} of at most 4,096 bytes), "
         f"{total:,} canonical schema bytes in all"
     )
     table = Table(title=f"largest schemas (top {min(top, len(manifests))})", title_justify="left")
-    for column, justify in (("tool", "left"), ("operation", "left"), ("schema bytes", "right"), ("fragments", "right"), ("schema sha256", "left")):
+    for column, justify in (
+        ("tool", "left"),
+        ("operation", "left"),
+        ("schema bytes", "right"),
+        ("fragments", "right"),
+        ("schema sha256", "left"),
+    ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in sorted(manifests, key=lambda m: -m.schema_bytes)[: max(top, 0)]:
-        table.add_row(m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…")
+        table.add_row(
+            m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
+        )
     console.print(table)
     if verify:
         intact = len(manifests) - len(failures)

@@ -14,7 +14,11 @@ import anyio
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import count_operations, document_info
 from agent_connector_sdk.connectors.github_extract import OpenAPISource
-from agent_connector_sdk.connectors.openapi import OpenAPIOperationTool, build_openapi_server, list_operation_tools
+from agent_connector_sdk.connectors.openapi import (
+    OpenAPIOperationTool,
+    build_openapi_server,
+    list_operation_tools,
+)
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -69,12 +73,16 @@ def build_disclosures(
 ) -> DisclosureRun:
     """Build the disclosure of every operation (or only ``operation``, by ID or tool name)."""
     if count_operations(source.document) == 0:
-        raise CliError("the document has no operations (its 'paths' define no HTTP methods): nothing to disclose")
+        raise CliError(
+            "the document has no operations (its 'paths' define no HTTP methods): nothing to disclose"
+        )
     tools = anyio.run(_operation_tools, source)
     if operation is not None:
         tools = [tool for tool in tools if operation in (tool.alias, tool.operation)]
         if not tools:
-            raise CliError(f"no operation or tool named {json.dumps(operation, ensure_ascii=False)} in the document")
+            raise CliError(
+                f"no operation or tool named {json.dumps(operation, ensure_ascii=False)} in the document"
+            )
     digest = SourceDigest.of(source.raw)
     run = DisclosureRun(source=digest, source_bytes=len(source.raw), title=document_info(source.document)[0])
     if progress is not None:
@@ -101,7 +109,9 @@ def _body(model: Any) -> bytes:
 
 
 def write_disclosures(run: DisclosureRun, out: Path) -> int:
-    """Write ``out/{alias}/manifest.json`` and ``out/{alias}/fragments/{index}.json``; returns files written."""
+    """Write ``out/{alias}/manifest.json`` and ``out/{alias}/fragments/{index}.json``.
+
+    Returns the number of files written."""
     written = 0
     try:
         for alias, disclosure in run.disclosures.items():

@@ -45,7 +45,14 @@ _WRONG_TYPE: Final[Mapping[str, Any]] = {
     "array": "not an array",
     "null": 0,
 }
-_HEADER_STRINGS: Final = ("Zürich west", " leading space", "trailing tab\t", "line\nbreak", "=?base64?x?=", "東京")
+_HEADER_STRINGS: Final = (
+    "Zürich west",
+    " leading space",
+    "trailing tab\t",
+    "line\nbreak",
+    "=?base64?x?=",
+    "東京",
+)
 
 
 def review_descriptor_files(paths: Sequence[str], *, profile: Literal["strict", "spec"]) -> ReviewReport:
@@ -75,7 +82,10 @@ def review_descriptor_files(paths: Sequence[str], *, profile: Literal["strict", 
             )
         )
     return build_review_report(
-        target=Target(kind="descriptor", address=", ".join(paths)), profile=profile, header_gates=True, tools=tools
+        target=Target(kind="descriptor", address=", ".join(paths)),
+        profile=profile,
+        header_gates=True,
+        tools=tools,
     )
 
 
@@ -106,12 +116,18 @@ def valid_sample(schema: Any, depth: int = 0) -> Any:
         }
     if declared == "array":
         minimum = schema.get("minItems", 0)
-        return [valid_sample(schema.get("items", {}), depth + 1) for _ in range(minimum if isinstance(minimum, int) else 0)]
+        return [
+            valid_sample(schema.get("items", {}), depth + 1)
+            for _ in range(minimum if isinstance(minimum, int) else 0)
+        ]
     if declared == "string":
         length = schema.get("minLength", 1)
         return "x" * max(length if isinstance(length, int) else 1, 1)
     if declared in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1 if isinstance(schema.get("exclusiveMinimum"), int) else 1)
+        low = schema.get(
+            "minimum",
+            schema.get("exclusiveMinimum", -1) + 1 if isinstance(schema.get("exclusiveMinimum"), int) else 1,
+        )
         return low if isinstance(low, int) else 1
     if declared == "boolean":
         return True
@@ -142,19 +158,26 @@ def failure_cases(descriptor: Mapping[str, Any]) -> dict[str, list[dict[str, Any
         for name, sub in properties.items():
             declared = sub.get("type") if isinstance(sub, Mapping) else None
             if isinstance(declared, str) and declared in _WRONG_TYPE:
-                candidates.append((f"{name!r} has the wrong JSON type", {**base, name: _WRONG_TYPE[declared]}))
+                candidates.append(
+                    (f"{name!r} has the wrong JSON type", {**base, name: _WRONG_TYPE[declared]})
+                )
             if isinstance(sub, Mapping) and isinstance(sub.get("maximum"), int):
                 candidates.append((f"{name!r} above its maximum", {**base, name: sub["maximum"] + 1}))
             if isinstance(sub, Mapping) and isinstance(sub.get("minimum"), int):
                 candidates.append((f"{name!r} below its minimum", {**base, name: sub["minimum"] - 1}))
             if isinstance(sub, Mapping) and isinstance(sub.get("maxLength"), int):
-                candidates.append((f"{name!r} longer than maxLength", {**base, name: "y" * (sub["maxLength"] + 1)}))
+                candidates.append(
+                    (f"{name!r} longer than maxLength", {**base, name: "y" * (sub["maxLength"] + 1)})
+                )
         if schema.get("additionalProperties") is False:
             candidates.append(("an unknown property", {**base, "unexpected_property": 1}))
         for annotation in header_annotations(schema, placement="spec"):
             if annotation.type == "integer" and len(annotation.path) == 1:
                 candidates.append(
-                    (f"{annotation.header}: unsafe integer", {**base, annotation.path[0]: MAX_SAFE_INTEGER + 1})
+                    (
+                        f"{annotation.header}: unsafe integer",
+                        {**base, annotation.path[0]: MAX_SAFE_INTEGER + 1},
+                    )
                 )
                 candidates.append((f"{annotation.header}: a fraction", {**base, annotation.path[0]: 1.5}))
 
@@ -182,10 +205,13 @@ def failure_cases(descriptor: Mapping[str, Any]) -> dict[str, list[dict[str, Any
         result_candidates.append(("structuredContent is missing", {"content": []}))
     if wrong_root is not None:
         result_candidates.append(
-            (f"structuredContent is not the promised {kind}", {
-                "content": [{"type": "text", "text": json.dumps(wrong_root)}],
-                "structuredContent": wrong_root,
-            })
+            (
+                f"structuredContent is not the promised {kind}",
+                {
+                    "content": [{"type": "text", "text": json.dumps(wrong_root)}],
+                    "structuredContent": wrong_root,
+                },
+            )
         )
     for reason, value in result_candidates:
         category = _refused(lambda value=value: validate_tool_result(descriptor, value))
@@ -201,7 +227,9 @@ def failure_cases(descriptor: Mapping[str, Any]) -> dict[str, list[dict[str, Any
     return {"arguments": arguments, "results": results, "headers": headers}
 
 
-_TEMPLATE: Final = '''"""Failure cases generated by `agent-connector review --descriptor {source} --emit-tests`.
+_TEMPLATE: Final = '''"""Failure cases generated by `agent-connector review --descriptor ... --emit-tests`.
+
+Source: {source}
 
 Every case below was refused by the host's gates when it was generated; these tests keep it so.
 Regenerate after the descriptors change. Values are synthetic (derived from the schemas).
@@ -244,7 +272,9 @@ def test_consume_gate_refuses(case: dict) -> None:
     assert refused.value.category == case["category"]
 
 
-@pytest.mark.parametrize("case", HEADER_CASES, ids=lambda case: f"{{case['tool']}}: {{case['header']}} {{case['value']!r}}")
+@pytest.mark.parametrize(
+    "case", HEADER_CASES, ids=lambda case: f"{{case['tool']}}: {{case['header']}} {{case['value']!r}}"
+)
 def test_header_value_travels_base64_and_round_trips(case: dict) -> None:
     wire = encode_header_value(case["value"])
     assert wire.startswith("=?base64?") and wire.endswith("?=")

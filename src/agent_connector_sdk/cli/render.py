@@ -48,7 +48,9 @@ def _admission(tool: ToolReview) -> str:
     verdict = tool.admission
     if verdict.decision == "admitted":
         return "[green]admitted[/green]"
-    return f"[red]rejected[/red] [bold]{escape(verdict.category or '')}[/bold]: {escape(verdict.reason or '')}"
+    return (
+        f"[red]rejected[/red] [bold]{escape(verdict.category or '')}[/bold]: {escape(verdict.reason or '')}"
+    )
 
 
 def _disclosure(tool: ToolReview) -> str:
@@ -77,11 +79,14 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     console.print(f"policy   admission profile {report.profile} · Mcp-Param-* header gates {gates}")
     if report.target.kind != "descriptor":
         trace = " → ".join(escape(_cursor(cursor)) for cursor in report.page_trace)
-        console.print(f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}")
+        console.print(
+            f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
+        )
     if report.search is not None:
         search = report.search
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
-        line = f"search   {escape(search.tool)} for {escape(patterns)}: {count(search.entries, 'navigation entry', 'navigation entries')}"
+        entries = count(search.entries, "navigation entry", "navigation entries")
+        line = f"search   {escape(search.tool)} for {escape(patterns)}: {entries}"
         if search.category is not None:
             line += f" [red]failed[/red] {escape(search.category)}: {escape(search.reason or '')}"
         console.print(line)
@@ -91,8 +96,12 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         table.add_column(column, overflow="fold")
     for tool in report.tools:
         table.add_row(
-            escape(tool.name or "?"), tool.found, escape(_arguments(tool)), tool.output_kind,
-            _admission(tool), _disclosure(tool),
+            escape(tool.name or "?"),
+            tool.found,
+            escape(_arguments(tool)),
+            tool.output_kind,
+            _admission(tool),
+            _disclosure(tool),
         )
     console.print(table)
     _render_headers(report.tools, console, applicable=report.header_gates == "applicable")
@@ -112,13 +121,16 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             )
         else:
             console.print(
-                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')} (empty prefix): "
+                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')} "
+                "(empty prefix): "
                 f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
                 f"{escape(short_json(probe.values))}"
             )
     if report.call is not None:
         call = report.call
-        style = "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
+        style = (
+            "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
+        )
         line = f"call     {escape(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {escape(call.gate or '?')}: {escape(call.category)} — {escape(call.reason or '')}"
@@ -155,12 +167,18 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             else:
                 samples.append(f"{shown} → {sample.encoding} {escape(sample.wire or '')}")
         table.add_row(
-            escape(tool.name or "?"), escape(rule.argument), escape(rule.header), rule.type,
+            escape(tool.name or "?"),
+            escape(rule.argument),
+            escape(rule.header),
+            rule.type,
             "\n".join(samples),
         )
     for tool in invalid:
         table.add_row(
-            escape(tool.name or "?"), "—", "—", "—",
+            escape(tool.name or "?"),
+            "—",
+            "—",
+            "—",
             f"[red]{escape(tool.headers.category or '')}[/red]: {escape(tool.headers.reason or '')}",
         )
     console.print(table)

@@ -120,7 +120,9 @@ class ToolReview(BaseModel):
     found: Literal["listed", "search", "file"] = Field(
         description="in tools/list, through the search tool and schema disclosure, or in a file"
     )
-    descriptor: dict[str, Any] | None = Field(description="the wire descriptor (reconstructed when disclosed)")
+    descriptor: dict[str, Any] | None = Field(
+        description="the wire descriptor (reconstructed when disclosed)"
+    )
     output_kind: OutputKind
     admission: AdmissionVerdict
     headers: HeaderPolicy
@@ -188,7 +190,9 @@ class ReviewReport(BaseModel):
     header_gates: Literal["applicable", "not_applicable"]
     page_trace: list[str | None] = Field(
         default_factory=list,
-        description='cursors sent to tools/list in order, as opaque values: null = first request; "" is a cursor',
+        description=(
+            'cursors sent to tools/list in order, as opaque values: null = first request; "" is a cursor'
+        ),
     )
     search: SearchReport | None = None
     tools: list[ToolReview]

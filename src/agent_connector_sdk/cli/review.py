@@ -22,7 +22,12 @@ import fastmcp
 import mcp_types
 from pydantic import TypeAdapter
 
-from agent_connector_sdk.cli.errors import CliError, ServerUnavailable, explain_unreachable, needs_status_probe
+from agent_connector_sdk.cli.errors import (
+    CliError,
+    ServerUnavailable,
+    explain_unreachable,
+    needs_status_probe,
+)
 from agent_connector_sdk.cli.report import (
     AdmissionVerdict,
     CallReport,
@@ -141,7 +146,9 @@ def _sample(value: Any, declared: str) -> HeaderSample:
         wire = encode_header_value(header_text(value, declared))
     except HeaderValueError as refusal:
         return HeaderSample(value=value, wire=None, encoding="refused", category=refusal.category)
-    return HeaderSample(value=value, wire=wire, encoding="base64" if wire.startswith("=?base64?") else "plain")
+    return HeaderSample(
+        value=value, wire=wire, encoding="base64" if wire.startswith("=?base64?") else "plain"
+    )
 
 
 def _verdict(name: str | None, rejections: Sequence[Rejection]) -> AdmissionVerdict:
@@ -244,7 +251,9 @@ async def _http_status(target: Target, options: ReviewOptions) -> int | None:
         headers["Authorization"] = f"Bearer {options.token}"
     try:
         async with httpx2.AsyncClient(timeout=options.timeout) as http:
-            answer = await http.post(target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers)
+            answer = await http.post(
+                target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+            )
     except httpx2.HTTPError:
         return None
     return answer.status_code
@@ -337,7 +346,9 @@ async def _listed_reviews(
     return reviews
 
 
-async def _raw_listing_at(host: ContractClient, wanted: Mapping[int, str | None]) -> dict[int, dict[str, Any]]:
+async def _raw_listing_at(
+    host: ContractClient, wanted: Mapping[int, str | None]
+) -> dict[int, dict[str, Any]]:
     session = host.client.session
 
     async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
@@ -411,7 +422,9 @@ async def _review_hidden(
                     descriptor=None,
                     output_kind="none",
                     admission=AdmissionVerdict(
-                        decision="rejected", category="undisclosed", reason="its schemas could not be verified"
+                        decision="rejected",
+                        category="undisclosed",
+                        reason="its schemas could not be verified",
                     ),
                     headers=HeaderPolicy(applicable=over_http),
                     disclosure=check,
@@ -511,7 +524,10 @@ async def _call(
     review = next((t for t in tools if t.name == name), None)
     if review is None:
         return CallReport(
-            tool=name, outcome="unknown_tool", gate="discover", reason="no listed or searchable tool has this name"
+            tool=name,
+            outcome="unknown_tool",
+            gate="discover",
+            reason="no listed or searchable tool has this name",
         )
     if review.admission.decision != "admitted":
         return CallReport(
@@ -536,7 +552,11 @@ async def _call(
         if error.step == "consume":
             outcome = "rejected_result"
         return CallReport(
-            tool=name, outcome=outcome, gate=error.step, category=error.category, reason=error.message,
+            tool=name,
+            outcome=outcome,
+            gate=error.step,
+            category=error.category,
+            reason=error.message,
             headers_sent=_headers_sent(consumer.audit, name),
         )
     except ContractError as error:
@@ -551,8 +571,12 @@ async def _call(
         )
     except JsonRpcError as error:
         return CallReport(
-            tool=name, outcome="failed", gate="execute", category=f"json_rpc_{error.code}",
-            reason=f"the server answered JSON-RPC error {error.code}", headers_sent=_headers_sent(host.audit, name),
+            tool=name,
+            outcome="failed",
+            gate="execute",
+            category=f"json_rpc_{error.code}",
+            reason=f"the server answered JSON-RPC error {error.code}",
+            headers_sent=_headers_sent(host.audit, name),
         )
     except TransportFailure as error:
         return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))

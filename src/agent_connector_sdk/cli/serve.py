@@ -55,9 +55,13 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         if error.errno == errno.EADDRINUSE:
-            raise CliError(f"port {port} on {host} is already in use (pick another with --port, or 0)") from None
+            raise CliError(
+                f"port {port} on {host} is already in use (pick another with --port, or 0)"
+            ) from None
         if error.errno in (errno.EACCES, errno.EPERM):
-            raise CliError(f"not allowed to bind port {port} on {host} (ports below 1024 need privileges)") from None
+            raise CliError(
+                f"not allowed to bind port {port} on {host} (ports below 1024 need privileges)"
+            ) from None
         if error.errno == errno.EADDRNOTAVAIL:
             raise CliError(f"--host {host}: not an address of this machine") from None
         raise CliError(f"cannot bind {host}:{port}: {error.strerror or type(error).__name__}") from None

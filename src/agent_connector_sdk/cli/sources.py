@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.connectors.github_extract import OpenAPISource, load_github_extract
