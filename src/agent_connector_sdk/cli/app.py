@@ -8,6 +8,7 @@ server that could not be reviewed — with one line on stderr saying why; **130*
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,7 @@ app = App(
     version=__version__,
     help_format="markdown",
     result_action="return_value",
+    suppress_keyboard_interrupt=False,  # main() reports it: one line, exit 130
 )
 
 _OUT: list[TextIO] = []  # the output stream of the current ``main`` call (tests pass a StringIO)
@@ -489,9 +491,18 @@ def _render_disclosures(
 
 
 # ------------------------------------------------------------------------------------------ main
+def _interrupt(signum: int, frame: Any) -> None:
+    # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
+    # would instead cancel the task, which the transport stack reports as a timeout.
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the CLI and return its exit code (never raises for bad input or an unreachable server)."""
     _OUT.append(out if out is not None else sys.stdout)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, _interrupt)
     try:
         result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
     except CliError as error:
@@ -506,6 +517,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 130
     finally:
         _OUT.pop()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return result if isinstance(result, int) else 0
 
 
