@@ -36,6 +36,13 @@ def _yaml(tmp_path: Path, document: dict, name: str = "pets.yaml") -> Path:
     return path
 
 
+def test_review_prints_the_packaged_report_schema() -> None:
+    run = run_cli("review", "--json-schema")
+    assert run.code == 0
+    published = (Path(ROOT) / "schemas" / "review-report.schema.json").read_text(encoding="utf-8")
+    assert run.out == published and json.loads(run.out)["title"] == "ReviewReport"
+
+
 def test_help_and_version_everywhere() -> None:
     for command in ([], ["review"], ["serve"], ["disclose"]):
         helped = run_cli(*command, "--help")

@@ -108,6 +108,7 @@ def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
             '{"query": "x", "limit": 500}',
         )
         no_token = run_cli("review", url)
+        by_header = run_cli("review", url, "--json", "--header", f"Authorization: Bearer {OPERATOR_TOKEN}")
     assert operator.code == 0, operator.err
     report = _valid(operator.json())
     assert report["search"]["tool"] == "search_tools" and report["search"]["entries"] == 5
@@ -141,6 +142,7 @@ def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
     assert refused.json()["call"]["outcome"] == "refused"
     assert refused.json()["call"]["category"] == "invalid_arguments"
     assert_one_line_error(no_token, "HTTP 401", "--token")
+    assert by_header.code == 0 and by_header.json()["search"]["entries"] == 5
 
 
 @pytest.mark.parametrize(

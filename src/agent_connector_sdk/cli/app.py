@@ -162,6 +162,9 @@ def review(
     pin: Annotated[
         Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")
     ] = None,
+    json_schema: Annotated[
+        bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
+    ] = False,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -169,6 +172,13 @@ def review(
     --demo. Exit 0 when the review ran, 1 with --strict when anything was rejected or failed,
     2 when the server could not be reviewed.
     """
+    if json_schema:
+        from importlib.resources import files
+
+        _out().write(
+            (files("agent_connector_sdk") / "schemas" / "review-report.schema.json").read_text("utf-8")
+        )
+        return 0
     if timeout <= 0:
         raise CliError("--timeout must be a positive number of seconds")
     sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
