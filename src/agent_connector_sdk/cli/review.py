@@ -358,7 +358,7 @@ async def _raw_listing_at(
 
     try:
         pages = await apaginate(fetch_page, items_key="tools")
-    except (PaginationError, Exception):  # a second listing is best effort: the verdicts stand anyway
+    except Exception:  # best effort: the verdicts stand without the descriptors
         return {}
     found: dict[int, dict[str, Any]] = {}
     for index, item in enumerate(pages.items):
