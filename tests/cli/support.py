@@ -53,13 +53,15 @@ def assert_one_line_error(run: Run, *fragments: str) -> None:
 
 
 @contextmanager
-def non_mcp_server(kind: str) -> Iterator[str]:
+def non_mcp_server(kind: str, contacted: threading.Event | None = None) -> Iterator[str]:
     """A real HTTP server that is not MCP: ``html``, ``json`` (not JSON-RPC), ``404`` or ``silent``
-    (accepts and never answers)."""
+    (accepts and never answers). ``contacted`` is set when the first request arrives."""
     stop = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def _reply(self) -> None:
+            if contacted is not None:
+                contacted.set()
             if kind == "silent":
                 stop.wait(30)
                 return

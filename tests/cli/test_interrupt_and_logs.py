@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN
@@ -26,9 +27,12 @@ def _spawn(*args: str) -> subprocess.Popen[str]:
 
 
 def test_ctrl_c_during_review_is_one_line_exit_130() -> None:
-    with non_mcp_server("silent") as url:
+    contacted = threading.Event()
+    with non_mcp_server("silent", contacted) as url:
         review = _spawn("review", url, "--timeout", "60")
-        time.sleep(4)  # well into the connection attempt (imports included)
+        # Interrupt once the review is waiting on the server (not while Python is still importing).
+        assert contacted.wait(60)
+        time.sleep(0.5)
         review.send_signal(signal.SIGINT)
         _, err = review.communicate(timeout=30)
     assert review.returncode == 130, err
