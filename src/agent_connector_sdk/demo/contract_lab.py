@@ -176,10 +176,8 @@ class _EvidenceSearch(Tool):
         # ``region`` only routes (gateways read Mcp-Param-Region); it does not filter. Authorization
         # comes first: restricted items are dropped before scoring, so nothing about them (not even how
         # many matched) reaches a caller without the scope.
-        scored = sorted(
-            (pair for item in visible_evidence(_caller_scopes()) if (pair := (item, _score(item, words)))[1]),
-            key=lambda pair: (-pair[1], pair[0].uri),
-        )
+        scored = [(item, _score(item, words)) for item in visible_evidence(_caller_scopes())]
+        scored = sorted((pair for pair in scored if pair[1] > 0), key=lambda pair: (-pair[1], pair[0].uri))
         items = [{"uri": item.uri, "title": item.title, "score": score} for item, score in scored[:limit]]
         content: list[Any] = [mcp_types.TextContent(type="text", text=_json(items))]
         content.extend(
