@@ -85,6 +85,13 @@ def build_artifacts() -> dict[str, dict[str, Any]]:
     }
 
 
+def _shown(path: Path) -> Path:
+    try:
+        return path.relative_to(ROOT)
+    except ValueError:
+        return path
+
+
 def render(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
@@ -99,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         for path in (SCHEMAS / name, PACKAGED_SCHEMAS / name):
             if args.check:
                 if not path.exists() or path.read_text(encoding="utf-8") != text:
-                    stale.append(path.relative_to(ROOT))
+                    stale.append(_shown(path))
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
-                print(f"wrote {path.relative_to(ROOT)}")
+                print(f"wrote {_shown(path)}")
     for path in stale:
         print(f"stale artifact: {path} (run: python -m scripts.generate_schema_disclosure)", file=sys.stderr)
     return 1 if stale else 0
