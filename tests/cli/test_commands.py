@@ -100,6 +100,15 @@ def test_bad_documents_are_one_line(tmp_path: Path) -> None:
     assert run_cli("disclose", "--openapi", str(no_server)).code == 0
 
 
+def test_stdio_server_that_dies_is_one_line_quoting_its_stderr(tmp_path: Path) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import sys\nsys.stderr.write('boom: missing config\\n')\nsys.exit(3)\n", encoding="utf-8"
+    )
+    run = run_cli("review", "--", sys.executable, str(script))
+    assert_one_line_error(run, "closed before an answer arrived", "server stderr: boom: missing config")
+
+
 def test_disclose_embedded_default_summary_out_and_verify(tmp_path: Path) -> None:
     run = run_cli("disclose", "--out", str(tmp_path / "out"), "--verify")
     assert run.code == 0, run.err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -235,8 +236,13 @@ def review(
             import shlex
 
             reviewed = Target(kind="stdio", address=shlex.join(target))
-        with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
-            options = ReviewOptions(**{**options.__dict__, "progress": hook})
+        with (
+            quiet_sdk_loggers(),
+            _progress("reading disclosures") as hook,
+            tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch,
+        ):
+            log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
+            options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
             report = anyio.run(review_server, reviewed, options)
     return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=pin)
 

@@ -16,6 +16,7 @@ import logging
 import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Literal, cast
 
 import fastmcp
@@ -92,6 +93,7 @@ class ReviewOptions:
     call: str | None = None
     arguments: Mapping[str, Any] | None = None
     progress: ProgressHook | None = None
+    stderr_log: Path | None = None
 
 
 @contextlib.contextmanager
@@ -215,7 +217,9 @@ def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
         argv = shlex.split(target.address)
         if not argv:
             raise CliError("the stdio server command is empty")
-        transport = StdioTransport(argv[0], argv[1:], keep_alive=False)
+        # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
+        # when the server dies its last line is quoted in the one-line error.
+        transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
     return fastmcp.Client(
         transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
     )
@@ -237,9 +241,18 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     except BaseExceptionGroup as group:
         failure = group
     status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
-    raise ServerUnavailable(
-        explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
-    ) from None
+    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    last = _last_line(options.stderr_log) if not over_http else None
+    raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
+
+
+def _last_line(path: Path | None) -> str | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path is not None else []
+    except OSError:
+        return None
+    last = next((line.strip() for line in reversed(lines) if line.strip()), None)
+    return last[:200] if last else None
 
 
 async def _http_status(target: Target, options: ReviewOptions) -> int | None:
