@@ -1,5 +1,5 @@
 # Two entry points do all the set-up on a fresh machine (Python 3.11 + pip):
-#   make demo   -> creates .venv, installs the package, runs the main job on the embedded default
+#   make demo   -> creates .venv, installs the package, reviews the contract lab over real HTTP
 #   make test   -> creates .venv, installs the package with dev tools, runs lint, types and tests
 PYTHON ?= python3
 VENV := .venv
@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 demo: $(VENV)/.installed
-	$(VENV)/bin/agent-connector disclose
+	$(VENV)/bin/agent-connector review --demo
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check src tests bench scripts examples

@@ -2,7 +2,10 @@
 
 ``python -m scripts.generate_schema_disclosure`` writes ``schemas/schema-manifest.schema.json`` and
 ``schemas/schema-fragment.schema.json`` from ``SchemaManifest.model_json_schema()`` and
-``SchemaFragment.model_json_schema()``; ``--check`` writes nothing and exits 1 naming each stale file.
+``SchemaFragment.model_json_schema()``, and ``schemas/review-report.schema.json`` (the output of
+``agent-connector review --json``) from ``ReviewReport.model_json_schema()``. Each artifact is also
+written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package data. ``--check``
+writes nothing and exits 1 naming each stale file.
 
 The manifest schema holds the shared identity as ``$defs/SchemaIdentity``; the fragment schema refers
 to it by ``$id`` and adds only its own three fields, with ``unevaluatedProperties: false`` so unknown
@@ -18,10 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_connector_sdk.cli.report import ReviewReport
 from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
+PACKAGED_SCHEMAS = ROOT / "src" / "agent_connector_sdk" / "schemas"
+REVIEW_REPORT_ID = "urn:agent-connector-sdk:review-report:1"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MANIFEST_ID = "urn:agent-connector-sdk:schema-disclosure:schema-manifest:1"
 FRAGMENT_ID = "urn:agent-connector-sdk:schema-disclosure:schema-fragment:1"
@@ -65,10 +71,25 @@ def build_artifacts() -> dict[str, dict[str, Any]]:
         **_object_schema(fragment, own_names),
         "unevaluatedProperties": False,
     }
+    review_report = ReviewReport.model_json_schema()
+    review_artifact = {
+        "$schema": DIALECT,
+        "$id": REVIEW_REPORT_ID,
+        **{key: value for key, value in review_report.items() if key != "description"},
+        "description": inspect.cleandoc(ReviewReport.__doc__ or ""),
+    }
     return {
         "schema-manifest.schema.json": manifest_artifact,
         "schema-fragment.schema.json": fragment_artifact,
+        "review-report.schema.json": review_artifact,
     }
+
+
+def _shown(path: Path) -> Path:
+    try:
+        return path.relative_to(ROOT)
+    except ValueError:
+        return path
 
 
 def render(schema: dict[str, Any]) -> str:
@@ -81,15 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     stale = []
     for name, schema in build_artifacts().items():
-        path = SCHEMAS / name
         text = render(schema)
-        if args.check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.relative_to(ROOT))
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.relative_to(ROOT)}")
+        for path in (SCHEMAS / name, PACKAGED_SCHEMAS / name):
+            if args.check:
+                if not path.exists() or path.read_text(encoding="utf-8") != text:
+                    stale.append(_shown(path))
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {_shown(path)}")
     for path in stale:
         print(f"stale artifact: {path} (run: python -m scripts.generate_schema_disclosure)", file=sys.stderr)
     return 1 if stale else 0

@@ -106,7 +106,14 @@ async def test_empty_string_cursor_is_followed_and_order_is_stable(lab: FastMCP[
             report = await client.discover_tools()
             assert client.cursor_trace == [None, "", "page-3"]
             orders.append(list(report.admitted))
-    assert orders[0] == orders[1] == ["route_shipment", "list_regions", "inventory_snapshot", "flaky_search"]
+    assert orders[0] == orders[1] == [
+        "route_shipment",
+        "list_regions",
+        "inventory_snapshot",
+        "flaky_search",
+        "search_evidence",
+        "content_gallery",
+    ]
 
 
 async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_remain(

@@ -127,13 +127,15 @@ def build_openapi_server(
     base_url: str | None = None,
     client: httpx2.AsyncClient | None = None,
     name: str = "OpenAPI",
+    version: str | None = None,
     timeout: float = 30.0,
 ) -> OpenAPIServer:
     """Build a FastMCP server exposing every operation of ``document`` as a tool.
 
     Upstream requests go through ``client`` if given (the caller owns and closes it); otherwise a
     client is created for ``base_url``, or for the document's first ``servers`` URL, and closed by
-    :meth:`OpenAPIServer.aclose`. ``document`` is not modified.
+    :meth:`OpenAPIServer.aclose`. ``document`` is not modified. ``name`` and ``version`` become the
+    server's ``serverInfo`` (e.g. the document's ``info.title`` and ``info.version``).
 
     The client is always passed to FastMCP explicitly: a client FastMCP creates itself is closed when
     the server's first lifespan ends, so a second session (e.g. a second in-memory ``Client``) fails
@@ -159,6 +161,7 @@ def build_openapi_server(
         document,
         client=client,
         name=name,
+        version=version,
         mcp_component_fn=record,
         mcp_names=_readable_names(document),
     )

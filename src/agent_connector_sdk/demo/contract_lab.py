@@ -17,42 +17,114 @@ to an analyst              ``environment``; ``production`` needs the ``deploy:pr
                            the ``production_rollback`` prompt (and so its completions) needs it too
 =========================  ==========================================================================
 
-Plus ``flaky_search`` (a tool's own failure → a conforming ``isError`` result) and ``nested_route`` (an
+Plus ``flaky_search`` (a tool's own failure → a conforming ``isError`` result), ``nested_route`` (an
 ``x-mcp-header`` under a nested object: rejected by the default *strict* admission profile, accepted by
-``profile="spec"``). ``contract_lab_app`` serves it through ``gated_http_app``.
+``profile="spec"``), ``content_gallery`` (one block of each of the five content types) and the practice
+tool ``search_evidence``: ``query``, a bounded ``limit``, a safe ``region`` routing header (Unicode
+values travel base64-wrapped), unknown properties rejected; it returns an array of ``{uri, title,
+score}`` with the compatibility text block and one ``resource_link`` per item. Restricted evidence
+(``evidence:restricted`` scope) never reaches a caller without that scope — not in the output, not in
+the completions of the ``cite_evidence`` prompt. ``contract_lab_app`` serves it through
+``gated_http_app``; ``agent_connector_sdk.demo.lab_service`` serves it behind search with disclosure.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import mcp_types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AuthProvider
+from fastmcp.server.dependencies import get_access_token
 from fastmcp.tools.base import RawStructuredToolResult, Tool, ToolResult
 from fastmcp.utilities.authorization import require_scopes
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
+from agent_connector_sdk import __version__
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.server.app import gated_http_app
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions, Suggestion
 
 __all__ = [
     "ENVIRONMENTS",
+    "EVIDENCE",
+    "EVIDENCE_SCOPE",
     "PRODUCTION_SCOPE",
     "REGIONS",
+    "Evidence",
     "contract_lab_app",
     "contract_lab_completions",
     "contract_lab_server",
+    "visible_evidence",
 ]
 
 REGIONS = ("eu-central", "eu-west", "us-east", "ap-south")
 PRODUCTION_SCOPE = "deploy:production"
 ENVIRONMENTS = ("development", "staging", "production")
 _OPEN_OBJECT = {"type": "object", "properties": {}}
+EVIDENCE_SCOPE = "evidence:restricted"
+"""Callers without this scope never see restricted evidence (tool output or completion)."""
+MAX_EVIDENCE_LIMIT = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One item the practice tool can find. ``restricted`` items need :data:`EVIDENCE_SCOPE`."""
+
+    uri: str
+    title: str
+    region: str
+    restricted: bool = False
+
+
+EVIDENCE: tuple[Evidence, ...] = (
+    Evidence("evidence://audit/2026-q2", "Quarterly access audit", "eu-central"),
+    Evidence("evidence://incident/4711", "Incident 4711 timeline: Zürich west outage", "eu-central"),
+    Evidence("evidence://postmortem/routing", "Post-mortem: header routing drift", "eu-west"),
+    Evidence("evidence://contract/carrier", "Carrier contract (confidential)", "us-east", restricted=True),
+    Evidence("evidence://payroll/2026", "Payroll extract (confidential)", "ap-south", restricted=True),
+)
+
+_EVIDENCE_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Words to look for."},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_EVIDENCE_LIMIT,
+            "default": 5,
+            "description": "At most this many items.",
+        },
+        "region": {
+            "type": "string",
+            "maxLength": 64,
+            "x-mcp-header": "Region",
+            "description": "Routing region (mirrored into Mcp-Param-Region; any Unicode text).",
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+_EVIDENCE_OUTPUT: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "uri": {"type": "string"},
+            "title": {"type": "string"},
+            "score": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+        "required": ["uri", "title", "score"],
+        "additionalProperties": False,
+    },
+}
 
 
 class Route(BaseModel):
@@ -79,6 +151,84 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _caller_scopes() -> frozenset[str]:
+    token = get_access_token()
+    return frozenset(token.scopes) if token is not None else frozenset()
+
+
+def visible_evidence(scopes: frozenset[str] | set[str]) -> list[Evidence]:
+    """The evidence a caller holding ``scopes`` may see (restricted items need :data:`EVIDENCE_SCOPE`)."""
+    return [item for item in EVIDENCE if not item.restricted or EVIDENCE_SCOPE in scopes]
+
+
+def _score(item: Evidence, words: list[str]) -> float:
+    text = f"{item.title} {item.uri}".casefold()
+    hits = sum(1 for word in words if word in text)
+    return round(hits / len(words), 3) if words else 0.0
+
+
+class _EvidenceSearch(Tool):
+    """``search_evidence``: the practice tool (see the module docstring)."""
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        words = [word.casefold() for word in str(arguments["query"]).split()]
+        limit = int(arguments.get("limit", 5))
+        # ``region`` only routes (gateways read Mcp-Param-Region); it does not filter. Authorization
+        # comes first: restricted items are dropped before scoring, so nothing about them (not even how
+        # many matched) reaches a caller without the scope.
+        scored = [(item, _score(item, words)) for item in visible_evidence(_caller_scopes())]
+        scored = sorted((pair for pair in scored if pair[1] > 0), key=lambda pair: (-pair[1], pair[0].uri))
+        items = [{"uri": item.uri, "title": item.title, "score": score} for item, score in scored[:limit]]
+        content: list[Any] = [mcp_types.TextContent(type="text", text=_json(items))]
+        content.extend(
+            mcp_types.ResourceLink(type="resource_link", uri=item["uri"], name=item["title"])
+            for item in items
+        )
+        return RawStructuredToolResult(content=content, structured_content=items)
+
+
+# A 1x1 transparent PNG and a 44-byte silent WAV header: real media, tiny.
+_PNG_1X1 = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082"
+    )
+).decode("ascii")
+# PCM WAV, mono, 8 kHz, 16-bit, zero samples: RIFF header, fmt chunk, empty data chunk.
+_WAV_SILENT = base64.b64encode(
+    b"RIFF"
+    + struct.pack("<I", 36)
+    + b"WAVEfmt "
+    + struct.pack("<IHHIIHH", 16, 1, 1, 8000, 16000, 2, 16)
+    + b"data"
+    + struct.pack("<I", 0)
+).decode("ascii")
+
+
+class _ContentGallery(Tool):
+    """``content_gallery``: one block of each of the five content types (no output schema)."""
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult(
+            content=[
+                mcp_types.TextContent(type="text", text="one block of each content type follows"),
+                mcp_types.ImageContent(type="image", data=_PNG_1X1, mime_type="image/png"),
+                mcp_types.AudioContent(type="audio", data=_WAV_SILENT, mime_type="audio/wav"),
+                mcp_types.ResourceLink(
+                    type="resource_link", uri="deployments://staging/status", name="staging status"
+                ),
+                mcp_types.EmbeddedResource(
+                    type="resource",
+                    resource=mcp_types.TextResourceContents(
+                        uri="deployments://development/status",
+                        mime_type="application/json",
+                        text=_json({"environment": "development", "healthy": True}),
+                    ),
+                ),
+            ]
+        )
+
+
 def contract_lab_server(
     *,
     auth: AuthProvider | None = None,
@@ -91,7 +241,7 @@ def contract_lab_server(
     ``empty_cursor_pages`` replaces FastMCP's listing with the ``""``-chained pages; ``list_page_size``
     turns on FastMCP's own pagination instead (do not combine them).
     """
-    server: FastMCP[Any] = FastMCP(name, auth=auth, list_page_size=list_page_size)
+    server: FastMCP[Any] = FastMCP(name, version=__version__, auth=auth, list_page_size=list_page_size)
 
     @server.tool
     def route_shipment(
@@ -159,6 +309,28 @@ def contract_lab_server(
         )
     )
 
+    server.add_tool(
+        _EvidenceSearch(
+            name="search_evidence",
+            title="Search evidence",
+            description="Practice tool: find evidence items; routes on Mcp-Param-Region.",
+            parameters=_EVIDENCE_INPUT,
+            output_schema=_EVIDENCE_OUTPUT,
+        )
+    )
+    server.add_tool(
+        _ContentGallery(
+            name="content_gallery",
+            description="Returns one text, image, audio, resource_link and embedded resource block.",
+            parameters=_OPEN_OBJECT,
+        )
+    )
+
+    @server.prompt
+    def cite_evidence(uri: str) -> str:
+        """Cite one evidence item (its ``uri`` completes to the items this caller may see)."""
+        return f"Cite {uri} and summarize what it shows."
+
     @server.prompt
     def deploy_plan(environment: str, service: str) -> str:
         """Plan a deployment of ``service`` to ``environment``."""
@@ -187,6 +359,14 @@ def contract_lab_completions(*, rate_limiter: RateLimiter | None = None) -> Auth
         Suggestion("production", auth=require_scopes(PRODUCTION_SCOPE)),
     ]
     completions.prompt("deploy_plan", "environment", environments)
+    completions.prompt(
+        "cite_evidence",
+        "uri",
+        [
+            Suggestion(item.uri, auth=require_scopes(EVIDENCE_SCOPE) if item.restricted else None)
+            for item in EVIDENCE
+        ],
+    )
     completions.resource("deployments://{environment}/status", "environment", environments)
     # The prompt itself is guarded: callers who cannot see it get no suggestions for it at all.
     completions.prompt("production_rollback", "release", ["2026.07.1", "2026.07.2", "2026.08.0"])

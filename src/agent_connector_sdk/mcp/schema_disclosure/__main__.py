@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -31,7 +32,12 @@ _INPUT_SCHEMA: dict[str, Any] = {
 _OUTPUT_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "object"}}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        prog="python -m agent_connector_sdk.mcp.schema_disclosure",
+        description="Build, print and reconstruct the disclosure of an embedded demo tool schema "
+        "(no arguments, no network). For real documents use `agent-connector disclose`.",
+    ).parse_args(argv)
     disclosure = build_schema_disclosure(
         operation="search/query",
         alias="search_query",

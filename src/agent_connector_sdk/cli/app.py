@@ -1,0 +1,543 @@
+"""The ``agent-connector`` command line (cyclopts for parsing, rich for output).
+
+Exit codes, for every command: **0** it ran; **1** ``--strict`` and something was rejected or failed
+verification (``disclose``: a disclosure failed to verify); **2** it could not run — bad input, or a
+server that could not be reviewed — with one line on stderr saying why; **130** interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal, TextIO
+from urllib.parse import urlsplit
+
+import anyio
+from cyclopts import App, Parameter
+from cyclopts.exceptions import CycloptsError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from agent_connector_sdk import __version__
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.render import count, render_review
+from agent_connector_sdk.cli.report import ReviewReport, Target
+
+__all__ = ["app", "main", "main_exit"]
+
+app = App(
+    name="agent-connector",
+    help=(
+        "Review, serve and disclose MCP tools safely (MCP 2026-07-28).\n\n"
+        "review: what a host would admit, send and accept. serve: the contract lab or an OpenAPI "
+        "document as a gated MCP server behind search. disclose: hash-bound schema fragments of an "
+        "OpenAPI document, offline.\n\n"
+        "Exit codes: 0 ran; 1 with --strict when something was rejected or failed; 2 could not run "
+        "(one line on stderr says why)."
+    ),
+    version=__version__,
+    help_format="markdown",
+    result_action="return_value",
+    suppress_keyboard_interrupt=False,  # main() reports it: one line, exit 130
+)
+
+_OUT: list[TextIO] = []  # the output stream of the current ``main`` call (tests pass a StringIO)
+
+
+def _out() -> TextIO:
+    return _OUT[-1] if _OUT else sys.stdout
+
+
+def _console(stream: TextIO) -> Console:
+    tty = stream.isatty()
+    return Console(
+        file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
+    )
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Any]:
+    """A progress bar on stderr when it is a terminal; else a hook that does nothing."""
+    if not sys.stderr.isatty():
+        yield lambda event, amount: None
+        return
+    bar = Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True
+    )
+    task = bar.add_task(label, total=None)
+
+    def hook(event: str, amount: int) -> None:
+        if event == "total":
+            bar.update(task, total=amount)
+        else:
+            bar.advance(task, amount)
+
+    with bar:
+        yield hook
+
+
+# --------------------------------------------------------------------------------------- review
+def _parse_headers(values: Sequence[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition(":")
+        if not sep or not name.strip() or any(c in name for c in " \t\r\n"):
+            raise CliError(f"--header must look like 'Name: value' (got {json.dumps(value)[:60]})")
+        headers[name.strip()] = text.strip()
+    return headers
+
+
+def _parse_arguments(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CliError(f"--arguments is not valid JSON (column {error.colno})") from None
+    if not isinstance(value, dict):
+        raise CliError('--arguments must be a JSON object, e.g. \'{"query": "audit"}\'')
+    return value
+
+
+def _http_target(url: str) -> Target:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CliError(
+            f"{json.dumps(url)[:80]} is not an http(s) URL; for a local server use --stdio 'COMMAND' "
+            "or `review -- COMMAND ARGS`"
+        )
+    return Target(kind="http", address=url)
+
+
+@app.command
+def review(
+    *target: Annotated[
+        str,
+        Parameter(
+            help="Streamable HTTP URL (http://127.0.0.1:8000/mcp), or after `--` a stdio server command"
+        ),
+    ],
+    stdio: Annotated[str | None, Parameter(help="stdio server command line, e.g. 'python server.py'")] = None,
+    descriptor: Annotated[
+        list[Path] | None,
+        Parameter(help="review tool descriptors from a JSON/YAML file, offline (repeatable)", negative=()),
+    ] = None,
+    emit_tests: Annotated[
+        Path | None, Parameter(help="with --descriptor: write a pytest file of concrete failure cases here")
+    ] = None,
+    demo: Annotated[
+        bool,
+        Parameter(help="start the contract lab on an ephemeral loopback port, review it, stop", negative=()),
+    ] = False,
+    json_output: Annotated[
+        bool,
+        Parameter(
+            name="--json", help="print the report as JSON (schema: review-report.schema.json)", negative=()
+        ),
+    ] = False,
+    strict: Annotated[
+        bool, Parameter(help="exit 1 when anything was rejected or failed", negative=())
+    ] = False,
+    timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
+    header: Annotated[
+        list[str] | None,
+        Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
+    ] = None,
+    token: Annotated[str | None, Parameter(help="bearer token for the server")] = None,
+    profile: Annotated[
+        Literal["strict", "spec"], Parameter(help="x-mcp-header placement rule for admission")
+    ] = "strict",
+    search: Annotated[
+        list[str] | None,
+        Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=()),
+    ] = None,
+    call: Annotated[str | None, Parameter(help="invoke this tool once, through every host gate")] = None,
+    arguments: Annotated[str | None, Parameter(help="JSON object of arguments for --call")] = None,
+    descriptors: Annotated[bool, Parameter(help="also print every descriptor in full", negative=())] = False,
+    pin: Annotated[
+        Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")
+    ] = None,
+    json_schema: Annotated[
+        bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
+    ] = False,
+) -> int:
+    """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
+
+    Give a URL, a stdio command (--stdio or after --), --descriptor FILE for an offline review, or
+    --demo. Exit 0 when the review ran, 1 with --strict when anything was rejected or failed,
+    2 when the server could not be reviewed.
+    """
+    if json_schema:
+        from importlib.resources import files
+
+        _out().write(
+            (files("agent_connector_sdk") / "schemas" / "review-report.schema.json").read_text("utf-8")
+        )
+        return 0
+    if timeout <= 0:
+        raise CliError("--timeout must be a positive number of seconds")
+    sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
+    if sources != 1:
+        raise CliError(
+            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo"
+        )
+    if emit_tests is not None and not descriptor:
+        raise CliError("--emit-tests needs --descriptor FILE")
+    if arguments is not None and call is None:
+        raise CliError("--arguments needs --call NAME")
+    parsed_arguments = _parse_arguments(arguments)
+    headers = _parse_headers(header or [])
+    out = _out()
+
+    if descriptor:
+        from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
+
+        report = review_descriptor_files([str(path) for path in descriptor], profile=profile)
+        if emit_tests is not None:
+            written = emit_failure_tests(report, emit_tests)
+            print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
+        return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=None)
+
+    from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
+
+    options = ReviewOptions(
+        profile=profile,
+        timeout=timeout,
+        headers=headers,
+        token=token,
+        search_patterns=tuple(search or (".*",)),
+        call=call,
+        arguments=parsed_arguments,
+    )
+    if demo:
+        report = _review_demo(options, json_output=json_output)
+    else:
+        if stdio is not None:
+            reviewed = Target(kind="stdio", address=stdio)
+        elif len(target) == 1 and "://" in target[0]:
+            reviewed = _http_target(target[0])
+        elif (
+            len(target) == 1
+            and not target[0].startswith(("http:", "https:"))
+            and " " not in target[0]
+            and "/" not in target[0]
+        ):
+            raise CliError(
+                f"{json.dumps(target[0])[:80]} is not a URL; "
+                f"for a stdio server use `review -- {target[0]} ...`"
+            )
+        else:
+            import shlex
+
+            reviewed = Target(kind="stdio", address=shlex.join(target))
+        with (
+            quiet_sdk_loggers(),
+            _progress("reading disclosures") as hook,
+            tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch,
+        ):
+            log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
+            options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
+            report = anyio.run(review_server, reviewed, options)
+    return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=pin)
+
+
+def _finish(
+    report: ReviewReport, out: TextIO, *, json_output: bool, strict: bool, descriptors: bool, pin: Path | None
+) -> int:
+    if pin is not None:
+        _write_pins(report, pin)
+    if json_output:
+        out.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        render_review(report, _console(out), descriptors=descriptors)
+    return 1 if strict and report.summary.findings else 0
+
+
+def _write_pins(report: ReviewReport, path: Path) -> None:
+    """The pin file of issue "source compatibility": accepted ``source_sha256`` per alias, per server."""
+    pins = {
+        tool.name: [tool.disclosure.source_sha256]
+        for tool in report.tools
+        if tool.name is not None and tool.disclosure is not None and tool.disclosure.source_sha256
+    }
+    document = {"pin_version": 1, "server": report.target.address, "source_sha256": pins}
+    try:
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise CliError(
+            f"{path}: cannot write the pin file ({error.strerror or type(error).__name__})"
+        ) from None
+    print(f"wrote {path} ({count(len(pins), 'pinned tool')})", file=sys.stderr)
+
+
+_DEMO_CALL = ("search_evidence", {"query": "routing audit", "region": "Zürich west", "limit": 3})
+
+
+def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
+    """``review --demo``: the lab on 127.0.0.1:<ephemeral> with the operator's demo token, one
+    disclosed + admitted + validated call of ``search_evidence``, then stop."""
+    import uvicorn
+
+    from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
+    from agent_connector_sdk.cli.serve import bind_socket, one_line_logging
+    from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
+
+    one_line_logging()
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    server = uvicorn.Server(
+        uvicorn.Config(lab_service_app(), log_level="warning", lifespan="on", log_config=None)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="contract-lab", daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            if not thread.is_alive():
+                raise CliError("the contract lab did not start")
+            threading.Event().wait(0.02)
+        if not json_output:
+            print(f"contract lab started at {url} (operator demo token); reviewing it", file=sys.stderr)
+        call, arguments = (options.call, options.arguments) if options.call is not None else _DEMO_CALL
+        demo_options = ReviewOptions(
+            **{
+                **options.__dict__,
+                "token": options.token or OPERATOR_TOKEN,
+                "call": call,
+                "arguments": arguments,
+            }
+        )
+        with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
+            demo_options = ReviewOptions(**{**demo_options.__dict__, "progress": hook})
+            return anyio.run(review_server, Target(kind="http", address=url), demo_options)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+# ---------------------------------------------------------------------------------------- serve
+@app.command
+def serve(
+    *,
+    openapi: Annotated[
+        Path | None,
+        Parameter(help="serve this OpenAPI 3.0/3.1 document (JSON or YAML) instead of the contract lab"),
+    ] = None,
+    upstream: Annotated[
+        str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")
+    ] = None,
+    host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
+    port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
+    no_auth: Annotated[
+        bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
+    ] = False,
+) -> int:
+    """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
+
+    Default: the contract lab, every gate visible, bearer auth with two documented demo tokens
+    (analyst: lab-analyst-demo-token, operator: lab-operator-demo-token); refuses a non-loopback
+    --host while they are on. --openapi: every operation of the document becomes a tool.
+    """
+    from agent_connector_sdk.cli.serve import (
+        bind_socket,
+        build_openapi_app,
+        is_loopback,
+        one_line_logging,
+        run_server,
+    )
+
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535 (got {port})")
+    if upstream is not None and openapi is None:
+        raise CliError("--upstream only applies with --openapi")
+    if upstream is not None:
+        parts = urlsplit(upstream)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise CliError(f"--upstream {json.dumps(upstream)[:80]} is not an http(s) URL")
+    lab_with_tokens = openapi is None and not no_auth
+    if lab_with_tokens and not is_loopback(host):
+        raise CliError(
+            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host or --no-auth"
+        )
+    out = _out()
+    one_line_logging()
+    if openapi is not None:
+        from agent_connector_sdk.cli.sources import load_openapi
+
+        app_, tools = build_openapi_app(load_openapi(str(openapi)), upstream=upstream)
+        what = f"{count(tools, 'OpenAPI tool')} behind search"
+    else:
+        from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
+
+        app_ = lab_service_app(demo_tokens=not no_auth)
+        what = "the contract lab behind search"
+        if not no_auth:
+            what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    sock = bind_socket(host, port)
+
+    def announce(url: str) -> None:
+        print(f"serving {what} at {url}", file=out, flush=True)
+
+    try:
+        run_server(app_, sock, announce)
+    finally:
+        sock.close()
+    return 0
+
+
+# ------------------------------------------------------------------------------------- disclose
+@app.command
+def disclose(
+    *,
+    openapi: Annotated[
+        Path | None,
+        Parameter(help="OpenAPI 3.0/3.1 document, JSON or YAML (default: the embedded GitHub extract)"),
+    ] = None,
+    operation: Annotated[str | None, Parameter(help="only this operation ID or tool name")] = None,
+    out: Annotated[
+        Path | None, Parameter(help="write DIR/{tool}/manifest.json and DIR/{tool}/fragments/{i}.json")
+    ] = None,
+    verify: Annotated[
+        bool,
+        Parameter(
+            help="re-read every manifest and fragment (from --out when given) and reconstruct it", negative=()
+        ),
+    ] = False,
+    json_output: Annotated[
+        bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())
+    ] = False,
+    top: Annotated[int, Parameter(help="how many of the largest schemas to list")] = 5,
+) -> int:
+    """Build hash-bound schema disclosures for every operation of an OpenAPI document (no network).
+
+    Exit 0 when every disclosure was built (and, with --verify, reconstructed intact); 1 when one was
+    refused or failed to verify; 2 for bad input.
+    """
+    from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
+    from agent_connector_sdk.cli.review import quiet_sdk_loggers
+    from agent_connector_sdk.cli.sources import load_openapi
+
+    stream = _out()
+    source = load_openapi(str(openapi) if openapi is not None else None)
+    with quiet_sdk_loggers(), _progress("building disclosures") as hook:
+        run = build_disclosures(source, operation=operation, progress=hook)
+    written = write_disclosures(run, out) if out is not None else 0
+    failures: dict[str, str] = {}
+    if verify:
+        for alias, disclosure in run.disclosures.items():
+            category = verify_disclosure(disclosure, out)
+            if category is not None:
+                failures[alias] = category
+    if json_output:
+        document = {
+            "source_sha256": run.source.sha256,
+            "source_bytes": run.source_bytes,
+            "disclosures": [
+                {
+                    "manifest": d.manifest.model_dump(mode="json"),
+                    "verified": (alias not in failures) if verify else None,
+                }
+                for alias, d in run.disclosures.items()
+            ],
+            "refusals": [r.__dict__ for r in run.refusals],
+        }
+        stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)
+    return 1 if failures or run.refusals else 0
+
+
+def _render_disclosures(
+    run: Any,
+    failures: dict[str, str],
+    *,
+    verify: bool,
+    written: int,
+    out: Path | None,
+    top: int,
+    stream: TextIO,
+) -> None:
+    from rich.table import Table
+
+    console = _console(stream)
+    manifests = [d.manifest for d in run.disclosures.values()]
+    total = sum(m.schema_bytes for m in manifests)
+    fragments = sum(m.fragment_count for m in manifests)
+    console.print(f"source   {run.title} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
+    console.print(
+        f"built    {count(len(manifests), 'disclosure')} "
+        f"({count(fragments, 'fragment')} of at most 4,096 bytes), "
+        f"{total:,} canonical schema bytes in all"
+    )
+    table = Table(title=f"largest schemas (top {min(top, len(manifests))})", title_justify="left")
+    for column, justify in (
+        ("tool", "left"),
+        ("operation", "left"),
+        ("schema bytes", "right"),
+        ("fragments", "right"),
+        ("schema sha256", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for m in sorted(manifests, key=lambda m: -m.schema_bytes)[: max(top, 0)]:
+        table.add_row(
+            m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
+        )
+    console.print(table)
+    if verify:
+        intact = len(manifests) - len(failures)
+        where = f" from the files in {out}" if out is not None else ""
+        console.print(f"verified {intact} of {len(manifests)} reconstructed intact{where}")
+        for alias, category in failures.items():
+            console.print(f"  [red]FAILED[/red] {alias}: {category}")
+    if out is not None:
+        console.print(f"wrote    {count(written, 'file')} under {out}")
+    if run.refusals:
+        console.print(f"refused  {count(len(run.refusals), 'operation')}:")
+        for refusal in run.refusals:
+            console.print(f"  {refusal.alias} ({refusal.operation}): {refusal.category} — {refusal.reason}")
+    else:
+        console.print("refused  none")
+
+
+# ------------------------------------------------------------------------------------------ main
+def _interrupt(signum: int, frame: Any) -> None:
+    # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
+    # would instead cancel the task, which the transport stack reports as a timeout.
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the CLI and return its exit code (never raises for bad input or an unreachable server)."""
+    _OUT.append(out if out is not None else sys.stdout)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
+    except CliError as error:
+        print(f"agent-connector: {error}", file=sys.stderr)
+        return error.exit_code
+    except CycloptsError as error:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        print(f"agent-connector: {lines[0] if lines else type(error).__name__} (see --help)", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("agent-connector: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        _OUT.pop()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    return result if isinstance(result, int) else 0
+
+
+def main_exit() -> None:
+    """Console-script entry point (``agent-connector``)."""
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""``agent-connector disclose``: build (and optionally verify and write) the schema disclosures of every
+operation of an OpenAPI document. No network: the document's servers are never called."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.sources import count_operations, document_info
+from agent_connector_sdk.connectors.github_extract import OpenAPISource
+from agent_connector_sdk.connectors.openapi import (
+    OpenAPIOperationTool,
+    build_openapi_server,
+    list_operation_tools,
+)
+from agent_connector_sdk.mcp.schema_disclosure import (
+    SchemaDisclosure,
+    SchemaDisclosureError,
+    SourceDigest,
+    build_schema_disclosure,
+    canonical_json_bytes,
+    parse_fragment,
+    parse_manifest,
+    reconstruct_schema,
+)
+
+__all__ = ["DisclosureRun", "Refusal", "build_disclosures", "verify_disclosure", "write_disclosures"]
+
+# Operations are never called: FastMCP only needs *a* base URL to build the tools.
+_UNUSED_BASE_URL = "http://127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An operation whose disclosure could not be built (or verified): the core's category and why."""
+
+    alias: str
+    operation: str
+    category: str
+    reason: str
+
+
+@dataclass
+class DisclosureRun:
+    """What one ``disclose`` run built: disclosures by alias, refusals, and the source identity."""
+
+    source: SourceDigest
+    source_bytes: int
+    title: str
+    disclosures: dict[str, SchemaDisclosure] = field(default_factory=dict)
+    refusals: list[Refusal] = field(default_factory=list)
+
+
+async def _operation_tools(source: OpenAPISource) -> list[OpenAPIOperationTool]:
+    openapi = build_openapi_server(source.document, base_url=_UNUSED_BASE_URL)
+    try:
+        return await list_operation_tools(openapi)
+    finally:
+        await openapi.aclose()
+
+
+def build_disclosures(
+    source: OpenAPISource,
+    *,
+    operation: str | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> DisclosureRun:
+    """Build the disclosure of every operation (or only ``operation``, by ID or tool name)."""
+    if count_operations(source.document) == 0:
+        raise CliError(
+            "the document has no operations (its 'paths' define no HTTP methods): nothing to disclose"
+        )
+    tools = anyio.run(_operation_tools, source)
+    if operation is not None:
+        tools = [tool for tool in tools if operation in (tool.alias, tool.operation)]
+        if not tools:
+            raise CliError(
+                f"no operation or tool named {json.dumps(operation, ensure_ascii=False)} in the document"
+            )
+    digest = SourceDigest.of(source.raw)
+    run = DisclosureRun(source=digest, source_bytes=len(source.raw), title=document_info(source.document)[0])
+    if progress is not None:
+        progress("total", len(tools))
+    for tool in tools:
+        try:
+            run.disclosures[tool.alias] = build_schema_disclosure(
+                operation=tool.operation,
+                alias=tool.alias,
+                source=digest,
+                input_schema=tool.input_schema,
+                output_schema=tool.output_schema,
+            )
+        except SchemaDisclosureError as error:
+            run.refusals.append(Refusal(tool.alias, tool.operation, error.category, error.message))
+        if progress is not None:
+            progress("advance", 1)
+    return run
+
+
+def _body(model: Any) -> bytes:
+    # Exactly the bytes a provider serves for the resource (canonical JSON).
+    return canonical_json_bytes(model.model_dump(mode="json"))
+
+
+def write_disclosures(run: DisclosureRun, out: Path) -> int:
+    """Write ``out/{alias}/manifest.json`` and ``out/{alias}/fragments/{index}.json``.
+
+    Returns the number of files written."""
+    written = 0
+    try:
+        for alias, disclosure in run.disclosures.items():
+            fragments = out / alias / "fragments"
+            fragments.mkdir(parents=True, exist_ok=True)
+            (out / alias / "manifest.json").write_bytes(_body(disclosure.manifest))
+            written += 1
+            for fragment in disclosure.fragments:
+                (fragments / f"{fragment.index}.json").write_bytes(_body(fragment))
+                written += 1
+    except OSError as error:
+        raise CliError(f"{out}: cannot write ({error.strerror or type(error).__name__})") from None
+    return written
+
+
+def verify_disclosure(disclosure: SchemaDisclosure, out: Path | None = None) -> str | None:
+    """Re-parse the served bodies (from ``out`` when given: what was written) and reconstruct them as a
+    consumer would; ``None`` when intact, else the core's refusal category."""
+    alias = disclosure.manifest.alias
+    try:
+        if out is not None:
+            manifest = parse_manifest((out / alias / "manifest.json").read_bytes())
+            fragments = [
+                parse_fragment((out / alias / "fragments" / f"{index}.json").read_bytes())
+                for index in range(manifest.fragment_count)
+            ]
+        else:
+            manifest = parse_manifest(_body(disclosure.manifest))
+            fragments = [parse_fragment(_body(fragment)) for fragment in disclosure.fragments]
+        reconstruct_schema(manifest, fragments)
+    except SchemaDisclosureError as error:
+        return error.category
+    except OSError:
+        return "unreadable"
+    return None

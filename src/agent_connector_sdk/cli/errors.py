@@ -1,0 +1,113 @@
+"""One clear line for every way a command cannot do its job (exit code 2), never a traceback.
+
+:class:`CliError` is what commands raise for bad input; :func:`explain_unreachable` turns whatever
+the transport stack raised while talking to a server into one sentence a person can act on
+(refused, timed out, TLS, wrong path, not an MCP endpoint). The peer's own error text is not echoed
+(it may quote request values); only codes, HTTP content types and exception *types* are named.
+"""
+
+from __future__ import annotations
+
+import re
+import ssl
+from collections.abc import Iterator
+from typing import Final
+
+__all__ = ["CliError", "ServerUnavailable", "explain_unreachable", "iter_causes", "needs_status_probe"]
+
+EXIT_USAGE: Final = 2
+
+
+class CliError(Exception):
+    """Bad input or an unusable environment: printed as ``agent-connector: <message>``, exit 2."""
+
+    exit_code: int = EXIT_USAGE
+
+
+class ServerUnavailable(CliError):
+    """The server could not be reviewed at all (see :func:`explain_unreachable`)."""
+
+
+_CONTENT_TYPE: Final = re.compile(r"Unexpected content type:\s*([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+)")
+
+
+def iter_causes(error: BaseException) -> Iterator[BaseException]:
+    """``error`` and everything it was raised from or during, exception groups flattened."""
+    seen: set[int] = set()
+    stack = [error]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            stack.extend(current.exceptions)
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                stack.append(linked)
+
+
+def needs_status_probe(error: BaseException) -> bool:
+    """The SDK reports any HTTP error status as the same -32603 "Server returned an error response",
+    so the status itself (401 vs 500) has to be asked for separately."""
+    from mcp.shared.exceptions import MCPError
+
+    return any(
+        isinstance(cause, MCPError) and cause.message == "Server returned an error response"
+        for cause in iter_causes(error)
+    )
+
+
+def explain_unreachable(
+    error: BaseException, *, target: str, timeout: float, http_status: int | None = None
+) -> str:
+    """One sentence saying why ``target`` could not be reviewed, from the exception chain
+    (``http_status``: what a plain POST to the endpoint answered, when it was probed)."""
+    import httpx2
+    from mcp.shared.exceptions import MCPError
+
+    causes = list(iter_causes(error))
+    for cause in causes:
+        if isinstance(cause, ssl.SSLError | ssl.CertificateError):
+            return f"TLS failed for {target}: {type(cause).__name__} (is it https with a valid certificate?)"
+    for cause in causes:
+        if isinstance(cause, ConnectionRefusedError):
+            return f"connection refused: nothing is listening at {target}"
+        if isinstance(cause, OSError) and cause.errno in (-2, -3, -5):  # EAI_NONAME, EAI_AGAIN, EAI_NODATA
+            return f"cannot resolve the host of {target}"
+    for cause in causes:
+        if isinstance(cause, TimeoutError | httpx2.TimeoutException):
+            return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
+        if isinstance(cause, MCPError) and cause.code == -32001:
+            return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
+    for cause in causes:
+        if isinstance(cause, MCPError):
+            text = cause.message or ""
+            found = _CONTENT_TYPE.search(text)
+            if found:
+                return f"not an MCP endpoint: {target} answered with {found.group(1)}, not JSON-RPC"
+            if text.startswith("Failed to parse JSON response"):
+                return f"not an MCP endpoint: {target} answered JSON that is not JSON-RPC"
+            if text == "Not Found" or cause.code == -32601:
+                return f"wrong path: {target} answered 404 Not Found (FastMCP serves /mcp)"
+            if cause.code == -32000:
+                return f"the connection to {target} closed before an answer arrived"
+            if text == "Server returned an error response" and http_status is not None:
+                if http_status in (401, 403):
+                    return f"{target} answered HTTP {http_status}: pass credentials with --token or --header"
+                return f"{target} answered HTTP {http_status} instead of an MCP result"
+            return f"{target} refused the session: JSON-RPC error {cause.code}"
+    for cause in causes:
+        if isinstance(cause, httpx2.HTTPStatusError):
+            status = cause.response.status_code
+            if status in (401, 403):
+                return f"{target} answered HTTP {status}: pass credentials with --token or --header"
+            return f"{target} answered HTTP {status}"
+    for cause in causes:
+        if isinstance(cause, httpx2.ConnectError | httpx2.NetworkError):
+            return f"cannot connect to {target}: {type(cause).__name__}"
+    for cause in causes:
+        if isinstance(cause, FileNotFoundError | PermissionError):
+            return f"cannot start {target}: {type(cause).__name__}"
+    return f"cannot review {target}: {type(error).__name__}"

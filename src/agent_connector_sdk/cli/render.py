@@ -1,0 +1,184 @@
+"""Human output for the CLI: rich tables (colour only on a terminal), plain text everywhere else."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+
+__all__ = ["count", "render_review", "short_json"]
+
+
+def count(number: int, singular: str, plural: str | None = None) -> str:
+    """``1 tool``, ``2 tools``, with thousands separators."""
+    word = singular if number == 1 else (plural or singular + "s")
+    return f"{number:,} {word}"
+
+
+def short_json(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cursor(value: str | None) -> str:
+    return "(first)" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _arguments(tool: ToolReview) -> str:
+    schema = tool.descriptor.get("inputSchema") if tool.descriptor else None
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return "—"
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    parts = []
+    for name, sub in properties.items():
+        declared = sub.get("type", "any") if isinstance(sub, dict) else "any"
+        mark = "*" if isinstance(required, list) and name in required else ""
+        parts.append(f"{name}{mark}: {declared if isinstance(declared, str) else 'any'}")
+    return ", ".join(parts)
+
+
+def _admission(tool: ToolReview) -> str:
+    verdict = tool.admission
+    if verdict.decision == "admitted":
+        return "[green]admitted[/green]"
+    return (
+        f"[red]rejected[/red] [bold]{escape(verdict.category or '')}[/bold]: {escape(verdict.reason or '')}"
+    )
+
+
+def _disclosure(tool: ToolReview) -> str:
+    check = tool.disclosure
+    if check is None:
+        return "— (listed)" if tool.found == "listed" else "—"
+    if not check.verified:
+        return f"[red]failed[/red] {escape(check.step or '')}/{escape(check.category or '')}"
+    return (
+        f"[green]verified[/green] {count(check.fragment_count or 0, 'fragment')}, "
+        f"{check.schema_bytes or 0:,} B, sha256 {(check.schema_sha256 or '')[:12]}…"
+    )
+
+
+def render_review(report: ReviewReport, console: Console, *, descriptors: bool = False) -> None:
+    """Print ``report`` for a person: identity, page trace, tools, header policy, probe, call, summary."""
+    target = report.target
+    console.print(f"[bold]review[/bold] {escape(target.address)}  ({target.kind})")
+    if report.server is not None:
+        server = report.server
+        console.print(
+            f"server   {escape(server.name or '?')} {escape(server.version or '')}"
+            f" · protocol {escape(server.protocol_version or '?')}"
+        )
+    gates = "applicable" if report.header_gates == "applicable" else "not applicable (no HTTP headers)"
+    console.print(f"policy   admission profile {report.profile} · Mcp-Param-* header gates {gates}")
+    if report.target.kind != "descriptor":
+        trace = " → ".join(escape(_cursor(cursor)) for cursor in report.page_trace)
+        console.print(
+            f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
+        )
+    if report.search is not None:
+        search = report.search
+        patterns = ", ".join(json.dumps(p) for p in search.patterns)
+        entries = count(search.entries, "navigation entry", "navigation entries")
+        line = f"search   {escape(search.tool)} for {escape(patterns)}: {entries}"
+        if search.category is not None:
+            line += f" [red]failed[/red] {escape(search.category)}: {escape(search.reason or '')}"
+        console.print(line)
+
+    table = Table(title="tools", title_justify="left", show_lines=False, expand=False)
+    for column in ("tool", "found", "arguments (* required)", "output", "admission", "disclosure"):
+        table.add_column(column, overflow="fold")
+    for tool in report.tools:
+        table.add_row(
+            escape(tool.name or "?"),
+            tool.found,
+            escape(_arguments(tool)),
+            tool.output_kind,
+            _admission(tool),
+            _disclosure(tool),
+        )
+    console.print(table)
+    _render_headers(report.tools, console, applicable=report.header_gates == "applicable")
+    if descriptors:
+        for tool in report.tools:
+            if tool.descriptor is not None:
+                console.print(f"[bold]descriptor[/bold] {escape(tool.name or '?')}")
+                console.print_json(data=tool.descriptor)
+    if report.completion is not None:
+        probe = report.completion
+        if probe.ref is None:
+            console.print(f"completion advertised; {escape(probe.reason or 'not probed')}")
+        elif probe.category is not None:
+            console.print(
+                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')}: "
+                f"[red]{escape(probe.category)}[/red]"
+            )
+        else:
+            console.print(
+                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')} "
+                "(empty prefix): "
+                f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
+                f"{escape(short_json(probe.values))}"
+            )
+    if report.call is not None:
+        call = report.call
+        style = (
+            "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
+        )
+        line = f"call     {escape(call.tool)}: [{style}]{call.outcome}[/{style}]"
+        if call.category is not None:
+            line += f" at {escape(call.gate or '?')}: {escape(call.category)} — {escape(call.reason or '')}"
+        console.print(line)
+        if call.headers_sent:
+            console.print(f"         headers sent: {escape(', '.join(call.headers_sent))} (values not shown)")
+        if call.content_types:
+            console.print(f"         content blocks: {escape(', '.join(call.content_types))}")
+        if call.outcome in ("validated", "tool_error"):
+            console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
+    summary = report.summary
+    console.print(
+        f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
+        f"{len(summary.rejected)} rejected, {len(summary.disclosure_failures)} disclosure failures; "
+        f"{count(summary.findings, 'finding')}"
+    )
+
+
+def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
+    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules]
+    invalid = [tool for tool in tools if tool.headers.category is not None]
+    if not rows and not invalid:
+        return
+    title = "header policy" + ("" if applicable else " (not applicable over stdio: shown for reference)")
+    table = Table(title=title, title_justify="left")
+    for column in ("tool", "argument", "header", "type", "sample → field value"):
+        table.add_column(column, overflow="fold")
+    for tool, rule in rows:
+        samples = []
+        for sample in rule.samples:
+            shown = escape(json.dumps(sample.value, ensure_ascii=False))
+            if sample.encoding == "refused":
+                samples.append(f"{shown} → [red]refused[/red] ({escape(sample.category or '')})")
+            else:
+                samples.append(f"{shown} → {sample.encoding} {escape(sample.wire or '')}")
+        table.add_row(
+            escape(tool.name or "?"),
+            escape(rule.argument),
+            escape(rule.header),
+            rule.type,
+            "\n".join(samples),
+        )
+    for tool in invalid:
+        table.add_row(
+            escape(tool.name or "?"),
+            "—",
+            "—",
+            "—",
+            f"[red]{escape(tool.headers.category or '')}[/red]: {escape(tool.headers.reason or '')}",
+        )
+    console.print(table)

@@ -1,0 +1,216 @@
+"""The review report: the one wire shape ``agent-connector review --json`` prints (pure, no I/O).
+
+These frozen pydantic models are the single source of truth; ``schemas/review-report.schema.json``
+is generated from :class:`ReviewReport` (``python -m scripts.generate_schema_disclosure``) and checked
+for freshness in CI. Adding an optional field is compatible; renaming or removing one bumps
+``report_version``.
+
+Values that appear here are the server's descriptors and results, the reviewer's own synthetic
+samples (header policy) and the arguments the *user* passed to ``--call`` — never anything else.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "REPORT_VERSION",
+    "AdmissionVerdict",
+    "CallReport",
+    "CompletionProbe",
+    "DisclosureCheck",
+    "HeaderPolicy",
+    "HeaderRule",
+    "HeaderSample",
+    "OutputKind",
+    "ReviewReport",
+    "ReviewSummary",
+    "SearchReport",
+    "ServerIdentity",
+    "Target",
+    "ToolReview",
+    "output_kind",
+]
+
+REPORT_VERSION: Literal[1] = 1
+OutputKind = Literal["object", "array", "scalar", "any", "none"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Target(BaseModel):
+    """What was reviewed: an HTTP endpoint, a stdio command line, or descriptor files (offline)."""
+
+    model_config = _FROZEN
+    kind: Literal["http", "stdio", "descriptor"]
+    address: str = Field(description="URL, command line, or file path")
+
+
+class ServerIdentity(BaseModel):
+    """``serverInfo`` and the negotiated protocol revision (absent offline)."""
+
+    model_config = _FROZEN
+    name: str | None
+    version: str | None
+    protocol_version: str | None
+
+
+class AdmissionVerdict(BaseModel):
+    """The host's Admit decision for one descriptor (``category``/``reason`` only when rejected)."""
+
+    model_config = _FROZEN
+    decision: Literal["admitted", "rejected"]
+    category: str | None = None
+    reason: str | None = None
+
+
+class HeaderSample(BaseModel):
+    """One representative argument value and what the host would send for it."""
+
+    model_config = _FROZEN
+    value: Any = Field(description="the reviewer's sample argument value (never a real caller's)")
+    wire: str | None = Field(description="the Mcp-Param-* field value sent, or null when refused")
+    encoding: Literal["plain", "base64", "refused"]
+    category: str | None = Field(default=None, description="why the value is refused (e.g. out_of_range)")
+
+
+class HeaderRule(BaseModel):
+    """One ``x-mcp-header`` annotation: argument path → header name, with samples."""
+
+    model_config = _FROZEN
+    argument: str = Field(description="JSON pointer of the annotated property in inputSchema")
+    header: str
+    type: Literal["string", "integer", "boolean"]
+    samples: list[HeaderSample]
+
+
+class HeaderPolicy(BaseModel):
+    """Header mirroring for one tool. ``applicable`` is false over stdio (no HTTP headers exist)."""
+
+    model_config = _FROZEN
+    applicable: bool
+    rules: list[HeaderRule] = Field(default_factory=list)
+    category: str | None = Field(default=None, description="set when the annotations themselves are invalid")
+    reason: str | None = None
+
+
+class DisclosureCheck(BaseModel):
+    """The schema-disclosure read of one tool found through search: manifest, fragments, digests."""
+
+    model_config = _FROZEN
+    verified: bool
+    manifest_uri: str | None = None
+    schema_sha256: str | None = None
+    source_sha256: str | None = None
+    fragment_count: int | None = None
+    schema_bytes: int | None = None
+    bytes_read: int | None = None
+    step: str | None = Field(default=None, description="the consumer step that refused (read, verify, ...)")
+    category: str | None = None
+    reason: str | None = None
+
+
+class ToolReview(BaseModel):
+    """Everything the reviewer learned about one tool."""
+
+    model_config = _FROZEN
+    name: str | None
+    found: Literal["listed", "search", "file"] = Field(
+        description="in tools/list, through the search tool and schema disclosure, or in a file"
+    )
+    descriptor: dict[str, Any] | None = Field(
+        description="the wire descriptor (reconstructed when disclosed)"
+    )
+    output_kind: OutputKind
+    admission: AdmissionVerdict
+    headers: HeaderPolicy
+    disclosure: DisclosureCheck | None = None
+
+
+class SearchReport(BaseModel):
+    """The search tool the server exposes, and what searching it returned."""
+
+    model_config = _FROZEN
+    tool: str
+    patterns: list[str]
+    entries: int = Field(description="navigation entries returned (a server may cap results per search)")
+    category: str | None = None
+    reason: str | None = None
+
+
+class CompletionProbe(BaseModel):
+    """One ``completion/complete`` request against the first completable prompt argument."""
+
+    model_config = _FROZEN
+    advertised: bool
+    ref: dict[str, str] | None = None
+    argument: str | None = None
+    values: list[str] = Field(default_factory=list)
+    total: int | None = None
+    has_more: bool | None = None
+    category: str | None = None
+    reason: str | None = None
+
+
+class CallReport(BaseModel):
+    """``--call``: one invocation through every host gate. ``outcome`` says how far it got."""
+
+    model_config = _FROZEN
+    tool: str
+    outcome: Literal["validated", "tool_error", "refused", "rejected_result", "failed", "unknown_tool"]
+    gate: str | None = Field(default=None, description="the gate or step that stopped it")
+    category: str | None = None
+    reason: str | None = None
+    headers_sent: list[str] = Field(default_factory=list, description="Mcp-Param-* names (values omitted)")
+    content_types: list[str] = Field(default_factory=list)
+    structured_content: Any = None
+    is_error: bool | None = None
+
+
+class ReviewSummary(BaseModel):
+    """Counts a CI job can gate on; ``findings`` is what ``--strict`` turns into exit code 1."""
+
+    model_config = _FROZEN
+    admitted: list[str]
+    rejected: list[str]
+    disclosure_failures: list[str]
+    findings: int
+
+
+class ReviewReport(BaseModel):
+    """The contract review of one MCP server (or of descriptor files), as ``review --json`` prints it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", title="ReviewReport")
+    report_version: Literal[1] = REPORT_VERSION
+    target: Target
+    server: ServerIdentity | None = None
+    profile: Literal["strict", "spec"]
+    header_gates: Literal["applicable", "not_applicable"]
+    page_trace: list[str | None] = Field(
+        default_factory=list,
+        description=(
+            'cursors sent to tools/list in order, as opaque values: null = first request; "" is a cursor'
+        ),
+    )
+    search: SearchReport | None = None
+    tools: list[ToolReview]
+    completion: CompletionProbe | None = None
+    call: CallReport | None = None
+    summary: ReviewSummary
+
+
+def output_kind(descriptor: Any) -> OutputKind:
+    """``none`` without an ``outputSchema``; else what its root ``type`` promises (``any`` if unpinned)."""
+    if not isinstance(descriptor, dict) or "outputSchema" not in descriptor:
+        return "none"
+    schema = descriptor["outputSchema"]
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    if declared == "object":
+        return "object"
+    if declared == "array":
+        return "array"
+    if declared in ("string", "number", "integer", "boolean", "null"):
+        return "scalar"
+    return "any"

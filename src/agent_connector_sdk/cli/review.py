@@ -1,0 +1,606 @@
+"""The contract reviewer: run the host side over a real session and say what a host would do.
+
+Thin on purpose: discovery, admission and calls go through ``ContractClient``; tools hidden behind a
+search transform go through ``SchemaDisclosureConsumer`` (search → manifest → fragments → verified
+reconstruction → admission of the reconstructed descriptor → validated call), both over the *same*
+``fastmcp.Client`` session. This module only orders those steps and records what they said in a
+:class:`~agent_connector_sdk.cli.report.ReviewReport`. Header policy comes from the contracts' own
+codec (``header_annotations``, ``header_text``, ``encode_header_value``) applied to the reviewer's
+synthetic sample values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shlex
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, cast
+
+import fastmcp
+import mcp_types
+from pydantic import TypeAdapter
+
+from agent_connector_sdk.cli.errors import (
+    CliError,
+    ServerUnavailable,
+    explain_unreachable,
+    needs_status_probe,
+)
+from agent_connector_sdk.cli.report import (
+    AdmissionVerdict,
+    CallReport,
+    CompletionProbe,
+    DisclosureCheck,
+    HeaderPolicy,
+    HeaderRule,
+    HeaderSample,
+    ReviewReport,
+    ReviewSummary,
+    SearchReport,
+    ServerIdentity,
+    Target,
+    ToolReview,
+    output_kind,
+)
+from agent_connector_sdk.mcp.client import ContractClient, JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
+from agent_connector_sdk.mcp.contracts.admission import Rejection, admit_tools
+from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
+from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
+from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+    CallerScope,
+    DisclosedTool,
+    DisclosureConsumerError,
+    SchemaDisclosureConsumer,
+    SelectedTool,
+)
+from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
+
+__all__ = [
+    "ReviewOptions",
+    "build_review_report",
+    "header_policy",
+    "quiet_sdk_loggers",
+    "review_server",
+    "summarize",
+]
+
+Profile = Literal["strict", "spec"]
+ProgressHook = Callable[[str, int], None]
+"""``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
+``("advance", 1)`` per disclosure read."""
+
+_RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
+_STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
+_INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
+_BOOLEAN_SAMPLES: Final = (True, False)
+_SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcore2", "sse_starlette")
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How to review: admission profile, timeouts, credentials, search patterns and one optional call."""
+
+    profile: Profile = "strict"
+    timeout: float = 30.0
+    headers: Mapping[str, str] = field(default_factory=dict)
+    token: str | None = None
+    search_patterns: Sequence[str] = (".*",)
+    call: str | None = None
+    arguments: Mapping[str, Any] | None = None
+    progress: ProgressHook | None = None
+    stderr_log: Path | None = None
+
+
+@contextlib.contextmanager
+def quiet_sdk_loggers() -> Iterator[None]:
+    """Silence the SDKs' own loggers: a non-MCP reply makes them log pydantic tracebacks and
+    "Unexpected content type" lines, which the reviewer already explains in one sentence."""
+    saved = {name: logging.getLogger(name).level for name in _SDK_LOGGERS}
+    for name in _SDK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
+
+
+# ------------------------------------------------------------------------------------- pure parts
+def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> HeaderPolicy:
+    """Each ``x-mcp-header`` argument → its ``Mcp-Param-*`` name, with what the host sends for samples.
+
+    Annotations are read with the spec placement (what the Invoke gate builds headers from); invalid
+    annotations are reported with their category instead of rules.
+    """
+    if descriptor is None:
+        return HeaderPolicy(applicable=applicable)
+    try:
+        annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
+    except AdmissionError as refusal:
+        return HeaderPolicy(applicable=applicable, category=refusal.category, reason=refusal.message)
+    rules = []
+    for annotation in annotations:
+        samples: tuple[Any, ...]
+        if annotation.type == "string":
+            samples = _STRING_SAMPLES
+        elif annotation.type == "integer":
+            samples = _INTEGER_SAMPLES
+        else:
+            samples = _BOOLEAN_SAMPLES
+        rules.append(
+            HeaderRule(
+                argument=annotation.pointer,
+                header=annotation.header,
+                type=annotation.type,
+                samples=[_sample(value, annotation.type) for value in samples],
+            )
+        )
+    return HeaderPolicy(applicable=applicable, rules=rules)
+
+
+def _sample(value: Any, declared: str) -> HeaderSample:
+    try:
+        wire = encode_header_value(header_text(value, declared))
+    except HeaderValueError as refusal:
+        return HeaderSample(value=value, wire=None, encoding="refused", category=refusal.category)
+    return HeaderSample(
+        value=value, wire=wire, encoding="base64" if wire.startswith("=?base64?") else "plain"
+    )
+
+
+def _verdict(name: str | None, rejections: Sequence[Rejection]) -> AdmissionVerdict:
+    for rejection in rejections:
+        if rejection["tool"] == name:
+            return AdmissionVerdict(
+                decision="rejected", category=rejection["category"], reason=rejection["reason"]
+            )
+    return AdmissionVerdict(decision="admitted")
+
+
+def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findings: int = 0) -> ReviewSummary:
+    """Admitted/rejected names and the number of findings (rejections, failed disclosures, a call
+    that was refused, failed or rejected its result)."""
+    admitted = [t.name or "?" for t in tools if t.admission.decision == "admitted"]
+    rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
+    failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
+    call_failed = call is not None and call.outcome not in ("validated", "tool_error")
+    return ReviewSummary(
+        admitted=admitted,
+        rejected=rejected,
+        disclosure_failures=failures,
+        findings=len(rejected) + len(failures) + int(call_failed) + extra_findings,
+    )
+
+
+def build_review_report(
+    *,
+    target: Target,
+    profile: Profile,
+    header_gates: bool,
+    tools: list[ToolReview],
+    server: ServerIdentity | None = None,
+    page_trace: Sequence[str | None] = (),
+    search: SearchReport | None = None,
+    completion: CompletionProbe | None = None,
+    call: CallReport | None = None,
+) -> ReviewReport:
+    extra = int(search is not None and search.category is not None)
+    extra += int(completion is not None and completion.category is not None)
+    return ReviewReport(
+        target=target,
+        server=server,
+        profile=profile,
+        header_gates="applicable" if header_gates else "not_applicable",
+        page_trace=list(page_trace),
+        search=search,
+        tools=tools,
+        completion=completion,
+        call=call,
+        summary=summarize(tools, call, extra),
+    )
+
+
+# ----------------------------------------------------------------------------------- the session
+def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
+    if target.kind == "http":
+        from fastmcp.client.transports.http import StreamableHttpTransport
+
+        transport: Any = StreamableHttpTransport(target.address, headers=dict(options.headers))
+    else:
+        from fastmcp.client.transports.stdio import StdioTransport
+
+        argv = shlex.split(target.address)
+        if not argv:
+            raise CliError("the stdio server command is empty")
+        # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
+        # when the server dies its last line is quoted in the one-line error.
+        transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+    return fastmcp.Client(
+        transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
+    )
+
+
+async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
+    """Review the server at ``target`` (HTTP or stdio). Raises :class:`ServerUnavailable` when no
+    review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
+    client = _client(target, options)
+    over_http = target.kind == "http"
+    host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile))
+    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("reviewer", target.address))
+    failure: BaseException
+    try:
+        async with host:
+            return await _review(host, consumer, target, options, over_http)
+    except (ProtocolError, OSError, RuntimeError) as error:
+        failure = error
+    except BaseExceptionGroup as group:
+        failure = group
+    status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
+    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    last = _last_line(options.stderr_log) if not over_http else None
+    raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
+
+
+def _last_line(path: Path | None) -> str | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path is not None else []
+    except OSError:
+        return None
+    last = next((line.strip() for line in reversed(lines) if line.strip()), None)
+    return last[:200] if last else None
+
+
+async def _http_status(target: Target, options: ReviewOptions) -> int | None:
+    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials)."""
+    import httpx2
+
+    headers = {**options.headers, "Accept": "application/json, text/event-stream"}
+    if options.token is not None:
+        headers["Authorization"] = f"Bearer {options.token}"
+    try:
+        async with httpx2.AsyncClient(timeout=options.timeout) as http:
+            answer = await http.post(
+                target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+            )
+    except httpx2.HTTPError:
+        return None
+    return answer.status_code
+
+
+async def _review(
+    host: ContractClient,
+    consumer: SchemaDisclosureConsumer,
+    target: Target,
+    options: ReviewOptions,
+    over_http: bool,
+) -> ReviewReport:
+    client = host.client
+    info = client.server_info
+    identity = ServerIdentity(
+        name=info.name if info is not None else None,
+        version=info.version if info is not None else None,
+        protocol_version=client.protocol_version,
+    )
+    try:
+        report = await host.discover_tools()
+    except PaginationError as refusal:
+        raise ServerUnavailable(
+            f"tools/list cannot be followed safely: {refusal.category} after {len(refusal.trace)} pages"
+        ) from None
+    listed = await _listed_reviews(host, report.admitted, report.rejected, over_http)
+
+    search_report: SearchReport | None = None
+    disclosed: dict[str, DisclosedTool] = {}
+    hidden: list[ToolReview] = []
+    search_tool = _search_tool(report.admitted)
+    if search_tool is not None:
+        search_report, hidden, disclosed = await _review_hidden(consumer, search_tool, options, over_http)
+
+    tools = listed + hidden
+    completion = await _probe_completion(host) if _completions_advertised(client) else None
+    call = await _call(host, consumer, tools, disclosed, options) if options.call is not None else None
+    if call is not None and not over_http:
+        # Over stdio the channel is inert: the headers were computed, but nothing carries them.
+        call = call.model_copy(update={"headers_sent": []})
+    return build_review_report(
+        target=target,
+        profile=options.profile,
+        header_gates=over_http,
+        tools=tools,
+        server=identity,
+        page_trace=host.cursor_trace,
+        search=search_report,
+        completion=completion,
+        call=call,
+    )
+
+
+async def _listed_reviews(
+    host: ContractClient,
+    admitted: Mapping[str, dict[str, Any]],
+    rejected: Sequence[Rejection],
+    over_http: bool,
+) -> list[ToolReview]:
+    # The host keeps only admitted descriptors; rejected ones are shown from a second raw listing
+    # (matched by position and name), because a reviewer wants to see what was refused.
+    rejected_descriptors: dict[int, dict[str, Any]] = {}
+    if rejected:
+        rejected_descriptors = await _raw_listing_at(host, {r["index"]: r["tool"] for r in rejected})
+    reviews = [
+        ToolReview(
+            name=name,
+            found="listed",
+            descriptor=descriptor,
+            output_kind=output_kind(descriptor),
+            admission=AdmissionVerdict(decision="admitted"),
+            headers=header_policy(descriptor, applicable=over_http),
+        )
+        for name, descriptor in admitted.items()
+    ]
+    for rejection in rejected:
+        descriptor = rejected_descriptors.get(rejection["index"])
+        reviews.append(
+            ToolReview(
+                name=rejection["tool"],
+                found="listed",
+                descriptor=descriptor,
+                output_kind=output_kind(descriptor),
+                admission=AdmissionVerdict(
+                    decision="rejected", category=rejection["category"], reason=rejection["reason"]
+                ),
+                headers=header_policy(descriptor, applicable=over_http),
+            )
+        )
+    return reviews
+
+
+async def _raw_listing_at(
+    host: ContractClient, wanted: Mapping[int, str | None]
+) -> dict[int, dict[str, Any]]:
+    session = host.client.session
+
+    async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        raw = await session.send_request(mcp_types.ListToolsRequest(params=params), cast(Any, _RAW))
+        return cast(dict[str, Any], raw)
+
+    try:
+        pages = await apaginate(fetch_page, items_key="tools")
+    except Exception:  # best effort: the verdicts stand without the descriptors
+        return {}
+    found: dict[int, dict[str, Any]] = {}
+    for index, item in enumerate(pages.items):
+        if index in wanted and isinstance(item, dict) and item.get("name") == wanted[index]:
+            found[index] = item
+    return found
+
+
+def _search_tool(admitted: Mapping[str, dict[str, Any]]) -> str | None:
+    """The admitted tool that searches a hidden catalog (FastMCP's search transform: a ``pattern``
+    or ``query`` string argument, and a ``call_tool`` proxy beside it)."""
+    for name in ("search_tools",):
+        descriptor = admitted.get(name)
+        properties = descriptor.get("inputSchema", {}).get("properties", {}) if descriptor else {}
+        if isinstance(properties, dict) and "pattern" in properties:
+            return name
+    return None
+
+
+async def _review_hidden(
+    consumer: SchemaDisclosureConsumer, search_tool: str, options: ReviewOptions, over_http: bool
+) -> tuple[SearchReport, list[ToolReview], dict[str, DisclosedTool]]:
+    entries: dict[str, SchemaNavigation] = {}
+    try:
+        for pattern in options.search_patterns:
+            for entry in await consumer.discover(pattern):
+                entries.setdefault(entry.name, entry)
+    except DisclosureConsumerError as error:
+        search = SearchReport(
+            tool=search_tool,
+            patterns=list(options.search_patterns),
+            entries=len(entries),
+            category=error.category,
+            reason=error.message,
+        )
+        return search, [], {}
+    search = SearchReport(tool=search_tool, patterns=list(options.search_patterns), entries=len(entries))
+    if options.progress is not None:
+        options.progress("total", len(entries))
+    reviews: list[ToolReview] = []
+    disclosed: dict[str, DisclosedTool] = {}
+    policy = AdmissionPolicy(profile=options.profile)
+    for entry in entries.values():
+        selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
+        try:
+            tool = await consumer.disclose(selection)
+        except DisclosureConsumerError as error:
+            check = DisclosureCheck(
+                verified=False,
+                manifest_uri=entry.manifest_uri,
+                schema_sha256=entry.schema_sha256,
+                fragment_count=entry.fragment_count,
+                step=error.step,
+                category=error.category,
+                reason=error.message,
+            )
+            reviews.append(
+                ToolReview(
+                    name=entry.name,
+                    found="search",
+                    descriptor=None,
+                    output_kind="none",
+                    admission=AdmissionVerdict(
+                        decision="rejected",
+                        category="undisclosed",
+                        reason="its schemas could not be verified",
+                    ),
+                    headers=HeaderPolicy(applicable=over_http),
+                    disclosure=check,
+                )
+            )
+        else:
+            descriptor = _disclosed_descriptor(entry, tool)
+            verdict = admit_tools([descriptor], policy)
+            disclosed[entry.name] = tool
+            manifest = tool.manifest
+            reviews.append(
+                ToolReview(
+                    name=entry.name,
+                    found="search",
+                    descriptor=descriptor,
+                    output_kind=output_kind(descriptor),
+                    admission=_verdict(entry.name, verdict.rejected),
+                    headers=header_policy(descriptor, applicable=over_http),
+                    disclosure=DisclosureCheck(
+                        verified=True,
+                        manifest_uri=manifest.manifest_uri,
+                        schema_sha256=manifest.schema_sha256,
+                        source_sha256=manifest.source_sha256,
+                        fragment_count=manifest.fragment_count,
+                        schema_bytes=manifest.schema_bytes,
+                        bytes_read=tool.bytes_read,
+                    ),
+                )
+            )
+        if options.progress is not None:
+            options.progress("advance", 1)
+    return search, reviews, disclosed
+
+
+def _disclosed_descriptor(entry: SchemaNavigation, tool: DisclosedTool) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {"name": entry.name}
+    if entry.title is not None:
+        descriptor["title"] = entry.title
+    if entry.description is not None:
+        descriptor["description"] = entry.description
+    descriptor.update(tool.descriptor)
+    return descriptor
+
+
+def _completions_advertised(client: fastmcp.Client[Any]) -> bool:
+    capabilities = client.server_capabilities
+    return capabilities is not None and capabilities.completions is not None
+
+
+async def _probe_completion(host: ContractClient) -> CompletionProbe:
+    try:
+        prompts = await host.client.list_prompts()
+    except Exception as error:  # the probe is advisory: the review stands without it
+        return CompletionProbe(advertised=True, category="list_failed", reason=type(error).__name__)
+    for prompt in prompts:
+        if not prompt.arguments:
+            continue
+        ref = {"type": "ref/prompt", "name": prompt.name}
+        argument = prompt.arguments[0].name
+        try:
+            result = await host.complete(ref, argument, "")
+        except ContractError as error:
+            return CompletionProbe(
+                advertised=True, ref=ref, argument=argument, category=error.category, reason=str(error)
+            )
+        except JsonRpcError as error:
+            return CompletionProbe(
+                advertised=True, ref=ref, argument=argument, category="protocol_error", reason=str(error)
+            )
+        return CompletionProbe(
+            advertised=True,
+            ref=ref,
+            argument=argument,
+            values=result.values,
+            total=result.total,
+            has_more=result.has_more,
+        )
+    return CompletionProbe(advertised=True, reason="no prompt with arguments to complete")
+
+
+def _headers_sent(audit: Sequence[Mapping[str, Any]], tool: str) -> list[str]:
+    for event in reversed(audit):
+        if event.get("event") == "parameter_headers_built" and event.get("tool") == tool:
+            return list(event.get("headers", []))
+    return []
+
+
+async def _call(
+    host: ContractClient,
+    consumer: SchemaDisclosureConsumer,
+    tools: Sequence[ToolReview],
+    disclosed: Mapping[str, DisclosedTool],
+    options: ReviewOptions,
+) -> CallReport:
+    name = cast(str, options.call)
+    arguments = dict(options.arguments or {})
+    review = next((t for t in tools if t.name == name), None)
+    if review is None:
+        return CallReport(
+            tool=name,
+            outcome="unknown_tool",
+            gate="discover",
+            reason="no listed or searchable tool has this name",
+        )
+    if review.admission.decision != "admitted":
+        return CallReport(
+            tool=name,
+            outcome="refused",
+            gate="admit",
+            category=review.admission.category,
+            reason="the tool was not admitted, so the host never calls it",
+        )
+    raw: dict[str, Any]
+    try:
+        if review.found == "search":
+            raw = await consumer.call(disclosed[name], arguments)
+            audit = consumer.audit
+        else:
+            raw = (await host.call(name, arguments)).raw
+            audit = host.audit
+    except DisclosureConsumerError as error:
+        outcome: Literal["refused", "rejected_result", "failed"] = (
+            "refused" if error.step in ("invoke", "bind") and error.category != "protocol_error" else "failed"
+        )
+        if error.step == "consume":
+            outcome = "rejected_result"
+        return CallReport(
+            tool=name,
+            outcome=outcome,
+            gate=error.step,
+            category=error.category,
+            reason=error.message,
+            headers_sent=_headers_sent(consumer.audit, name),
+        )
+    except ContractError as error:
+        gate = getattr(error, "gate", None)
+        return CallReport(
+            tool=name,
+            outcome="rejected_result" if gate == "consume" else "refused",
+            gate=gate,
+            category=error.category,
+            reason=error.message,
+            headers_sent=_headers_sent(host.audit, name),
+        )
+    except JsonRpcError as error:
+        return CallReport(
+            tool=name,
+            outcome="failed",
+            gate="execute",
+            category=f"json_rpc_{error.code}",
+            reason=f"the server answered JSON-RPC error {error.code}",
+            headers_sent=_headers_sent(host.audit, name),
+        )
+    except TransportFailure as error:
+        return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))
+    content = raw.get("content")
+    blocks = content if isinstance(content, list) else []
+    return CallReport(
+        tool=name,
+        outcome="tool_error" if raw.get("isError") is True else "validated",
+        gate="consume",
+        headers_sent=_headers_sent(audit, name),
+        content_types=[str(block.get("type")) for block in blocks if isinstance(block, dict)],
+        structured_content=raw.get("structuredContent"),
+        is_error=raw.get("isError") is True,
+    )

@@ -1,0 +1,140 @@
+"""``agent-connector serve``: build the gated app (the contract lab, or an OpenAPI document's tools) and
+run it under uvicorn on a socket bound *before* anything is announced.
+
+Binding first means a bad port or a port in use is one line and exit 2, and the announced address is
+the real one (``--port 0`` shows the port the OS picked). Routine client errors are logged as one line
+each (no tracebacks): see :func:`one_line_logging`.
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import logging
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any, Final, TextIO
+
+import anyio
+
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.sources import concrete_server_url, document_info
+from agent_connector_sdk.connectors.github_extract import OpenAPISource
+from agent_connector_sdk.connectors.openapi import build_openapi_server, build_tool_disclosures
+
+__all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
+
+_LOGGERS: Final = ("uvicorn", "uvicorn.error", "uvicorn.access", "fastmcp", "mcp", "agent_connector_sdk")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only ever reaches this machine (``localhost`` or a loopback address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``; every failure is one :class:`CliError` line."""
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535 (got {port})")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        raise CliError(f"--host {host}: not an address or a name this machine can resolve") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise CliError(
+                f"port {port} on {host} is already in use (pick another with --port, or 0)"
+            ) from None
+        if error.errno in (errno.EACCES, errno.EPERM):
+            raise CliError(
+                f"not allowed to bind port {port} on {host} (ports below 1024 need privileges)"
+            ) from None
+        if error.errno == errno.EADDRNOTAVAIL:
+            raise CliError(f"--host {host}: not an address of this machine") from None
+        raise CliError(f"cannot bind {host}:{port}: {error.strerror or type(error).__name__}") from None
+    return sock
+
+
+class _OneLine(logging.Formatter):
+    """``LEVEL logger: message`` and, for an exception, only its type: a routine client error (a bad
+    request, a refused header, a tool's own failure) is one line, not a traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = f"{record.levelname.lower()} {record.name}: {record.getMessage()}"
+        if record.exc_info and record.exc_info[0] is not None:
+            line += f" ({record.exc_info[0].__name__})"
+        return " ".join(line.split())  # no embedded newlines either
+
+
+def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING) -> None:
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(_OneLine())
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
+        logger.setLevel(level)
+
+
+def build_openapi_app(source: OpenAPISource, *, upstream: str | None) -> tuple[Any, int]:
+    """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
+    navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
+    document's ``info``. Returns the ASGI app and the tool count."""
+    from fastmcp.server.transforms.search import RegexSearchTransform
+
+    from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
+    from agent_connector_sdk.mcp.schema_disclosure_provider import (
+        describe_schema_tools,
+        register_schema_resources,
+    )
+    from agent_connector_sdk.mcp.server import gated_http_app
+
+    base_url = upstream if upstream is not None else concrete_server_url(source.document)
+    if base_url is None:
+        raise CliError(
+            "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
+        )
+    title, version = document_info(source.document)
+    openapi = build_openapi_server(source.document, base_url=base_url, name=title, version=version)
+
+    async def disclose() -> Any:
+        return await build_tool_disclosures(openapi, SourceDigest.of(source.raw))
+
+    disclosures = anyio.run(disclose)
+    if not disclosures:
+        raise CliError("the document has no operations: there is nothing to serve")
+    server = openapi.server
+    search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
+    server.add_transform(search)
+    register_schema_resources(server, search, disclosures)
+    return gated_http_app(server, stateless_http=True), len(disclosures)
+
+
+def run_server(app: Any, sock: socket.socket, announce: Callable[[str], None]) -> None:
+    """Serve ``app`` on the bound ``sock``; ``announce(url)`` runs once uvicorn has started."""
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                announce(f"http://{shown}:{port}/mcp")
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None)
+    AnnouncingServer(config).run(sockets=[sock])

@@ -1,0 +1,123 @@
+"""Reading the documents the CLI is given: OpenAPI 3.0/3.1 (JSON or YAML) and tool descriptors.
+
+Every refusal is a :class:`~agent_connector_sdk.cli.errors.CliError` naming the file and what is
+wrong with it in words a user of the command understands (never a Python parameter name).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]
+
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.connectors.github_extract import OpenAPISource, load_github_extract
+
+__all__ = [
+    "concrete_server_url",
+    "count_operations",
+    "document_info",
+    "load_descriptors",
+    "load_openapi",
+    "read_structured",
+]
+
+_HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+def read_structured(path: Path) -> tuple[bytes, Any]:
+    """The file's exact bytes and its parsed JSON or YAML value (JSON first: it is a YAML subset, but
+    JSON's own error messages are clearer for ``.json`` files)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory, not a file") from None
+    except OSError as error:
+        raise CliError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
+    try:
+        return raw, json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as json_error:
+        if path.suffix.lower() == ".json":
+            raise CliError(
+                f"{path}: not valid JSON (line {json_error.lineno}, column {json_error.colno})"
+                if isinstance(json_error, json.JSONDecodeError)
+                else f"{path}: not UTF-8 text"
+            ) from None
+    try:
+        return raw, yaml.safe_load(raw)
+    except yaml.YAMLError as yaml_error:
+        mark = getattr(yaml_error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise CliError(f"{path}: neither valid JSON nor valid YAML{where}") from None
+
+
+def load_openapi(path: str | None) -> OpenAPISource:
+    """The OpenAPI document at ``path`` (JSON or YAML), or the embedded GitHub extract when ``None``."""
+    if path is None:
+        return load_github_extract()
+    file = Path(path)
+    raw, document = read_structured(file)
+    if not isinstance(document, dict):
+        raise CliError(f"{file}: not an OpenAPI document (the top level is not an object)")
+    version = document.get("openapi")
+    if version is None and "swagger" in document:
+        raise CliError(f"{file}: Swagger 2.0 is not supported; convert it to OpenAPI 3.0 or 3.1")
+    if not isinstance(version, str) or not (version.startswith("3.0") or version.startswith("3.1")):
+        raise CliError(f"{file}: not an OpenAPI 3.0/3.1 document (no 'openapi: 3.x' field)")
+    paths = document.get("paths", {})
+    if not isinstance(paths, dict):
+        raise CliError(f"{file}: 'paths' must be an object")
+    # FastMCP reads the parsed document; the exact bytes stay the disclosure's source identity.
+    return OpenAPISource(raw=raw, document=json.loads(json.dumps(document, default=str)))
+
+
+def count_operations(document: Mapping[str, Any]) -> int:
+    paths = document.get("paths")
+    if not isinstance(paths, Mapping):
+        return 0
+    return sum(
+        1
+        for item in paths.values()
+        if isinstance(item, Mapping)
+        for method in item
+        if isinstance(method, str) and method.lower() in _HTTP_METHODS
+    )
+
+
+def concrete_server_url(document: Mapping[str, Any]) -> str | None:
+    """The document's ``servers[0].url`` when it is a concrete absolute URL (no ``{variables}``)."""
+    servers = document.get("servers")
+    first = servers[0] if isinstance(servers, list) and servers else None
+    url = first.get("url") if isinstance(first, Mapping) else None
+    if isinstance(url, str) and url.startswith(("http://", "https://")) and "{" not in url:
+        return url
+    return None
+
+
+def document_info(document: Mapping[str, Any]) -> tuple[str, str | None]:
+    """``(title, version)`` from the document's ``info`` (``serverInfo`` of the served tools)."""
+    info = document.get("info")
+    title = info.get("title") if isinstance(info, Mapping) else None
+    version = info.get("version") if isinstance(info, Mapping) else None
+    return (
+        title if isinstance(title, str) and title else "OpenAPI",
+        str(version) if isinstance(version, str | int | float) else None,
+    )
+
+
+def load_descriptors(path: str) -> list[Any]:
+    """Tool descriptors from a file: one descriptor, a list of them, or a ``tools/list`` result."""
+    file = Path(path)
+    _, value = read_structured(file)
+    if isinstance(value, dict) and isinstance(value.get("tools"), list):
+        return list(value["tools"])
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        return [value]
+    raise CliError(f"{file}: expected a tool descriptor, a list of them, or a tools/list result")

@@ -1,0 +1,249 @@
+"""``serve``, ``disclose``, the offline reviewer and every bad input: as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.support import ROOT, assert_one_line_error, run_cli
+
+PETS = {
+    "openapi": "3.1.0",
+    "info": {"title": "Pet Store", "version": "2.4.1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/pets/{id}": {
+            "get": {
+                "operationId": "getPet",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
+}
+
+
+def _yaml(tmp_path: Path, document: dict, name: str = "pets.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return path
+
+
+def test_review_prints_the_packaged_report_schema() -> None:
+    run = run_cli("review", "--json-schema")
+    assert run.code == 0
+    published = (Path(ROOT) / "schemas" / "review-report.schema.json").read_text(encoding="utf-8")
+    assert run.out == published and json.loads(run.out)["title"] == "ReviewReport"
+
+
+def test_help_and_version_everywhere() -> None:
+    for command in ([], ["review"], ["serve"], ["disclose"]):
+        helped = run_cli(*command, "--help")
+        assert helped.code == 0 and "Usage: agent-connector" in helped.out
+        assert ":class:" not in helped.out and "``" not in helped.out  # no raw reST markup
+        version = run_cli(*command, "--version")
+        assert version.code == 0 and version.out.strip() == "0.1.0"
+    module_help = subprocess.run(
+        [sys.executable, "-m", "agent_connector_sdk.mcp.schema_disclosure", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert module_help.returncode == 0 and "usage:" in module_help.stdout.lower()
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["review"], "exactly one of"),
+        (["review", "not-a-url"], "not a URL"),
+        (["review", "ftp://example.invalid/mcp"], "not an http(s) URL"),
+        (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "{"], "not valid JSON"),
+        (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "[1]"], "JSON object"),
+        (["review", "http://127.0.0.1:9/mcp", "--timeout", "0"], "--timeout"),
+        (["review", "http://127.0.0.1:9/mcp", "--header", "no colon"], "--header"),
+        (["review", "--nope"], "--nope"),
+        (["serve", "--port", "99999"], "between 0 and 65535"),
+        (["serve", "--port", "abc"], "--port"),
+        (["serve", "--host", "0.0.0.0"], "demo tokens"),
+        (["serve", "--host", "no-such-host.invalid"], "--host"),
+        (["disclose", "--operation", "no/such-op"], "no operation or tool named"),
+        (["disclose", "--openapi", "/no/such/file.json"], "no such file"),
+    ],
+)
+def test_bad_input_is_exit_2_and_one_line(argv: list[str], says: str) -> None:
+    assert_one_line_error(run_cli(*argv), says)
+
+
+def test_bad_documents_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text("{", encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("a: [b", encoding="utf-8")
+    (tmp_path / "swagger.yaml").write_text("swagger: '2.0'\npaths: {}\n", encoding="utf-8")
+    empty = _yaml(tmp_path, {**PETS, "paths": {}}, "empty.yaml")
+    no_server = _yaml(
+        tmp_path, {key: value for key, value in PETS.items() if key != "servers"}, "noserver.yaml"
+    )
+    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.json")), "not valid JSON")
+    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.yaml")), "YAML")
+    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "swagger.yaml")), "Swagger 2.0")
+    assert_one_line_error(run_cli("disclose", "--openapi", str(empty)), "no operations")
+    assert_one_line_error(run_cli("serve", "--openapi", str(no_server), "--port", "0"), "--upstream")
+    # disclose makes no calls: no concrete server URL is needed.
+    assert run_cli("disclose", "--openapi", str(no_server)).code == 0
+
+
+def test_stdio_server_that_dies_is_one_line_quoting_its_stderr(tmp_path: Path) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text(
+        "import sys\nsys.stderr.write('boom: missing config\\n')\nsys.exit(3)\n", encoding="utf-8"
+    )
+    run = run_cli("review", "--", sys.executable, str(script))
+    assert_one_line_error(run, "closed before an answer arrived", "server stderr: boom: missing config")
+
+
+def test_disclose_embedded_default_summary_out_and_verify(tmp_path: Path) -> None:
+    run = run_cli("disclose", "--out", str(tmp_path / "out"), "--verify")
+    assert run.code == 0, run.err
+    assert "10 disclosures (118 fragments" in run.out
+    assert "issues_list_events_for_timeline" in run.out and "427,919" in run.out
+    assert "verified 10 of 10 reconstructed intact from the files" in run.out
+    assert "refused  none" in run.out
+    timeline = tmp_path / "out" / "issues_list_events_for_timeline"
+    assert len(list((timeline / "fragments").iterdir())) == 105
+    manifest = json.loads((timeline / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["fragment_count"] == 105
+
+
+def test_verify_from_files_catches_a_corrupted_fragment(tmp_path: Path) -> None:
+    from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
+    from agent_connector_sdk.connectors.github_extract import load_github_extract
+
+    run = build_disclosures(load_github_extract(), operation="issues/list-events-for-timeline")
+    write_disclosures(run, tmp_path)
+    (disclosure,) = run.disclosures.values()
+    assert verify_disclosure(disclosure, tmp_path) is None
+    fragment = tmp_path / disclosure.manifest.alias / "fragments" / "7.json"
+    body = json.loads(fragment.read_text(encoding="utf-8"))
+    body["text"] = body["text"][:-1] + ("a" if body["text"][-1] != "a" else "b")
+    fragment.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    assert verify_disclosure(disclosure, tmp_path) == "corrupt"
+
+
+def test_disclose_yaml_document(tmp_path: Path) -> None:
+    run = run_cli("disclose", "--openapi", str(_yaml(tmp_path, PETS)), "--json")
+    assert run.code == 0, run.err
+    (entry,) = run.json()["disclosures"]
+    assert entry["manifest"]["alias"] == "getPet" and entry["manifest"]["operation"] == "getPet"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_openapi_yaml_announces_real_port_and_server_info(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from agent_connector_sdk.cli import main_exit; main_exit()",
+            "serve",
+            "--openapi",
+            str(_yaml(tmp_path, PETS)),
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("serving 1 OpenAPI tool behind search at http://127.0.0.1:"), line
+        url = line.split(" at ")[-1].strip()
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        assert port != 0
+        busy = run_cli("serve", "--port", str(port))
+        assert_one_line_error(busy, "already in use")
+        report = run_cli("review", url, "--json")
+        assert report.code == 0, report.err
+        data = report.json()
+        assert data["server"]["name"] == "Pet Store" and data["server"]["version"] == "2.4.1"
+        (pet,) = [t for t in data["tools"] if t["name"] == "getPet"]
+        assert pet["found"] == "search" and pet["disclosure"]["verified"] is True
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    assert "Traceback" not in (server.stderr.read() if server.stderr else "")
+
+
+def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None:
+    descriptors = {
+        "tools": [
+            {
+                "name": "route",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"},
+                        "priority": {
+                            "type": "integer",
+                            "minimum": 0,
+                            "maximum": 9,
+                            "x-mcp-header": "Priority",
+                        },
+                        "shard": {"type": "integer", "x-mcp-header": "Shard"},
+                    },
+                    "required": ["region"],
+                    "additionalProperties": False,
+                },
+                "outputSchema": {"type": "array", "items": {"type": "string"}},
+            },
+            {
+                "name": "leaky",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"password": {"type": "string", "x-mcp-header": "Password"}},
+                },
+            },
+        ]
+    }
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps(descriptors), encoding="utf-8")
+    emitted = tmp_path / "test_route_failures.py"
+    run = run_cli("review", "--descriptor", str(source), "--emit-tests", str(emitted), "--json", "--strict")
+    assert run.code == 1, run.err  # "leaky" is rejected: a finding
+    report = run.json()
+    assert report["target"]["kind"] == "descriptor"
+    assert report["summary"] == {
+        "admitted": ["route"],
+        "rejected": ["leaky"],
+        "disclosure_failures": [],
+        "findings": 1,
+    }
+    text = emitted.read_text(encoding="utf-8")
+    assert "Mcp-Param-Shard: unsafe integer" in text and "an unknown property" in text
+    assert "above its maximum" in text and "structuredContent is not the promised array" in text
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(emitted)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ROOT},
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert " passed" in result.stdout and "failed" not in result.stdout
