@@ -33,7 +33,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import (
     X_MCP_HEADER_KEY,
     header_annotations,
@@ -166,7 +166,7 @@ def _check_references(schema: Any, where: str) -> None:
                 ) from None
 
 
-_FAILURE_CATEGORY: dict[str, str] = {
+_FAILURE_CATEGORY: dict[str, AdmissionCategory] = {
     "invalid_schema": "malformed",
     "unsupported_dialect": "unsupported_dialect",
     "unresolvable_ref": "unresolvable_ref",

@@ -36,12 +36,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_connector_sdk.mcp.contracts.content import validate_content_block
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.errors import ConsumeCategory, ContractViolation
 from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, exact_value_key, validate_instance
 
 __all__ = ["json_equal", "validate_tool_result"]
 
-_SCHEMA_FAILURE_CATEGORY = {
+_SCHEMA_FAILURE_CATEGORY: dict[str, ConsumeCategory] = {
     "invalid_schema": "invalid_output_schema",
     "unsupported_dialect": "unsupported_dialect",
     "unresolvable_ref": "unresolvable_ref",
