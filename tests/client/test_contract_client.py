@@ -224,7 +224,7 @@ async def test_audit_names_headers_never_values(lab: FastMCP[Any]) -> None:
     async with _discovered(lab) as client:
         result = await client.call("route_shipment", {"region": secret, "priority": 7})
         assert result.structured_content["region"] == secret
-    serialized = json.dumps(client.audit, ensure_ascii=False)
+    serialized = json.dumps(client.audit.events(), ensure_ascii=False)
     assert "private" not in serialized and "λ" not in serialized
     built = [e for e in client.audit if e.get("event") == "parameter_headers_built"]
     assert built[-1]["headers"] == ["Mcp-Param-Region", "Mcp-Param-Priority"]
@@ -374,7 +374,7 @@ async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> 
         with pytest.raises(ProtocolError) as raised:
             await client.call("refuse", {"region": "secret-region", "code": code})
     assert "secret-region" not in str(raised.value)
-    assert "secret-region" not in json.dumps(client.audit)
+    assert "secret-region" not in json.dumps(client.audit.events())
     if isinstance(raised.value, JsonRpcError):
         # The peer's text is still there for a host that decides to show it.
         assert raised.value.code == code and "secret-region" in raised.value.message

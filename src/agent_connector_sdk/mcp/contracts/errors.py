@@ -24,6 +24,7 @@ __all__ = [
     "ArgumentError",
     "CompletionCategory",
     "CompletionError",
+    "ConfirmationCategory",
     "ConsumeCategory",
     "ContractCategory",
     "ContractError",
@@ -59,6 +60,7 @@ HeaderMismatchCategory = Literal[
     "missing", "duplicated", "unexpected", "malformed", "mismatched", "invalid_header_annotation"
 ]
 CompletionCategory = Literal["invalid_request", "rate_limited"]
+ConfirmationCategory = Literal["confirmation_required", "not_confirmed"]
 ConsumeCategory = Literal[
     "malformed_result",
     "invalid_result_type",
@@ -79,6 +81,7 @@ ContractCategory = (
     | HeaderValueCategory
     | HeaderMismatchCategory
     | CompletionCategory
+    | ConfirmationCategory
     | ConsumeCategory
 )
 
