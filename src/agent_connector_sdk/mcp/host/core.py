@@ -42,6 +42,7 @@ from agent_connector_sdk.mcp.contracts.validation import validate_arguments
 
 __all__ = [
     "AdmittedTool",
+    "HeaderGates",
     "HostCore",
     "Invocation",
     "PreparedCall",
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 ToolOrigin = Literal["listing", "disclosure"]
+HeaderGates = Literal["required", "optional", "not_applicable"]
 _MAX_ARGUMENT_DEPTH: Final = 256
 
 
@@ -211,6 +213,9 @@ class HostCore:
         self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()
         self._max_disclosed = max_disclosed
         self.last_report: AdmissionReport | None = None
+        self.header_gates: HeaderGates = "required"
+        """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
+        recorded on every header event, so a transport without headers is reported, not hidden."""
 
     # -- Discover + Admit ---------------------------------------------------------------------------
     def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
@@ -311,7 +316,7 @@ class HostCore:
         except ContractError as refusal:
             self.refused(tool, refusal.category)
             raise
-        self.audit(invocation.event)
+        self.audit({**invocation.event, "header_gates": self.header_gates})
         return PreparedCall(tool, invocation.arguments, invocation.headers, self)
 
     # -- Consume --------------------------------------------------------------------------------------

@@ -42,7 +42,14 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
-from agent_connector_sdk.mcp.host.core import AdmittedTool, HostCore, PreparedCall, ToolResult, may_write
+from agent_connector_sdk.mcp.host.core import (
+    AdmittedTool,
+    HeaderGates,
+    HostCore,
+    PreparedCall,
+    ToolResult,
+    may_write,
+)
 from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
     JsonRpcError,
@@ -67,7 +74,6 @@ __all__ = [
 
 JsonObject: TypeAlias = dict[str, Any]
 TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
-HeaderGates = Literal["required", "optional", "not_applicable"]
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
 
 
@@ -233,6 +239,7 @@ class HostSession:
         ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
         """
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
+        self.core.header_gates = self.header_gates
         prepared = self.core.invoke(admitted, arguments)
         try:
             self._channel.require_deliverable(prepared.headers)
