@@ -14,8 +14,8 @@ from pathlib import Path
 # Run as a script: make the repository root importable for ``tests.host._servers``.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agent_connector_sdk.demo.contract_lab import contract_lab_server  # noqa: E402
-from tests.host._servers import lab_behind_search  # noqa: E402
+from agent_connector_sdk.demo.contract_lab import contract_lab_server
+from tests.host._servers import lab_behind_search
 
 
 def main() -> None:
