@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,7 +113,6 @@ class PreparedCall:
     tool: AdmittedTool
     arguments: dict[str, Any] = field(repr=False)
     headers: dict[str, str] = field(repr=False)
-    _issuer: object = field(repr=False)
 
 
 class Invocation(NamedTuple):
@@ -212,6 +212,9 @@ class HostCore:
         self._listed: dict[str, AdmittedTool] = {}
         self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()
         self._max_disclosed = max_disclosed
+        # Calls this core prepared and has not consumed yet: a result is consumed once, and only for a
+        # call that passed this core's Invoke (weak: an abandoned call does not pin memory).
+        self._issued: weakref.WeakSet[PreparedCall] = weakref.WeakSet()
         self.last_report: AdmissionReport | None = None
         self.header_gates: HeaderGates = "required"
         """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
@@ -317,13 +320,19 @@ class HostCore:
             self.refused(tool, refusal.category)
             raise
         self.audit({**invocation.event, "header_gates": self.header_gates})
-        return PreparedCall(tool, invocation.arguments, invocation.headers, self)
+        call = PreparedCall(tool, invocation.arguments, invocation.headers)
+        self._issued.add(call)
+        return call
 
     # -- Consume --------------------------------------------------------------------------------------
     def consume(self, call: PreparedCall, raw: Any) -> ToolResult:
-        """The Consume gate: ``raw`` must honour the admitted tool's contract (error results too)."""
-        if not isinstance(call, PreparedCall) or call._issuer is not self:
+        """The Consume gate: ``raw`` must honour the admitted tool's contract (error results too).
+
+        ``call`` must be one this core prepared and has not consumed yet (``not_admitted`` otherwise).
+        """
+        if not isinstance(call, PreparedCall) or call not in self._issued:
             raise AdmissionError("not_admitted", "this call was not prepared by this host")
+        self._issued.discard(call)
         try:
             validate_tool_result(call.tool.descriptor, raw)
         except ContractError as violation:
@@ -336,8 +345,12 @@ class HostCore:
         return result
 
     # -- audit helpers -----------------------------------------------------------------------------
-    def refused(self, tool: AdmittedTool, outcome: str, **extra: Any) -> None:
+    def refused(
+        self, tool: AdmittedTool, outcome: str, call: PreparedCall | None = None, **extra: Any
+    ) -> None:
         """Record a call that ended before a result (a refusal or a failed exchange)."""
+        if call is not None:
+            self._issued.discard(call)
         self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
 
 
