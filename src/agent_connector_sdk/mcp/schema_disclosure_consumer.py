@@ -133,6 +133,7 @@ class DiscoveryFailed(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "discover"
     step = "discover"
+    category: DiscoveryCategory
 
 
 class DisclosureReadFailed(DisclosureConsumerError):
@@ -142,6 +143,7 @@ class DisclosureReadFailed(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "discover"
     step = "read"
+    category: ReadCategory
 
 
 class DisclosureMismatch(DisclosureConsumerError):
@@ -150,6 +152,7 @@ class DisclosureMismatch(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "discover"
     step = "verify"
+    category: MismatchCategory
 
 
 class AdmissionRefused(DisclosureConsumerError):
@@ -159,6 +162,7 @@ class AdmissionRefused(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "admit"
     step = "admit"
+    category: AdmissionCategory
 
 
 class StaleSelection(DisclosureConsumerError):
@@ -169,6 +173,7 @@ class StaleSelection(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "invoke"
     step = "bind"
+    category: StaleCategory
 
 
 class InvocationRefused(DisclosureConsumerError):
@@ -178,6 +183,7 @@ class InvocationRefused(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "invoke"
     step = "invoke"
+    category: InvocationCategory
 
 
 class CallFailed(DisclosureConsumerError):
@@ -185,6 +191,7 @@ class CallFailed(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "execute"
     step = "invoke"
+    category: CallCategory
 
     def __init__(self, category: CallCategory, message: str, *, code: int | None = None) -> None:
         super().__init__(category, message)
@@ -197,6 +204,7 @@ class ResultRejected(DisclosureConsumerError):
 
     gate: ClassVar[Gate | None] = "consume"
     step = "consume"
+    category: ConsumeCategory
 
     def __init__(self, category: ConsumeCategory, message: str, *, path: str = "") -> None:
         super().__init__(category, message)

@@ -240,10 +240,10 @@ class DisclosureReadRefused(AgentConnectorError):
     """A disclosure read was refused. ``category`` is for logs and tests; the wire refusal is uniform."""
 
     step: ClassVar[str | None] = "disclosure_read"
+    category: ReadRefusalCategory
 
     def __init__(self, category: ReadRefusalCategory) -> None:
         super().__init__(category, f"disclosure read refused: {category}", text=category)
-        self.category: ReadRefusalCategory = category
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,9 +84,10 @@ class SchemaResourceRegistrationError(AgentConnectorError, ValueError):
     server).
     """
 
+    category: RegistrationCategory
+
     def __init__(self, category: RegistrationCategory, message: str) -> None:
         super().__init__(category, message, text=f"{category}: {message}")
-        self.category: RegistrationCategory = category
 
 
 def _title(tool: Tool) -> str | None:

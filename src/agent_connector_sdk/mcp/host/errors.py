@@ -100,6 +100,10 @@ class InvalidCompletionRequest(ContractError, ValueError):
     """
 
     gate: ClassVar[Gate] = "invoke"
+    category: Literal["invalid_request"]
+
+    def __init__(self, category: Literal["invalid_request"], message: str) -> None:
+        super().__init__(category, message)
 
 
 class ConfirmationRefused(ContractError):
