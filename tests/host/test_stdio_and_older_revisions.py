@@ -27,7 +27,8 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     CallerScope,
     SchemaDisclosureConsumer,
 )
-from tests.host._servers import handshake_era_server
+from agent_connector_sdk.mcp.server import gated_http_app
+from tests.host._servers import handshake_era_server, lab_behind_search
 from tests.support.http_server import serve_asgi
 
 STDIO_LAB = Path(__file__).with_name("stdio_lab.py")
@@ -120,3 +121,31 @@ async def test_consumer_over_stdio_admits_before_calling() -> None:
         result = await consumer.call(tool, {"region": "eu west"})
     assert refused.value.category == "sensitive_header"
     assert result["structuredContent"]["region"] == "eu west"
+
+
+async def test_consumer_at_2025_11_25_admits_before_calling_and_reports_the_revision() -> None:
+    with serve_asgi(gated_http_app(await lab_behind_search(), stateless_http=True)) as url:
+        client: fastmcp.Client[Any] = fastmcp.Client(url, mode="legacy")
+        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", url))
+        async with client:
+            assert (consumer.protocol_version, consumer.header_gates) == ("2025-11-25", "optional")
+            with pytest.raises(AdmissionRefused) as refused:
+                await consumer.disclose(await consumer.select("fetch_report", "fetch_report"))
+            tool = await consumer.disclose(await consumer.select("route_shipment", "route_shipment"))
+            result = await consumer.call(tool, {"region": "Zürich west", "express": True})
+    assert refused.value.category == "sensitive_header"
+    assert result["structuredContent"]["region"] == "Zürich west"
+
+
+async def test_stdio_at_2025_11_25_reports_both_facts() -> None:
+    client = fastmcp.Client(PythonStdioTransport(STDIO_LAB, python_cmd=sys.executable), mode="legacy")
+    async with ContractClient(client) as host:
+        await host.discover_tools()
+        routed = await host.call("route_shipment", {"region": "eu west"})
+        report = host.report
+    assert (report.protocol_version, report.transport, report.header_gates) == (
+        "2025-11-25",
+        "stdio",
+        "not_applicable",
+    )
+    assert routed.structured_content["region"] == "eu west"
