@@ -114,10 +114,17 @@ def test_disclosed_tools_are_admitted_with_the_policy_and_bounded() -> None:
 def test_a_known_header_map_must_agree_with_the_schema() -> None:
     core = HostCore(policy=SPEC)
     known = {"region": "mcp-param-region", "target.zone": "Mcp-Param-Zone"}  # names fold case
-    assert core.admit_disclosed(ROUTE, schema_sha256=DIGEST, known_headers=known).header_map == header_map(
-        ROUTE
-    )
-    for wrong in ({"region": "Mcp-Param-Region"}, {**known, "extra": "Mcp-Param-Extra"}, {"region": "X"}):
+    admitted = core.admit_disclosed(ROUTE, schema_sha256=DIGEST, known_headers=known)
+    assert admitted.header_map == header_map(ROUTE)
+    as_pointers = {"/region": "Mcp-Param-Region", "/target/zone": "Mcp-Param-Zone"}
+    assert core.admit_disclosed(ROUTE, schema_sha256="e" * 64, known_headers=as_pointers)
+    for wrong in (
+        {"region": "Mcp-Param-Region"},  # one annotation missing
+        {**known, "extra": "Mcp-Param-Extra"},  # one too many
+        {"region": "Mcp-Param-Zone", "target.zone": "Mcp-Param-Region"},  # swapped
+        {"region": "Mcp-Param-Region", "/region": "Mcp-Param-Region"},  # one argument spelled twice
+        {"region": "X", "target.zone": "Mcp-Param-Zone"},
+    ):
         with pytest.raises(AdmissionError) as refused:
             core.admit_disclosed(ROUTE, schema_sha256="f" * 64, known_headers=wrong)
         assert refused.value.category == "header_map_mismatch"

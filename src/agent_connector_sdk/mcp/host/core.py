@@ -264,7 +264,7 @@ class HostCore:
             self.audit({"event": "admit", "tool": rejection["tool"], "outcome": rejection["category"]})
             raise AdmissionError(cast(Any, rejection["category"]), rejection["reason"])
         tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256)
-        if known_headers is not None and _folded(known_headers) != _folded(tool.header_map):
+        if known_headers is not None and not _same_header_map(known_headers, tool.header_map):
             self.audit({"event": "admit", "tool": name, "outcome": "header_map_mismatch"})
             raise AdmissionError(
                 "header_map_mismatch",
@@ -354,5 +354,26 @@ class HostCore:
         self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
 
 
-def _folded(headers: Mapping[str, str]) -> dict[str, str]:
-    return {argument: header.lower() for argument, header in headers.items()}
+def _argument_keys(dotted: str) -> set[str]:
+    """The spellings a header map may use for one annotated argument: its ``properties`` path joined
+    with ``.`` (ours), or as a JSON pointer into the arguments (``/target/zone``)."""
+    segments = dotted.split(".")
+    pointer = "/" + "/".join(segment.replace("~", "~0").replace("/", "~1") for segment in segments)
+    return {dotted, pointer}
+
+
+def _same_header_map(known: Mapping[str, str], derived: Mapping[str, str]) -> bool:
+    """Whether ``known`` names exactly the annotations ``derived`` (from the schema) names, each once;
+    header names compare case-insensitively, as HTTP field names do."""
+    if not isinstance(known, Mapping):
+        return False
+    argument_of = {key: dotted for dotted in derived for key in _argument_keys(dotted)}
+    matched: set[str] = set()
+    for key, header in known.items():
+        dotted = argument_of.get(key) if isinstance(key, str) else None
+        if dotted is None or dotted in matched or not isinstance(header, str):
+            return False
+        if header.lower() != derived[dotted].lower():
+            return False
+        matched.add(dotted)
+    return matched == set(derived)
