@@ -264,7 +264,7 @@ class HostCore:
             self.audit({"event": "admit", "tool": rejection["tool"], "outcome": rejection["category"]})
             raise AdmissionError(cast(Any, rejection["category"]), rejection["reason"])
         tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256)
-        if known_headers is not None and not _same_header_map(known_headers, tool.header_map):
+        if known_headers is not None and not _same_header_map(known_headers, tool.descriptor):
             self.audit({"event": "admit", "tool": name, "outcome": "header_map_mismatch"})
             raise AdmissionError(
                 "header_map_mismatch",
@@ -354,26 +354,25 @@ class HostCore:
         self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
 
 
-def _argument_keys(dotted: str) -> set[str]:
+def _argument_keys(path: tuple[str, ...]) -> set[str]:
     """The spellings a header map may use for one annotated argument: its ``properties`` path joined
     with ``.`` (ours), or as a JSON pointer into the arguments (``/target/zone``)."""
-    segments = dotted.split(".")
-    pointer = "/" + "/".join(segment.replace("~", "~0").replace("/", "~1") for segment in segments)
-    return {dotted, pointer}
+    return {".".join(path), json_pointer(path)}
 
 
-def _same_header_map(known: Mapping[str, str], derived: Mapping[str, str]) -> bool:
-    """Whether ``known`` names exactly the annotations ``derived`` (from the schema) names, each once;
-    header names compare case-insensitively, as HTTP field names do."""
+def _same_header_map(known: Mapping[str, str], descriptor: Mapping[str, Any]) -> bool:
+    """Whether ``known`` names exactly the annotations of ``descriptor``'s schema, each once; header
+    names compare case-insensitively, as HTTP field names do."""
     if not isinstance(known, Mapping):
         return False
-    argument_of = {key: dotted for dotted in derived for key in _argument_keys(dotted)}
-    matched: set[str] = set()
+    annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
+    argument_of = {key: annotation for annotation in annotations for key in _argument_keys(annotation.path)}
+    matched: set[tuple[str, ...]] = set()
     for key, header in known.items():
-        dotted = argument_of.get(key) if isinstance(key, str) else None
-        if dotted is None or dotted in matched or not isinstance(header, str):
+        annotation = argument_of.get(key) if isinstance(key, str) else None
+        if annotation is None or annotation.path in matched or not isinstance(header, str):
             return False
-        if header.lower() != derived[dotted].lower():
+        if header.lower() != annotation.header.lower():
             return False
-        matched.add(dotted)
-    return matched == set(derived)
+        matched.add(annotation.path)
+    return len(matched) == len(annotations)
