@@ -39,16 +39,18 @@ class BoundedAuditSink:
         if isinstance(maxlen, bool) or not isinstance(maxlen, int) or maxlen < 1:
             raise ValueError("maxlen must be a positive integer")
         self._events: deque[AuditEvent] = deque(maxlen=maxlen)
+        self._maxlen = maxlen
         self._dropped = 0
 
     def __call__(self, event: AuditEvent, /) -> None:
-        if len(self._events) == self._events.maxlen:
+        events = self._events
+        if len(events) == self._maxlen:
             self._dropped += 1
-        self._events.append(event)
+        events.append(event)
 
     @property
     def maxlen(self) -> int:
-        return self._events.maxlen or 0
+        return self._maxlen
 
     @property
     def dropped(self) -> int:

@@ -11,6 +11,7 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from agent_connector_sdk.mcp.host import AdmittedTool, HostCore, PreparedCall, header_map, may_write
+from agent_connector_sdk.mcp.host.core import MAX_OUTSTANDING_CALLS
 
 ROUTE: dict[str, Any] = {
     "name": "route",
@@ -72,7 +73,7 @@ def test_a_call_another_core_prepared_cannot_be_consumed() -> None:
     with pytest.raises(AdmissionError):
         core.consume(call, _ok_result())
     with pytest.raises(AdmissionError):
-        other.consume(PreparedCall(call.tool, {}, {}), _ok_result())  # built by hand, never invoked
+        other.consume(PreparedCall(call.tool, {}, {}, call.ticket), _ok_result())  # a copy, not the call
     with pytest.raises(ContractViolation) as violation:
         other.consume(call, {"content": []})
     assert violation.value.category == "missing_structured_content"
@@ -159,3 +160,13 @@ def test_may_write_treats_missing_hints_as_writing(annotations: Any, writes: boo
     if annotations is not None:
         descriptor["annotations"] = annotations
     assert may_write(AdmittedTool("t", descriptor, {}, "listing")) is writes
+
+
+def test_outstanding_calls_are_bounded_and_the_oldest_fails_closed() -> None:
+    core = HostCore(policy=SPEC)
+    core.admit_listing([ROUTE], pages=1)
+    tool = core.listed_tool("route")
+    calls = [core.invoke(tool, {"region": "x"}) for _ in range(MAX_OUTSTANDING_CALLS + 1)]
+    with pytest.raises(AdmissionError):
+        core.consume(calls[0], _ok_result())  # forgotten: never consumed with a stale contract
+    assert core.consume(calls[-1], _ok_result()).structured_content == {"ok": True}

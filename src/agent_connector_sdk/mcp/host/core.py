@@ -26,8 +26,8 @@ Audit events (tool and header names, categories, outcomes — never values) go t
 from __future__ import annotations
 
 import copy
+import itertools
 import math
-import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +58,8 @@ __all__ = [
 ToolOrigin = Literal["listing", "disclosure"]
 HeaderGates = Literal["required", "optional", "not_applicable"]
 _MAX_ARGUMENT_DEPTH: Final = 256
+MAX_OUTSTANDING_CALLS: Final = 1024
+"""Prepared-but-unconsumed calls a core remembers (concurrent calls in flight, at most)."""
 
 
 # -------------------------------------------------------------------------------------------- values
@@ -113,6 +115,7 @@ class PreparedCall:
     tool: AdmittedTool
     arguments: dict[str, Any] = field(repr=False)
     headers: dict[str, str] = field(repr=False)
+    ticket: int = field(default=-1, repr=False)
 
 
 class Invocation(NamedTuple):
@@ -212,9 +215,11 @@ class HostCore:
         self._listed: dict[str, AdmittedTool] = {}
         self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()
         self._max_disclosed = max_disclosed
-        # Calls this core prepared and has not consumed yet: a result is consumed once, and only for a
-        # call that passed this core's Invoke (weak: an abandoned call does not pin memory).
-        self._issued: weakref.WeakSet[PreparedCall] = weakref.WeakSet()
+        # Calls this core prepared and has not consumed yet, by ticket: a result is consumed once, and
+        # only for a call that passed this core's Invoke. Bounded: the oldest outstanding call is
+        # forgotten first (it can then no longer be consumed: fail closed).
+        self._outstanding: OrderedDict[int, PreparedCall] = OrderedDict()
+        self._tickets = itertools.count()
         self.last_report: AdmissionReport | None = None
         self.header_gates: HeaderGates = "required"
         """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
@@ -319,9 +324,12 @@ class HostCore:
         except ContractError as refusal:
             self.refused(tool, refusal.category)
             raise
-        self.audit({**invocation.event, "header_gates": self.header_gates})
-        call = PreparedCall(tool, invocation.arguments, invocation.headers)
-        self._issued.add(call)
+        invocation.event["header_gates"] = self.header_gates  # the event is ours: fresh per call
+        self.audit(invocation.event)
+        call = PreparedCall(tool, invocation.arguments, invocation.headers, next(self._tickets))
+        self._outstanding[call.ticket] = call
+        if len(self._outstanding) > MAX_OUTSTANDING_CALLS:
+            self._outstanding.popitem(last=False)
         return call
 
     # -- Consume --------------------------------------------------------------------------------------
@@ -330,9 +338,9 @@ class HostCore:
 
         ``call`` must be one this core prepared and has not consumed yet (``not_admitted`` otherwise).
         """
-        if not isinstance(call, PreparedCall) or call not in self._issued:
+        if not isinstance(call, PreparedCall) or self._outstanding.get(call.ticket) is not call:
             raise AdmissionError("not_admitted", "this call was not prepared by this host")
-        self._issued.discard(call)
+        del self._outstanding[call.ticket]
         try:
             validate_tool_result(call.tool.descriptor, raw)
         except ContractError as violation:
@@ -349,8 +357,8 @@ class HostCore:
         self, tool: AdmittedTool, outcome: str, call: PreparedCall | None = None, **extra: Any
     ) -> None:
         """Record a call that ended before a result (a refusal or a failed exchange)."""
-        if call is not None:
-            self._issued.discard(call)
+        if call is not None and self._outstanding.get(call.ticket) is call:
+            del self._outstanding[call.ticket]
         self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
 
 

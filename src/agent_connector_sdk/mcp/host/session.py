@@ -244,7 +244,7 @@ class HostSession:
         try:
             self._channel.require_deliverable(prepared.headers)
         except ContractError as refusal:
-            self.core.refused(admitted, refusal.category)
+            self.core.refused(admitted, refusal.category, call=prepared)
             raise
         await self._confirm(prepared)
         with self._channel.sending(admitted.name, prepared.headers):
@@ -253,7 +253,7 @@ class HostSession:
                     params=mcp_types.CallToolRequestParams(name=admitted.name, arguments=prepared.arguments)
                 ),
                 gate="consume",
-                tool=admitted,
+                call=prepared,
             )
         result = self.core.consume(prepared, raw)
         if result.is_error and raise_on_error:
@@ -285,7 +285,7 @@ class HostSession:
                 self.core.audit({"event": "confirm", "tool": tool.name, "outcome": "confirmed"})
                 return
             category, message = "not_confirmed", "the host's confirmation declined the call"
-        self.core.refused(tool, category)
+        self.core.refused(tool, category, call=prepared)
         raise ConfirmationRefused(category, message, tool=tool.name)
 
     # -- plumbing ----------------------------------------------------------------------------------
@@ -294,7 +294,7 @@ class HostSession:
         request: Any,
         *,
         gate: Literal["discover", "consume"] = "consume",
-        tool: AdmittedTool | None = None,
+        call: PreparedCall | None = None,
     ) -> JsonObject:
         """Send one request and return the raw result dict, translating failures into our families."""
         try:
@@ -305,11 +305,11 @@ class HostSession:
             if is_local_transport_error(error):
                 # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
                 # errors with these codes; a server sending the same codes is indistinguishable.
-                if tool is not None:
-                    self.core.refused(tool, "transport_failure")
+                if call is not None:
+                    self.core.refused(call.tool, "transport_failure", call=call)
                 raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
-            if tool is not None:
-                self.core.refused(tool, "protocol_error", code=error.code)
+            if call is not None:
+                self.core.refused(call.tool, "protocol_error", call=call, code=error.code)
             raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError as error:
             # The SDK checks result shapes for the negotiated revision before we see them. Only the
@@ -318,14 +318,14 @@ class HostSession:
             path = "/" + "/".join(str(part) for part in first.get("loc", ()))
             if gate == "discover":
                 raise MalformedResponse(f"malformed tools/list page at {path}") from error
-            if tool is not None:
-                self.core.refused(tool, "malformed_result")
+            if call is not None:
+                self.core.refused(call.tool, "malformed_result", call=call)
             raise ContractViolation(
                 "malformed_result", f"result does not match the MCP schema at {path}", path=path
             ) from error
         except TRANSPORT_EXCEPTIONS as error:
-            if tool is not None:
-                self.core.refused(tool, "transport_failure")
+            if call is not None:
+                self.core.refused(call.tool, "transport_failure", call=call)
             raise TransportFailure(f"transport failed: {type(error).__name__}") from error
 
 
