@@ -50,4 +50,5 @@ bench: $(VENV)/.installed
 	$(PY) -m bench.disclosure_build
 	$(PY) -m bench.disclosure_read
 	$(PY) -m bench.contract_overhead
+	$(PY) -m bench.host_core
 	$(PY) -m bench.validator_choice

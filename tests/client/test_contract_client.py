@@ -1,7 +1,9 @@
-"""ContractClient: the host-side gates around a real fastmcp.Client.
+"""ContractClient: the host core around a real fastmcp.Client.
 
 Logic runs in memory (``fastmcp.Client(server)``); everything about ``Mcp-Param-*`` headers runs over
-real HTTP with a recorder that captures the raw request headers the server received.
+real HTTP with a recorder that captures the raw request headers the server received, and scripted
+cursor chains run against the ``mcp`` SDK's low-level server over HTTP (its public ``on_list_tools``
+handler: no private server internals are replaced).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import mcp_types
 import pytest
 from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
+from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
@@ -44,22 +47,25 @@ from tests.support.http_server import serve_asgi
 
 
 # ------------------------------------------------------------------------------------------ helpers
-def _scripted_listing(server: FastMCP[Any], chain: dict[str | None, str | None]) -> list[str | None]:
-    """Replace ``tools/list`` with pages chained by ``chain`` (cursor sent → nextCursor); returns the log
-    of cursors the server received, so tests can count requests exactly."""
+@contextlib.contextmanager
+def _scripted_listing(chain: dict[str | None, str | None]) -> Iterator[tuple[str, list[str | None]]]:
+    """A real server (the ``mcp`` SDK's low-level ``Server``, over HTTP) whose ``tools/list`` pages are
+    chained by ``chain`` (cursor received → nextCursor), one tool per page; yields its URL and the log
+    of cursors it received, so tests can count requests exactly. A cursor outside ``chain`` makes the
+    handler fail (the server answers with a JSON-RPC error)."""
     received: list[str | None] = []
-    full_listing = server._on_list_tools
 
-    async def handler(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> Any:
+    async def list_tools(
+        ctx: Any, params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
         cursor = params.cursor if params is not None else None
         received.append(cursor)
-        listing = await full_listing(ctx, None)
-        index = len(received) - 1
-        page = listing.tools[index : index + 1]
-        return listing.model_copy(update={"tools": page, "next_cursor": chain[cursor]})
+        tool = mcp_types.Tool(name=f"tool_{len(received)}", input_schema={"type": "object"})
+        return mcp_types.ListToolsResult(tools=[tool], next_cursor=chain[cursor])
 
-    server._mcp_server.add_request_handler("tools/list", mcp_types.PaginatedRequestParams, handler)
-    return received
+    server: Server[Any] = Server("scripted-pages", on_list_tools=list_tools)
+    with serve_asgi(server.streamable_http_app(stateless_http=True)) as url:
+        yield url, received
 
 
 def _recording(app: Any, log: list[list[tuple[str, str]]]) -> Any:
@@ -139,22 +145,20 @@ async def test_calls_before_discovery_are_refused(lab: FastMCP[Any]) -> None:
 
 
 async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> None:
-    server = contract_lab_server()
-    received = _scripted_listing(server, {None: "a", "a": "a"})
-    async with ContractClient(fastmcp.Client(server)) as client:
-        with pytest.raises(PaginationError) as refused:
-            await client.discover_tools()
+    with _scripted_listing({None: "a", "a": "a"}) as (url, received):
+        async with ContractClient(fastmcp.Client(url)) as client:
+            with pytest.raises(PaginationError) as refused:
+                await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
     assert received == [None, "a"]
     assert client.cursor_trace == [None, "a"]
 
 
 async def test_cyclic_cursor_refused_before_another_request() -> None:
-    server = contract_lab_server()
-    received = _scripted_listing(server, {None: "a", "a": "b", "b": "a"})
-    async with ContractClient(fastmcp.Client(server)) as client:
-        with pytest.raises(PaginationError) as refused:
-            await client.discover_tools()
+    with _scripted_listing({None: "a", "a": "b", "b": "a"}) as (url, received):
+        async with ContractClient(fastmcp.Client(url)) as client:
+            with pytest.raises(PaginationError) as refused:
+                await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
     assert received == [None, "a", "b"]
 
@@ -168,11 +172,10 @@ async def test_page_limit(lab: FastMCP[Any]) -> None:
 
 
 async def test_server_refusing_a_cursor_is_a_protocol_error() -> None:
-    server = contract_lab_server()
-    _scripted_listing(server, {None: "gone"})  # the server then fails on its own cursor (KeyError)
-    async with ContractClient(fastmcp.Client(server)) as client:
-        with pytest.raises(JsonRpcError):
-            await client.discover_tools()
+    with _scripted_listing({None: "gone"}) as (url, _):  # the server then fails on its own cursor
+        async with ContractClient(fastmcp.Client(url)) as client:
+            with pytest.raises(JsonRpcError):
+                await client.discover_tools()
 
 
 # ----------------------------------------------------------------------------------- invoke + consume
@@ -231,7 +234,7 @@ async def test_audit_names_headers_never_values(lab: FastMCP[Any]) -> None:
     async with _discovered(lab) as client:
         result = await client.call("route_shipment", {"region": secret, "priority": 7})
         assert result.structured_content["region"] == secret
-    serialized = json.dumps(client.audit, ensure_ascii=False)
+    serialized = json.dumps(client.audit.events(), ensure_ascii=False)
     assert "private" not in serialized and "λ" not in serialized
     built = [e for e in client.audit if e.get("event") == "parameter_headers_built"]
     assert built[-1]["headers"] == ["Mcp-Param-Region", "Mcp-Param-Priority"]
@@ -381,7 +384,7 @@ async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> 
         with pytest.raises(ProtocolError) as raised:
             await client.call("refuse", {"region": "secret-region", "code": code})
     assert "secret-region" not in str(raised.value)
-    assert "secret-region" not in json.dumps(client.audit)
+    assert "secret-region" not in json.dumps(client.audit.events())
     if isinstance(raised.value, JsonRpcError):
         # The peer's text is still there for a host that decides to show it.
         assert raised.value.code == code and "secret-region" in raised.value.message

@@ -1,4 +1,4 @@
-"""The shared Invoke step and header channel (``param_headers_transport``) both host adapters use.
+"""The host core's Invoke step and header channel, which every host path uses.
 
 Argument screening runs in memory through ``ContractClient`` (what a caller sees); delivery of
 ``Mcp-Param-*`` headers is HTTP behaviour and runs over real HTTP.
@@ -17,7 +17,7 @@ from fastmcp.server.middleware import Middleware
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
-from agent_connector_sdk.mcp.param_headers_transport import ParamHeaderChannel
+from agent_connector_sdk.mcp.host import ParamHeaderChannel, prepare_invocation
 from tests.disclosure_provider._servers import static_tool
 from tests.support.http_server import serve_asgi
 
@@ -91,14 +91,13 @@ async def test_arguments_that_are_not_an_object_are_a_typed_refusal(arguments: A
     assert refused.value.category == "invalid_arguments"
 
 
-def test_prepare_returns_a_copy_of_the_arguments_and_the_headers() -> None:
-    channel = ParamHeaderChannel(fastmcp.Client(FastMCP("in-memory")))
-    audit: list[dict[str, Any]] = []
+def test_prepare_returns_a_copy_of_the_arguments_the_headers_and_the_event() -> None:
     arguments = {"region": "eu west", "extra": [1, 2.5, None, True, {"k": "v"}]}
-    args, headers = channel.prepare(ROUTE_SHIPMENT, arguments, audit)
+    args, headers, event = prepare_invocation(ROUTE_SHIPMENT, arguments)
     assert args == arguments and args is not arguments
     assert headers == {"Mcp-Param-Region": "=?base64?ZXUgd2VzdA==?="}
-    assert audit[-1]["headers"] == ["Mcp-Param-Region"]
+    assert event["headers"] == ["Mcp-Param-Region"] and event["base64_encoded"] == ["Mcp-Param-Region"]
+    channel = ParamHeaderChannel(fastmcp.Client(FastMCP("in-memory")))
     assert not channel.carries_headers  # in-memory: nothing to stamp, never refused
 
 

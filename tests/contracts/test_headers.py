@@ -452,9 +452,11 @@ def test_validate_ignores_unrecognized_param_headers_and_other_headers() -> None
 def test_validate_invalid_annotations_fail_closed() -> None:
     bad = tool({"a": {"type": "number", "x-mcp-header": "A"}})
     audit: list[dict[str, Any]] = []
-    with pytest.raises(AdmissionError):
+    with pytest.raises(HeaderMismatch) as refused:
         validate_parameter_headers(bad, {"a": 1.5}, {"Mcp-Param-A": "1.5"}, audit)
-    assert audit[-1]["category"] == "invalid_header_annotation"
+    # The Execute gate owns this refusal (it used to be mislabelled as an Admit-gate AdmissionError).
+    assert refused.value.gate == "execute" and refused.value.header is None
+    assert audit[-1]["category"] == refused.value.category == "invalid_header_annotation"
 
 
 def test_header_name_match_is_not_fooled_by_prefix_tricks() -> None:

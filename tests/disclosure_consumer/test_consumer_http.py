@@ -78,7 +78,7 @@ async def test_authorized_caller_discloses_and_calls_with_mirrored_headers(serve
     assert headers == {"mcp-param-region": "=?base64?ZXUgd2VzdCDDvA==?=", "mcp-param-priority": "3"}
     (built,) = [e for e in consumer.audit if e.get("event") == "parameter_headers_built"]
     assert sorted(built["headers"]) == ["Mcp-Param-Priority", "Mcp-Param-Region"]  # names only, no values
-    assert "eu west" not in repr(consumer.audit)
+    assert "eu west" not in repr(consumer.audit.events())
 
 
 async def test_reader_cannot_discover_or_disclose_the_admin_tool(served: tuple[str, Any]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import shlex
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, cast
@@ -23,6 +23,7 @@ import fastmcp
 import mcp_types
 from pydantic import TypeAdapter
 
+from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
     CliError,
     ServerUnavailable,
@@ -230,12 +231,16 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
     client = _client(target, options)
     over_http = target.kind == "http"
-    host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile))
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("reviewer", target.address))
+    # One readable trail for both faces of the host core: the report quotes header names from it.
+    audit = BoundedAuditSink()
+    host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile), audit=audit)
+    consumer = SchemaDisclosureConsumer(
+        client, scope=CallerScope("reviewer", target.address), policy=host.host.core.policy, audit=audit
+    )
     failure: BaseException
     try:
         async with host:
-            return await _review(host, consumer, target, options, over_http)
+            return await _review(host, consumer, target, options, over_http, audit)
     except (ProtocolError, OSError, RuntimeError) as error:
         failure = error
     except BaseExceptionGroup as group:
@@ -278,6 +283,7 @@ async def _review(
     target: Target,
     options: ReviewOptions,
     over_http: bool,
+    audit: BoundedAuditSink,
 ) -> ReviewReport:
     client = host.client
     info = client.server_info
@@ -303,7 +309,7 @@ async def _review(
 
     tools = listed + hidden
     completion = await _probe_completion(host) if _completions_advertised(client) else None
-    call = await _call(host, consumer, tools, disclosed, options) if options.call is not None else None
+    call = await _call(host, consumer, tools, disclosed, options, audit) if options.call is not None else None
     if call is not None and not over_http:
         # Over stdio the channel is inert: the headers were computed, but nothing carries them.
         call = call.model_copy(update={"headers_sent": []})
@@ -518,8 +524,8 @@ async def _probe_completion(host: ContractClient) -> CompletionProbe:
     return CompletionProbe(advertised=True, reason="no prompt with arguments to complete")
 
 
-def _headers_sent(audit: Sequence[Mapping[str, Any]], tool: str) -> list[str]:
-    for event in reversed(audit):
+def _headers_sent(audit: Iterable[Mapping[str, Any]], tool: str) -> list[str]:
+    for event in reversed(list(audit)):
         if event.get("event") == "parameter_headers_built" and event.get("tool") == tool:
             return list(event.get("headers", []))
     return []
@@ -531,6 +537,7 @@ async def _call(
     tools: Sequence[ToolReview],
     disclosed: Mapping[str, DisclosedTool],
     options: ReviewOptions,
+    audit: BoundedAuditSink,
 ) -> CallReport:
     name = cast(str, options.call)
     arguments = dict(options.arguments or {})
@@ -554,10 +561,8 @@ async def _call(
     try:
         if review.found == "search":
             raw = await consumer.call(disclosed[name], arguments)
-            audit = consumer.audit
         else:
             raw = (await host.call(name, arguments)).raw
-            audit = host.audit
     except DisclosureConsumerError as error:
         outcome: Literal["refused", "rejected_result", "failed"] = (
             "refused" if error.step in ("invoke", "bind") and error.category != "protocol_error" else "failed"
@@ -570,7 +575,7 @@ async def _call(
             gate=error.step,
             category=error.category,
             reason=error.message,
-            headers_sent=_headers_sent(consumer.audit, name),
+            headers_sent=_headers_sent(audit, name),
         )
     except ContractError as error:
         gate = getattr(error, "gate", None)
@@ -580,7 +585,7 @@ async def _call(
             gate=gate,
             category=error.category,
             reason=error.message,
-            headers_sent=_headers_sent(host.audit, name),
+            headers_sent=_headers_sent(audit, name),
         )
     except JsonRpcError as error:
         return CallReport(
@@ -589,7 +594,7 @@ async def _call(
             gate="execute",
             category=f"json_rpc_{error.code}",
             reason=f"the server answered JSON-RPC error {error.code}",
-            headers_sent=_headers_sent(host.audit, name),
+            headers_sent=_headers_sent(audit, name),
         )
     except TransportFailure as error:
         return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))

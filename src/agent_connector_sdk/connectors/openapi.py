@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Literal
 
 import fastmcp
 import httpx2
@@ -31,6 +31,7 @@ from fastmcp.server.providers.openapi import OpenAPITool
 from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.openapi import HTTPRoute
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SourceDigest,
@@ -48,14 +49,17 @@ __all__ = [
 ]
 
 
-class OpenAPIToolsMissing(LookupError):
-    """Operation tools of the server are absent from its ``tools/list``.
+class OpenAPIToolsMissing(AgentConnectorError, LookupError):
+    """Operation tools of the server are absent from its ``tools/list`` (category ``tools_missing``).
 
     Typically a search transform (which replaces the listing with synthetic search tools) was added
     before the tools were listed: list and disclose first, then add the transform.
     """
 
-    category: ClassVar[str] = "tools_missing"
+    category: Literal["tools_missing"]
+
+    def __init__(self, message: str) -> None:
+        super().__init__("tools_missing", message)
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""``ContractClient``: the host side of the five gates, run around a real ``fastmcp.Client`` session.
+"""``ContractClient``: the host core (:mod:`agent_connector_sdk.mcp.host`) as a client of listed tools.
 
 The host owns **Discover**, **Admit** and **Consume** (a server cannot force a client to trust its
-descriptors or its output) and prepares **Invoke**. This adapter only moves wire dicts between the
-MCP session and the pure core in ``agent_connector_sdk.mcp.contracts``; it has no policy of its own.
+descriptors or its output) and prepares **Invoke**. This face only adds the ``tools/list`` naming
+(``call("name", ...)``) and completion requests; the gate sequence, the ``Mcp-Param-*`` delivery and
+the error translation are the host core's, shared with the disclosure consumer and the CLI reviewer.
 
-Three failure families never mix:
+Three failure families never mix (all under :class:`~agent_connector_sdk.errors.AgentConnectorError`):
 
 * ``ContractError`` subclasses (from ``contracts.errors``): *our* gates refused something — a cursor
   chain, a descriptor, arguments, a header value, a result.
@@ -17,51 +18,35 @@ Three failure families never mix:
   ``is_error`` set, because a tool error is content the model should see.
 
 ``Mcp-Param-*`` headers. The ``mcp`` SDK mirrors ``x-mcp-header`` arguments into headers by itself, with
-the spec's looser encoding (a value with an inner space travels plain), for tools it has listed through
-``ClientSession.list_tools``. We want our stricter encoding (``contracts.headers.encode_header_value``)
-and exactly one header per annotation, so:
-
-1. discovery goes through ``session.send_request`` with a raw result type, which never feeds the SDK's
-   per-tool header map — so the SDK emits no ``Mcp-Param-*`` header for our calls;
-2. ``call`` computes the headers with ``build_parameter_headers`` and sends them on exactly this
-   ``tools/call`` POST through a :class:`~agent_connector_sdk.mcp.param_headers_transport.ParamHeaderChannel`
-   (a context variable read by an ``httpx2`` request hook, installed by wrapping the Streamable HTTP
-   transport's ``httpx_client_factory``; other transports carry no HTTP headers and need none).
+the spec's looser encoding, for tools it has listed through ``ClientSession.list_tools``. Discovery goes
+through ``session.send_request`` with a raw result type, which never feeds the SDK's per-tool header
+map, and each call carries exactly the headers the host core computed
+(:mod:`agent_connector_sdk.mcp.host.param_headers`).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any
 
 import fastmcp
-import httpx2
 import mcp_types
-from mcp.shared.exceptions import MCPError
-from pydantic import TypeAdapter, ValidationError
 
-from agent_connector_sdk.mcp.contracts.admission import (
-    AdmissionPolicy,
-    AdmissionReport,
-    Rejection,
-    admit_tools,
+from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, Rejection
+from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.errors import (
+    InvalidCompletionRequest,
+    JsonRpcError,
+    MalformedResponse,
+    ProtocolError,
+    ToolExecutionError,
+    TransportFailure,
 )
-from agent_connector_sdk.mcp.contracts.errors import (
-    AdmissionError,
-    ContractError,
-    ContractViolation,
-    PaginationError,
-)
-from agent_connector_sdk.mcp.contracts.pagination import apaginate
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.param_headers_transport import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
-)
+from agent_connector_sdk.mcp.host.session import ConfirmWrite, ConnectionReport, HeaderGates, HostSession
 
 __all__ = [
     "CompletionResult",
@@ -75,92 +60,8 @@ __all__ = [
     "TransportFailure",
 ]
 
-logger = logging.getLogger(__name__)
-
-JsonObject: TypeAlias = dict[str, Any]
-_RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+JsonObject = dict[str, Any]
 _MAX_COMPLETION_VALUES = 100
-
-
-# --------------------------------------------------------------------------------------------- errors
-class ProtocolError(Exception):
-    """The exchange with the peer failed at the protocol level; the tool result is not available."""
-
-
-class JsonRpcError(ProtocolError):
-    """The server answered with a JSON-RPC error object (``code``, ``message``, optional ``data``)."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        # ``message`` and ``data`` are the peer's text and may quote request values (argument or header
-        # values), so they stay attributes: ``str(error)``, which ends up in logs, names the code only.
-        super().__init__(f"JSON-RPC error {code}")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @property
-    def retry_after_ms(self) -> int | None:
-        """``data.retryAfterMs`` when the server sent one (rate limiting), else ``None``."""
-        if isinstance(self.data, Mapping):
-            value = self.data.get("retryAfterMs")
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        return None
-
-
-class TransportFailure(ProtocolError):
-    """The HTTP/stream transport failed (or timed out) before a JSON-RPC answer arrived.
-
-    ``code`` is the SDK's locally synthesized JSON-RPC code when there is one (``-32000`` connection
-    closed, ``-32001`` request timeout), else ``None``.
-    """
-
-    def __init__(self, message: str, *, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-class InvalidCompletionRequest(ContractError, ValueError):
-    """``complete`` was given a request it cannot send (category ``invalid_request``); nothing was sent.
-
-    A ``ValueError`` too, as before. The message names the offending part, never its value.
-    """
-
-    gate = "invoke"
-
-
-class ToolExecutionError(Exception):
-    """The tool ran and returned ``isError: true``. ``result`` is the (validated) result."""
-
-    def __init__(self, tool: str, result: ToolResult) -> None:
-        super().__init__(f"tool {tool!r} reported an error")
-        self.tool = tool
-        self.result = result
-
-
-# -------------------------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class ToolResult:
-    """A ``tools/call`` result that passed the Consume gate. ``raw`` is the wire dict as received."""
-
-    raw: JsonObject
-
-    @property
-    def content(self) -> list[JsonObject]:
-        return cast(list[JsonObject], self.raw.get("content", []))
-
-    @property
-    def structured_content(self) -> Any:
-        """Any JSON value (array, scalar, null, object) — never assume a dict."""
-        return self.raw.get("structuredContent")
-
-    @property
-    def has_structured_content(self) -> bool:
-        return "structuredContent" in self.raw
-
-    @property
-    def is_error(self) -> bool:
-        return self.raw.get("isError") is True
 
 
 @dataclass(frozen=True)
@@ -172,19 +73,13 @@ class CompletionResult:
     has_more: bool | None = None
 
 
-# ------------------------------------------------------------------------------------------- client
-@dataclass
-class _State:
-    admitted: dict[str, JsonObject] = field(default_factory=dict)
-    rejections: list[Rejection] = field(default_factory=list)
-    cursor_trace: list[str | None] = field(default_factory=list)
-
-
 class ContractClient:
-    """Run the host-side gates around ``client`` (a ``fastmcp.Client``; it is entered by ``async with``).
+    """Run the host core around ``client`` (a ``fastmcp.Client``; it is entered by ``async with``).
 
-    ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` collects
-    audit events (tool and header names, categories, outcomes — never argument or header values).
+    ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` is a bounded
+    sink (default :class:`~agent_connector_sdk.audit.BoundedAuditSink`; pass your own ``audit=``) of
+    events naming tools, headers, categories and outcomes — never argument or header values.
+    ``confirm_write`` / ``require_confirmation``: see :class:`~agent_connector_sdk.mcp.host.HostSession`.
     """
 
     def __init__(
@@ -193,35 +88,28 @@ class ContractClient:
         *,
         policy: AdmissionPolicy | None = None,
         max_pages: int = 100,
+        audit: AuditSink | None = None,
+        confirm_write: ConfirmWrite | None = None,
+        require_confirmation: bool = False,
     ) -> None:
         if client.is_connected():
             # The HTTP client (and our header hook on it) is built when the session connects.
             raise ValueError("wrap the fastmcp.Client before connecting it")
-        self._client = client
-        self._policy = policy if policy is not None else AdmissionPolicy()
-        self._max_pages = max_pages
-        self._state = _State()
-        self.audit: list[JsonObject] = []
-        self._param_headers = ParamHeaderChannel(client)
+        self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
+        self.host = HostSession(
+            client,
+            policy=policy,
+            audit=self.audit,
+            max_pages=max_pages,
+            confirm_write=confirm_write,
+            require_confirmation=require_confirmation,
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def __aenter__(self) -> ContractClient:
         """Connect the wrapped client. A server that cannot be reached is a ``TransportFailure``; a
         JSON-RPC error while connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``)."""
-        try:
-            await cast(Any, self._client).__aenter__()
-        except MCPError as error:
-            if is_local_transport_error(error):
-                raise TransportFailure(f"connecting failed (code {error.code})", code=error.code) from error
-            raise JsonRpcError(error.code, error.message, error.data) from error
-        except TRANSPORT_EXCEPTIONS as error:
-            raise TransportFailure(f"connecting failed: {type(error).__name__}") from error
-        except RuntimeError as error:
-            # fastmcp reports a connection that never came up as RuntimeError("Client failed to connect:
-            # <transport error>") raised from the transport error; its text may name the URL.
-            if isinstance(error.__cause__, TRANSPORT_EXCEPTIONS):
-                raise TransportFailure(f"connecting failed: {type(error.__cause__).__name__}") from error
-            raise
+        await self.host.connect()
         return self
 
     async def __aexit__(
@@ -230,31 +118,43 @@ class ContractClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        try:
-            await cast(Any, self._client).__aexit__(exc_type, exc, tb)
-        except (httpx2.HTTPError, OSError) as error:
-            # Closing a session whose server vanished fails in the transport: same family as a call.
-            raise TransportFailure(f"transport failed while closing: {type(error).__name__}") from error
+        await self.host.close(exc_type, exc, tb)
 
     @property
     def client(self) -> fastmcp.Client[Any]:
-        return self._client
+        return self.host.client
+
+    # -- connection facts --------------------------------------------------------------------------
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
+        return self.host.protocol_version
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
+        return self.host.header_gates
+
+    @property
+    def report(self) -> ConnectionReport:
+        return self.host.report
 
     # -- discover + admit --------------------------------------------------------------------------
     @property
     def cursor_trace(self) -> list[str | None]:
         """Cursors sent by the last discovery, in order (``None`` = the first, cursor-less request)."""
-        return list(self._state.cursor_trace)
+        return list(self.host.cursor_trace)
 
     @property
     def rejections(self) -> list[Rejection]:
         """``{tool, index, category, reason}`` for each descriptor admission refused in the last discovery."""
-        return list(self._state.rejections)
+        report = self.host.core.last_report
+        return list(report.rejected) if report is not None else []
 
     @property
     def admitted(self) -> Mapping[str, JsonObject]:
-        """Admitted wire descriptors by name, in server order."""
-        return dict(self._state.admitted)
+        """Admitted wire descriptors by name, in server order (copies)."""
+        return {name: dict(tool.descriptor) for name, tool in self.host.core.listed.items()}
 
     async def discover_tools(self) -> AdmissionReport:
         """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
@@ -262,31 +162,7 @@ class ContractClient:
         Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
         trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
         """
-
-        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
-            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            return await self._request(mcp_types.ListToolsRequest(params=params), gate="discover")
-
-        try:
-            pages = await apaginate(fetch_page, max_pages=self._max_pages, items_key="tools")
-        except PaginationError as error:
-            self._state.cursor_trace = list(error.trace)
-            self.audit.append({"event": "discover", "outcome": error.category, "pages": len(error.trace)})
-            raise
-        self._state.cursor_trace = list(pages.trace)
-        report = admit_tools(list(pages.items), self._policy)
-        self._state.admitted = dict(report.admitted)
-        self._state.rejections = list(report.rejected)
-        self.audit.append(
-            {
-                "event": "discover",
-                "outcome": "ok",
-                "pages": len(pages.trace),
-                "admitted": list(report.admitted),
-                "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
-            }
-        )
-        return report
+        return await self.host.discover_tools()
 
     # -- invoke + consume --------------------------------------------------------------------------
     async def call(
@@ -299,40 +175,12 @@ class ContractClient:
         """Call an admitted tool through all host-side gates and return the validated result.
 
         Admit: ``AdmissionError('not_admitted')`` for a tool that was not admitted (or before
-        discovery). Invoke: ``validate_arguments`` and ``build_parameter_headers`` refusals. Execute:
-        the server's verdict arrives as ``JsonRpcError`` (e.g. -32020 for header mismatch). Consume:
-        ``validate_tool_result`` — error results must conform too. ``raise_on_error`` turns a valid
-        ``isError`` result into ``ToolExecutionError``.
+        discovery). Invoke: ``validate_arguments`` and header refusals (and ``ConfirmationRefused`` when
+        write confirmation is on). Execute: the server's verdict arrives as ``JsonRpcError`` (e.g.
+        -32020 for header mismatch). Consume: ``validate_tool_result`` — error results must conform
+        too. ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
         """
-        # A non-string name (a caller bug) is refused like any unknown tool, without echoing it.
-        label = name if isinstance(name, str) else None
-        tool = self._state.admitted.get(name) if label is not None else None
-        if tool is None:
-            self.audit.append({"event": "call", "tool": label, "outcome": "not_admitted"})
-            raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery")
-        try:
-            args, headers = self._param_headers.prepare(tool, arguments, self.audit)
-        except ContractError as refusal:
-            self.audit.append({"event": "call", "tool": name, "outcome": refusal.category})
-            raise
-        with self._param_headers.sending(name, headers):
-            raw = await self._request(
-                mcp_types.CallToolRequest(params=mcp_types.CallToolRequestParams(name=name, arguments=args)),
-                gate="consume",
-                tool=name,
-            )
-        try:
-            validate_tool_result(tool, raw)
-        except ContractViolation as violation:
-            self.audit.append({"event": "call", "tool": name, "outcome": violation.category})
-            raise
-        result = ToolResult(raw)
-        self.audit.append(
-            {"event": "call", "tool": name, "outcome": "tool_error" if result.is_error else "ok"}
-        )
-        if result.is_error and raise_on_error:
-            raise ToolExecutionError(name, result)
-        return result
+        return await self.host.call(name, arguments, raise_on_error=raise_on_error)
 
     async def complete(
         self,
@@ -348,51 +196,12 @@ class ContractClient:
         ``JsonRpcError`` whose ``retry_after_ms`` says when to retry.
         """
         params = _completion_params(ref, argument, value, context_arguments)
-        raw = await self._request(mcp_types.CompleteRequest(params=params), gate="consume")
+        raw = await self.host.request(mcp_types.CompleteRequest(params=params), gate="consume")
         result = _completion_from_wire(raw)
-        self.audit.append(
+        self.audit(
             {"event": "complete", "ref": ref.get("type"), "argument": argument, "count": len(result.values)}
         )
         return result
-
-    # -- plumbing ----------------------------------------------------------------------------------
-    async def _request(
-        self, request: Any, *, gate: Literal["discover", "consume"], tool: str | None = None
-    ) -> JsonObject:
-        """Send one request and return the raw result dict, translating failures into our families."""
-        try:
-            # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
-            raw = await self._client.session.send_request(request, cast(Any, _RAW_RESULT))
-            return cast(JsonObject, raw)
-        except MCPError as error:
-            if is_local_transport_error(error):
-                # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
-                # errors with these codes; a server sending the same codes is indistinguishable.
-                if tool is not None:
-                    self.audit.append({"event": "call", "tool": tool, "outcome": "transport_failure"})
-                # The code only: a peer may send these codes too, with any message text.
-                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
-            if tool is not None:
-                self.audit.append(
-                    {"event": "call", "tool": tool, "outcome": "protocol_error", "code": error.code}
-                )
-            raise JsonRpcError(error.code, error.message, error.data) from error
-        except ValidationError as error:
-            # The SDK checks result shapes for the negotiated revision before we see them. Only the
-            # location and error type are reported: pydantic's messages would quote the values.
-            first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}
-            path = "/" + "/".join(str(part) for part in first.get("loc", ()))
-            if gate == "discover":
-                raise MalformedResponse(f"malformed tools/list page at {path}") from error
-            raise ContractViolation(
-                "malformed_result", f"result does not match the MCP schema at {path}", path=path
-            ) from error
-        except TRANSPORT_EXCEPTIONS as error:
-            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
-
-
-class MalformedResponse(ProtocolError):
-    """A ``tools/list`` page did not have the shape the protocol requires (refused by the SDK)."""
 
 
 def _completion_params(

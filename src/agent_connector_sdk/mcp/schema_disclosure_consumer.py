@@ -7,10 +7,14 @@ For a host or gateway that reaches a server whose tools hide behind a search tra
    bound on in-flight reads and on total bytes (URIs are sent exactly as derived, never normalized);
 3. **verify** — the manifest must agree exactly with the selected navigation entry; then
    ``reconstruct_schema`` proves the fragments are that document;
-4. **invoke** — validate arguments against the reconstructed input schema, mirror ``x-mcp-header``
-   arguments into ``Mcp-Param-*`` headers, call the tool by name, validate the result against the
-   reconstructed output schema;
-5. **bind** — the disclosed identity is bound to the caller scope and the consumer's catalog
+4. **admit** — the reconstructed descriptor goes through the host's Admit gate (the host core's
+   ``AdmissionPolicy``) before its first call: a tool admission rejects (e.g. ``sensitive_header``) is
+   refused with :class:`AdmissionRefused` and the admission category, and is never called;
+5. **invoke** — through the host core (:mod:`agent_connector_sdk.mcp.host`), the same sequence
+   ``ContractClient`` runs: validate arguments against the reconstructed input schema, mirror
+   ``x-mcp-header`` arguments into ``Mcp-Param-*`` headers, call the tool by name, validate the result
+   against the reconstructed output schema;
+6. **bind** — the disclosed identity is bound to the caller scope and the consumer's catalog
    generation. Before each call the manifest is read again (the provider re-authorizes and re-hashes
    the tool's current schemas); if the identity moved or the catalog changed, the call is refused with
    :class:`StaleSelection` and the caller must discover again.
@@ -20,37 +24,45 @@ Every failure is a :class:`DisclosureConsumerError` subclass with a stable ``cat
 never argument values.
 
 Per-request headers: the ``mcp`` SDK mirrors ``x-mcp-header`` only for tools it saw in ``tools/list``,
-which a search transform hides. The consumer therefore computes the headers itself
-(``contracts.headers.build_parameter_headers``) and sends them on exactly this ``tools/call`` POST
-through :class:`~agent_connector_sdk.mcp.param_headers_transport.ParamHeaderChannel`, shared with
-``agent_connector_sdk.mcp.client``. Construct the consumer *before* entering an HTTP client, so the hook
-is in the HTTP client the transport builds on connect; otherwise a call that needs headers is refused
-(``InvocationRefused('undeliverable')``) instead of being sent without them.
+which a search transform hides. The host core computes them from the reconstructed schema and sends
+them on exactly this ``tools/call`` POST. Construct the consumer *before* entering an HTTP client, so
+the hook is in the HTTP client the transport builds on connect; otherwise a call that needs headers is
+refused (``InvocationRefused('undeliverable')``) instead of being sent without them.
 """
 
 from __future__ import annotations
 
-import copy
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, cast
+from typing import Any, ClassVar, Final, Literal
 
 import anyio
 import fastmcp
 import mcp_types
 from mcp.shared.exceptions import MCPError
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.contracts.errors import ContractError
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.param_headers_transport import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
+from agent_connector_sdk.audit import AuditSink
+from agent_connector_sdk.errors import AgentConnectorError, Gate
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionCategory,
+    AdmissionError,
+    ArgumentCategory,
+    ArgumentError,
+    ConfirmationCategory,
+    ConsumeCategory,
+    ContractViolation,
+    HeaderValueCategory,
+    HeaderValueError,
 )
+from agent_connector_sdk.mcp.host.core import AdmittedTool
+from agent_connector_sdk.mcp.host.errors import ConfirmationRefused, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
+from agent_connector_sdk.mcp.host.session import ConfirmWrite, HeaderGates, HostSession
 from agent_connector_sdk.mcp.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
+    SchemaDisclosureCategory,
     SchemaDisclosureError,
     SchemaFragment,
     SchemaManifest,
@@ -62,8 +74,10 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
 
 __all__ = [
+    "AdmissionRefused",
     "CallFailed",
     "CallerScope",
+    "ConsumerCategory",
     "DisclosedTool",
     "DisclosureConsumerError",
     "DisclosureMismatch",
@@ -76,28 +90,50 @@ __all__ = [
     "StaleSelection",
 ]
 
-Step = Literal["discover", "read", "verify", "invoke", "bind", "consume"]
+Step = Literal["discover", "read", "verify", "admit", "invoke", "bind", "consume"]
 
-_RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
 _ENVELOPE_ALLOWANCE: Final = 64 * 1024  # manifest body + per-fragment identity overhead, over schema_bytes
+
+DiscoveryCategory = Literal[
+    "search_failed", "malformed_navigation", "no_match", "ambiguous", "undisclosable", "transport"
+]
+ReadCategory = Literal[
+    "not_found", "protocol_error", "transport", "malformed_body", "too_large", "too_many_fragments"
+]
+MismatchCategory = Literal["navigation_mismatch"] | SchemaDisclosureCategory
+StaleCategory = Literal["stale", "catalog_changed", "scope_mismatch", "not_disclosed"]
+InvocationCategory = ArgumentCategory | HeaderValueCategory | ConfirmationCategory
+CallCategory = Literal["protocol_error", "transport"]
+ConsumerCategory = (
+    DiscoveryCategory
+    | ReadCategory
+    | MismatchCategory
+    | StaleCategory
+    | AdmissionCategory
+    | InvocationCategory
+    | CallCategory
+    | ConsumeCategory
+)
 
 
 # -------------------------------------------------------------------------------------------- errors
-class DisclosureConsumerError(Exception):
-    """Base of every consumer refusal: stable ``category``, owning ``step``."""
+class DisclosureConsumerError(AgentConnectorError):
+    """Base of every consumer refusal: stable ``category``, owning ``step`` (and its ``gate``)."""
 
     step: ClassVar[Step]
+    category: ConsumerCategory
 
-    def __init__(self, category: str, message: str) -> None:
-        super().__init__(f"{category}: {message}")
-        self.category = category
-        self.message = message
+    def __init__(self, category: ConsumerCategory, message: str) -> None:
+        super().__init__(category, message, text=f"{category}: {message}")
 
 
 class DiscoveryFailed(DisclosureConsumerError):
-    """Step 1. ``search_failed``, ``malformed_navigation``, ``no_match``, ``ambiguous``, ``undisclosable``."""
+    """Step 1. ``search_failed``, ``malformed_navigation``, ``no_match``, ``ambiguous``, ``undisclosable``,
+    ``transport``."""
 
+    gate: ClassVar[Gate | None] = "discover"
     step = "discover"
+    category: DiscoveryCategory
 
 
 class DisclosureReadFailed(DisclosureConsumerError):
@@ -105,49 +141,72 @@ class DisclosureReadFailed(DisclosureConsumerError):
     told apart), ``protocol_error``, ``transport``, ``malformed_body``, ``too_large``,
     ``too_many_fragments``."""
 
+    gate: ClassVar[Gate | None] = "discover"
     step = "read"
+    category: ReadCategory
 
 
 class DisclosureMismatch(DisclosureConsumerError):
     """Step 3. ``navigation_mismatch``, or the core's ``SchemaDisclosureError`` category (``stale``,
     ``mixed_operation``, ``corrupt``, ``incomplete``, ``reordered``, ``inconsistent_identity``, ...)."""
 
+    gate: ClassVar[Gate | None] = "discover"
     step = "verify"
+    category: MismatchCategory
+
+
+class AdmissionRefused(DisclosureConsumerError):
+    """Step 4. The host's admission policy rejects the reconstructed descriptor: the admission category
+    (``sensitive_header``, ``invalid_header_annotation``, ``unsupported_dialect``, ``malformed``, ...),
+    or ``not_admitted`` for a call of a tool this consumer's host does not hold as admitted."""
+
+    gate: ClassVar[Gate | None] = "admit"
+    step = "admit"
+    category: AdmissionCategory
 
 
 class StaleSelection(DisclosureConsumerError):
-    """Step 5. The bound identity no longer holds: ``stale`` (the provider no longer serves it or serves
+    """Step 6. The bound identity no longer holds: ``stale`` (the provider no longer serves it or serves
     another one), ``catalog_changed`` (a later discovery saw the catalog move), ``scope_mismatch`` (the
     tool was disclosed to another caller scope), ``not_disclosed`` (this consumer did not disclose that
     identity, or no longer remembers it: see ``max_disclosed``). Discover again."""
 
+    gate: ClassVar[Gate | None] = "invoke"
     step = "bind"
+    category: StaleCategory
 
 
 class InvocationRefused(DisclosureConsumerError):
-    """Step 4, before sending: the contracts' argument/header category (``invalid_arguments``,
-    ``type_mismatch``, ``out_of_range``, ``invalid_annotation``, ...)."""
+    """Step 5, before sending: the contracts' argument/header category (``invalid_arguments``,
+    ``type_mismatch``, ``out_of_range``, ``undeliverable``, ...) or the write confirmation's
+    (``confirmation_required``, ``not_confirmed``)."""
 
+    gate: ClassVar[Gate | None] = "invoke"
     step = "invoke"
+    category: InvocationCategory
 
 
 class CallFailed(DisclosureConsumerError):
-    """Step 4, sending: ``protocol_error`` (``code`` set) or ``transport``; the result is unknown."""
+    """Step 5, sending: ``protocol_error`` (``code`` set) or ``transport``; the result is unknown."""
 
+    gate: ClassVar[Gate | None] = "execute"
     step = "invoke"
+    category: CallCategory
 
-    def __init__(self, category: str, message: str, *, code: int | None = None) -> None:
+    def __init__(self, category: CallCategory, message: str, *, code: int | None = None) -> None:
         super().__init__(category, message)
         self.code = code
 
 
 class ResultRejected(DisclosureConsumerError):
-    """Step 4, the answer: the result fails the reconstructed output schema or the result contract
+    """Step 5, the answer: the result fails the reconstructed output schema or the result contract
     (the contracts' ``ContractViolation`` category, ``path`` kept)."""
 
+    gate: ClassVar[Gate | None] = "consume"
     step = "consume"
+    category: ConsumeCategory
 
-    def __init__(self, category: str, message: str, *, path: str = "") -> None:
+    def __init__(self, category: ConsumeCategory, message: str, *, path: str = "") -> None:
         super().__init__(category, message)
         self.path = path
 
@@ -223,8 +282,12 @@ class SchemaDisclosureConsumer:
     ``schema_bytes`` is checked against it before any fragment is read); ``max_fragments`` bounds the
     fragment count a manifest may claim; ``max_disclosed`` bounds how many verified tools the consumer
     remembers (least recently disclosed forgotten first; calling a forgotten one asks to disclose it
-    again). ``call`` validates against the consumer's own verified copies of the schemas, so mutating
+    again). ``call`` validates against the host core's own admitted copies of the schemas, so mutating
     or re-assembling a :class:`DisclosedTool` cannot change what is enforced.
+
+    Host core options, as for ``ContractClient``: ``policy`` (the Admit gate's ``AdmissionPolicy``),
+    ``audit`` (a bounded sink by default), ``confirm_write`` / ``require_confirmation`` (write
+    confirmation). ``host`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs.
     """
 
     def __init__(
@@ -237,27 +300,43 @@ class SchemaDisclosureConsumer:
         max_total_bytes: int = MAX_DOCUMENT_BYTES + _ENVELOPE_ALLOWANCE,
         max_fragments: int = 8192,
         max_disclosed: int = 256,
+        policy: AdmissionPolicy | None = None,
+        audit: AuditSink | None = None,
+        confirm_write: ConfirmWrite | None = None,
+        require_confirmation: bool = False,
     ) -> None:
         if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:
             raise ValueError("bounds must be positive")
         self._client = client
+        self.host = HostSession(
+            client,
+            policy=policy,
+            audit=audit,
+            max_disclosed=max_disclosed,
+            confirm_write=confirm_write,
+            require_confirmation=require_confirmation,
+        )
+        self.audit: AuditSink = self.host.core.audit
         self._scope = scope
         self._search_tool = search_tool
         self._max_in_flight = max_in_flight
         self._max_total_bytes = max_total_bytes
         self._max_fragments = max_fragments
         self._catalog = _Catalog()
-        # The schemas this consumer verified, by (alias, schema digest), in private copies: calls
-        # validate against these, never against the caller-held DisclosedTool's (mutable, forgeable)
-        # dicts, so the schemas used are always the ones the bound manifest's digests prove.
-        self._verified: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
-        self._max_disclosed = max_disclosed
-        self.audit: list[dict[str, Any]] = []
-        self._param_headers = ParamHeaderChannel(client)
 
     @property
     def scope(self) -> CallerScope:
         return self._scope
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The revision the caller's session negotiated (``None`` before it connects)."""
+        return self.host.protocol_version
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
+        return self.host.header_gates
 
     @property
     def generation(self) -> int:
@@ -270,9 +349,7 @@ class SchemaDisclosureConsumer:
         raw = await self._send(
             mcp_types.CallToolRequest(
                 params=mcp_types.CallToolRequestParams(name=self._search_tool, arguments={"pattern": pattern})
-            ),
-            DiscoveryFailed,
-            "search_failed",
+            )
         )
         structured = raw.get("structuredContent")
         # FastMCP wraps a non-object output under "result" for the advertised schema; accept a bare
@@ -336,10 +413,8 @@ class SchemaDisclosureConsumer:
             document = reconstruct_schema(manifest, fragments)
         except SchemaDisclosureError as error:
             raise DisclosureMismatch(error.category, error.message) from None
-        self.audit.append(
-            {"event": "disclosed", "tool": manifest.alias, "fragments": manifest.fragment_count}
-        )
-        self._remember(manifest, copy.deepcopy(document))
+        self.audit({"event": "disclosed", "tool": manifest.alias, "fragments": manifest.fragment_count})
+        self._admit(navigation, manifest, document)
         return DisclosedTool(
             selection=selection,
             manifest=manifest,
@@ -408,58 +483,67 @@ class SchemaDisclosureConsumer:
         except SchemaDisclosureError as error:
             raise DisclosureMismatch(error.category, error.message) from None
 
-    # -- steps 4 and 5 -----------------------------------------------------------------------------
+    def _admit(
+        self, navigation: SchemaNavigation, manifest: SchemaManifest, document: dict[str, Any]
+    ) -> None:
+        """Step 4: the host core's Admit gate on the reconstructed descriptor, before any call. The core
+        keeps its own copy, by (alias, schema digest): calls validate against it, never against the
+        caller-held DisclosedTool's (mutable, forgeable) dicts."""
+        descriptor: dict[str, Any] = {"name": manifest.alias, "inputSchema": document["inputSchema"]}
+        if document["outputSchema"] is not None:
+            descriptor["outputSchema"] = document["outputSchema"]
+        # A navigation entry may carry the tool's header map; when it does, it must agree with the
+        # schema the digests prove (the schema decides; a disagreeing claim is refused, not trusted).
+        known = getattr(navigation, "headers", None)
+        try:
+            self.host.core.admit_disclosed(
+                descriptor,
+                schema_sha256=manifest.schema_sha256,
+                known_headers=known if isinstance(known, Mapping) else None,
+            )
+        except AdmissionError as refusal:
+            raise AdmissionRefused(refusal.category, refusal.message) from None
+
+    # -- steps 5 and 6 -----------------------------------------------------------------------------
     async def call(self, tool: DisclosedTool, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Call a disclosed tool; returns the validated ``CallToolResult`` wire dict.
+        """Call a disclosed, admitted tool through the host core; returns the validated ``CallToolResult``
+        wire dict.
 
         Before sending: the scope and catalog generation must be the ones the tool was disclosed under,
         and a fresh manifest read must return exactly the bound manifest (else :class:`StaleSelection`);
-        the arguments must satisfy the reconstructed input schema (:class:`InvocationRefused`). After:
-        the result must satisfy the reconstructed output schema (:class:`ResultRejected`).
+        the tool must be admitted (:class:`AdmissionRefused`); the arguments must satisfy the
+        reconstructed input schema and a tool that may write must be confirmed when confirmation is on
+        (:class:`InvocationRefused`). After: the result must satisfy the reconstructed output schema
+        (:class:`ResultRejected`).
         """
-        descriptor = await self._require_current(tool)
+        admitted = await self._require_current(tool)
         try:
-            args, headers = self._param_headers.prepare(descriptor, arguments, self.audit)
-        except ContractError as error:
-            raise InvocationRefused(error.category, error.message) from None
-        with self._param_headers.sending(tool.manifest.alias, headers):
-            raw = await self._send(
-                mcp_types.CallToolRequest(
-                    params=mcp_types.CallToolRequestParams(name=tool.manifest.alias, arguments=args)
-                ),
-                CallFailed,
-                "protocol_error",
-            )
-        try:
-            validate_tool_result(descriptor, raw)
-        except ContractError as error:
-            self.audit.append({"event": "call", "tool": tool.manifest.alias, "outcome": error.category})
-            raise ResultRejected(error.category, error.message, path=getattr(error, "path", "")) from None
-        self.audit.append({"event": "call", "tool": tool.manifest.alias, "outcome": "ok"})
-        return raw
+            result = await self.host.call(admitted, arguments)
+        except AdmissionError as refusal:
+            raise AdmissionRefused(refusal.category, refusal.message) from None
+        except ContractViolation as violation:
+            raise ResultRejected(violation.category, violation.message, path=violation.path) from None
+        except (ArgumentError, HeaderValueError, ConfirmationRefused) as refusal:
+            raise InvocationRefused(refusal.category, refusal.message) from None
+        except TransportFailure:
+            raise CallFailed("transport", "transport failed") from None
+        except ProtocolError as error:
+            code = getattr(error, "code", None)
+            raise CallFailed("protocol_error", f"server answered code {code}", code=code) from None
+        return result.raw
 
     def _require_scope(self, scope: CallerScope) -> None:
         if scope != self._scope:
             raise StaleSelection("scope_mismatch", "the tool was selected under another caller scope")
 
-    def _remember(self, manifest: SchemaManifest, document: dict[str, Any]) -> None:
-        descriptor: dict[str, Any] = {"name": manifest.alias, "inputSchema": document["inputSchema"]}
-        if document["outputSchema"] is not None:
-            descriptor["outputSchema"] = document["outputSchema"]
-        key = (manifest.alias, manifest.schema_sha256)
-        self._verified[key] = descriptor
-        self._verified.move_to_end(key)
-        while len(self._verified) > self._max_disclosed:
-            self._verified.popitem(last=False)
-
-    async def _require_current(self, tool: DisclosedTool) -> dict[str, Any]:
-        """Step 5: scope, generation, the schemas this consumer verified for the bound manifest, and a
-        live manifest re-read that must equal the bound manifest. Returns the verified descriptor."""
+    async def _require_current(self, tool: DisclosedTool) -> AdmittedTool:
+        """Step 6: scope, generation, the tool the host core admitted for the bound manifest, and a
+        live manifest re-read that must equal the bound manifest. Returns the admitted tool."""
         self._require_scope(tool.selection.scope)
         if tool.selection.generation != self._catalog.generation:
             raise StaleSelection("catalog_changed", "the catalog changed since selection; discover again")
-        descriptor = self._verified.get((tool.manifest.alias, tool.manifest.schema_sha256))
-        if descriptor is None:
+        admitted = self.host.core.disclosed_tool(tool.manifest.alias, tool.manifest.schema_sha256)
+        if admitted is None:
             raise StaleSelection("not_disclosed", "this consumer holds no verified schemas for the tool")
         try:
             text, _ = await self._read(tool.manifest.manifest_uri)
@@ -472,28 +556,20 @@ class SchemaDisclosureConsumer:
         if current != tool.manifest:
             self._catalog.generation += 1
             raise StaleSelection("stale", "the provider now serves another manifest; discover again")
-        return descriptor
+        return admitted
 
     # -- plumbing ----------------------------------------------------------------------------------
-    async def _send(
-        self, request: Any, error_type: type[DisclosureConsumerError], category: str
-    ) -> dict[str, Any]:
+    async def _send(self, request: Any) -> dict[str, Any]:
+        """The search call: through the host session's request path (one error translation)."""
         try:
-            raw = await self._client.session.send_request(request, cast(Any, _RAW))
-            return cast(dict[str, Any], raw)
-        except MCPError as error:
-            if _failure_category(error) == "transport":
-                category = "transport"
-            if error_type is CallFailed:
-                raise CallFailed(category, f"server answered code {error.code}", code=error.code) from None
-            raise error_type(category, f"server answered code {error.code}") from None
-        except ValidationError:
-            raise error_type(category, "the result is not a valid MCP result") from None
-        except TRANSPORT_EXCEPTIONS as error:
-            raise error_type("transport", f"transport failed: {type(error).__name__}") from None
+            return await self.host.request(request)
+        except TransportFailure:
+            raise DiscoveryFailed("transport", "transport failed") from None
+        except (ProtocolError, ContractViolation) as error:
+            raise DiscoveryFailed("search_failed", f"the search failed ({error.category})") from None
 
 
-def _failure_category(error: MCPError) -> str:
+def _failure_category(error: MCPError) -> Literal["transport", "protocol_error"]:
     """The SDK reports a lost connection or a timeout as an ``MCPError`` with its own local codes."""
     if is_local_transport_error(error):
         return "transport"

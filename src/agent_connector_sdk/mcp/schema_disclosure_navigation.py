@@ -20,10 +20,11 @@ import marshal
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -235,12 +236,14 @@ _DISCLOSURE_URI: Final = re.compile(
 )
 
 
-class DisclosureReadRefused(Exception):
+class DisclosureReadRefused(AgentConnectorError):
     """A disclosure read was refused. ``category`` is for logs and tests; the wire refusal is uniform."""
 
+    step: ClassVar[str | None] = "disclosure_read"
+    category: ReadRefusalCategory
+
     def __init__(self, category: ReadRefusalCategory) -> None:
-        super().__init__(category)
-        self.category: ReadRefusalCategory = category
+        super().__init__(category, f"disclosure read refused: {category}", text=category)
 
 
 @dataclass(frozen=True, slots=True)

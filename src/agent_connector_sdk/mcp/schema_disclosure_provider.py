@@ -45,6 +45,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import PrivateAttr
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.schema_disclosure import (
     FRAGMENT_URI_TEMPLATE,
     MANIFEST_URI_TEMPLATE,
@@ -74,7 +75,7 @@ _MIME_TYPE: Final = "application/json"
 RegistrationCategory = Literal["foreign_catalog", "invalid_disclosure", "alias_mismatch", "unknown_tool"]
 
 
-class SchemaResourceRegistrationError(ValueError):
+class SchemaResourceRegistrationError(AgentConnectorError, ValueError):
     """``register_schema_resources`` (or a registry update) was given mismatched input.
 
     ``category``: ``foreign_catalog`` (the catalog is not a transform attached to this server),
@@ -83,9 +84,10 @@ class SchemaResourceRegistrationError(ValueError):
     server).
     """
 
+    category: RegistrationCategory
+
     def __init__(self, category: RegistrationCategory, message: str) -> None:
-        super().__init__(f"{category}: {message}")
-        self.category: RegistrationCategory = category
+        super().__init__(category, message, text=f"{category}: {message}")
 
 
 def _title(tool: Tool) -> str | None:

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import X_MCP_HEADER_KEY, header_annotations
 from agent_connector_sdk.mcp.contracts.json_schema import (
     ALL_DIALECTS,
@@ -138,7 +138,9 @@ def _check_schema(schema: Any, where: str, policy: AdmissionPolicy) -> None:
     e.g. a ``pattern`` valid for Python ``re`` but not ECMA-262 (``\\Z``) fails here, at Admit."""
     failure = check_schema(schema, dialects=policy.dialects)
     if failure is not None:
-        raise AdmissionError(failure.kind, f"{where}: {failure.message}")
+        # check_schema judges schemas only, so "instance" cannot occur; the fallback keeps mypy exact.
+        category: AdmissionCategory = "invalid_schema" if failure.kind == "instance" else failure.kind
+        raise AdmissionError(category, f"{where}: {failure.message}")
 
 
 def _check_header_placement_elsewhere(schema: Any, where: str) -> None:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.errors import ConsumeCategory, ContractViolation
 
 __all__ = [
     "CONTENT_BLOCK_TYPES",
@@ -70,7 +70,7 @@ def is_canonical_base64(text: object) -> bool:
     return base64.b64encode(decoded).decode("ascii") == text
 
 
-def _fail(path: str, message: str, category: str = "invalid_content_block") -> ContractViolation:
+def _fail(path: str, message: str, category: ConsumeCategory = "invalid_content_block") -> ContractViolation:
     return ContractViolation(category, message, path=path)
 
 

@@ -37,7 +37,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, cast
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionCategory,
+    AdmissionError,
+    HeaderMismatch,
+    HeaderValueError,
+)
 from agent_connector_sdk.mcp.contracts.json_schema import (
     MAX_SCHEMA_DEPTH,
     SchemaPosition,
@@ -54,6 +59,7 @@ __all__ = [
     "AnnotationSite",
     "HeaderAnnotation",
     "HeaderType",
+    "ParameterHeaders",
     "Placement",
     "build_parameter_headers",
     "decode_header_value",
@@ -61,6 +67,7 @@ __all__ = [
     "header_annotations",
     "header_text",
     "iter_schema_positions",
+    "parameter_headers",
     "validate_parameter_headers",
 ]
 
@@ -260,7 +267,7 @@ def header_annotations(input_schema: Any, *, placement: Placement = "spec") -> t
 
 
 class _Refused(NamedTuple):
-    category: str
+    category: AdmissionCategory
     message: str
 
 
@@ -357,19 +364,29 @@ def _tool_name(tool: Mapping[str, Any]) -> str | None:
 # ----------------------------------------------------------------------------------------- invoke
 
 
-def build_parameter_headers(
-    tool: Mapping[str, Any], arguments: Mapping[str, Any], audit: list[dict[str, Any]]
-) -> dict[str, str]:
+class ParameterHeaders(NamedTuple):
+    """What :func:`parameter_headers` returns: the headers, and the audit event describing them."""
+
+    headers: dict[str, str]
+    event: dict[str, Any]
+
+
+def parameter_headers(tool: Mapping[str, Any], arguments: Mapping[str, Any]) -> ParameterHeaders:
     """The ``Mcp-Param-{Name}`` headers a ``tools/call`` of ``tool`` (a wire descriptor) must carry.
 
     One header per annotation whose argument is present and not null, rendered with
     :func:`header_text` and :func:`encode_header_value`. Refuses with :class:`HeaderValueError`
-    (``type_mismatch``/``out_of_range``) or :class:`AdmissionError` (invalid annotations). Appends one
-    event to ``audit``: the header names sent and which of them were base64-encoded; never values.
+    (``type_mismatch``/``out_of_range``, and ``invalid_header_annotation`` when the tool's annotations
+    are invalid — an admitted tool never has such). Returns the headers and one audit event: the
+    header names sent and which of them were base64-encoded; never values.
     """
     headers: dict[str, str] = {}
     encoded: list[str] = []
-    for annotation in _tool_annotations(tool):
+    try:
+        annotations = _tool_annotations(tool)
+    except AdmissionError as refusal:
+        raise HeaderValueError("invalid_header_annotation", refusal.message) from None
+    for annotation in annotations:
         value = _argument_at(arguments, annotation.path)
         if value is None:
             continue
@@ -377,16 +394,25 @@ def build_parameter_headers(
         headers[annotation.header] = wire
         if wire.startswith(_SENTINEL_PREFIX):
             encoded.append(annotation.header)
-    audit.append(
-        {
-            "gate": "invoke",
-            "event": "parameter_headers_built",
-            "tool": _tool_name(tool),
-            "headers": list(headers),
-            "base64_encoded": encoded,
-        }
-    )
-    return headers
+    event = {
+        "gate": "invoke",
+        "event": "parameter_headers_built",
+        "tool": _tool_name(tool),
+        "headers": list(headers),
+        "base64_encoded": encoded,
+    }
+    return ParameterHeaders(headers, event)
+
+
+def build_parameter_headers(
+    tool: Mapping[str, Any], arguments: Mapping[str, Any], audit: list[dict[str, Any]] | None = None
+) -> dict[str, str]:
+    """:func:`parameter_headers`' headers; its event is appended to ``audit`` when one is given (kept
+    for existing callers: new code takes the returned event from :func:`parameter_headers`)."""
+    built = parameter_headers(tool, arguments)
+    if audit is not None:
+        audit.append(built.event)
+    return built.headers
 
 
 # ---------------------------------------------------------------------------------------- execute
@@ -430,8 +456,8 @@ def validate_parameter_headers(
     tool: Mapping[str, Any],
     arguments: Mapping[str, Any],
     headers: Mapping[str, str] | Iterable[tuple[str, str]],
-    audit: list[dict[str, Any]],
-) -> None:
+    audit: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Check a ``tools/call``'s ``Mcp-Param-*`` headers against its body, for ``tool`` (a wire descriptor).
 
     ``headers`` is a Mapping or an iterable of ``(name, value)`` pairs; pass the raw pairs so duplicates
@@ -440,22 +466,19 @@ def validate_parameter_headers(
     header appears more than once), ``unexpected`` (a header whose argument is absent or null),
     ``missing`` (an argument without its header), ``malformed`` (undecodable, or not a decimal integer /
     ``true``/``false`` for those types), ``mismatched`` (decoded text disagrees with the body: strings
-    exactly, integers numerically, booleans exactly). Invalid annotations raise :class:`AdmissionError`.
-    Appends one audit event: on refusal the canonical header name and category, on success the names
-    checked and which were base64-encoded; never values.
+    exactly, integers numerically, booleans exactly). Invalid annotations raise :class:`HeaderMismatch`
+    ``invalid_header_annotation`` (``header`` ``None``): this is the Execute gate, not Admit.
+    Returns the success audit event (the names checked and which were base64-encoded; never values).
+    ``audit``, when given, also receives the event — on refusal the canonical header name and category.
     """
     try:
-        annotations = _tool_annotations(tool)
-    except AdmissionError as refusal:
-        audit.append(
-            {
-                "gate": "execute",
-                "event": "parameter_headers_refused",
-                "tool": _tool_name(tool),
-                "header": None,
-                "category": refusal.category,
-            }
-        )
+        try:
+            annotations = _tool_annotations(tool)
+        except AdmissionError as refusal:
+            raise HeaderMismatch("invalid_header_annotation", refusal.message, header=None) from None
+    except HeaderMismatch as refusal:
+        if audit is not None:
+            audit.append(_refused_event(tool, refusal))
         raise
     received: dict[str, list[str]] = {}
     prefix = MCP_PARAM_HEADER_PREFIX.lower()
@@ -492,22 +515,26 @@ def validate_parameter_headers(
             if values[0].startswith(_SENTINEL_PREFIX):
                 encoded.append(header)
     except HeaderMismatch as refusal:
-        audit.append(
-            {
-                "gate": "execute",
-                "event": "parameter_headers_refused",
-                "tool": _tool_name(tool),
-                "header": refusal.header,
-                "category": refusal.category,
-            }
-        )
+        if audit is not None:
+            audit.append(_refused_event(tool, refusal))
         raise
-    audit.append(
-        {
-            "gate": "execute",
-            "event": "parameter_headers_accepted",
-            "tool": _tool_name(tool),
-            "headers": checked,
-            "base64_encoded": encoded,
-        }
-    )
+    event = {
+        "gate": "execute",
+        "event": "parameter_headers_accepted",
+        "tool": _tool_name(tool),
+        "headers": checked,
+        "base64_encoded": encoded,
+    }
+    if audit is not None:
+        audit.append(event)
+    return event
+
+
+def _refused_event(tool: Mapping[str, Any], refusal: HeaderMismatch) -> dict[str, Any]:
+    return {
+        "gate": "execute",
+        "event": "parameter_headers_refused",
+        "tool": _tool_name(tool),
+        "header": refusal.header,
+        "category": refusal.category,
+    }

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent_connector_sdk.mcp.contracts.errors import PaginationError
+from agent_connector_sdk.mcp.contracts.errors import PaginationCategory, PaginationError
 
 __all__ = ["DEFAULT_MAX_PAGES", "CursorWalk", "Pagination", "apaginate", "paginate"]
 
@@ -78,7 +78,7 @@ class CursorWalk:
         self._state = "awaiting_page"
         return cursor
 
-    def _refuse(self, category: str, message: str) -> PaginationError:
+    def _refuse(self, category: PaginationCategory, message: str) -> PaginationError:
         self._state = "failed"
         return PaginationError(category, message, trace=self.trace)
 

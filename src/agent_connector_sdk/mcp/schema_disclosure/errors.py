@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import ClassVar, Final, Literal, get_args
+
+from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = ["SchemaDisclosureCategory", "SchemaDisclosureError"]
 
@@ -20,8 +22,8 @@ SchemaDisclosureCategory = Literal[
 _CATEGORIES: Final = frozenset(get_args(SchemaDisclosureCategory))
 
 
-class SchemaDisclosureError(ValueError):
-    """A disclosure could not be built, served or reconstructed.
+class SchemaDisclosureError(AgentConnectorError, ValueError):
+    """A disclosure could not be built, served or reconstructed (still a ``ValueError``, as documented).
 
     ``category`` is stable and machine-readable:
 
@@ -38,12 +40,15 @@ class SchemaDisclosureError(ValueError):
     * ``invalid_schema`` — the input is not disclosable JSON (non-object input schema, non-JSON value,
       lone surrogate, non-finite number, invalid alias or operation).
 
-    Messages name fields and bounds, never schema content.
+    Messages name fields and bounds, never schema content. ``gate`` is ``None``: building runs on the
+    server before any call, reconstruction inside the host's Discover (the consumer re-raises it as
+    its own ``verify`` step).
     """
+
+    step: ClassVar[str | None] = "disclosure"
+    category: SchemaDisclosureCategory
 
     def __init__(self, category: SchemaDisclosureCategory, message: str) -> None:
         if category not in _CATEGORIES:  # a programming error, never user input
             raise AssertionError(f"unknown schema disclosure category {category!r}")
-        super().__init__(f"{category}: {message}")
-        self.category: SchemaDisclosureCategory = category
-        self.message = message
+        super().__init__(category, message, text=f"{category}: {message}")

@@ -1,0 +1,386 @@
+"""The host core, sans-I/O: Discover → Admit → Invoke → Consume as one sequence no path can skip.
+
+Every host path — :class:`~agent_connector_sdk.mcp.client.ContractClient` (tools from ``tools/list``),
+the disclosure consumer (tools reconstructed from schema disclosures) and the CLI reviewer — runs
+this one state machine; only the I/O around it differs (:mod:`.session`). Like h11, it never touches a
+socket: wire dicts in, verdicts and values out, every refusal a typed error.
+
+The sequence is enforced by the values it hands out, not by convention:
+
+1. **Discover + Admit** — :meth:`HostCore.admit_listing` (a ``tools/list`` catalog) and
+   :meth:`HostCore.admit_disclosed` (one reconstructed descriptor) run ``contracts.admission`` with
+   the host's :class:`~agent_connector_sdk.mcp.contracts.AdmissionPolicy`. Only they create an
+   :class:`AdmittedTool`; a rejected descriptor yields none (the disclosed path raises
+   :class:`~agent_connector_sdk.mcp.contracts.errors.AdmissionError` with the admission category).
+2. **Invoke** — :meth:`HostCore.invoke` accepts only an :class:`AdmittedTool` this core admitted and
+   still holds (an object built by hand, or one forgotten since, is ``not_admitted``), validates the
+   arguments, checks they are JSON data, and computes the ``Mcp-Param-*`` headers: a
+   :class:`PreparedCall`.
+3. **Consume** — :meth:`HostCore.consume` accepts only a :class:`PreparedCall` this core issued and
+   validates the result against the admitted descriptor: a :class:`ToolResult`.
+
+Audit events (tool and header names, categories, outcomes — never values) go to one bounded
+:class:`~agent_connector_sdk.audit.AuditSink`.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, NamedTuple, cast
+
+from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, admit_tools
+from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
+from agent_connector_sdk.mcp.contracts.headers import header_annotations, parameter_headers
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+
+__all__ = [
+    "AdmittedTool",
+    "HeaderGates",
+    "HostCore",
+    "Invocation",
+    "PreparedCall",
+    "ToolOrigin",
+    "ToolResult",
+    "header_map",
+    "may_write",
+    "prepare_invocation",
+    "require_json_data",
+]
+
+ToolOrigin = Literal["listing", "disclosure"]
+HeaderGates = Literal["required", "optional", "not_applicable"]
+_MAX_ARGUMENT_DEPTH: Final = 256
+MAX_OUTSTANDING_CALLS: Final = 1024
+"""Prepared-but-unconsumed calls a core remembers (concurrent calls in flight, at most)."""
+
+
+# -------------------------------------------------------------------------------------------- values
+@dataclass(frozen=True)
+class ToolResult:
+    """A ``tools/call`` result that passed the Consume gate. ``raw`` is the wire dict as received."""
+
+    raw: dict[str, Any]
+
+    @property
+    def content(self) -> list[Any]:
+        return cast(list[Any], self.raw.get("content", []))
+
+    @property
+    def structured_content(self) -> Any:
+        return self.raw.get("structuredContent")
+
+    @property
+    def has_structured_content(self) -> bool:
+        return "structuredContent" in self.raw
+
+    @property
+    def is_error(self) -> bool:
+        return self.raw.get("isError") is True
+
+
+@dataclass(frozen=True, eq=False)
+class AdmittedTool:
+    """A descriptor the host admitted. Only :class:`HostCore` makes them (see the module docstring).
+
+    ``descriptor`` is the core's private copy of the wire descriptor; ``header_map`` maps each annotated
+    argument (its ``properties`` path joined with ``.``) to its ``Mcp-Param-*`` header name;
+    ``schema_sha256`` is the disclosed identity for tools admitted from a disclosure.
+    """
+
+    name: str
+    descriptor: Mapping[str, Any] = field(repr=False)
+    header_map: Mapping[str, str]
+    origin: ToolOrigin
+    schema_sha256: str | None = None
+
+    @property
+    def annotations(self) -> Mapping[str, Any]:
+        """The descriptor's ``annotations`` (hints such as ``readOnlyHint``; untrusted), or ``{}``."""
+        value = self.descriptor.get("annotations")
+        return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedCall:
+    """A call that passed Invoke: the arguments to send (a copy) and the headers that must carry them."""
+
+    tool: AdmittedTool
+    arguments: dict[str, Any] = field(repr=False)
+    headers: dict[str, str] = field(repr=False)
+    ticket: int = field(default=-1, repr=False)
+
+
+class Invocation(NamedTuple):
+    """What :func:`prepare_invocation` returns."""
+
+    arguments: dict[str, Any]
+    headers: dict[str, str]
+    event: AuditEvent
+
+
+# ------------------------------------------------------------------------------------ pure functions
+def require_json_data(value: Any) -> None:
+    """Refuse anything in ``value`` that is not JSON data (iteratively: no recursion limit to hit).
+
+    ``ArgumentError('invalid_arguments')`` with the path of the first offender and its Python type
+    name, never its value. Otherwise the SDK would silently rewrite it (NaN to ``null``, a tuple to an
+    array) or fail untyped while serializing.
+    """
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > _MAX_ARGUMENT_DEPTH:
+            raise ArgumentError(
+                "invalid_arguments", "arguments are nested too deeply", path=json_pointer(path)
+            )
+        if item is None or isinstance(item, str | bool | int):
+            continue
+        if isinstance(item, float):
+            if math.isfinite(item):
+                continue
+        elif isinstance(item, dict):
+            if all(isinstance(key, str) for key in item):
+                stack.extend((member, (*path, key)) for key, member in item.items())
+                continue
+        elif isinstance(item, list):
+            stack.extend((member, (*path, index)) for index, member in enumerate(item))
+            continue
+        raise ArgumentError(
+            "invalid_arguments",
+            f"value at '{json_pointer(path)}' is not JSON data ({type(item).__name__})",
+            path=json_pointer(path),
+        )
+
+
+def prepare_invocation(descriptor: Mapping[str, Any], arguments: Mapping[str, Any] | None) -> Invocation:
+    """The Invoke gate: ``(arguments as a dict copy, Mcp-Param-* headers, audit event)``.
+
+    Refuses with the contracts' typed errors, before anything is sent: arguments that are not a JSON
+    object or fail ``descriptor``'s input schema (``validate_arguments``); arguments holding anything
+    that is not JSON data (:func:`require_json_data`); annotated values that cannot become headers
+    (``parameter_headers``).
+    """
+    validate_arguments(descriptor, arguments)
+    args = dict(arguments or {})
+    require_json_data(args)
+    headers, event = parameter_headers(descriptor, args)
+    return Invocation(args, headers, event)
+
+
+def header_map(descriptor: Mapping[str, Any]) -> dict[str, str]:
+    """Annotated argument (``properties`` path joined with ``.``) → ``Mcp-Param-*`` header name."""
+    annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
+    return {".".join(annotation.path): annotation.header for annotation in annotations}
+
+
+def may_write(tool: AdmittedTool) -> bool:
+    """Whether a call may change state: not ``readOnlyHint: true``, or ``destructiveHint: true``.
+
+    Missing annotations mean "may write" (the spec's defaults: ``readOnlyHint`` false,
+    ``destructiveHint`` true). Hints are untrusted, so they only ever *add* a confirmation.
+    """
+    hints = tool.annotations
+    return hints.get("readOnlyHint") is not True or hints.get("destructiveHint") is True
+
+
+# -------------------------------------------------------------------------------------- the core
+class HostCore:
+    """The host's gate sequence and its state: admitted tools, rejections, audit (no I/O).
+
+    ``policy`` is the host's admission policy; ``audit`` receives every event (default: a
+    :class:`~agent_connector_sdk.audit.BoundedAuditSink`); ``max_disclosed`` bounds how many tools
+    admitted from disclosures are remembered (least recently admitted forgotten first; calling a
+    forgotten one is ``not_admitted`` until it is disclosed and admitted again).
+    """
+
+    def __init__(
+        self,
+        *,
+        policy: AdmissionPolicy | None = None,
+        audit: AuditSink | None = None,
+        max_disclosed: int = 256,
+    ) -> None:
+        if max_disclosed < 1:
+            raise ValueError("max_disclosed must be positive")
+        self.policy = policy if policy is not None else AdmissionPolicy()
+        self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
+        self._listed: dict[str, AdmittedTool] = {}
+        self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()
+        self._max_disclosed = max_disclosed
+        # Calls this core prepared and has not consumed yet, by ticket: a result is consumed once, and
+        # only for a call that passed this core's Invoke. Bounded: the oldest outstanding call is
+        # forgotten first (it can then no longer be consumed: fail closed).
+        self._outstanding: OrderedDict[int, PreparedCall] = OrderedDict()
+        self._tickets = itertools.count()
+        self.last_report: AdmissionReport | None = None
+        self.header_gates: HeaderGates = "required"
+        """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
+        recorded on every header event, so a transport without headers is reported, not hidden."""
+
+    # -- Discover + Admit ---------------------------------------------------------------------------
+    def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
+        """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools."""
+        report = admit_tools(list(descriptors), self.policy)
+        self._listed = {
+            name: self._admitted(name, descriptor, "listing", None)
+            for name, descriptor in report.admitted.items()
+        }
+        self.last_report = report
+        self.audit(
+            {
+                "event": "discover",
+                "outcome": "ok",
+                "pages": pages,
+                "admitted": list(report.admitted),
+                "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
+            }
+        )
+        return report
+
+    def discovery_failed(self, category: str, *, pages: int) -> None:
+        self.audit({"event": "discover", "outcome": category, "pages": pages})
+
+    def admit_disclosed(
+        self,
+        descriptor: Mapping[str, Any],
+        *,
+        schema_sha256: str,
+        known_headers: Mapping[str, str] | None = None,
+    ) -> AdmittedTool:
+        """Admit one descriptor reconstructed from a verified disclosure, before its first call.
+
+        Raises :class:`AdmissionError` with the admission category (``sensitive_header``,
+        ``invalid_header_annotation``, ...) when the policy rejects it, and ``header_map_mismatch``
+        when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
+        not say exactly what the schema's annotations say (header names compare case-insensitively).
+        """
+        name = descriptor.get("name")
+        report = admit_tools([descriptor], self.policy)
+        if report.rejected or not isinstance(name, str):
+            (rejection,) = report.rejected
+            self.audit({"event": "admit", "tool": rejection["tool"], "outcome": rejection["category"]})
+            raise AdmissionError(cast(Any, rejection["category"]), rejection["reason"])
+        tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256)
+        if known_headers is not None and not _same_header_map(known_headers, tool.descriptor):
+            self.audit({"event": "admit", "tool": name, "outcome": "header_map_mismatch"})
+            raise AdmissionError(
+                "header_map_mismatch",
+                "the known header map differs from the schema's x-mcp-header annotations",
+            )
+        key = (name, schema_sha256)
+        self._disclosed[key] = tool
+        self._disclosed.move_to_end(key)
+        while len(self._disclosed) > self._max_disclosed:
+            self._disclosed.popitem(last=False)
+        self.audit({"event": "admit", "tool": name, "outcome": "ok"})
+        return tool
+
+    def _admitted(
+        self, name: str, descriptor: Mapping[str, Any], origin: ToolOrigin, digest: str | None
+    ) -> AdmittedTool:
+        private = copy.deepcopy(dict(descriptor))  # a caller mutating its dict cannot change the contract
+        return AdmittedTool(name, private, header_map(private), origin, digest)
+
+    @property
+    def listed(self) -> Mapping[str, AdmittedTool]:
+        """Tools admitted from the last ``tools/list`` discovery, by name, in server order."""
+        return dict(self._listed)
+
+    def listed_tool(self, name: Any) -> AdmittedTool:
+        """The listed tool called ``name``, or ``AdmissionError('not_admitted')`` (audited)."""
+        label = name if isinstance(name, str) else None  # never echo a non-string name
+        tool = self._listed.get(label) if label is not None else None
+        if tool is None:
+            self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
+            raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery")
+        return tool
+
+    def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
+        """The tool admitted from the disclosure ``(alias, schema_sha256)``, if still remembered."""
+        return self._disclosed.get((alias, schema_sha256))
+
+    def _holds(self, tool: AdmittedTool) -> bool:
+        if tool.origin == "listing":
+            return self._listed.get(tool.name) is tool
+        return tool.schema_sha256 is not None and self._disclosed.get((tool.name, tool.schema_sha256)) is tool
+
+    # -- Invoke ---------------------------------------------------------------------------------------
+    def invoke(self, tool: AdmittedTool, arguments: Mapping[str, Any] | None) -> PreparedCall:
+        """The Invoke gate for an admitted tool; refusals are audited and raised (typed, value-free)."""
+        if not isinstance(tool, AdmittedTool) or not self._holds(tool):
+            label = tool.name if isinstance(tool, AdmittedTool) else None
+            self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
+            raise AdmissionError("not_admitted", f"tool {label!r} is not admitted by this host")
+        try:
+            invocation = prepare_invocation(tool.descriptor, arguments)
+        except ContractError as refusal:
+            self.refused(tool, refusal.category)
+            raise
+        invocation.event["header_gates"] = self.header_gates  # the event is ours: fresh per call
+        self.audit(invocation.event)
+        call = PreparedCall(tool, invocation.arguments, invocation.headers, next(self._tickets))
+        self._outstanding[call.ticket] = call
+        if len(self._outstanding) > MAX_OUTSTANDING_CALLS:
+            self._outstanding.popitem(last=False)
+        return call
+
+    # -- Consume --------------------------------------------------------------------------------------
+    def consume(self, call: PreparedCall, raw: Any) -> ToolResult:
+        """The Consume gate: ``raw`` must honour the admitted tool's contract (error results too).
+
+        ``call`` must be one this core prepared and has not consumed yet (``not_admitted`` otherwise).
+        """
+        if not isinstance(call, PreparedCall) or self._outstanding.get(call.ticket) is not call:
+            raise AdmissionError("not_admitted", "this call was not prepared by this host")
+        del self._outstanding[call.ticket]
+        try:
+            validate_tool_result(call.tool.descriptor, raw)
+        except ContractError as violation:
+            self.refused(call.tool, violation.category)
+            raise
+        result = ToolResult(cast(dict[str, Any], raw))
+        self.audit(
+            {"event": "call", "tool": call.tool.name, "outcome": "tool_error" if result.is_error else "ok"}
+        )
+        return result
+
+    # -- audit helpers -----------------------------------------------------------------------------
+    def refused(
+        self, tool: AdmittedTool, outcome: str, call: PreparedCall | None = None, **extra: Any
+    ) -> None:
+        """Record a call that ended before a result (a refusal or a failed exchange)."""
+        if call is not None and self._outstanding.get(call.ticket) is call:
+            del self._outstanding[call.ticket]
+        self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
+
+
+def _argument_keys(path: tuple[str, ...]) -> set[str]:
+    """The spellings a header map may use for one annotated argument: its ``properties`` path joined
+    with ``.`` (ours), or as a JSON pointer into the arguments (``/target/zone``)."""
+    return {".".join(path), json_pointer(path)}
+
+
+def _same_header_map(known: Mapping[str, str], descriptor: Mapping[str, Any]) -> bool:
+    """Whether ``known`` names exactly the annotations of ``descriptor``'s schema, each once; header
+    names compare case-insensitively, as HTTP field names do."""
+    if not isinstance(known, Mapping):
+        return False
+    annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
+    argument_of = {key: annotation for annotation in annotations for key in _argument_keys(annotation.path)}
+    matched: set[tuple[str, ...]] = set()
+    for key, header in known.items():
+        annotation = argument_of.get(key) if isinstance(key, str) else None
+        if annotation is None or annotation.path in matched or not isinstance(header, str):
+            return False
+        if header.lower() != annotation.header.lower():
+            return False
+        matched.add(annotation.path)
+    return len(matched) == len(annotations)

@@ -1,0 +1,194 @@
+"""Deliver computed ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST of a ``fastmcp.Client``.
+
+The host core computes the headers itself (``contracts.headers.parameter_headers``: our stricter
+encoding, one header per annotation) and needs them on the HTTP request that carries *this* call and
+on no other. The ``mcp`` SDK cannot do it: it mirrors ``x-mcp-header`` only for tools it listed itself
+(a search transform hides them) and with the spec's looser encoding.
+
+The technique:
+
+1. :class:`ParamHeaderChannel` wraps the Streamable HTTP transport's ``httpx_client_factory`` so every
+   HTTP client the transport builds (on connect) carries one ``httpx2`` request hook of this channel;
+2. :meth:`ParamHeaderChannel.sending` puts the headers in a context variable for the duration of one
+   call. The SDK's write stream runs each POST in the sender's context, so the value reaches exactly
+   this task's POST and no other task's;
+3. the hook acts only for its own channel and only on a POST whose JSON-RPC body is a ``tools/call`` of
+   the named tool (header routing is not trusted): it deletes every ``Mcp-Param-*`` header already on
+   the request (e.g. the SDK's own mirroring) and sets ours, once each.
+
+Other transports (in-memory, stdio) carry no HTTP headers; the channel is then inert, and the host
+reports its header gates as not applicable.
+
+Fails closed: when the transport is Streamable HTTP, the client is connected and its HTTP client was
+not built by our factory (the channel was created after connecting), headers cannot be delivered, and
+:meth:`~ParamHeaderChannel.require_deliverable` refuses *before* anything is sent.
+
+Also here: what a transport failure looks like through the SDK (:data:`TRANSPORT_EXCEPTIONS`,
+:func:`is_local_transport_error`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import anyio
+import fastmcp
+import httpx2
+import mcp_types
+from fastmcp.client.transports.http import StreamableHttpTransport
+from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
+from agent_connector_sdk.mcp.host.core import prepare_invocation
+
+__all__ = [
+    "TRANSPORT_EXCEPTIONS",
+    "ParamHeaderChannel",
+    "is_local_transport_error",
+]
+
+_MCP_PARAM_PREFIX: Final = "mcp-param-"
+
+TRANSPORT_EXCEPTIONS: Final[tuple[type[BaseException], ...]] = (
+    httpx2.HTTPError,
+    OSError,  # includes TimeoutError
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+)
+"""Exceptions a ``fastmcp.Client`` session lets escape when the HTTP/stream transport fails."""
+
+_LOCAL_TRANSPORT_CODES: Final = frozenset({mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT})
+
+
+def is_local_transport_error(error: MCPError) -> bool:
+    """True for the ``MCPError`` codes the SDK synthesizes locally for a lost connection or a timeout.
+
+    A server sending the same codes is indistinguishable; both mean "the result is unknown".
+    """
+    return error.code in _LOCAL_TRANSPORT_CODES
+
+
+@dataclass(frozen=True)
+class _Pending:
+    channel: ParamHeaderChannel
+    tool: str
+    headers: Mapping[str, str]
+
+
+_PENDING: contextvars.ContextVar[_Pending | None] = contextvars.ContextVar(
+    "agent_connector_sdk_param_headers", default=None
+)
+
+
+def _is_tools_call_for(request: httpx2.Request, tool: str) -> bool:
+    """True when this POST's JSON-RPC body is a ``tools/call`` of ``tool``."""
+    if request.method != "POST":
+        return False
+    try:
+        body = json.loads(request.content)
+    except (ValueError, RecursionError, httpx2.RequestNotRead):
+        return False
+    if not isinstance(body, dict) or body.get("method") != "tools/call":
+        return False
+    params = body.get("params")
+    return isinstance(params, dict) and params.get("name") == tool
+
+
+class ParamHeaderChannel:
+    """Per-call ``Mcp-Param-*`` headers for one ``fastmcp.Client`` (see the module docstring).
+
+    Create it before the client connects: the hook lives in the HTTP client the transport builds on
+    connect. Several channels may share one client; each hook serves only its own channel's calls.
+    """
+
+    def __init__(self, client: fastmcp.Client[Any]) -> None:
+        self._client = client
+        self._clients_built = 0
+        transport = client.transport
+        self._http = isinstance(transport, StreamableHttpTransport)
+        if isinstance(transport, StreamableHttpTransport):
+            self._wrap_factory(transport)
+
+    @property
+    def carries_headers(self) -> bool:
+        """True when the client's transport is Streamable HTTP (other transports have no headers)."""
+        return self._http
+
+    def prepare(
+        self,
+        descriptor: Mapping[str, Any],
+        arguments: Mapping[str, Any] | None,
+        audit: list[dict[str, Any]] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """Kept for existing callers: the host core's Invoke step
+        (:func:`~agent_connector_sdk.mcp.host.core.prepare_invocation`) plus :meth:`require_deliverable`.
+        Its audit event is appended to ``audit`` when one is given. New code runs the host core."""
+        arguments_copy, headers, event = prepare_invocation(descriptor, arguments)
+        if audit is not None:
+            audit.append(event)
+        self.require_deliverable(headers)
+        return arguments_copy, headers
+
+    def require_deliverable(self, headers: Mapping[str, str]) -> None:
+        """Refuse, before anything is sent, headers this channel could not put on the wire.
+
+        Raises ``HeaderValueError('undeliverable')`` (Invoke gate) when ``headers`` is non-empty, the
+        transport is Streamable HTTP and the connected client's HTTP client was not built by our
+        factory (the channel was created after connecting), so the call would travel without them.
+        """
+        if headers and self._http and self._clients_built == 0 and self._client.is_connected():
+            raise HeaderValueError(
+                "undeliverable",
+                "Mcp-Param-* headers cannot be delivered: the client connected before the header hook "
+                "was installed",
+            )
+
+    @contextmanager
+    def sending(self, tool: str, headers: Mapping[str, str]) -> Iterator[None]:
+        """Within this block, the ``tools/call`` POST of ``tool`` from this task carries ``headers``.
+
+        Checks :meth:`require_deliverable` first (the host core checks it earlier, before auditing).
+        """
+        self.require_deliverable(headers)
+        token = _PENDING.set(_Pending(self, tool, dict(headers)))
+        try:
+            yield
+        finally:
+            _PENDING.reset(token)
+
+    def _wrap_factory(self, transport: StreamableHttpTransport) -> None:
+        original = transport.httpx_client_factory
+        verify_factory = transport._make_verify_factory() if original is None else None
+
+        async def stamp_param_headers(request: httpx2.Request) -> None:
+            pending = _PENDING.get()
+            if pending is None or pending.channel is not self:
+                return
+            if not _is_tools_call_for(request, pending.tool):
+                return
+            # Whatever stamped Mcp-Param-* before us (the SDK's own x-mcp-header mirroring) is
+            # replaced: one header per annotation, encoded by our stricter codec.
+            for existing in [key for key in request.headers if key.lower().startswith(_MCP_PARAM_PREFIX)]:
+                del request.headers[existing]
+            for name, value in pending.headers.items():
+                request.headers[name] = value
+
+        def factory(**kwargs: Any) -> httpx2.AsyncClient:
+            # Mirrors the transport's own choice: its factory, else its verify factory, else the SDK's
+            # default (the latter two set follow_redirects themselves and do not take the keyword).
+            if original is not None:
+                http_client = original(**kwargs)
+            else:
+                kwargs.pop("follow_redirects", None)
+                http_client = (verify_factory or create_mcp_http_client)(**kwargs)
+            http_client.event_hooks.setdefault("request", []).append(stamp_param_headers)
+            self._clients_built += 1
+            return http_client
+
+        transport.httpx_client_factory = cast(McpHttpClientFactory, factory)

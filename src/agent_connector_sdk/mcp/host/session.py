@@ -1,0 +1,337 @@
+"""The host core over a real ``fastmcp.Client`` session: the thin I/O around :class:`~.core.HostCore`.
+
+:class:`HostSession` is what every host path runs: ``ContractClient`` is a face of it, the disclosure
+consumer calls through it, the CLI reviewer discovers through it. It only moves wire dicts between the
+session and the core, and translates the SDK's failures into the :mod:`.errors` families.
+
+What it adds to the core is the connection's facts (:class:`ConnectionReport`):
+
+* ``protocol_version`` — the revision the client negotiated (``2026-07-28`` via ``server/discover``, or
+  an older one such as ``2025-11-25`` via the ``initialize`` handshake; the ``fastmcp.Client``'s
+  default ``mode="auto"`` falls back by itself);
+* ``transport`` — ``streamable_http``, ``stdio``, ``in_memory`` or ``other``;
+* ``header_gates`` — ``required`` (Streamable HTTP at 2026-07-28: ``Mcp-Param-*`` headers are an
+  obligation and are sent), ``optional`` (Streamable HTTP at an older revision: no obligation, sent
+  anyway because gateways may route on them and a gated server checks them on older calls too),
+  ``not_applicable`` (no HTTP headers exist on this transport; reported, never silently skipped).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal, TypeAlias, cast
+
+import fastmcp
+import httpx2
+import mcp_types
+from fastmcp.client.transports import FastMCPTransport, StdioTransport
+from fastmcp.client.transports.http import StreamableHttpTransport
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter, ValidationError
+
+from agent_connector_sdk.audit import AuditSink
+from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport
+from agent_connector_sdk.mcp.contracts.errors import (
+    ConfirmationCategory,
+    ContractError,
+    ContractViolation,
+    PaginationError,
+)
+from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.host.core import (
+    AdmittedTool,
+    HeaderGates,
+    HostCore,
+    PreparedCall,
+    ToolResult,
+    may_write,
+)
+from agent_connector_sdk.mcp.host.errors import (
+    ConfirmationRefused,
+    JsonRpcError,
+    MalformedResponse,
+    ToolExecutionError,
+    TransportFailure,
+)
+from agent_connector_sdk.mcp.host.param_headers import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
+
+__all__ = [
+    "CallSummary",
+    "ConfirmWrite",
+    "ConnectionReport",
+    "HeaderGates",
+    "HostSession",
+    "TransportKind",
+]
+
+JsonObject: TypeAlias = dict[str, Any]
+TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
+_RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionReport:
+    """Which revision and transport this host session used, and whether header gates apply."""
+
+    protocol_version: str | None
+    transport: TransportKind
+    header_gates: HeaderGates
+
+    @property
+    def discovery(self) -> Literal["server/discover", "initialize"] | None:
+        """How the revision was negotiated: the 2026-07-28 probe, or the older handshake."""
+        if self.protocol_version is None:
+            return None
+        return "server/discover" if self.protocol_version in MODERN_PROTOCOL_VERSIONS else "initialize"
+
+
+@dataclass(frozen=True, slots=True)
+class CallSummary:
+    """What a write-confirmation callback is shown: identity and hints, argument *names* only."""
+
+    tool: str
+    origin: str
+    annotations: Mapping[str, Any]
+    arguments: tuple[str, ...]
+    headers: tuple[str, ...]
+
+
+ConfirmWrite: TypeAlias = Callable[[CallSummary], "bool | Awaitable[bool]"]
+"""The host's write confirmation: ``True`` lets a call of a tool that may write go ahead (may be async)."""
+
+
+def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return "streamable_http"
+    if isinstance(transport, StdioTransport):
+        return "stdio"
+    if isinstance(transport, FastMCPTransport):
+        return "in_memory"
+    return "other"
+
+
+class HostSession:
+    """Run the host core over ``client`` (a ``fastmcp.Client``).
+
+    Create it before the client connects when the transport is Streamable HTTP, so the ``Mcp-Param-*``
+    hook is in the HTTP client built on connect (otherwise a call that needs headers is refused as
+    ``undeliverable`` rather than sent without them). ``confirm_write``, when given, is asked before
+    every call of a tool that may write (:func:`~.core.may_write`); with ``require_confirmation`` such a
+    call without a callback is refused (``confirmation_required``).
+    """
+
+    def __init__(
+        self,
+        client: fastmcp.Client[Any],
+        *,
+        policy: AdmissionPolicy | None = None,
+        audit: AuditSink | None = None,
+        max_pages: int = 100,
+        max_disclosed: int = 256,
+        confirm_write: ConfirmWrite | None = None,
+        require_confirmation: bool = False,
+    ) -> None:
+        self.client = client
+        self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
+        self._max_pages = max_pages
+        self._channel = ParamHeaderChannel(client)
+        self._confirm_write = confirm_write
+        self._require_confirmation = require_confirmation or confirm_write is not None
+        self.cursor_trace: list[str | None] = []
+
+    # -- connection facts --------------------------------------------------------------------------
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision (``None`` before connecting)."""
+        return self.client.protocol_version if self.client.is_connected() else None
+
+    @property
+    def transport(self) -> TransportKind:
+        return transport_kind(self.client)
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        if not self._channel.carries_headers:
+            return "not_applicable"
+        version = self.protocol_version
+        return "optional" if version is not None and version not in MODERN_PROTOCOL_VERSIONS else "required"
+
+    @property
+    def report(self) -> ConnectionReport:
+        return ConnectionReport(self.protocol_version, self.transport, self.header_gates)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    async def connect(self) -> None:
+        """Connect the client. An unreachable server is a ``TransportFailure``; a JSON-RPC error while
+        connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``)."""
+        try:
+            await cast(Any, self.client).__aenter__()
+        except MCPError as error:
+            if is_local_transport_error(error):
+                raise TransportFailure(f"connecting failed (code {error.code})", code=error.code) from error
+            raise JsonRpcError(error.code, error.message, error.data) from error
+        except TRANSPORT_EXCEPTIONS as error:
+            raise TransportFailure(f"connecting failed: {type(error).__name__}") from error
+        except RuntimeError as error:
+            # fastmcp reports a connection that never came up as RuntimeError("Client failed to connect:
+            # <transport error>") raised from the transport error; its text may name the URL.
+            if isinstance(error.__cause__, TRANSPORT_EXCEPTIONS):
+                raise TransportFailure(f"connecting failed: {type(error.__cause__).__name__}") from error
+            raise
+        self.core.audit({"event": "connect", **_report_event(self.report)})
+
+    async def close(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc: BaseException | None = None,
+        tb: TracebackType | None = None,
+    ) -> None:
+        try:
+            await cast(Any, self.client).__aexit__(exc_type, exc, tb)
+        except (httpx2.HTTPError, OSError) as error:
+            # Closing a session whose server vanished fails in the transport: same family as a call.
+            raise TransportFailure(f"transport failed while closing: {type(error).__name__}") from error
+
+    # -- Discover + Admit --------------------------------------------------------------------------
+    async def discover_tools(self) -> AdmissionReport:
+        """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
+
+        Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
+        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
+        """
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            return await self.request(mcp_types.ListToolsRequest(params=params), gate="discover")
+
+        try:
+            pages = await apaginate(fetch_page, max_pages=self._max_pages, items_key="tools")
+        except PaginationError as error:
+            self.cursor_trace = list(error.trace)
+            self.core.discovery_failed(error.category, pages=len(error.trace))
+            raise
+        self.cursor_trace = list(pages.trace)
+        return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    # -- Invoke + Execute + Consume ----------------------------------------------------------------
+    async def call(
+        self,
+        tool: AdmittedTool | str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        raise_on_error: bool = False,
+    ) -> ToolResult:
+        """Call an admitted tool (an :class:`AdmittedTool`, or the name of a listed one) through every
+        host-side gate and return the validated result.
+
+        Admit: ``AdmissionError('not_admitted')``. Invoke: argument, header and deliverability
+        refusals, and ``ConfirmationRefused`` for an unconfirmed tool that may write. Execute: the
+        server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
+        ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
+        """
+        admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
+        self.core.header_gates = self.header_gates
+        prepared = self.core.invoke(admitted, arguments)
+        try:
+            self._channel.require_deliverable(prepared.headers)
+        except ContractError as refusal:
+            self.core.refused(admitted, refusal.category, call=prepared)
+            raise
+        await self._confirm(prepared)
+        with self._channel.sending(admitted.name, prepared.headers):
+            raw = await self.request(
+                mcp_types.CallToolRequest(
+                    params=mcp_types.CallToolRequestParams(name=admitted.name, arguments=prepared.arguments)
+                ),
+                gate="consume",
+                call=prepared,
+            )
+        result = self.core.consume(prepared, raw)
+        if result.is_error and raise_on_error:
+            raise ToolExecutionError(admitted.name, result)
+        return result
+
+    async def _confirm(self, prepared: PreparedCall) -> None:
+        tool = prepared.tool
+        if not self._require_confirmation or not may_write(tool):
+            return
+        category: ConfirmationCategory
+        if self._confirm_write is None:
+            category, message = "confirmation_required", "the tool may write and the host has no confirmation"
+        else:
+            summary = CallSummary(
+                tool=tool.name,
+                origin=tool.origin,
+                annotations=dict(tool.annotations),
+                arguments=tuple(sorted(prepared.arguments)),
+                headers=tuple(prepared.headers),
+            )
+            try:
+                verdict = self._confirm_write(summary)
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception:  # a failing callback is a refusal, never a silent go-ahead
+                verdict = False
+            if verdict is True:
+                self.core.audit({"event": "confirm", "tool": tool.name, "outcome": "confirmed"})
+                return
+            category, message = "not_confirmed", "the host's confirmation declined the call"
+        self.core.refused(tool, category, call=prepared)
+        raise ConfirmationRefused(category, message, tool=tool.name)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    async def request(
+        self,
+        request: Any,
+        *,
+        gate: Literal["discover", "consume"] = "consume",
+        call: PreparedCall | None = None,
+    ) -> JsonObject:
+        """Send one request and return the raw result dict, translating failures into our families."""
+        try:
+            # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
+            raw = await self.client.session.send_request(request, cast(Any, _RAW_RESULT))
+            return cast(JsonObject, raw)
+        except MCPError as error:
+            if is_local_transport_error(error):
+                # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
+                # errors with these codes; a server sending the same codes is indistinguishable.
+                if call is not None:
+                    self.core.refused(call.tool, "transport_failure", call=call)
+                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
+            if call is not None:
+                self.core.refused(call.tool, "protocol_error", call=call, code=error.code)
+            raise JsonRpcError(error.code, error.message, error.data) from error
+        except ValidationError as error:
+            # The SDK checks result shapes for the negotiated revision before we see them. Only the
+            # location and error type are reported: pydantic's messages would quote the values.
+            first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}
+            path = "/" + "/".join(str(part) for part in first.get("loc", ()))
+            if gate == "discover":
+                raise MalformedResponse(f"malformed tools/list page at {path}") from error
+            if call is not None:
+                self.core.refused(call.tool, "malformed_result", call=call)
+            raise ContractViolation(
+                "malformed_result", f"result does not match the MCP schema at {path}", path=path
+            ) from error
+        except TRANSPORT_EXCEPTIONS as error:
+            if call is not None:
+                self.core.refused(call.tool, "transport_failure", call=call)
+            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
+
+
+def _report_event(report: ConnectionReport) -> dict[str, Any]:
+    return {
+        "protocol_version": report.protocol_version,
+        "transport": report.transport,
+        "header_gates": report.header_gates,
+    }

@@ -1,0 +1,82 @@
+"""Native authorization stays the caller's: a reconstructed schema, or an admitted listing, grants
+nothing. A caller who loses a scope after discovering is refused at call time — a typed error on every
+host path, never a stale success — and the host created no session or token of its own (it only
+ever used the caller's ``fastmcp.Client``)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import fastmcp
+import pytest
+from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from fastmcp.server.middleware import Middleware
+from fastmcp.utilities.authorization import require_scopes
+
+from agent_connector_sdk.mcp.client import ContractClient
+from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+    CallerScope,
+    SchemaDisclosureConsumer,
+    StaleSelection,
+)
+from tests.disclosure_provider._servers import build_server, static_tool
+from tests.support.http_server import serve_asgi
+
+TOKENS = {"alice-token": {"client_id": "alice", "scopes": ["read", "admin"]}}
+SCHEMA = {"type": "object", "properties": {"account": {"type": "string"}}, "required": ["account"]}
+
+
+class CallCounter(Middleware):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        self.calls.append(context.message.name)
+        return await call_next(context)
+
+
+def _served(*, search: bool) -> tuple[Any, dict[str, dict[str, Any]], CallCounter]:
+    tokens = copy.deepcopy(TOKENS)  # the verifier reads this dict per request: revoking is real
+    verifier = StaticTokenVerifier(tokens=tokens)
+    tool = static_tool("close_account", SCHEMA, auth=require_scopes("admin"))
+    if search:
+        server, _, _ = build_server([tool], auth=verifier)
+    else:
+        server = fastmcp.FastMCP("accounts", auth=verifier)
+        server.add_tool(tool)
+    counter = CallCounter()
+    server.add_middleware(counter)
+    return server.http_app(stateless_http=True), tokens, counter
+
+
+async def test_contract_client_surfaces_a_revoked_scope_as_a_typed_refusal() -> None:
+    app, tokens, counter = _served(search=False)
+    with serve_asgi(app) as url:
+        async with ContractClient(fastmcp.Client(url, auth="alice-token")) as host:
+            assert "close_account" in (await host.discover_tools()).admitted
+            tokens["alice-token"]["scopes"] = ["read"]  # the caller loses `admin`
+            with pytest.raises(ContractViolation) as refused:
+                await host.call("close_account", {"account": "a-1"})
+    # FastMCP answers a tool the caller may no longer see with an ``isError`` "Unknown tool" result;
+    # it cannot honour the tool's output schema, so the Consume gate refuses it: typed, not a success.
+    assert refused.value.category == "missing_structured_content"
+    assert "a-1" not in str(refused.value)
+    assert counter.calls == ["close_account"]  # the server was asked (and refused); nothing else
+
+
+async def test_consumer_surfaces_a_revoked_scope_before_the_call() -> None:
+    app, tokens, counter = _served(search=True)
+    with serve_asgi(app) as url:
+        client: fastmcp.Client[Any] = fastmcp.Client(url, auth="alice-token")
+        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", url))
+        async with client:
+            tool = await consumer.disclose(await consumer.select("close_account", "close_account"))
+            tokens["alice-token"]["scopes"] = ["read"]
+            with pytest.raises(StaleSelection) as refused:
+                await consumer.call(tool, {"account": "a-1"})
+    # The provider re-authorizes the pre-call manifest read for the caller, so the call is refused
+    # before it is sent; the verified schemas granted nothing.
+    assert refused.value.category == "stale"
+    assert counter.calls == ["search_tools"]

@@ -1,0 +1,120 @@
+"""The README's one error table is the code's: every family's categories, exactly, and its gate.
+
+Categories are read from each class's ``category`` annotation (a ``Literal`` or a union of them), so
+adding a category to the code without documenting it — or documenting one the code cannot raise —
+fails here.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_connector_sdk.connectors.openapi import OpenAPIToolsMissing
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionError,
+    ArgumentError,
+    CompletionError,
+    ContractViolation,
+    HeaderMismatch,
+    HeaderValueError,
+    PaginationError,
+)
+from agent_connector_sdk.mcp.host.errors import (
+    ConfirmationRefused,
+    InvalidCompletionRequest,
+    ProtocolError,
+    ToolExecutionError,
+)
+from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosureError
+from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+    AdmissionRefused,
+    CallFailed,
+    DisclosureMismatch,
+    DisclosureReadFailed,
+    DiscoveryFailed,
+    InvocationRefused,
+    ResultRejected,
+    StaleSelection,
+)
+from agent_connector_sdk.mcp.schema_disclosure_navigation import DisclosureReadRefused
+from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
+
+FAMILIES: dict[str, type[AgentConnectorError]] = {
+    cls.__name__: cls
+    for cls in (
+        SchemaDisclosureError,
+        SchemaResourceRegistrationError,
+        DisclosureReadRefused,
+        OpenAPIToolsMissing,
+        PaginationError,
+        AdmissionError,
+        ArgumentError,
+        HeaderValueError,
+        ConfirmationRefused,
+        InvalidCompletionRequest,
+        HeaderMismatch,
+        CompletionError,
+        ToolExecutionError,
+        ContractViolation,
+        ProtocolError,
+        DiscoveryFailed,
+        DisclosureReadFailed,
+        DisclosureMismatch,
+        AdmissionRefused,
+        StaleSelection,
+        InvocationRefused,
+        CallFailed,
+        ResultRejected,
+    )
+}
+README = Path(__file__).resolve().parents[1] / "README.md"
+_ROW = re.compile(r"^\| `(?P<name>\w+)`[^|]* \| (?P<gate>[^|]+) \| (?P<categories>[^|]+) \|$")
+_EVERY = re.compile(r"every ((?:`\w+`(?:, | and )?)+) categor")
+
+
+def _literal_values(annotation: Any) -> set[str]:
+    if typing.get_origin(annotation) is typing.Literal:
+        return {str(value) for value in typing.get_args(annotation)}
+    return set().union(*(_literal_values(arg) for arg in typing.get_args(annotation)))
+
+
+def _code_categories(cls: type[AgentConnectorError]) -> set[str]:
+    return _literal_values(typing.get_type_hints(cls)["category"])
+
+
+def _table() -> dict[str, tuple[str, set[str]]]:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Errors") :]
+    section = section[: section.index("\n## ", 1)]
+    rows: dict[str, tuple[str, set[str]]] = {}
+    for line in section.splitlines():
+        match = _ROW.match(line)
+        if match is None:
+            continue
+        cell = match["categories"]
+        listed = set(re.findall(r"`(\w+)`", _EVERY.sub("", cell)))
+        for group in _EVERY.findall(cell):
+            for family in re.findall(r"`(\w+)`", group):
+                listed |= _code_categories(FAMILIES[family])
+        rows[match["name"]] = (match["gate"].strip(), listed)
+    return rows
+
+
+def test_the_table_lists_every_family() -> None:
+    assert set(_table()) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_each_row_is_the_code(name: str) -> None:
+    cls = FAMILIES[name]
+    gate_cell, categories = _table()[name]
+    assert categories == _code_categories(cls)
+    gate = gate_cell.split(" / ")[0].split(" ")[0]
+    assert gate == (cls.gate or "—")
+    assert issubclass(cls, AgentConnectorError)

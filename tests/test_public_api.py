@@ -1,0 +1,267 @@
+"""The public API, pinned (in the manner of httpx's exported-members test).
+
+Each public module's ``__all__`` must equal the list below: adding, renaming or dropping a public
+name is then a visible, reviewed change to this file, never an accident. Every module of the package
+must also declare an ``__all__`` whose names all resolve, and every error class exported anywhere
+must descend from the one error root.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import agent_connector_sdk
+from agent_connector_sdk.errors import AgentConnectorError
+
+PUBLIC_API: dict[str, list[str]] = {
+    "agent_connector_sdk": [
+        "__version__",
+    ],
+    "agent_connector_sdk.audit": [
+        "AuditEvent",
+        "AuditSink",
+        "BoundedAuditSink",
+        "DEFAULT_AUDIT_EVENTS",
+    ],
+    "agent_connector_sdk.errors": [
+        "AgentConnectorError",
+        "Gate",
+    ],
+    "agent_connector_sdk.cli": [
+        "build_serve_app",
+        "main",
+        "main_exit",
+    ],
+    "agent_connector_sdk.connectors": [
+        "OpenAPIOperationTool",
+        "OpenAPIServer",
+        "OpenAPIToolsMissing",
+        "build_openapi_server",
+        "build_tool_disclosures",
+        "list_operation_tools",
+        "openapi_operation_tools",
+    ],
+    "agent_connector_sdk.demo.contract_lab": [
+        "ENVIRONMENTS",
+        "PRODUCTION_SCOPE",
+        "REGIONS",
+        "contract_lab_app",
+        "contract_lab_completions",
+        "contract_lab_server",
+    ],
+    "agent_connector_sdk.mcp.client": [
+        "CompletionResult",
+        "ContractClient",
+        "InvalidCompletionRequest",
+        "JsonRpcError",
+        "MalformedResponse",
+        "ProtocolError",
+        "ToolExecutionError",
+        "ToolResult",
+        "TransportFailure",
+    ],
+    "agent_connector_sdk.mcp.contracts": [
+        "AdmissionError",
+        "AdmissionPolicy",
+        "AdmissionReport",
+        "ArgumentError",
+        "CompletionError",
+        "CompletionRateLimited",
+        "CompletionRequest",
+        "ContractError",
+        "ContractViolation",
+        "CursorWalk",
+        "DEFAULT_SENSITIVE_NAMES",
+        "Gate",
+        "HeaderAnnotation",
+        "HeaderMismatch",
+        "HeaderValueError",
+        "MAX_COMPLETION_VALUES",
+        "Pagination",
+        "PaginationError",
+        "RateLimiter",
+        "Rejection",
+        "VALIDATOR_CACHE_SIZE",
+        "ValidatorCache",
+        "admit_tools",
+        "apaginate",
+        "build_parameter_headers",
+        "completion_result",
+        "decode_header_value",
+        "encode_header_value",
+        "filter_completions",
+        "header_annotations",
+        "header_text",
+        "paginate",
+        "parse_completion_params",
+        "validate_arguments",
+        "validate_content_block",
+        "validate_instance",
+        "validate_parameter_headers",
+        "validate_tool_result",
+    ],
+    "agent_connector_sdk.mcp.contracts.errors": [
+        "AdmissionCategory",
+        "AdmissionError",
+        "ArgumentCategory",
+        "ArgumentError",
+        "CompletionCategory",
+        "CompletionError",
+        "ConfirmationCategory",
+        "ConsumeCategory",
+        "ContractCategory",
+        "ContractError",
+        "ContractViolation",
+        "Gate",
+        "HEADER_MISMATCH_CODE",
+        "HeaderMismatch",
+        "HeaderMismatchCategory",
+        "HeaderValueCategory",
+        "HeaderValueError",
+        "PaginationCategory",
+        "PaginationError",
+    ],
+    "agent_connector_sdk.mcp.host": [
+        "AdmittedTool",
+        "CallSummary",
+        "ConfirmWrite",
+        "ConfirmationRefused",
+        "ConnectionReport",
+        "HeaderGates",
+        "HostCore",
+        "HostSession",
+        "InvalidCompletionRequest",
+        "Invocation",
+        "JsonRpcError",
+        "MalformedResponse",
+        "ParamHeaderChannel",
+        "PreparedCall",
+        "ProtocolCategory",
+        "ProtocolError",
+        "TRANSPORT_EXCEPTIONS",
+        "ToolExecutionError",
+        "ToolOrigin",
+        "ToolResult",
+        "TransportFailure",
+        "TransportKind",
+        "header_map",
+        "is_local_transport_error",
+        "may_write",
+        "prepare_invocation",
+        "require_json_data",
+    ],
+    "agent_connector_sdk.mcp.schema_disclosure": [
+        "FRAGMENT_ENVELOPE_MAX_BYTES",
+        "FRAGMENT_TEXT_MAX_BYTES",
+        "FRAGMENT_URI_TEMPLATE",
+        "MANIFEST_URI_TEMPLATE",
+        "MAX_DOCUMENT_BYTES",
+        "SchemaDigests",
+        "SchemaDisclosure",
+        "SchemaDisclosureCategory",
+        "SchemaDisclosureError",
+        "SchemaFragment",
+        "SchemaManifest",
+        "SourceDigest",
+        "build_schema_disclosure",
+        "canonical_json_bytes",
+        "compute_schema_digests",
+        "fragment_uri",
+        "is_valid_alias",
+        "manifest_uri",
+        "parse_fragment",
+        "parse_fragment_index",
+        "parse_manifest",
+        "read_schema_fragment",
+        "reconstruct_schema",
+    ],
+    "agent_connector_sdk.mcp.schema_disclosure_consumer": [
+        "AdmissionRefused",
+        "CallFailed",
+        "CallerScope",
+        "ConsumerCategory",
+        "DisclosedTool",
+        "DisclosureConsumerError",
+        "DisclosureMismatch",
+        "DisclosureReadFailed",
+        "DiscoveryFailed",
+        "InvocationRefused",
+        "ResultRejected",
+        "SchemaDisclosureConsumer",
+        "SelectedTool",
+        "StaleSelection",
+    ],
+    "agent_connector_sdk.mcp.schema_disclosure_navigation": [
+        "ArgumentSummary",
+        "DisclosureAddress",
+        "DisclosureReadRefused",
+        "MAX_DESCRIPTION_CHARS",
+        "MAX_SUMMARY_ARGUMENTS",
+        "NAVIGATION_KIND",
+        "ReadRefusalCategory",
+        "SchemaNavigation",
+        "VerifiedSchemaSnapshots",
+        "VisibleToolSchemas",
+        "authorize_disclosure_read",
+        "build_navigation_entry",
+        "parse_disclosure_uri",
+        "summarize_arguments",
+    ],
+    "agent_connector_sdk.mcp.schema_disclosure_provider": [
+        "SchemaDisclosureRegistry",
+        "SchemaResourceRegistrationError",
+        "describe_schema_tools",
+        "disclosure_not_found",
+        "register_schema_resources",
+    ],
+    "agent_connector_sdk.mcp.server": [
+        "AuthorizedCompletions",
+        "DEFAULT_RATE_LIMIT_CODE",
+        "HeaderParityMiddleware",
+        "OutputSelfCheck",
+        "ResolvedToolRecorder",
+        "Suggestion",
+        "caller_key",
+        "first_conforming_placeholder",
+        "gated_http_app",
+        "install_gates",
+        "install_header_gate",
+    ],
+}
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC_API))
+def test_public_modules_export_exactly_the_pinned_names(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    assert sorted(module.__all__) == PUBLIC_API[module_name]
+
+
+def _all_modules() -> list[str]:
+    prefix = agent_connector_sdk.__name__ + "."
+    found = [agent_connector_sdk.__name__]
+    for info in pkgutil.walk_packages(agent_connector_sdk.__path__, prefix):
+        if not info.name.rsplit(".", 1)[-1].startswith("_"):
+            found.append(info.name)
+    return found
+
+
+@pytest.mark.parametrize("module_name", _all_modules())
+def test_every_module_declares_resolvable_unique_exports(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    exported = getattr(module, "__all__", None)
+    assert isinstance(exported, list | tuple), f"{module_name} has no __all__"
+    assert len(set(exported)) == len(exported)
+    for name in exported:
+        assert hasattr(module, name), f"{module_name}.{name} does not resolve"
+
+
+def test_every_exported_error_descends_from_the_one_root() -> None:
+    for module_name in _all_modules():
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if isinstance(value, type) and issubclass(value, Exception):
+                assert issubclass(value, AgentConnectorError), f"{module_name}.{name}"
