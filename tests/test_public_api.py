@@ -31,6 +31,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "Gate",
     ],
     "agent_connector_sdk.cli": [
+        "app",
         "build_serve_app",
         "main",
         "main_exit",
