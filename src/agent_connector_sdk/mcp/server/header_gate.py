@@ -43,6 +43,7 @@ from mcp_types import INTERNAL_ERROR
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
+from agent_connector_sdk.mcp.server.logsafe import quoted
 from agent_connector_sdk.mcp.server.header_parity import (
     REQUEST_STATE_KEY,
     AuditTarget,
@@ -132,13 +133,17 @@ class ResolutionGate:
                     raise MCPError(code=HEADER_MISMATCH_CODE, message=message, data=data)
         if self.arguments:
             _validate(tool, arguments)
-            if name in proxy_tool_names(self.server):
-                target = arguments.get("name")
-                inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
-                if isinstance(target, str) and isinstance(inner, Mapping) and target != name:
-                    proxied = await self.original(target, None)  # what the proxy's call_tool resolves
-                    if proxied is not None:
-                        _validate(proxied, inner)
+        if name in proxy_tool_names(self.server):
+            target = arguments.get("name")
+            inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
+            if isinstance(target, str) and isinstance(inner, Mapping) and target != name:
+                proxied = await self.original(target, None)  # what the proxy's call_tool resolves
+                if proxied is None:
+                    # Answered here, before the proxy runs: FastMCP would log a full traceback per call
+                    # (with the caller's chosen name in it) for what is only a caller's mistake.
+                    raise ToolError(f"Unknown tool: {quoted(target)}")
+                if self.arguments:
+                    _validate(proxied, inner)
 
 
 def _checked_by_asgi(request: Any) -> bool:
