@@ -20,8 +20,16 @@ from agent_connector_sdk.connectors.github_extract import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
-from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools, register_schema_resources
-from agent_connector_sdk.mcp.server import ERROR_TEXT_LIMIT, AuthorizedCompletions, ServerGates, gated_http_app
+from agent_connector_sdk.mcp.schema_disclosure_provider import (
+    describe_schema_tools,
+    register_schema_resources,
+)
+from agent_connector_sdk.mcp.server import (
+    ERROR_TEXT_LIMIT,
+    AuthorizedCompletions,
+    ServerGates,
+    gated_http_app,
+)
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import RecordingUpstream, capture_logs, raw_post
 
@@ -105,7 +113,9 @@ def test_non_ascii_inside_a_base64_mcp_param_is_still_a_header_mismatch(lab_url:
     )
     assert response.status_code == 400
     assert response.json()["error"]["data"] == {
-        "tool": "route_shipment", "header": "Mcp-Param-Region", "category": "malformed",
+        "tool": "route_shipment",
+        "header": "Mcp-Param-Region",
+        "category": "malformed",
     }
 
 
@@ -138,7 +148,9 @@ def test_completion_logs_escape_the_argument_name_and_forwarded_address(lab_url:
 def test_lab_refuses_a_foreign_host_or_origin_on_a_loopback_bind(
     lab_url: str, header: str, value: str, status: int
 ) -> None:
-    response = raw_post(lab_url, "tools/call", {"name": "list_regions", "arguments": {}}, headers=[(header, value)])
+    response = raw_post(
+        lab_url, "tools/call", {"name": "list_regions", "arguments": {}}, headers=[(header, value)]
+    )
     assert response.status_code == status
 
 
@@ -152,7 +164,10 @@ def test_serve_refuses_a_foreign_host_or_origin_and_never_calls_upstream(
     fake, _ = fresh_upstream
     arguments = {"owner": "o", "repo": "r", "issue_number": 1}
     response = raw_post(
-        serve_url, "tools/call", via_proxy("issues_list_events_for_timeline", arguments), headers=[(header, value)]
+        serve_url,
+        "tools/call",
+        via_proxy("issues_list_events_for_timeline", arguments),
+        headers=[(header, value)],
     )
     assert response.status_code == status
     assert fake.requests == []
@@ -170,7 +185,9 @@ def test_loopback_names_pass_and_allowed_hosts_extend_the_list() -> None:
         port = url.split(":")[2].split("/")[0]
         call = {"name": "list_regions", "arguments": {}}
         assert raw_post(url, "tools/call", call, headers=[("host", f"localhost:{port}")]).status_code == 200
-        assert raw_post(url, "tools/call", call, headers=[("host", "mcp.internal.example")]).status_code == 200
+        assert (
+            raw_post(url, "tools/call", call, headers=[("host", "mcp.internal.example")]).status_code == 200
+        )
         allowed_origin = [("origin", "https://console.internal.example")]
         assert raw_post(url, "tools/call", call, headers=allowed_origin).status_code == 200
         assert raw_post(url, "tools/call", call, headers=[("host", "evil.example")]).status_code == 421
@@ -191,7 +208,10 @@ def test_serve_forwards_upstream_only_declared_and_allow_listed_headers(
         ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
     ]
     response = raw_post(
-        serve_url, "tools/call", via_proxy("issues_list_events_for_timeline", arguments), headers=caller_headers
+        serve_url,
+        "tools/call",
+        via_proxy("issues_list_events_for_timeline", arguments),
+        headers=caller_headers,
     )
     assert result_of(response)["isError"] is False
     (request,) = fake.requests
@@ -217,7 +237,9 @@ def test_declared_header_parameters_still_reach_the_upstream(
                         {"name": "item", "in": "path", "required": True, "schema": {"type": "string"}},
                         {"name": "X-Tenant", "in": "header", "required": True, "schema": {"type": "string"}},
                     ],
-                    "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {}}}}},
+                    "responses": {
+                        "200": {"description": "ok", "content": {"application/json": {"schema": {}}}}
+                    },
                 }
             }
         },
@@ -240,10 +262,15 @@ def test_declared_header_parameters_still_reach_the_upstream(
 # ------------------------------------------------------------------ 5. rate-limit identity
 def test_a_caller_cannot_mint_rate_limit_identities_with_x_forwarded_for() -> None:
     app = contract_lab_app(stateless_http=True, json_response=True, rate_limiter=RateLimiter(30, 60.0))
-    completion = {"ref": {"type": "ref/prompt", "name": "deploy_plan"}, "argument": {"name": "environment", "value": ""}}
+    completion = {
+        "ref": {"type": "ref/prompt", "name": "deploy_plan"},
+        "argument": {"name": "environment", "value": ""},
+    }
     with serve_asgi(app) as url:  # uvicorn's defaults: it rewrites the peer from X-Forwarded-For on loopback
         codes = [
-            raw_post(url, "completion/complete", completion, headers=[("x-forwarded-for", f"10.0.0.{i}")]).json()
+            raw_post(
+                url, "completion/complete", completion, headers=[("x-forwarded-for", f"10.0.0.{i}")]
+            ).json()
             for i in range(40)
         ]
     admitted = [body for body in codes if "result" in body]
@@ -257,7 +284,10 @@ def test_x_forwarded_for_is_the_identity_only_behind_a_configured_proxy() -> Non
     completions = AuthorizedCompletions(rate_limiter=RateLimiter(2, 60.0), trusted_proxies={"127.0.0.1"})
     completions.prompt("deploy_plan", "environment", ["staging"])
     app = ServerGates(completions=completions).http_app(server, stateless_http=True, json_response=True)
-    completion = {"ref": {"type": "ref/prompt", "name": "deploy_plan"}, "argument": {"name": "environment", "value": ""}}
+    completion = {
+        "ref": {"type": "ref/prompt", "name": "deploy_plan"},
+        "argument": {"name": "environment", "value": ""},
+    }
 
     def ask(client: str) -> bool:
         body = raw_post(url, "completion/complete", completion, headers=[("x-forwarded-for", client)]).json()
@@ -285,10 +315,17 @@ def test_an_openapi_tool_with_invalid_arguments_is_not_run(
 
 
 def test_a_raw_tool_gets_no_nan_where_its_schema_says_string(lab_url: str) -> None:
-    body = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flaky_search",' \
-        b'"arguments":{"query":NaN},"_meta":' + json.dumps(
-            {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
-        ).encode() + b"}}"
+    body = (
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flaky_search",'
+        b'"arguments":{"query":NaN},"_meta":'
+        + json.dumps(
+            {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        ).encode()
+        + b"}}"
+    )
     response = raw_post(lab_url, "tools/call", {"name": "flaky_search"}, content=body)
     if response.status_code == 200 and "result" in response.json():
         result = response.json()["result"]
@@ -310,8 +347,14 @@ def test_an_error_result_leads_with_the_error_not_the_placeholder(lab_url: str) 
 
 
 def test_a_missing_required_argument_says_which(lab_url: str) -> None:
-    result = result_of(raw_post(lab_url, "tools/call", {"name": "route_shipment", "arguments": {"priority": 1}},
-                                headers=[("mcp-param-priority", "1")]))
+    result = result_of(
+        raw_post(
+            lab_url,
+            "tools/call",
+            {"name": "route_shipment", "arguments": {"priority": 1}},
+            headers=[("mcp-param-priority", "1")],
+        )
+    )
     assert result["isError"] is True
     assert result["content"][0]["text"] == (
         "invalid arguments for tool 'route_shipment': required argument '/region' is missing"
@@ -327,7 +370,9 @@ def test_upstream_error_bodies_reach_the_caller_as_a_bounded_excerpt(
     fake, _ = fresh_upstream
     fake.mode = "error"
     arguments = {"owner": "o", "repo": "r", "issue_number": 1}
-    result = result_of(raw_post(serve_url, "tools/call", via_proxy("issues_list_events_for_timeline", arguments)))
+    result = result_of(
+        raw_post(serve_url, "tools/call", via_proxy("issues_list_events_for_timeline", arguments))
+    )
     assert result["isError"] is True
     text = result["content"][0]["text"]
     assert "500" in text
@@ -372,7 +417,9 @@ def test_a_client_disconnect_mid_body_logs_no_application_error(lab_url: str, ex
 
 @pytest.mark.parametrize("modern", [True, False])
 @pytest.mark.parametrize("declared_length", [True, False])
-def test_an_oversize_body_is_a_json_rpc_413_on_both_routes(lab_url: str, modern: bool, declared_length: bool) -> None:
+def test_an_oversize_body_is_a_json_rpc_413_on_both_routes(
+    lab_url: str, modern: bool, declared_length: bool
+) -> None:
     headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")]
     if modern:
         headers += [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "x")]
@@ -386,7 +433,11 @@ def test_an_oversize_body_is_a_json_rpc_413_on_both_routes(lab_url: str, modern:
         response = http.post(lab_url, content=payload if declared_length else chunks(), headers=headers)
     assert response.status_code == 413
     assert response.headers["content-type"] == "application/json"
-    assert response.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Request body too large"}}
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Request body too large"},
+    }
 
 
 # ------------------------------------------------------ the one checker: one audit event per request
@@ -395,7 +446,9 @@ def test_a_handshake_era_call_with_param_headers_yields_one_audit_event() -> Non
     server = contract_lab_server()
     app = ServerGates(audit=audit).http_app(server, stateless_http=True, json_response=True)
     message = {
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
         "params": {"name": "route_shipment", "arguments": {"region": "eu-west"}},
     }
     headers = [
@@ -406,8 +459,12 @@ def test_a_handshake_era_call_with_param_headers_yields_one_audit_event() -> Non
     ]
     with serve_asgi(app) as url, httpx2.Client() as http:
         http.post(url, content=json.dumps(message).encode(), headers=headers)
-        modern = raw_post(url, "tools/call", {"name": "route_shipment", "arguments": {"region": "eu-west"}},
-                          headers=[("mcp-param-region", "eu-west")])
+        modern = raw_post(
+            url,
+            "tools/call",
+            {"name": "route_shipment", "arguments": {"region": "eu-west"}},
+            headers=[("mcp-param-region", "eu-west")],
+        )
     assert modern.status_code == 200
     events = audit.events()
     assert [(e["event"], e["tool"]) for e in events] == [
@@ -423,7 +480,9 @@ def test_a_call_through_the_search_proxy_yields_one_event_naming_the_proxy() -> 
     app = ServerGates(audit=audit).http_app(server, stateless_http=True, json_response=True)
     with serve_asgi(app) as url:
         response = raw_post(
-            url, "tools/call", via_proxy("route_shipment", {"region": "eu-west"}),
+            url,
+            "tools/call",
+            via_proxy("route_shipment", {"region": "eu-west"}),
             headers=[("mcp-param-region", "eu-west")],
         )
     assert result_of(response)["isError"] is False
@@ -435,7 +494,11 @@ def test_gates_install_once_however_often_they_are_asked() -> None:
     server = contract_lab_server()
     gates = ServerGates()
     gates.install(server)
-    middleware, transforms, resolution = len(server.middleware), len(server.transforms), vars(server)["get_tool"]
+    middleware, transforms, resolution = (
+        len(server.middleware),
+        len(server.transforms),
+        vars(server)["get_tool"],
+    )
     ServerGates().install(server)
     gated_http_app(server, stateless_http=True)
     assert (len(server.middleware), len(server.transforms)) == (middleware, transforms)

@@ -114,7 +114,12 @@ class RecordingUpstream:
     async def _handle(self, request: Request) -> Response:
         body = await request.body()
         self.requests.append(
-            {"method": request.method, "path": request.url.path, "headers": dict(request.headers), "body": body}
+            {
+                "method": request.method,
+                "path": request.url.path,
+                "headers": dict(request.headers),
+                "body": body,
+            }
         )
         if self.mode == "slow":
             await asyncio.sleep(self.delay)

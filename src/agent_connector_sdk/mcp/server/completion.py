@@ -4,7 +4,8 @@
 server has exactly one). For each ``completion/complete`` it:
 
 1. identifies the caller (``caller_key``: the verified access token's ``client_id`` and subject, else
-   the HTTP peer address; proxy headers count only from ``trusted_proxies``) and charges the caller's sliding window (``contracts.completion.RateLimiter``);
+   the HTTP peer address; proxy headers count only from ``trusted_proxies``) and charges the caller's
+   sliding window (``contracts.completion.RateLimiter``);
    a refusal is JSON-RPC error ``rate_limit_code`` (default ``-32010``, inside the implementation range
    -32000..-32019) with ``data.retryAfterMs``;
 2. validates the params (``contracts.completion.parse_completion_params``; refusal → ``-32602``);
@@ -203,7 +204,8 @@ class AuthorizedCompletions:
         shaped = completion_result(filter_completions(values, request.argument_value, allowed))
         logger.info(
             "completion answered: caller=%s ref=%s argument=%s values=%d total=%d",
-            quoted(key), request.ref_type, quoted(request.argument_name), len(shaped["values"]), shaped["total"],
+            quoted(key), request.ref_type, quoted(request.argument_name),
+            len(shaped["values"]), shaped["total"],
         )
         return mcp_types.Completion(
             values=shaped["values"], total=shaped["total"], has_more=shaped["hasMore"]

@@ -43,7 +43,6 @@ from mcp_types import INTERNAL_ERROR
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
-from agent_connector_sdk.mcp.server.logsafe import quoted
 from agent_connector_sdk.mcp.server.header_parity import (
     REQUEST_STATE_KEY,
     AuditTarget,
@@ -51,6 +50,7 @@ from agent_connector_sdk.mcp.server.header_parity import (
     gate_applies,
     proxy_tool_names,
 )
+from agent_connector_sdk.mcp.server.logsafe import quoted
 
 __all__ = ["ArgumentsRefused", "ResolutionGate", "install_header_gate", "install_resolution_gate"]
 
@@ -83,7 +83,9 @@ def _argument_message(tool: str, category: str, path: str, keyword: str, detail:
     if keyword == "required":
         return f"invalid arguments for tool {tool!r}: required argument '{path}' is missing"
     if keyword:
-        return f"invalid arguments for tool {tool!r}: value at '{path or '/'}' fails schema keyword '{keyword}'"
+        return (
+            f"invalid arguments for tool {tool!r}: value at '{path or '/'}' fails schema keyword '{keyword}'"
+        )
     return f"invalid arguments for tool {tool!r}: {detail}"
 
 
@@ -115,7 +117,7 @@ class ResolutionGate:
             return  # a lookup outside any request
         request_ctx, method, params = current
         if method is None or not isinstance(params, Mapping):
-            # FastMCP changed shape: the gate cannot see the call, so it refuses rather than pass it unchecked.
+            # FastMCP changed shape: the gate cannot see the call, so it refuses rather than let it pass.
             raise MCPError(code=INTERNAL_ERROR, message="execute gate cannot read the request")
         if method != "tools/call" or params.get("name") != name or _CHECKED.get() is request_ctx:
             return

@@ -147,7 +147,10 @@ def parameter_header_refusal(
     try:
         validate_parameter_headers(descriptor, arguments, headers, events)
     except HeaderMismatch as mismatch:
-        refusal = mismatch.message, {"tool": tool.name, "header": mismatch.header, "category": mismatch.category}
+        refusal = (
+            mismatch.message,
+            {"tool": tool.name, "header": mismatch.header, "category": mismatch.category},
+        )
     except AdmissionError as invalid:
         # Fail closed: the tool's own annotations are invalid, so no header can be checked against
         # them (conforming clients drop such a tool; only a non-conforming caller gets here).
@@ -171,7 +174,9 @@ class HeaderParityGate:
     the module logger). ``max_body_bytes`` bounds what the ASGI entry buffers.
     """
 
-    def __init__(self, *, audit: AuditTarget | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, *, audit: AuditTarget | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    ) -> None:
         self.audit: AuditSink = as_audit_sink(audit)
         self.max_body_bytes = max_body_bytes
 
@@ -193,7 +198,11 @@ class HeaderParityGate:
         if refusal is None and tool.name in proxy_tool_names(server):
             target = arguments.get("name")
             inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
-            if isinstance(target, str) and isinstance(inner, Mapping) and target not in proxy_tool_names(server):
+            if (
+                isinstance(target, str)
+                and isinstance(inner, Mapping)
+                and target not in proxy_tool_names(server)
+            ):
                 proxied = await lookup(target, None)
                 if proxied is not None:
                     refusal = parameter_header_refusal(proxied, inner, headers, events)
@@ -250,7 +259,8 @@ class HeaderParityMiddleware:
         self.server = server
         if gate is None:
             gate = HeaderParityGate(
-                audit=audit, max_body_bytes=max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
+                audit=audit,
+                max_body_bytes=max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES,
             )
         self.gate = gate
         self.max_body_bytes = max_body_bytes if max_body_bytes is not None else gate.max_body_bytes
