@@ -118,7 +118,8 @@ def is_sensitive_name(name: str, sensitive_names: Iterable[str] = DEFAULT_SENSIT
 def _check_dialects(schema: Any, where: str) -> None:
     for site in iter_schema_positions(schema):
         dialect = site.schema.get("$schema")
-        if dialect is not None and dialect not in SUPPORTED_DIALECTS:
+        # A non-string `$schema` (e.g. `{}`) is unhashable: test the type before set membership.
+        if dialect is not None and (not isinstance(dialect, str) or dialect not in SUPPORTED_DIALECTS):
             raise AdmissionError(
                 "unsupported_dialect", f"{where}{site.pointer or '/'}: $schema is not JSON Schema 2020-12"
             )
