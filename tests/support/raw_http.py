@@ -100,7 +100,7 @@ class RecordingUpstream:
     """A local API that records every request; ``mode`` picks its behaviour per test.
 
     ``ok`` answers a JSON array; ``error`` a 500 with a 20 KB body; ``garbage`` a 200 that is not JSON
-    for a JSON operation; ``slow`` sleeps ``delay`` seconds first.
+    for a JSON operation, ``binary`` one that is not even text; ``slow`` sleeps ``delay`` seconds first.
     """
 
     def __init__(self) -> None:
@@ -126,7 +126,11 @@ class RecordingUpstream:
         if self.mode == "error":
             return Response("E" * 20_000, status_code=500, media_type="text/plain")
         if self.mode == "garbage":
-            return Response(b"\x00\xff<not json", status_code=200, media_type="application/json")
+            return Response(
+                b"<html>not json, upstream-garbage-marker", status_code=200, media_type="application/json"
+            )
+        if self.mode == "binary":
+            return Response(b"\x00\xff\x00\xfe binary", status_code=200, media_type="application/json")
         if request.method == "PUT":
             return Response(status_code=204)
         return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])

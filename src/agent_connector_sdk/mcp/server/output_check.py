@@ -18,7 +18,9 @@
   publishes. A **violation** (e.g. the schema promises an object and the tool returned an array) is a
   JSON-RPC ``-32603`` error with ``data = {tool, category, path}``. Decision: not an ``isError``
   result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
-  model cannot fix a server bug by retrying, which is what ``isError`` invites.
+  model cannot fix a server bug by retrying, which is what ``isError`` invites. Exception: a result
+  with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
+  a failed call, answered as a conforming ``isError`` result.
 
 Finding the descriptor costs nothing extra when ``ResolvedToolRecorder`` — a pass-through FastMCP
 transform — is installed as the server's outermost transform (``gated_http_app`` does this): FastMCP's
@@ -217,6 +219,17 @@ class OutputSelfCheck(Middleware):
             )
             if result.is_error:
                 return self._conforming_error(name, tool, _error_text(result))
+            if violation.category == "missing_structured_content":
+                # The tool produced no value at all (e.g. an OpenAPI tool whose upstream answered
+                # something that is not JSON): a failure of the call, not a wrong value. Its text is
+                # the upstream's, so it is not passed on.
+                return self._conforming_error(
+                    name,
+                    tool,
+                    f"tool {name!r} produced no structured result although its output schema requires "
+                    "one (e.g. the upstream answered with something other than JSON)",
+                    "no_structured_result",
+                )
             raise MCPError(
                 code=mcp_types.INTERNAL_ERROR,
                 message=f"result of tool {name!r} violates its published contract",
