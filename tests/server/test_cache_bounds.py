@@ -37,7 +37,10 @@ def test_validator_cache_is_bounded_and_eviction_never_changes_a_verdict() -> No
 def test_header_annotation_memo_is_bounded_and_exact() -> None:
     bound = header_contract._ANNOTATIONS_CACHE_SIZE
     for index in range(bound * 3):
-        schema = {"type": "object", "properties": {f"p{index}": {"type": "string", "x-mcp-header": f"H{index}"}}}
+        schema = {
+            "type": "object",
+            "properties": {f"p{index}": {"type": "string", "x-mcp-header": f"H{index}"}},
+        }
         (annotation,) = header_annotations(schema)
         assert annotation.header == f"Mcp-Param-H{index}"
         assert len(header_contract._ANNOTATIONS) <= bound
