@@ -77,3 +77,24 @@ def test_the_header_gates_default_record_is_bounded_over_many_calls() -> None:
         recent.emit({"event": "parameter_headers_accepted", "tool": "t", "index": index})
     assert len(recent.events()) == 1024
     assert recent.events()[-1]["index"] == 1499
+
+
+def test_upstream_header_policy_holds_one_entry_per_operation_however_often_it_is_built() -> None:
+    import httpx2
+
+    from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server
+    from agent_connector_sdk.connectors.github_extract import load_github_extract
+
+    document = load_github_extract().document
+    operations = sum(
+        1
+        for item in document["paths"].values()
+        for method in item
+        if method in {"get", "put", "post", "delete", "patch"}
+    )
+    client = httpx2.AsyncClient(base_url="http://127.0.0.1:9")
+    for _ in range(5):
+        build_openapi_server(document, client=client)
+    policy = UpstreamHeaderPolicy.for_client(client)
+    assert len(policy) == operations
+    assert sum(isinstance(hook, UpstreamHeaderPolicy) for hook in client.event_hooks["request"]) == 1

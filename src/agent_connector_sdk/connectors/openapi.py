@@ -124,7 +124,8 @@ class UpstreamHeaderPolicy:
 
     def __init__(self, client: httpx2.AsyncClient) -> None:
         self._client = client
-        self._operations: list[tuple[str, re.Pattern[str], frozenset[str]]] = []
+        # Keyed by (METHOD, path template): rebuilding a server on the same client replaces, never grows.
+        self._operations: dict[tuple[str, str], tuple[re.Pattern[str], frozenset[str]]] = {}
 
     @classmethod
     def for_client(cls, client: httpx2.AsyncClient) -> UpstreamHeaderPolicy:
@@ -141,14 +142,19 @@ class UpstreamHeaderPolicy:
         pattern = "".join(
             "[^/]+" if part.startswith("{") else re.escape(part) for part in re.split(r"(\{[^}/]*\})", path)
         )
-        self._operations.append(
-            (method.upper(), re.compile(f".*{pattern}/?"), frozenset(n.lower() for n in header_names))
+        self._operations[(method.upper(), path)] = (
+            re.compile(f".*{pattern}/?"),
+            frozenset(n.lower() for n in header_names),
         )
+
+    def __len__(self) -> int:
+        """Operations known (one per method and path template)."""
+        return len(self._operations)
 
     def declared_headers(self, method: str, path: str) -> frozenset[str]:
         """Header names the operations matching ``method path`` declare (lowercase)."""
         declared: set[str] = set()
-        for operation_method, pattern, names in self._operations:
+        for (operation_method, _), (pattern, names) in self._operations.items():
             if operation_method == method.upper() and pattern.fullmatch(path):
                 declared |= names
         return frozenset(declared)
