@@ -268,8 +268,8 @@ def run(clients: int, iterations: int, max_seconds: float) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--iterations", type=int, default=6, help="mixes per client per round")
-    parser.add_argument("--max-seconds", type=float, default=120.0, help="time cap per round")
+    parser.add_argument("--iterations", type=int, default=4, help="mixes per client per round")
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="time cap per round")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     summary = run(args.clients, args.iterations, args.max_seconds)

@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "reliability.md")
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--iterations", type=int, default=6)
+    parser.add_argument("--iterations", type=int, default=4)
     args = parser.parse_args(argv)
     cases = _run_tests()
     load = _run_load(args.clients, args.iterations)
