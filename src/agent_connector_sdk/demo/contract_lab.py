@@ -203,7 +203,10 @@ def contract_lab_app(
     empty_cursor_pages: bool = False,
     **http_app_kwargs: Any,
 ) -> Any:
-    """The lab served through ``gated_http_app`` (header parity, output check, authorized completion)."""
+    """The lab served through ``gated_http_app`` (header parity, argument validation, output check,
+    authorized completion), with DNS-rebinding protection on for loopback binds: ``Host`` and ``Origin``
+    must name the loopback interface unless ``allowed_hosts=[...]`` / ``allowed_origins=[...]`` (passed
+    on to ``http_app``) allow more."""
     server = contract_lab_server(auth=auth, empty_cursor_pages=empty_cursor_pages)
     return gated_http_app(
         server, completions=contract_lab_completions(rate_limiter=rate_limiter), **http_app_kwargs
