@@ -50,7 +50,7 @@ def _docstrings(path: Path) -> tuple[str, dict[str, str], dict[str, str]]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test_"):
             doc = ast.get_docstring(node)
             if doc:
-                docs[node.name] = doc.splitlines()[0]
+                docs[node.name] = " ".join(doc.split("\n\n")[0].split())
             for decorator in node.decorator_list:
                 if isinstance(decorator, ast.Name) and decorator.id in constants:
                     budgets[node.name] = constants[decorator.id]
@@ -58,7 +58,8 @@ def _docstrings(path: Path) -> tuple[str, dict[str, str], dict[str, str]]:
                     for keyword in decorator.keywords:
                         if keyword.arg == "max_examples" and isinstance(keyword.value, ast.Constant):
                             budgets[node.name] = str(keyword.value.value)
-    return (ast.get_docstring(tree) or "").splitlines()[0], docs, budgets
+    summary = " ".join((ast.get_docstring(tree) or "").split("\n\n")[0].split())
+    return summary, docs, budgets
 
 
 def _run_tests() -> list[dict[str, Any]]:

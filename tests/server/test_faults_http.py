@@ -148,7 +148,7 @@ async def _settle(baseline: int, deadline: float = 10.0) -> int:
         await asyncio.sleep(0.05)
 
 
-@pytest.mark.parametrize("json_response", [True, False])
+@pytest.mark.parametrize("json_response", [True, False], ids=["JSON response", "SSE response"])
 async def test_a_client_cancelled_mid_call_leaves_no_task_behind(
     upstream: tuple[RecordingUpstream, str], json_response: bool
 ) -> None:

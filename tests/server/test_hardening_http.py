@@ -404,7 +404,9 @@ def _send_partial_body(url: str, extra_headers: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "extra_headers", ["mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: x\r\n", ""]
+    "extra_headers",
+    ["mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: x\r\n", ""],
+    ids=["2026-07-28 transport", "handshake-era transport"],
 )
 def test_a_client_disconnect_mid_body_logs_no_application_error(lab_url: str, extra_headers: str) -> None:
     with capture_logs(level=20) as logs:
@@ -415,8 +417,8 @@ def test_a_client_disconnect_mid_body_logs_no_application_error(lab_url: str, ex
     assert logs.tracebacks() == []
 
 
-@pytest.mark.parametrize("modern", [True, False])
-@pytest.mark.parametrize("declared_length", [True, False])
+@pytest.mark.parametrize("modern", [True, False], ids=["2026-07-28 route", "handshake-era route"])
+@pytest.mark.parametrize("declared_length", [True, False], ids=["content-length", "chunked"])
 def test_an_oversize_body_is_a_json_rpc_413_on_both_routes(
     lab_url: str, modern: bool, declared_length: bool
 ) -> None:
