@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs
+.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,3 +52,10 @@ bench: $(VENV)/.installed
 	$(PY) -m bench.contract_overhead
 	$(PY) -m bench.host_core
 	$(PY) -m bench.validator_choice
+
+# Load and soak on loopback (50 clients, two rounds); and docs/reliability.md regenerated from a fresh run.
+load: $(VENV)/.installed
+	$(PY) -m bench.load
+
+reliability-docs: $(VENV)/.installed
+	$(PY) -m scripts.reliability_report

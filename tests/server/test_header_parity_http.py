@@ -17,6 +17,7 @@ from pydantic import Field
 from starlette.middleware import Middleware
 
 from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
 from tests.support.http_server import serve_asgi
 
@@ -112,14 +113,30 @@ async def _wire_descriptor(server: FastMCP[Any], name: str) -> dict[str, Any]:
     return {"name": tool.name, "inputSchema": tool.parameters}
 
 
-@pytest.fixture(scope="module")
-def gated() -> Iterator[Gated]:
+# Every parity test runs against both entry points of the one checker: the ASGI middleware alone
+# (it then checks every call itself) and the assembled `gated_http_app` (2026-07-28 calls checked inside
+# FastMCP's tool resolution, default SSE response mode: a refusal must still be a plain HTTP 400).
+ENTRY_POINTS = ["asgi_middleware", "gated_http_app"]
+
+
+def _entry_app(server: FastMCP[Any], entry: str, audit: list[dict[str, Any]] | None = None, **kw: Any) -> Any:
+    if entry == "asgi_middleware":
+        options: dict[str, Any] = {"server": server}
+        if audit is not None:
+            options["audit"] = audit.append
+        return server.http_app(
+            stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, **options)], **kw
+        )
+    return gated_http_app(
+        server, stateless_http=True, header_audit=audit.append if audit is not None else None, **kw
+    )
+
+
+@pytest.fixture(scope="module", params=ENTRY_POINTS)
+def gated(request: pytest.FixtureRequest) -> Iterator[Gated]:
     server = make_server()
     audit: list[dict[str, Any]] = []
-    app = server.http_app(
-        stateless_http=True,
-        middleware=[Middleware(HeaderParityMiddleware, server=server, audit=audit.append)],
-    )
+    app = _entry_app(server, request.param, audit)
     descriptor = asyncio.run(_wire_descriptor(server, "route"))
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield Gated(url, client, audit, descriptor)
@@ -358,10 +375,9 @@ def test_plain_fastmcp_with_search_transform_accepts_mismatch_for_hidden_tool() 
         assert proxied.status_code == 200
 
 
-@pytest.fixture(scope="module")
-def gated_search() -> Iterator[tuple[str, httpx2.Client]]:
-    server = make_server(search=True)
-    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+@pytest.fixture(scope="module", params=ENTRY_POINTS)
+def gated_search(request: pytest.FixtureRequest) -> Iterator[tuple[str, httpx2.Client]]:
+    app = _entry_app(make_server(search=True), request.param, json_response=True)
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield url, client
 

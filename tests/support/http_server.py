@@ -16,9 +16,14 @@ import uvicorn
 
 
 @contextmanager
-def serve_asgi(app: Any, *, path: str = "/mcp", startup_timeout: float = 20.0) -> Iterator[str]:
-    """Serve ``app`` on ``127.0.0.1:<ephemeral>`` and yield the endpoint URL (``http://127.0.0.1:N/mcp``)."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+def serve_asgi(
+    app: Any, *, path: str = "/mcp", startup_timeout: float = 20.0, **config_options: Any
+) -> Iterator[str]:
+    """Serve ``app`` on ``127.0.0.1:<ephemeral>`` and yield the endpoint URL (``http://127.0.0.1:N/mcp``).
+
+    ``config_options`` go to ``uvicorn.Config`` (e.g. ``proxy_headers=False``)."""
+    options: dict[str, Any] = {"log_level": "warning", "lifespan": "on", **config_options}
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn-test-server", daemon=True)
     thread.start()

@@ -1,9 +1,11 @@
 """Connectors: build FastMCP servers from API descriptions (currently OpenAPI, via FastMCP's own support)."""
 
 from agent_connector_sdk.connectors.openapi import (
+    FORWARDED_CALLER_HEADERS,
     OpenAPIOperationTool,
     OpenAPIServer,
     OpenAPIToolsMissing,
+    UpstreamHeaderPolicy,
     build_openapi_server,
     build_tool_disclosures,
     list_operation_tools,
@@ -11,9 +13,11 @@ from agent_connector_sdk.connectors.openapi import (
 )
 
 __all__ = [
+    "FORWARDED_CALLER_HEADERS",
     "OpenAPIOperationTool",
     "OpenAPIServer",
     "OpenAPIToolsMissing",
+    "UpstreamHeaderPolicy",
     "build_openapi_server",
     "build_tool_disclosures",
     "list_operation_tools",

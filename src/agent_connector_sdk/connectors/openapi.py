@@ -12,7 +12,19 @@ What this module adds:
   name FastMCP registered (slugged, truncated to 56 characters, de-duplicated with ``_2``...);
 * the tools' schemas read from a real ``tools/list`` over an in-memory MCP session, i.e. exactly the
   form the wire shows (after FastMCP's listing middleware), which is what disclosures must hash;
-* :func:`build_tool_disclosures`, ``alias -> SchemaDisclosure`` for every operation tool.
+* :func:`build_tool_disclosures`, ``alias -> SchemaDisclosure`` for every operation tool;
+* an **upstream header policy** (:class:`UpstreamHeaderPolicy`, a request hook on the upstream client):
+  FastMCP's OpenAPI tools copy the MCP caller's HTTP headers onto every upstream request (all but a few
+  it strips). The policy sends upstream only what is addressed to that API: the headers the matched
+  operation declares (``in: header`` parameters, filled from the call's arguments), the upstream
+  client's own configured headers (e.g. the operator's ``Authorization``), what HTTP framing needs
+  (``host``, ``content-type``, ``content-length``, ``transfer-encoding``), and the documented
+  :data:`FORWARDED_CALLER_HEADERS` allow-list (tracing and language). Everything else the caller sent —
+  ``Mcp-Param-*`` and every ``Mcp-*`` header, API keys, cookies, ``X-Forwarded-*``, ``Origin``, custom
+  headers — never leaves. ``Mcp-Param-*`` headers are dropped even if an operation declared one.
+
+Arguments are validated against each tool's published ``inputSchema`` on the server by the Execute gate
+(``agent_connector_sdk.mcp.server``), so an ``"issue_number": "notanint"`` never becomes a URL.
 
 Operation IDs containing ``/`` (GitHub's ``issues/list-events-for-timeline``) are given the name
 ``issues_list_events_for_timeline``: FastMCP's slugging would otherwise delete the slash and glue the
@@ -21,9 +33,10 @@ words together (``issueslist_events_for_timeline``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import fastmcp
 import httpx2
@@ -39,9 +52,11 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 )
 
 __all__ = [
+    "FORWARDED_CALLER_HEADERS",
     "OpenAPIOperationTool",
     "OpenAPIServer",
     "OpenAPIToolsMissing",
+    "UpstreamHeaderPolicy",
     "build_openapi_server",
     "build_tool_disclosures",
     "list_operation_tools",
@@ -96,6 +111,67 @@ class OpenAPIOperationTool:
     output_schema: dict[str, Any] | None
 
 
+FORWARDED_CALLER_HEADERS: Final = frozenset({"traceparent", "tracestate", "accept-language"})
+"""Caller headers the upstream may still receive: W3C trace context and the caller's language."""
+
+_FRAMING_HEADERS: Final = frozenset({"host", "content-type", "content-length", "transfer-encoding"})
+_NEVER_FORWARDED_PREFIX: Final = "mcp-param-"
+
+
+class UpstreamHeaderPolicy:
+    """Request hook of the upstream client: strip every header not addressed to the API (module doc).
+
+    One policy per client (:meth:`for_client` installs it once and returns it); :meth:`add_operation`
+    declares an operation's header parameters. A request matching several path templates (``/a/{x}``
+    and ``/a/list``) keeps the union of their declared headers — still only declared ones.
+    """
+
+    def __init__(self, client: httpx2.AsyncClient) -> None:
+        self._client = client
+        # Keyed by (METHOD, path template): rebuilding a server on the same client replaces, never grows.
+        self._operations: dict[tuple[str, str], tuple[re.Pattern[str], frozenset[str]]] = {}
+
+    @classmethod
+    def for_client(cls, client: httpx2.AsyncClient) -> UpstreamHeaderPolicy:
+        """The client's policy, installed as its last request hook if it has none yet."""
+        hooks = client.event_hooks
+        for hook in hooks.get("request", []):
+            if isinstance(hook, cls):
+                return hook
+        policy = cls(client)
+        client.event_hooks = {**hooks, "request": [*hooks.get("request", []), policy]}
+        return policy
+
+    def add_operation(self, method: str, path: str, header_names: Iterable[str]) -> None:
+        pattern = "".join(
+            "[^/]+" if part.startswith("{") else re.escape(part) for part in re.split(r"(\{[^}/]*\})", path)
+        )
+        self._operations[(method.upper(), path)] = (
+            re.compile(f".*{pattern}/?"),
+            frozenset(n.lower() for n in header_names),
+        )
+
+    def __len__(self) -> int:
+        """Operations known (one per method and path template)."""
+        return len(self._operations)
+
+    def declared_headers(self, method: str, path: str) -> frozenset[str]:
+        """Header names the operations matching ``method path`` declare (lowercase)."""
+        declared: set[str] = set()
+        for (operation_method, _), (pattern, names) in self._operations.items():
+            if operation_method == method.upper() and pattern.fullmatch(path):
+                declared |= names
+        return frozenset(declared)
+
+    async def __call__(self, request: httpx2.Request) -> None:
+        declared = self.declared_headers(request.method, request.url.path)
+        configured = {name.lower() for name in self._client.headers}
+        kept = declared | configured | _FRAMING_HEADERS | FORWARDED_CALLER_HEADERS
+        for name in {name.lower() for name in request.headers}:
+            if name not in kept or name.startswith(_NEVER_FORWARDED_PREFIX):
+                del request.headers[name]
+
+
 def _operation_of(route: HTTPRoute) -> str:
     return route.operation_id or f"{route.method.upper()} {route.path}"
 
@@ -139,7 +215,9 @@ def build_openapi_server(
     Upstream requests go through ``client`` if given (the caller owns and closes it); otherwise a
     client is created for ``base_url``, or for the document's first ``servers`` URL, and closed by
     :meth:`OpenAPIServer.aclose`. ``document`` is not modified. ``name`` and ``version`` become the
-    server's ``serverInfo`` (e.g. the document's ``info.title`` and ``info.version``).
+    server's ``serverInfo`` (e.g. the document's ``info.title`` and ``info.version``). Either way the
+    client gets the :class:`UpstreamHeaderPolicy` request hook (once per client), so upstream requests
+    carry only the headers addressed to the API.
 
     The client is always passed to FastMCP explicitly: a client FastMCP creates itself is closed when
     the server's first lifespan ends, so a second session (e.g. a second in-memory ``Client``) fails
@@ -154,12 +232,16 @@ def build_openapi_server(
         )
     operations: dict[str, str] = {}
     routes: dict[str, tuple[str, str]] = {}
+    header_policy = UpstreamHeaderPolicy.for_client(client)
 
     def record(route: HTTPRoute, component: FastMCPComponent) -> None:
         # Called by FastMCP after it has fixed the component's final (unique) name.
         if isinstance(component, OpenAPITool):
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)
+            header_policy.add_operation(
+                route.method, route.path, (p.name for p in route.parameters if p.location == "header")
+            )
 
     server = fastmcp.FastMCP.from_openapi(
         document,

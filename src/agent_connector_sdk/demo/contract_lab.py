@@ -47,6 +47,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.server.app import gated_http_app
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions, Suggestion
@@ -382,7 +383,10 @@ def contract_lab_app(
     empty_cursor_pages: bool = False,
     **http_app_kwargs: Any,
 ) -> Any:
-    """The lab served through ``gated_http_app`` (header parity, output check, authorized completion)."""
+    """The lab served through ``gated_http_app`` (header parity, argument validation, output check,
+    authorized completion), with DNS-rebinding protection on for loopback binds: ``Host`` and ``Origin``
+    must name the loopback interface unless ``allowed_hosts=[...]`` / ``allowed_origins=[...]`` (passed
+    on to ``http_app``) allow more."""
     server = contract_lab_server(auth=auth, empty_cursor_pages=empty_cursor_pages)
     return gated_http_app(
         server, completions=contract_lab_completions(rate_limiter=rate_limiter), **http_app_kwargs
@@ -391,7 +395,7 @@ def contract_lab_app(
 
 def _page_tools_with_empty_cursor(server: FastMCP[Any]) -> None:
     """Serve ``tools/list`` in three pages chained by the cursors ``""`` and ``"page-3"``."""
-    full_listing = server._on_list_tools
+    full_listing = compat.fastmcp_list_handler(server, "tools/list")
     chain: dict[str | None, tuple[slice, str | None]] = {
         None: (slice(0, 2), ""),
         "": (slice(2, 4), "page-3"),
@@ -403,7 +407,8 @@ def _page_tools_with_empty_cursor(server: FastMCP[Any]) -> None:
         if cursor not in chain:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
         window, following = chain[cursor]
-        listing = await full_listing(ctx, None)
+        listing: mcp_types.ListToolsResult = await full_listing(ctx, None)
         return listing.model_copy(update={"tools": listing.tools[window], "next_cursor": following})
 
-    server._mcp_server.add_request_handler("tools/list", mcp_types.PaginatedRequestParams, handler)
+    low_level = compat.low_level_server(server)
+    low_level.add_request_handler("tools/list", mcp_types.PaginatedRequestParams, handler)

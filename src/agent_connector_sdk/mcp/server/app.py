@@ -1,26 +1,34 @@
-"""``gated_http_app``: FastMCP's Streamable HTTP app with the server-side contract gates switched on.
+"""``ServerGates``: the server-side contract gates as one object that owns them, and ``gated_http_app``.
 
-It returns exactly what ``server.http_app(**http_app_kwargs)`` returns (same type, same routes, same
-lifespan, same auth), after arranging four things:
+FastMCP has no per-app middleware: its middleware, transforms and tool resolution belong to the server.
+So the gates are installed *onto the server*, explicitly — ``ServerGates(...).install(server)`` — and
+installing is idempotent (a second install, by this or another ``ServerGates``, adds nothing). What gets
+installed, each visible where FastMCP keeps such things:
 
-(a) **Header parity** — every ``tools/call`` — including tools hidden by a search transform and calls
-    through its ``call_tool`` proxy — whose ``Mcp-Param-*`` headers disagree with the body gets HTTP 400
-    and JSON-RPC -32020. 2026-07-28 calls are checked inside FastMCP's own tool resolution
-    (``install_header_gate``: the tool that is about to run, as this caller resolves it, looked up once);
-    ``HeaderParityMiddleware`` is added as the innermost Starlette middleware, i.e. inside FastMCP's
-    authentication, for handshake-era calls (whose transport would not answer HTTP 400).
-(b) **Output self-check** — ``OutputSelfCheck`` FastMCP middleware: a result that violates its tool's
-    published output schema never leaves as a success (-32603 instead), a tool's own failure becomes a
-    conforming ``isError`` result, an unknown tool a JSON-RPC -32602 error.
-(c) **Authorized completion** — when ``completions`` is given it becomes the server's completion handler
-    (per-value authorization, ≤ 100 values with ``total``/``hasMore``, per-caller rate limit).
-(d) **Cursor hygiene** — a listing cursor the server never issued is refused with -32602: FastMCP 4.2
-    decodes its own cursors (garbage already fails), but without ``list_page_size`` it ignores any cursor
-    and treats ``""`` as "first page" even when paginating. The list handlers are wrapped for that.
+(a) **Execute gate in tool resolution** (``server.get_tool``, see :mod:`.header_gate`): ``Mcp-Param-*``
+    parity for 2026-07-28 calls (HTTP 400, -32020) and argument validation against the published
+    ``inputSchema`` for every call (invalid → conforming ``isError`` result, tool not run);
+(b) **Output self-check** (``server.middleware``: ``OutputSelfCheck``) and its pass-through
+    ``ResolvedToolRecorder`` (``server.transforms``, outermost): a result that violates its tool's
+    published output schema never leaves as a success (-32603), a tool's own failure becomes a
+    conforming ``isError`` result, an unknown tool a JSON-RPC -32602 error;
+(c) **Authorized completion** when ``completions`` is given (the server's one completion handler);
+(d) **Cursor hygiene**: FastMCP's own list handlers are wrapped so a cursor the server never issued is
+    refused with -32602 (FastMCP 4.2 ignores any cursor when it does not paginate, and treats ``""`` as
+    "first page").
 
-Call it after configuring the server's transforms. (b)–(d) install onto ``server`` itself (FastMCP
-has no per-app middleware); installing is idempotent, so calling ``gated_http_app`` twice on one server
-does not stack gates. Notifications pass every gate untouched and get no JSON-RPC response.
+:meth:`ServerGates.http_app` then builds ``server.http_app(...)`` with the ASGI entry of the header gate
+(``HeaderParityMiddleware``, innermost, inside authentication: handshake-era calls, undecodable
+``Mcp-Name``, JSON-RPC 413 on every route, quiet client disconnects) and **DNS-rebinding protection on
+by default**: FastMCP's Host/Origin guard in ``"auto"`` mode, which validates ``Host`` and ``Origin`` on
+a loopback bind (``localhost``, ``127.0.0.1``, ``::1`` and the bound address are allowed; ``Host:
+evil.example`` → 421, ``Origin: http://evil.example`` → 403). Pass ``allowed_hosts=[...]`` /
+``allowed_origins=[...]`` to allow more (this also turns validation on for non-loopback binds), or
+``host_origin_protection=True`` to validate on every bind, ``False`` to switch it off.
+
+``gated_http_app(server, ...)`` is ``ServerGates(...).http_app(server, ...)``: it *does* install the gates
+on ``server`` (idempotently; call it after configuring the server's transforms). Notifications pass every
+gate untouched and get no JSON-RPC response.
 """
 
 from __future__ import annotations
@@ -33,20 +41,80 @@ from fastmcp import FastMCP
 from mcp.shared.exceptions import MCPError
 from starlette.middleware import Middleware as StarletteMiddleware
 
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
-from agent_connector_sdk.mcp.server.header_gate import install_header_gate
-from agent_connector_sdk.mcp.server.header_parity import AuditSink, HeaderParityMiddleware
+from agent_connector_sdk.mcp.server.header_gate import install_resolution_gate
+from agent_connector_sdk.mcp.server.header_parity import (
+    DEFAULT_MAX_BODY_BYTES,
+    AuditTarget,
+    HeaderParityGate,
+    HeaderParityMiddleware,
+)
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
 
-__all__ = ["gated_http_app", "install_gates"]
+__all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app", "install_gates"]
 
-_LIST_METHODS: tuple[tuple[str, str], ...] = (
-    ("tools/list", "_on_list_tools"),
-    ("prompts/list", "_on_list_prompts"),
-    ("resources/list", "_on_list_resources"),
-    ("resources/templates/list", "_on_list_resource_templates"),
+DEFAULT_HOST_ORIGIN_PROTECTION = "auto"
+"""FastMCP's Host/Origin guard mode ``gated_http_app`` uses unless told otherwise (see module doc)."""
+
+_LIST_METHODS: tuple[compat.ListMethod, ...] = (
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
 )
-_CURSOR_GUARD_MARK = "_agent_connector_sdk_cursor_guard"
+
+
+class ServerGates:
+    """The server-side gates, owned by one object (see the module docstring).
+
+    ``output_check`` replaces the default ``OutputSelfCheck()``; ``completions`` becomes the completion
+    handler; ``audit`` receives the header gate's events (one per checked call; names and categories
+    only; default: a bounded record at ``.headers.audit.recent`` plus the ``header_parity`` logger);
+    ``max_body_bytes`` bounds request bodies; ``validate_arguments=False`` leaves argument validation to
+    the tools themselves.
+    """
+
+    def __init__(
+        self,
+        *,
+        output_check: OutputSelfCheck | None = None,
+        completions: AuthorizedCompletions | None = None,
+        audit: AuditTarget | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        validate_arguments: bool = True,
+    ) -> None:
+        self.headers = HeaderParityGate(audit=audit, max_body_bytes=max_body_bytes)
+        self.output_check = output_check if output_check is not None else OutputSelfCheck()
+        self.completions = completions
+        self.validate_arguments = validate_arguments
+
+    def install(self, server: FastMCP[Any]) -> FastMCP[Any]:
+        """Install (a)–(d) on ``server`` and return it; idempotent (gates already there stay, once)."""
+        install_resolution_gate(server, self.headers, arguments=self.validate_arguments)
+        if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
+            server.add_middleware(self.output_check)
+        if not any(isinstance(existing, ResolvedToolRecorder) for existing in server.transforms):
+            # Outermost (added last), so the output check sees each tool exactly as served. Transforms
+            # added after this still work; the check then re-resolves tools it cannot match.
+            server.add_transform(ResolvedToolRecorder())
+        if self.completions is not None:
+            self.completions.install(server)
+        _guard_cursors(server)
+        return server
+
+    def asgi_middleware(self, server: FastMCP[Any]) -> StarletteMiddleware:
+        """The header gate's ASGI entry for ``server.http_app(middleware=[...])`` (append it last)."""
+        return StarletteMiddleware(HeaderParityMiddleware, server=server, gate=self.headers)
+
+    def http_app(self, server: FastMCP[Any], **http_app_kwargs: Any) -> Any:
+        """:meth:`install`, then ``server.http_app(**http_app_kwargs)`` with the ASGI entry appended to any
+        ``middleware=[...]`` given (so it runs innermost) and DNS-rebinding protection defaulted on."""
+        self.install(server)
+        middleware = list(http_app_kwargs.pop("middleware", None) or [])
+        middleware.append(self.asgi_middleware(server))
+        http_app_kwargs.setdefault("host_origin_protection", DEFAULT_HOST_ORIGIN_PROTECTION)
+        return server.http_app(middleware=middleware, **http_app_kwargs)
 
 
 def install_gates(
@@ -54,22 +122,10 @@ def install_gates(
     *,
     output_check: OutputSelfCheck | None = None,
     completions: AuthorizedCompletions | None = None,
-    header_audit: AuditSink | None = None,
+    header_audit: AuditTarget | None = None,
 ) -> None:
-    """Install the server-side gates on ``server`` (idempotent except ``completions``; see the module
-    docstring): header parity inside tool resolution (a), output self-check (b), completions (c) and
-    cursor hygiene (d). (a) also needs ``HeaderParityMiddleware`` in the HTTP app for handshake-era
-    calls; ``gated_http_app`` adds it."""
-    install_header_gate(server, audit=header_audit)
-    if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
-        server.add_middleware(output_check if output_check is not None else OutputSelfCheck())
-    if not any(isinstance(existing, ResolvedToolRecorder) for existing in server.transforms):
-        # Outermost (added last), so the output check sees each tool exactly as served. Transforms added
-        # to the server after this still work; the check then re-resolves tools it cannot match.
-        server.add_transform(ResolvedToolRecorder())
-    if completions is not None:
-        completions.install(server)
-    _guard_cursors(server)
+    """``ServerGates(...).install(server)`` (idempotent; see the module docstring)."""
+    ServerGates(output_check=output_check, completions=completions, audit=header_audit).install(server)
 
 
 def gated_http_app(
@@ -77,53 +133,41 @@ def gated_http_app(
     *,
     output_check: OutputSelfCheck | None = None,
     completions: AuthorizedCompletions | None = None,
-    header_audit: AuditSink | None = None,
+    header_audit: AuditTarget | None = None,
     **http_app_kwargs: Any,
 ) -> Any:
-    """``server.http_app(**http_app_kwargs)`` with the contract gates on (see the module docstring).
-
-    ``output_check`` replaces the default ``OutputSelfCheck()`` (e.g. to supply conforming error
-    payloads); ``completions`` becomes the completion handler; ``header_audit`` receives the header
-    gate's audit events (names and categories only). A ``middleware=[...]`` argument is kept: the
-    header gate is appended after it, so it runs innermost.
-    """
-    install_gates(server, output_check=output_check, completions=completions, header_audit=header_audit)
-    gate_options: dict[str, Any] = {"server": server}
-    if header_audit is not None:
-        gate_options["audit"] = header_audit
-    middleware = list(http_app_kwargs.pop("middleware", None) or [])
-    middleware.append(StarletteMiddleware(HeaderParityMiddleware, **gate_options))
-    return server.http_app(middleware=middleware, **http_app_kwargs)
+    """``ServerGates(...).http_app(server, **http_app_kwargs)``: installs the gates on ``server``
+    (idempotently) and returns ``server.http_app(...)`` with the ASGI entry and DNS-rebinding
+    protection (``host_origin_protection="auto"``; ``allowed_hosts`` / ``allowed_origins`` extend it)."""
+    gates = ServerGates(output_check=output_check, completions=completions, audit=header_audit)
+    return gates.http_app(server, **http_app_kwargs)
 
 
 ListHandler = Callable[[Any, mcp_types.PaginatedRequestParams | None], Awaitable[Any]]
 
 
-def _guard_cursors(server: FastMCP[Any]) -> None:
-    """Wrap FastMCP's own list handlers so cursors it never issues are refused with -32602.
+class _CursorGuard:
+    """FastMCP's own list handler, refusing cursors it never issues (-32602)."""
 
-    A handler someone registered in FastMCP's place issues its own cursors and is left alone.
-    """
-    if getattr(server, _CURSOR_GUARD_MARK, False):
-        return
-    # FastMCP registers these bound methods on its low-level server in `_setup_handlers`; there is no
-    # public hook for list params (list middleware sees `params=None`), so the handler is re-registered.
-    low_level = server._mcp_server
-    for method, attribute in _LIST_METHODS:
-        own = cast(ListHandler, getattr(server, attribute))
+    def __init__(self, server: FastMCP[Any], handler: ListHandler) -> None:
+        self.server = server
+        self.handler = handler
+
+    async def __call__(self, ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        cursor = params.cursor if params is not None else None
+        # FastMCP issues cursors only when it paginates, and never the empty string.
+        if cursor is not None and (compat.list_page_size(self.server) is None or cursor == ""):
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
+        return await self.handler(ctx, params)
+
+
+def _guard_cursors(server: FastMCP[Any]) -> None:
+    """Wrap FastMCP's own list handlers (idempotent: a handler already guarded, or one someone
+    registered in FastMCP's place — which issues its own cursors — is left alone)."""
+    low_level = compat.low_level_server(server)
+    for method in _LIST_METHODS:
+        own = cast(ListHandler, compat.fastmcp_list_handler(server, method))
         entry = low_level.get_request_handler(method)
         if entry is None or entry.handler != own:
             continue
-        low_level.add_request_handler(method, mcp_types.PaginatedRequestParams, _guarded(server, own))
-    setattr(server, _CURSOR_GUARD_MARK, True)
-
-
-def _guarded(server: FastMCP[Any], handler: ListHandler) -> ListHandler:
-    async def guarded(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> Any:
-        cursor = params.cursor if params is not None else None
-        # FastMCP issues cursors only when it paginates, and never the empty string.
-        if cursor is not None and (server._list_page_size is None or cursor == ""):
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
-        return await handler(ctx, params)
-
-    return guarded
+        low_level.add_request_handler(method, mcp_types.PaginatedRequestParams, _CursorGuard(server, own))

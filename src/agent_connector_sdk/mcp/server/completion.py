@@ -4,7 +4,8 @@
 server has exactly one). For each ``completion/complete`` it:
 
 1. identifies the caller (``caller_key``: the verified access token's ``client_id`` and subject, else
-   the HTTP peer address) and charges the caller's sliding window (``contracts.completion.RateLimiter``);
+   the HTTP peer address; proxy headers count only from ``trusted_proxies``) and charges the caller's
+   sliding window (``contracts.completion.RateLimiter``);
    a refusal is JSON-RPC error ``rate_limit_code`` (default ``-32010``, inside the implementation range
    -32000..-32019) with ``data.retryAfterMs``;
 2. validates the params (``contracts.completion.parse_completion_params``; refusal → ``-32602``);
@@ -20,14 +21,14 @@ server has exactly one). For each ``completion/complete`` it:
 5. shapes ``{values ≤ 100, total, hasMore}`` with ``contracts.completion.completion_result``.
 
 Log records carry the caller key, reference type, argument name and counts — never the typed prefix,
-context values or suggestions.
+context values or suggestions; caller-chosen text (key, argument name) is escaped (``logsafe.quoted``).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -47,6 +48,7 @@ from agent_connector_sdk.mcp.contracts.completion import (
     parse_completion_params,
 )
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
+from agent_connector_sdk.mcp.server.logsafe import quoted
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
@@ -80,16 +82,42 @@ CandidateSource: TypeAlias = (
 _Component: TypeAlias = Prompt | ResourceTemplate
 
 
-def caller_key(token: AccessToken | None) -> str:
-    """The rate-limit identity: the verified token's client (and subject), else the HTTP peer, else anon."""
+_FORWARDED_HEADERS = ("x-forwarded-for", "forwarded")
+UNVERIFIED_FORWARDED_KEY = "forwarded:unverified"
+"""The one identity every request shares that carries proxy headers from a peer that is not a
+configured trusted proxy: the header is the caller's own choice, so it cannot mint identities."""
+
+
+def caller_key(token: AccessToken | None, *, trusted_proxies: Collection[str] = ()) -> str:
+    """The rate-limit identity of the current caller.
+
+    The verified token's client (and subject) when there is one. Otherwise the HTTP peer address — but
+    proxy headers (``X-Forwarded-For``, ``Forwarded``) are trusted only from a peer in
+    ``trusted_proxies``: then the identity is the rightmost ``X-Forwarded-For`` address that is not itself
+    a trusted proxy. A request carrying proxy headers from any other peer gets
+    :data:`UNVERIFIED_FORWARDED_KEY` (an ASGI server that already rewrote the peer from the header, as
+    uvicorn does by default for loopback, would otherwise hand the caller a new identity per request;
+    serve with ``proxy_headers=False`` and configure ``trusted_proxies`` instead). No HTTP request:
+    ``anonymous``.
+    """
     if token is not None:
         subject = token.subject or token.claims.get("sub")
         return f"client:{token.client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
     try:
-        peer = get_http_request().client
+        request = get_http_request()
     except RuntimeError:
-        peer = None
-    return f"peer:{peer.host}" if peer is not None else "anonymous"
+        return "anonymous"
+    peer = request.client.host if request.client is not None else None
+    forwarded = [value for name in _FORWARDED_HEADERS for value in request.headers.getlist(name)]
+    if not forwarded:
+        return f"peer:{peer}" if peer is not None else "anonymous"
+    if peer is None or peer not in trusted_proxies:
+        return UNVERIFIED_FORWARDED_KEY
+    chain = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
+    for hop in reversed(chain):
+        if hop and hop not in trusted_proxies:
+            return f"forwarded:{hop}"
+    return UNVERIFIED_FORWARDED_KEY  # only a `Forwarded` header, or every hop a proxy: no usable client
 
 
 class AuthorizedCompletions:
@@ -100,11 +128,13 @@ class AuthorizedCompletions:
         *,
         rate_limiter: RateLimiter | None = None,
         rate_limit_code: int = DEFAULT_RATE_LIMIT_CODE,
+        trusted_proxies: Collection[str] = (),
     ) -> None:
         if not -32019 <= rate_limit_code <= -32000:
             raise ValueError("rate_limit_code must be in the implementation range -32000..-32019")
         self.rate_limiter = rate_limiter if rate_limiter is not None else RateLimiter(30, 10.0)
         self.rate_limit_code = rate_limit_code
+        self.trusted_proxies = frozenset(trusted_proxies)
         self._sources: dict[tuple[str, str, str], CandidateSource] = {}
         self._server: FastMCP[Any] | None = None
 
@@ -130,10 +160,10 @@ class AuthorizedCompletions:
         context: mcp_types.CompletionContext | None,
     ) -> mcp_types.Completion:
         token = get_access_token()
-        key = caller_key(token)
+        key = caller_key(token, trusted_proxies=self.trusted_proxies)
         retry_after_ms = self.rate_limiter.acquire(key)
         if retry_after_ms is not None:
-            logger.info("completion refused: rate_limited caller=%s", key)
+            logger.info("completion refused: rate_limited caller=%s", quoted(key))
             raise MCPError(
                 code=self.rate_limit_code,
                 message="completion rate limit exceeded",
@@ -158,7 +188,7 @@ class AuthorizedCompletions:
         if source is None or component is None:
             logger.info(
                 "completion answered: caller=%s ref=%s argument=%s values=0 (%s)",
-                key, request.ref_type, request.argument_name,
+                quoted(key), request.ref_type, quoted(request.argument_name),
                 "no source" if source is None else "reference not visible",
             )
             return mcp_types.Completion(values=[], total=0, has_more=False)
@@ -174,7 +204,8 @@ class AuthorizedCompletions:
         shaped = completion_result(filter_completions(values, request.argument_value, allowed))
         logger.info(
             "completion answered: caller=%s ref=%s argument=%s values=%d total=%d",
-            key, request.ref_type, request.argument_name, len(shaped["values"]), shaped["total"],
+            quoted(key), request.ref_type, quoted(request.argument_name),
+            len(shaped["values"]), shaped["total"],
         )
         return mcp_types.Completion(
             values=shaped["values"], total=shaped["total"], has_more=shaped["hasMore"]

@@ -1,22 +1,33 @@
-"""Execute gate over HTTP: ``Mcp-Param-*`` header parity for *every* tool a FastMCP server can run.
+"""Execute gate over HTTP: one ``Mcp-Param-*`` parity checker with two entry points.
 
-A thin, pure-ASGI adapter around ``contracts.headers.validate_parameter_headers``.
 Why it exists: the ``mcp`` SDK validates these headers against a schema cache that FastMCP 4.2 fills
 from ``tools/list``; a tool hidden by a search transform is never listed, so a mismatched header reaches
-it with HTTP 200. This gate looks the *current* tool up by name through ``FastMCP.get_tool`` (the same
-resolution ``tools/call`` uses: transforms delegate hidden names downstream, component auth applies) and
-refuses disagreement with HTTP 400 and JSON-RPC ``-32020``. A call through a search transform's
-``call_tool`` proxy is checked against the *proxied* tool and ``arguments.arguments``.
+it with HTTP 200. :class:`HeaderParityGate` checks *every* tool a FastMCP server can run and refuses
+disagreement with HTTP 400 and JSON-RPC ``-32020`` (``data = {tool, header, category}``, names only).
 
-When the server also has the in-resolution gate (``install_header_gate``, which ``gated_http_app``
-installs), 2026-07-28 calls are checked there — on the tool FastMCP resolves to run, with no second
-lookup — and pass this layer unbuffered; it then checks only handshake-era calls, whose transports would
-not answer the refusal with HTTP 400. Standalone (no in-resolution gate) it checks every call itself.
+One checker (:meth:`HeaderParityGate.check`: one tool lookup rule, one proxy rule, one audit event per
+request), reached from two entry points:
 
-Everything it does not own it passes through untouched, so the server still produces its own answers:
-non-POST traffic, unparsable or batch bodies, notifications (no JSON-RPC response body, ever), other
-methods, unknown tools and legacy-protocol requests that carry no ``Mcp-Param-*`` header. The body is
-read once, bounded, and replayed to the app. Audit events name headers and categories, never values.
+* **tool resolution** (:meth:`HeaderParityGate.install`, see :mod:`.header_gate`) — inside FastMCP's own
+  ``get_tool``, on the tool that is about to run, as this caller resolves it (no second lookup). This is
+  where 2026-07-28 calls are checked: that transport maps the -32020 to HTTP 400.
+* **ASGI** (:class:`HeaderParityMiddleware`) — for calls routed to the handshake-era transports, whose
+  answer to a handler's -32020 would be HTTP 200: the body is buffered (bounded) and checked before the
+  app sees it. On a server without the resolution entry it checks every call itself. It also answers,
+  for every POST, what the ``mcp`` SDK would otherwise crash or answer in plain text on: an
+  ``Mcp-Name`` the SDK's decoder raises on (HTTP 400, -32020, instead of a 500), an oversize body
+  (HTTP 413 with a JSON-RPC error on both transports), a client that disconnects mid-body (nothing to
+  answer, nothing logged as an application error).
+
+The two entry points coordinate per request, never through state on the server: a request the ASGI entry
+checked carries ``request.state.agent_connector_sdk_header_parity`` (Starlette's per-request state), and
+the resolution entry skips it — so every call is checked exactly once and yields one audit event.
+
+Proxies: a call to a search transform's ``call_tool`` proxy is checked against the *proxy's* schema and
+then the *proxied* tool with ``arguments.arguments`` (a proxy calling a proxy is the proxy's own
+refusal). Everything the gate does not own passes through untouched: non-POST traffic, unparsable or
+batch bodies, notifications, other methods, unknown tools, and handshake-era requests without any
+``Mcp-Param-*`` header. Audit events name headers and categories, never values.
 """
 
 from __future__ import annotations
@@ -30,16 +41,24 @@ from fastmcp import FastMCP
 from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.shared.inbound import decode_header_value as sdk_decode_header_value
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from starlette.requests import ClientDisconnect
 
+from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE, AdmissionError, HeaderMismatch
 from agent_connector_sdk.mcp.contracts.headers import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
 
 __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
-    "RESOLUTION_GATE_MARK",
     "AuditSink",
+    "AuditTarget",
+    "HeaderParityGate",
     "HeaderParityMiddleware",
+    "HeaderRefusal",
+    "as_audit_sink",
     "parameter_header_refusal",
     "proxy_tool_names",
 ]
@@ -49,25 +68,149 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-AuditSink = Callable[[dict[str, Any]], None]
+AuditTarget = AuditSink
+"""Any :class:`~agent_connector_sdk.audit.AuditSink`: a callable taking each event (a
+``BoundedAuditSink``, a logger function, ``events.append``)."""
 
-DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
-"""Largest request body the gate buffers; a larger POST is refused (HTTP 413) rather than let through
-unchecked, because an unchecked call is exactly what this gate exists to prevent."""
+DEFAULT_MAX_BODY_BYTES: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
+"""Largest request body (the ``mcp`` SDK's own limit, 4 MiB); larger POSTs get HTTP 413 + JSON-RPC
+-32600 on every transport. The gate refuses rather than let an unchecked call through."""
+
+REQUEST_STATE_KEY: Final = "agent_connector_sdk_header_parity"
+"""``request.state`` key set on a request the ASGI entry checked (the resolution entry then skips it)."""
 
 _PARAM_PREFIX: Final = MCP_PARAM_HEADER_PREFIX.lower()
+_PARAM_PREFIX_BYTES: Final = _PARAM_PREFIX.encode("ascii")
 _PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
+_NAME_HEADER: Final = b"mcp-name"
+_TOO_LARGE: Final = "Request body too large"
 
-RESOLUTION_GATE_MARK: Final = "_agent_connector_sdk_header_gate"
-"""Attribute set on a ``FastMCP`` server whose tool resolution enforces header parity (`.header_gate`)."""
 _logger = logging.getLogger(__name__)
 
+HeaderRefusal = tuple[str, dict[str, Any]]
+"""``(message, data)`` of a -32020 refusal; ``data`` is ``{tool, header, category}`` (names only)."""
 
-def _log_audit(event: dict[str, Any]) -> None:
-    # json.dumps escapes control characters, so tool names cannot forge log lines. Events hold no values.
-    level = logging.INFO if event.get("event") == "parameter_headers_refused" else logging.DEBUG
-    if _logger.isEnabledFor(level):  # the dump costs more than the check itself; skip it when unread
-        _logger.log(level, "header parity %s", json.dumps(event, sort_keys=True))
+
+class _LoggingAuditSink:
+    """Default sink: a bounded in-memory record plus the ``header_parity`` logger (JSON, so no name in
+    an event can forge a log line)."""
+
+    def __init__(self) -> None:
+        self.recent = BoundedAuditSink()
+
+    def __call__(self, event: AuditEvent, /) -> None:
+        self.recent(event)
+        level = logging.INFO if event.get("event") == "parameter_headers_refused" else logging.DEBUG
+        if _logger.isEnabledFor(level):  # the dump costs more than the check itself; skip it when unread
+            _logger.log(level, "header parity %s", json.dumps(dict(event), sort_keys=True))
+
+
+def as_audit_sink(target: AuditTarget | None) -> AuditSink:
+    """``target`` as an ``AuditSink`` (``None``: a bounded record plus the module logger)."""
+    return _LoggingAuditSink() if target is None else target
+
+
+def proxy_tool_names(server: FastMCP[Any]) -> frozenset[str]:
+    """Names of the ``call_tool`` proxies of ``server``'s search transforms (server-level only)."""
+    names = (compat.search_proxy_tool_name(transform) for transform in server.transforms)
+    return frozenset(name for name in names if name is not None)
+
+
+def parameter_header_refusal(
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    headers: Iterable[tuple[str, str]],
+    audit: AuditTarget | list[dict[str, Any]],
+) -> HeaderRefusal | None:
+    """The -32020 refusal when ``headers`` disagree with ``arguments`` for ``tool``, else ``None``.
+
+    The pure verdict of one tool (``contracts.headers.validate_parameter_headers``); its one audit event
+    goes to ``audit``. :meth:`HeaderParityGate.check` combines the verdicts of a request into one event.
+    """
+    descriptor = {"name": tool.name, "inputSchema": tool.parameters}
+    events: list[dict[str, Any]] = []
+    refusal: HeaderRefusal | None = None
+    try:
+        validate_parameter_headers(descriptor, arguments, headers, events)
+    except HeaderMismatch as mismatch:
+        refusal = (
+            mismatch.message,
+            {"tool": tool.name, "header": mismatch.header, "category": mismatch.category},
+        )
+    except AdmissionError as invalid:
+        # Fail closed: the tool's own annotations are invalid, so no header can be checked against
+        # them (conforming clients drop such a tool; only a non-conforming caller gets here).
+        refusal = invalid.message, {"tool": tool.name, "header": None, "category": invalid.category}
+    if isinstance(audit, list):
+        audit.extend(events)
+    else:
+        sink = as_audit_sink(audit)
+        for event in events:
+            sink(event)
+    return refusal
+
+
+Lookup = Callable[[str, VersionSpec | None], Awaitable[Tool | None]]
+
+
+class HeaderParityGate:
+    """The one header-parity checker and its two entry points (see the module docstring).
+
+    ``audit`` receives one event per checked request (default: a bounded record, ``.audit.recent``, plus
+    the module logger). ``max_body_bytes`` bounds what the ASGI entry buffers.
+    """
+
+    def __init__(
+        self, *, audit: AuditTarget | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    ) -> None:
+        self.audit: AuditSink = as_audit_sink(audit)
+        self.max_body_bytes = max_body_bytes
+
+    # -- the checker ---------------------------------------------------------------------------------
+    async def check(
+        self,
+        server: FastMCP[Any],
+        tool: Tool,
+        arguments: Mapping[str, Any],
+        headers: list[tuple[str, str]],
+        lookup: Lookup,
+    ) -> HeaderRefusal | None:
+        """Check one ``tools/call`` of ``tool`` (and, through a search proxy, its target); emit one event.
+
+        ``lookup`` resolves a proxied target exactly as the proxy's own ``call_tool`` will.
+        """
+        events: list[dict[str, Any]] = []
+        refusal = parameter_header_refusal(tool, arguments, headers, events)
+        if refusal is None and tool.name in proxy_tool_names(server):
+            target = arguments.get("name")
+            inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
+            if (
+                isinstance(target, str)
+                and isinstance(inner, Mapping)
+                and target not in proxy_tool_names(server)
+            ):
+                proxied = await lookup(target, None)
+                if proxied is not None:
+                    refusal = parameter_header_refusal(proxied, inner, headers, events)
+                    events[-1] = {**events[-1], "via": tool.name}
+        if events:
+            self.audit(events[-1])  # the verdict that decided: one event per request
+        return refusal
+
+    # -- entry point 1: FastMCP tool resolution --------------------------------------------------------
+    def install(self, server: FastMCP[Any]) -> None:
+        """Check 2026-07-28 (and any ASGI-unchecked) calls inside ``server``'s tool resolution.
+
+        Idempotent: a server whose resolution already runs a header gate is left as it is.
+        """
+        from agent_connector_sdk.mcp.server.header_gate import install_resolution_gate
+
+        install_resolution_gate(server, self)
+
+    # -- entry point 2: ASGI ---------------------------------------------------------------------------
+    def middleware(self, app: ASGIApp, server: FastMCP[Any]) -> HeaderParityMiddleware:
+        """The ASGI entry point wrapping ``app`` (install it inside authentication; see below)."""
+        return HeaderParityMiddleware(app, server, gate=self)
 
 
 class _Refusal(Exception):
@@ -78,16 +221,15 @@ class _Refusal(Exception):
 
 
 class HeaderParityMiddleware:
-    """ASGI middleware: ``HeaderParityMiddleware(app, server, *, max_body_bytes=..., audit=...)``.
+    """ASGI entry point: ``HeaderParityMiddleware(app, server, *, gate=None, max_body_bytes=..., audit=...)``.
 
-    ``app`` is the ASGI app to protect (normally ``server.http_app(...)`` or the inner app of a Starlette
-    middleware stack) and ``server`` the :class:`fastmcp.FastMCP` whose tools it serves. Install it
-    *inside* authentication (e.g. ``server.http_app(middleware=[Middleware(HeaderParityMiddleware,
-    server=server)])``) so tool lookup sees the caller's token, as the real call does; on a server with
-    ``auth`` the gate refuses to run outside it (HTTP 500) rather than miss scope-protected tools, and
-    leaves unauthenticated requests to the server's 401. Without ``auth`` wrapping the whole app works
-    too. ``audit`` receives one event per checked call (default: the module logger); events carry names
-    and categories only.
+    ``app`` is the ASGI app to protect (normally the inner app of ``server.http_app(...)``'s middleware
+    stack) and ``server`` the :class:`fastmcp.FastMCP` whose tools it serves. Install it *inside*
+    authentication (``server.http_app(middleware=[Middleware(HeaderParityMiddleware, server=server)])``)
+    so tool lookup sees the caller's token, as the real call does; on a server with ``auth`` it refuses
+    to run outside it (HTTP 500) rather than miss scope-protected tools, and leaves unauthenticated
+    requests to the server's 401. ``gate`` shares one checker with the resolution entry; without it the
+    middleware builds its own from ``max_body_bytes`` and ``audit``.
     """
 
     def __init__(
@@ -95,13 +237,19 @@ class HeaderParityMiddleware:
         app: ASGIApp,
         server: FastMCP[Any],
         *,
-        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        audit: AuditSink | None = None,
+        gate: HeaderParityGate | None = None,
+        max_body_bytes: int | None = None,
+        audit: AuditTarget | None = None,
     ) -> None:
         self.app = app
         self.server = server
-        self.max_body_bytes = max_body_bytes
-        self.audit: AuditSink = audit if audit is not None else _log_audit
+        if gate is None:
+            gate = HeaderParityGate(
+                audit=audit,
+                max_body_bytes=max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES,
+            )
+        self.gate = gate
+        self.max_body_bytes = max_body_bytes if max_body_bytes is not None else gate.max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST":
@@ -118,37 +266,49 @@ class HeaderParityMiddleware:
             if not getattr(user, "is_authenticated", False):
                 await self.app(scope, receive, send)  # the server answers 401 before any tool runs
                 return
-        if getattr(self.server, RESOLUTION_GATE_MARK, False) and _routes_to_modern_transport(scope):
-            # The server checks 2026-07-28 calls itself, inside its own tool resolution (see
-            # `.header_gate`), and that transport answers its -32020 with HTTP 400: nothing left to do
-            # here, so the body is neither buffered nor parsed twice.
-            await self.app(scope, receive, send)
-            return
-        headers = [
-            (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in scope.get("headers", [])
-        ]
+        raw_headers: list[tuple[bytes, bytes]] = [(bytes(k), bytes(v)) for k, v in scope.get("headers", [])]
         try:
-            body = await self._read_body(headers, receive)
-        except _Refusal as refusal:
-            await _send_json(send, refusal.status, refusal.payload)
-            return
-        if body is None:  # the client went away while sending; nobody is left to answer
-            return
-        try:
-            await self._check(body, headers)
-        except _Refusal as refusal:
-            await _send_json(send, refusal.status, refusal.payload)
-            return
-        await self.app(scope, _replay(body, receive), send)
-
-    async def _read_body(self, headers: list[tuple[str, str]], receive: Receive) -> bytes | None:
-        for name, value in headers:
-            if (
-                name.lower() == "content-length"
-                and value.strip().isdigit()
-                and int(value) > self.max_body_bytes
+            _refuse_oversize_declaration(raw_headers, self.max_body_bytes)
+            if _undecodable_name(raw_headers):
+                body = await self._read_body(receive)
+                if body is None:
+                    return
+                raise _Refusal(
+                    400,
+                    _jsonrpc_error(
+                        _request_id(body),
+                        HEADER_MISMATCH_CODE,
+                        "Mcp-Name header is not a decodable header value",
+                        {"tool": None, "header": "Mcp-Name", "category": "malformed"},
+                    ),
+                )
+            if _routes_to_modern_transport(raw_headers) and isinstance(
+                compat.installed_tool_resolution(self.server), _resolution_entry_type()
             ):
-                raise _Refusal(413, _jsonrpc_error(None, -32600, "Request body too large"))
+                # The server checks 2026-07-28 calls inside its own tool resolution, and that transport
+                # answers -32020 with HTTP 400: the body is neither buffered nor parsed here.
+                await self._pass_through(scope, receive, send)
+                return
+            body = await self._read_body(receive)
+            if body is None:  # the client went away while sending; nobody is left to answer
+                return
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
+            checked = await self._check(body, headers)
+        except _Refusal as refusal:
+            await _send_json(send, refusal.status, refusal.payload)
+            return
+        if checked:
+            scope.setdefault("state", {})[REQUEST_STATE_KEY] = True
+        await self._pass_through(scope, _replay(body, receive), send)
+
+    async def _pass_through(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the app, answering its plain-text 413 as JSON-RPC and a mid-body disconnect quietly."""
+        try:
+            await self.app(scope, receive, _json_413(send))
+        except ClientDisconnect:
+            _logger.debug("client disconnected before sending the whole request body")
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -158,42 +318,29 @@ class HeaderParityMiddleware:
             chunk = bytes(message.get("body", b""))
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Refusal(413, _jsonrpc_error(None, -32600, "Request body too large"))
+                raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _check(self, body: bytes, headers: list[tuple[str, str]]) -> None:
-        """Raise :class:`_Refusal` when a ``tools/call`` request's headers disagree with its body."""
+    async def _check(self, body: bytes, headers: list[tuple[str, str]]) -> bool:
+        """Whether the gate checked this request; raises :class:`_Refusal` on a disagreement."""
         request = _tools_call_request(body)
         if request is None or not _gate_applies(headers):
-            return
+            return False
         request_id, params = request
         name = params.get("name")
         arguments = params.get("arguments") if params.get("arguments") is not None else {}
         if not isinstance(name, str) or not isinstance(arguments, Mapping):
-            return  # the server answers malformed params itself
-        version = _version(params)
-        tool = await self._lookup(name, version)
+            return False  # the server answers malformed params itself
+        tool = await self._lookup(name, _version(params))
         if tool is None:
-            return  # unknown (or not visible to this caller): the server answers its own error
-        self._validate(request_id, tool, arguments, headers)
-        if name in self._proxy_names():
-            target = arguments.get("name")
-            inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
-            if not isinstance(target, str) or not isinstance(inner, Mapping) or target in self._proxy_names():
-                return  # the proxy refuses these itself
-            proxied = await self._lookup(target, None)
-            if proxied is not None:
-                self._validate(request_id, proxied, inner, headers)
-
-    def _validate(
-        self, request_id: Any, tool: Tool, arguments: Mapping[str, Any], headers: list[tuple[str, str]]
-    ) -> None:
-        refusal = parameter_header_refusal(tool, arguments, headers, self.audit)
+            return False  # unknown (or not visible to this caller): the server answers its own error
+        refusal = await self.gate.check(self.server, tool, arguments, headers, self._lookup)
         if refusal is not None:
             message, data = refusal
             raise _Refusal(400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, message, data))
+        return True
 
     async def _lookup(self, name: str, version: VersionSpec | None) -> Tool | None:
         try:
@@ -204,45 +351,33 @@ class HeaderParityMiddleware:
             _logger.debug("header parity: tool lookup failed", exc_info=True)
             return None
 
-    def _proxy_names(self) -> set[str]:
-        return proxy_tool_names(self.server)
+
+def _resolution_entry_type() -> type:
+    from agent_connector_sdk.mcp.server.header_gate import ResolutionGate
+
+    return ResolutionGate
 
 
-def proxy_tool_names(server: FastMCP[Any]) -> set[str]:
-    """Names of the ``call_tool`` proxies of ``server``'s search transforms (server-level only)."""
-    # FastMCP exposes no public accessor for a search transform's proxy tool name; read it defensively
-    # from server-level transforms (mounted servers' transforms are not searched).
-    names: set[str] = set()
-    for transform in server.transforms:
-        proxy = getattr(transform, "_call_tool_name", None)
-        if isinstance(proxy, str):
-            names.add(proxy)
-    return names
+def _refuse_oversize_declaration(raw_headers: list[tuple[bytes, bytes]], limit: int) -> None:
+    for name, value in raw_headers:
+        if name.lower() == b"content-length" and value.strip().isdigit() and int(value) > limit:
+            raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
 
 
-def parameter_header_refusal(
-    tool: Tool, arguments: Mapping[str, Any], headers: Iterable[tuple[str, str]], audit: AuditSink
-) -> tuple[str, dict[str, Any]] | None:
-    """``(message, data)`` of the -32020 refusal when ``headers`` disagree with ``arguments`` for ``tool``.
+def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether the ``mcp`` SDK's own ``Mcp-Name`` decoding would raise (it must return ``None``).
 
-    ``None`` means the headers agree. ``data`` is ``{tool, header, category}`` (names only); every audit
-    event of the check goes to ``audit``. Shared by this ASGI gate and the in-resolution gate
-    (:mod:`.header_gate`), so both answer byte-for-byte alike.
+    ``mcp.shared.inbound.decode_header_value`` raises ``ValueError`` for a ``=?base64?…?=`` payload
+    with non-ASCII characters (mcp 2.3.0); its request classification does not catch it, so the
+    server would answer 500. This asks the SDK's decoder itself, so the rule cannot drift from it.
     """
-    descriptor = {"name": tool.name, "inputSchema": tool.parameters}
-    events: list[dict[str, Any]] = []
-    try:
-        validate_parameter_headers(descriptor, arguments, headers, events)
-    except HeaderMismatch as refusal:
-        return refusal.message, {"tool": tool.name, "header": refusal.header, "category": refusal.category}
-    except AdmissionError as refusal:
-        # Fail closed: the tool's own annotations are invalid, so no header can be checked against
-        # them (conforming clients drop such a tool; only a non-conforming caller gets here).
-        return refusal.message, {"tool": tool.name, "header": None, "category": refusal.category}
-    finally:
-        for event in events:
-            audit(event)
-    return None
+    for name, value in raw_headers:
+        if name.lower() == _NAME_HEADER:
+            try:
+                sdk_decode_header_value(value.decode("latin-1"))
+            except ValueError:
+                return True
+    return False
 
 
 def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
@@ -262,9 +397,19 @@ def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
     return request_id, cast(Mapping[str, Any], params)
 
 
-def _gate_applies(headers: Iterable[tuple[str, str]]) -> bool:
-    # Mcp-Param headers exist from 2026-07-28 on; an older protocol's call is checked only when it carries
-    # one anyway (an intermediary may route on it, so it must still agree with the body).
+def _request_id(body: bytes) -> Any:
+    try:
+        decoded = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    request_id = decoded.get("id") if isinstance(decoded, dict) else None
+    return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
+
+
+def gate_applies(headers: Iterable[tuple[str, str]]) -> bool:
+    """Whether a call with these headers is subject to parity: Mcp-Param headers exist from 2026-07-28
+    on; an older protocol's call is checked only when it carries one anyway (an intermediary may route
+    on it, so it must still agree with the body)."""
     for name, value in headers:
         folded = name.lower()
         if folded.startswith(_PARAM_PREFIX) or (
@@ -274,16 +419,19 @@ def _gate_applies(headers: Iterable[tuple[str, str]]) -> bool:
     return False
 
 
-def _routes_to_modern_transport(scope: Scope) -> bool:
+_gate_applies = gate_applies
+
+
+def _routes_to_modern_transport(raw_headers: Iterable[tuple[bytes, bytes]]) -> bool:
     """Whether ``mcp``'s session manager hands this request to its 2026-07-28 single-exchange transport.
 
     Mirrors ``StreamableHTTPSessionManager``'s routing: the first ``mcp-protocol-version`` header (ASGI
     names are lowercase), present and not a handshake-era version. That transport maps a handler's
-    -32020 to HTTP 400; the legacy ones do not, so their calls stay checked at this layer.
+    -32020 to HTTP 400; the legacy ones do not, so their calls are checked at the ASGI entry.
     """
-    for name, value in scope.get("headers", []):
+    for name, value in raw_headers:
         if name == _PROTOCOL_VERSION_HEADER:
-            return bytes(value).decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+            return value.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
     return False
 
 
@@ -300,8 +448,12 @@ def _jsonrpc_error(request_id: Any, code: int, message: str, data: Any = None) -
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
+def _json_body(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
 async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
-    body = json.dumps(payload, separators=(",", ":")).encode()
+    body = _json_body(payload)
     await send(
         {
             "type": "http.response.start",
@@ -310,6 +462,24 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _json_413(send: Send) -> Send:
+    """A ``send`` that turns the inner app's plain-text 413 (the ``mcp`` SDK's body limit) into the
+    same JSON-RPC answer the gate gives, so every route answers an oversize body alike."""
+    replacing = False
+
+    async def sending(message: Message) -> None:
+        nonlocal replacing
+        if message.get("type") == "http.response.start" and message.get("status") == 413:
+            replacing = True
+            await _send_json(send, 413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+            return
+        if replacing:
+            return  # the replaced plain-text body
+        await send(message)
+
+    return sending
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -9,14 +9,18 @@
   policy requires conforming ``structuredContent`` even on errors, so the check asks
   ``error_structured_content(tool_name, output_schema)`` for a payload (default: the first of ``[]``,
   ``{}``, ``""``, ``0``, ``false`` that validates; JSON ``null`` is not offered because FastMCP cannot put
-  a null ``structuredContent`` on the wire) and carries its JSON serialization in a text block. When
-  no conforming payload exists the failure becomes a JSON-RPC ``-32603`` error instead — never a
-  non-conforming result;
+  a null ``structuredContent`` on the wire). The result's *first* text block is the failure text (cut
+  to ``ERROR_TEXT_LIMIT`` characters, so an upstream error body arrives as a bounded excerpt); the
+  payload's JSON serialization follows it. When no conforming payload exists the failure becomes a
+  JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result. Invalid
+  arguments (``ArgumentsRefused`` from the resolution gate) are such a failure: the tool never ran;
 * runs ``contracts.results.validate_tool_result`` on every result against the descriptor this server
   publishes. A **violation** (e.g. the schema promises an object and the tool returned an array) is a
   JSON-RPC ``-32603`` error with ``data = {tool, category, path}``. Decision: not an ``isError``
   result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
-  model cannot fix a server bug by retrying, which is what ``isError`` invites.
+  model cannot fix a server bug by retrying, which is what ``isError`` invites. Exception: a result
+  with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
+  a failed call, answered as a conforming ``isError`` result.
 
 Finding the descriptor costs nothing extra when ``ResolvedToolRecorder`` — a pass-through FastMCP
 transform — is installed as the server's outermost transform (``gated_http_app`` does this): FastMCP's
@@ -47,8 +51,16 @@ from mcp.shared.exceptions import MCPError
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
+from agent_connector_sdk.mcp.server.logsafe import quoted
 
-__all__ = ["ErrorPayloadFactory", "OutputSelfCheck", "ResolvedToolRecorder", "first_conforming_placeholder"]
+__all__ = [
+    "ERROR_TEXT_LIMIT",
+    "ErrorPayloadFactory",
+    "OutputSelfCheck",
+    "ResolvedToolRecorder",
+    "bounded_error_text",
+    "first_conforming_placeholder",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -181,7 +193,8 @@ class OutputSelfCheck(Middleware):
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
             tool = resolution.tool or await self._published_tool(context, name)
-            return self._conforming_error(name, tool, str(failure))
+            category = getattr(failure, "category", "tool_failed")
+            return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
         finally:
             _RESOLUTION.reset(token)
         if isinstance(result, InputRequiredToolResult):
@@ -202,10 +215,21 @@ class OutputSelfCheck(Middleware):
                 return _with_text_serialization(result)
             logger.warning(
                 "tool result withheld: %s violates its contract (%s at %s)",
-                name, violation.category, violation.path or "/",
+                quoted(name), violation.category, quoted(violation.path or "/"),
             )
             if result.is_error:
                 return self._conforming_error(name, tool, _error_text(result))
+            if violation.category == "missing_structured_content":
+                # The tool produced no value at all (e.g. an OpenAPI tool whose upstream answered
+                # something that is not JSON): a failure of the call, not a wrong value. Its text is
+                # the upstream's, so it is not passed on.
+                return self._conforming_error(
+                    name,
+                    tool,
+                    f"tool {name!r} produced no structured result although its output schema requires "
+                    "one (e.g. the upstream answered with something other than JSON)",
+                    "no_structured_result",
+                )
             raise MCPError(
                 code=mcp_types.INTERNAL_ERROR,
                 message=f"result of tool {name!r} violates its published contract",
@@ -221,9 +245,16 @@ class OutputSelfCheck(Middleware):
             return None
         return await server.get_tool(name)
 
-    def _conforming_error(self, name: str, tool: Tool | None, message: str) -> ToolResult:
-        """An ``isError`` result that conforms to ``tool``'s published contract, or a -32603 error."""
-        blocks: list[mcp_types.ContentBlock] = []
+    def _conforming_error(
+        self, name: str, tool: Tool | None, message: str, category: str = "tool_failed"
+    ) -> ToolResult:
+        """An ``isError`` result that conforms to ``tool``'s published contract, or a -32603 error.
+
+        The error text comes first (a client reading the first block reads why the call failed), cut to
+        :data:`ERROR_TEXT_LIMIT` characters; the placeholder's JSON serialization follows it.
+        """
+        text = bounded_error_text(message)
+        blocks: list[mcp_types.ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
         payload: Any = _NO_PAYLOAD
         if tool is not None and tool.output_schema is not None:
             try:
@@ -233,15 +264,26 @@ class OutputSelfCheck(Middleware):
             except LookupError as none_fits:
                 raise MCPError(
                     code=mcp_types.INTERNAL_ERROR,
-                    message=f"tool {name!r} failed and no conforming error result exists",
-                    data={"tool": name, "category": "tool_failed"},
+                    message=f"{text} (and no error result conforms to the output schema of {name!r})",
+                    data={"tool": name, "category": category},
                 ) from none_fits
-            # The compatibility serialization comes first so text-only clients read the same value.
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
-        blocks.append(mcp_types.TextContent(type="text", text=message))
         if payload is _NO_PAYLOAD:
             return ToolResult(content=blocks, is_error=True)
         return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
+
+
+ERROR_TEXT_LIMIT = 512
+"""Most characters of failure text an ``isError`` result made by the check carries (e.g. an upstream
+API's error body inside FastMCP's ``HTTP error 404: ...``); longer text is cut and marked."""
+_TRUNCATION_MARK = "… (truncated)"
+
+
+def bounded_error_text(text: str) -> str:
+    """``text`` cut to :data:`ERROR_TEXT_LIMIT` characters (marked when cut)."""
+    if len(text) <= ERROR_TEXT_LIMIT:
+        return text
+    return text[: ERROR_TEXT_LIMIT - len(_TRUNCATION_MARK)] + _TRUNCATION_MARK
 
 
 def _error_text(result: ToolResult) -> str:

@@ -1,0 +1,294 @@
+"""Load and soak on loopback: 50 concurrent clients, a fixed request mix, two identical rounds.
+
+Run: ``python -m bench.load`` (``--clients N --iterations N --max-seconds S``; ``--json`` for a machine-
+readable summary, which ``scripts/reliability_report.py`` uses).
+
+A child process serves, on 127.0.0.1 only, under uvicorn:
+
+* the **GitHub connector**: the embedded extract's operations as tools behind a ``RegexSearchTransform``
+  with schema disclosure resources and the contract gates (what ``agent-connector serve`` assembles),
+  calling a local fake upstream in the same process;
+* the **contract lab** through ``gated_http_app``.
+
+Each client runs, per iteration, the same fixed mix of raw 2026-07-28 requests (httpx2): a search, a
+manifest read, a fragment read, a gated call through the search proxy (GitHub), a gated call with three
+``Mcp-Param-*`` headers and a plain call (lab). Every answer is checked: HTTP 200 and the expected
+result shape; anything else counts as an error (must be 0). Bounded in both count and time: each round
+is ``clients × iterations`` iterations and stops early at ``--max-seconds``.
+
+Printed per round: requests, errors, p50/p99 latency, and the server process's RSS before round 1 and
+after each round (a bounded server's RSS after round 2 stays near round 1's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # allow `python bench/load.py` as well as `-m`
+    sys.path.insert(0, str(ROOT))
+
+import httpx2  # noqa: E402
+
+PROTOCOL_VERSION = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench-load", "version": "0"},
+}
+TIMELINE = "issues_list_events_for_timeline"
+MIX = ("search", "manifest", "fragment", "github_call", "lab_headers", "lab_plain")
+
+
+# ------------------------------------------------------------------------------------ server side
+def _serve(ready: Any) -> None:
+    """Child process: the fake upstream, the GitHub connector and the lab, each on its own port."""
+    import threading
+
+    import uvicorn
+    from fastmcp.server.transforms.search import RegexSearchTransform
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
+    from agent_connector_sdk.connectors.github_extract import load_github_extract
+    from agent_connector_sdk.demo.contract_lab import contract_lab_app
+    from agent_connector_sdk.mcp.contracts.completion import RateLimiter
+    from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
+    from agent_connector_sdk.mcp.schema_disclosure_provider import (
+        describe_schema_tools,
+        register_schema_resources,
+    )
+    from agent_connector_sdk.mcp.server import ServerGates
+
+    async def upstream_handler(request: Any) -> JSONResponse:
+        return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])
+
+    upstream = Starlette(routes=[Route("/{path:path}", upstream_handler, methods=["GET", "PUT", "POST"])])
+
+    def start(app: Any) -> int:
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="on")
+        )
+        threading.Thread(target=server.run, daemon=True).start()
+        while not server.started:
+            time.sleep(0.02)
+        return int(server.servers[0].sockets[0].getsockname()[1])
+
+    upstream_port = start(upstream)
+    source = load_github_extract()
+    built = build_openapi_server(source.document, base_url=f"http://127.0.0.1:{upstream_port}")
+    disclosures = asyncio.run(build_tool_disclosures(built, SourceDigest.of(source.raw)))
+    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
+    built.server.add_transform(search)
+    register_schema_resources(built.server, search, disclosures)
+    github_app = ServerGates().http_app(built.server, stateless_http=True, json_response=True)
+    lab_app = contract_lab_app(stateless_http=True, json_response=True, rate_limiter=RateLimiter(10**6, 1.0))
+    ready.send((start(github_app), start(lab_app)))
+    while True:  # parent terminates us
+        time.sleep(3600)
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return -1
+
+
+# ------------------------------------------------------------------------------------ client side
+class Round:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.errors: dict[str, int] = {}
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+async def _post(
+    http: httpx2.AsyncClient, url: str, method: str, params: dict[str, Any], extra: list[tuple[str, str]]
+) -> dict[str, Any] | None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": META}})
+    headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", PROTOCOL_VERSION),
+        ("mcp-method", method),
+        *extra,
+    ]
+    response = await http.post(url, content=body.encode(), headers=headers)
+    if response.status_code != 200:
+        return None
+    decoded: dict[str, Any] = response.json()
+    return decoded.get("result")
+
+
+async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state: dict[str, Any]) -> bool:
+    if kind == "search":
+        result = await _post(
+            http,
+            github,
+            "tools/call",
+            {"name": "search_tools", "arguments": {"pattern": "timeline"}},
+            [("mcp-name", "search_tools")],
+        )
+        if result is None or result.get("isError"):
+            return False
+        entries = result["structuredContent"]["result"]
+        entry = next(e for e in entries if e["name"] == TIMELINE)
+        state["manifest_uri"] = entry["manifest_uri"]
+        return True
+    if kind == "manifest":
+        uri = state["manifest_uri"]
+        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri)])
+        if result is None:
+            return False
+        manifest = json.loads(result["contents"][0]["text"])
+        state["fragment_uri"] = manifest["fragment_uri_template"].replace(
+            "{index}", str(manifest["fragment_count"] - 1)
+        )
+        return True
+    if kind == "fragment":
+        uri = state["fragment_uri"]
+        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri)])
+        return result is not None and bool(result["contents"][0]["text"])
+    if kind == "github_call":
+        arguments = {"name": TIMELINE, "arguments": {"owner": "octo", "repo": "hello", "issue_number": 42}}
+        result = await _post(
+            http,
+            github,
+            "tools/call",
+            {"name": "call_tool", "arguments": arguments},
+            [("mcp-name", "call_tool")],
+        )
+        return result is not None and result.get("isError") is False
+    if kind == "lab_headers":
+        arguments = {"region": "Zürich west", "priority": 2, "express": True}
+        extra = [
+            ("mcp-name", "route_shipment"),
+            ("mcp-param-region", "=?base64?WsO8cmljaCB3ZXN0?="),
+            ("mcp-param-priority", "2"),
+            ("mcp-param-express", "true"),
+        ]
+        result = await _post(
+            http, lab, "tools/call", {"name": "route_shipment", "arguments": arguments}, extra
+        )
+        return result is not None and result.get("isError") is False
+    result = await _post(
+        http, lab, "tools/call", {"name": "list_regions", "arguments": {}}, [("mcp-name", "list_regions")]
+    )
+    return result is not None and result.get("isError") is False
+
+
+async def _client(github: str, lab: str, iterations: int, deadline: float, into: Round) -> None:
+    state: dict[str, Any] = {}
+    async with httpx2.AsyncClient(timeout=60) as http:
+        for _ in range(iterations):
+            if time.monotonic() > deadline:
+                return
+            for kind in MIX:
+                started = time.perf_counter()
+                try:
+                    ok = await _one(kind, http, github, lab, state)
+                except (httpx2.HTTPError, KeyError, ValueError, StopIteration, TypeError) as error:
+                    ok = False
+                    kind = f"{kind}:{type(error).__name__}"
+                into.latencies.append(time.perf_counter() - started)
+                if not ok:
+                    into.error(kind)
+                    return  # later steps of this mix depend on this one
+
+
+async def _round(
+    github: str, lab: str, clients: int, iterations: int, max_seconds: float
+) -> tuple[Round, float]:
+    into = Round()
+    started = time.monotonic()
+    deadline = started + max_seconds
+    await asyncio.gather(*(_client(github, lab, iterations, deadline, into) for _ in range(clients)))
+    return into, time.monotonic() - started
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def run(clients: int, iterations: int, max_seconds: float) -> dict[str, Any]:
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_serve, args=(send,), daemon=True)
+    process.start()
+    try:
+        if not receive.poll(120):
+            raise RuntimeError("bench servers did not start")
+        github_port, lab_port = receive.recv()
+        github, lab = f"http://127.0.0.1:{github_port}/mcp", f"http://127.0.0.1:{lab_port}/mcp"
+        assert process.pid is not None
+        summary: dict[str, Any] = {
+            "clients": clients,
+            "iterations": iterations,
+            "mix": list(MIX),
+            "rounds": [],
+        }
+        summary["rss_kib_before"] = _rss_kib(process.pid)
+        for number in (1, 2):
+            into, elapsed = asyncio.run(_round(github, lab, clients, iterations, max_seconds))
+            summary["rounds"].append(
+                {
+                    "round": number,
+                    "requests": len(into.latencies),
+                    "errors": sum(into.errors.values()),
+                    "error_kinds": into.errors,
+                    "seconds": round(elapsed, 2),
+                    "p50_ms": round(_percentile(into.latencies, 0.50) * 1000, 1),
+                    "p99_ms": round(_percentile(into.latencies, 0.99) * 1000, 1),
+                    "mean_ms": round(statistics.fmean(into.latencies) * 1000, 1) if into.latencies else None,
+                    "rss_kib_after": _rss_kib(process.pid),
+                }
+            )
+        return summary
+    finally:
+        process.terminate()
+        process.join(10)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--iterations", type=int, default=4, help="mixes per client per round")
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="time cap per round")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    summary = run(args.clients, args.iterations, args.max_seconds)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(
+            f"{args.clients} concurrent clients x {args.iterations} iterations of {len(MIX)} requests: "
+            f"{', '.join(MIX)} (loopback, uvicorn, 2 identical rounds)"
+        )
+        print(f"server RSS before: {summary['rss_kib_before'] / 1024:.1f} MiB")
+        for entry in summary["rounds"]:
+            print(
+                f"round {entry['round']}: {entry['requests']} requests in {entry['seconds']} s, "
+                f"errors {entry['errors']} {entry['error_kinds'] or ''}, p50 {entry['p50_ms']} ms, "
+                f"p99 {entry['p99_ms']} ms, server RSS after {entry['rss_kib_after'] / 1024:.1f} MiB"
+            )
+    return 1 if any(entry["errors"] for entry in summary["rounds"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""The compatibility module: the installed FastMCP/mcp are the tested minors, every private accessor
+still reaches what it names, and no other module touches those internals."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import fastmcp
+import pytest
+from fastmcp.client.transports import StreamableHttpTransport
+from fastmcp.server.transforms.search import RegexSearchTransform
+
+from agent_connector_sdk.mcp import compat
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "src" / "agent_connector_sdk"
+PRIVATE_ACCESS = re.compile(
+    r"\._mcp_server\b|\._on_list_|\._list_page_size\b|\b_srctx\b|\._call_tool_name\b|_make_verify_factory"
+    r"|mcp\.shared\._httpx_utils|setattr\(server, \"get_tool\""
+)
+# Host-side modules still importing private mcp internals directly; the host-core work routes them
+# through `compat` (which already offers `create_mcp_http_client`, `McpHttpClientFactory` and
+# `make_verify_factory`). Listed here so the list can only shrink.
+PENDING_HOST_SIDE = {"mcp/param_headers_transport.py"}
+
+
+def test_the_installed_fastmcp_and_mcp_are_the_tested_minor_versions() -> None:
+    untested = compat.untested_versions()
+    assert untested == [], (
+        "agent_connector_sdk.mcp.compat was not checked against "
+        + ", ".join(untested)
+        + ": re-check every accessor in compat.py, then update TESTED_VERSIONS and the pins"
+    )
+
+
+def test_the_pins_are_the_tested_minor_versions() -> None:
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for distribution, (major, minor) in compat.TESTED_VERSIONS.items():
+        (pin,) = [d for d in dependencies if re.match(rf"{distribution}\b(?!-)", d)]
+        assert pin == f"{distribution}>={major}.{minor},<{major}.{minor + 1}", pin
+
+
+def test_no_module_but_compat_touches_the_internals() -> None:
+    offenders = []
+    for path in SOURCE.rglob("*.py"):
+        relative = path.relative_to(SOURCE).as_posix()
+        if relative == "mcp/compat.py" or relative in PENDING_HOST_SIDE:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PRIVATE_ACCESS.search(line):
+                offenders.append(f"{relative}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+def test_list_handlers_are_the_ones_fastmcp_registers() -> None:
+    server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("compat")
+    low_level = compat.low_level_server(server)
+    for method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list"):
+        entry = low_level.get_request_handler(method)
+        assert entry is not None and entry.handler == compat.fastmcp_list_handler(server, method), method
+
+
+def test_list_page_size_reads_fastmcp_pagination() -> None:
+    assert compat.list_page_size(fastmcp.FastMCP("a")) is None
+    assert compat.list_page_size(fastmcp.FastMCP("b", list_page_size=7)) == 7
+
+
+def test_search_proxy_name_is_read_from_the_transform() -> None:
+    assert compat.search_proxy_tool_name(RegexSearchTransform()) == "call_tool"
+    assert compat.search_proxy_tool_name(RegexSearchTransform(call_tool_name="run")) == "run"
+    assert compat.search_proxy_tool_name(object()) is None
+
+
+async def test_wire_request_sees_the_current_call_and_nothing_outside_one() -> None:
+    server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("wire")
+    seen: list[Any] = []
+
+    @server.tool
+    def probe(x: int) -> int:
+        current = compat.wire_request()
+        assert current is not None
+        _, method, params = current
+        seen.append((method, dict(params)))
+        return x
+
+    assert compat.wire_request() is None
+    async with fastmcp.Client(server) as client:
+        await client.call_tool("probe", {"x": 3})
+    assert seen[0][0] == "tools/call"
+    assert seen[0][1]["name"] == "probe" and seen[0][1]["arguments"] == {"x": 3}
+
+
+async def test_replacing_tool_resolution_is_what_call_tool_uses() -> None:
+    server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("resolve")
+
+    @server.tool
+    def echo(x: int) -> int:
+        return x
+
+    resolved: list[str] = []
+
+    def make(original: compat.GetTool) -> compat.GetTool:
+        async def get_tool(name: str, version: Any = None) -> Any:
+            resolved.append(name)
+            return await original(name, version)
+
+        return get_tool
+
+    assert compat.installed_tool_resolution(server) is None
+    compat.replace_tool_resolution(server, make)
+    assert compat.installed_tool_resolution(server) is not None
+    async with fastmcp.Client(server) as client:
+        await client.call_tool("echo", {"x": 1})
+    assert "echo" in resolved
+
+
+def test_the_sdk_header_check_hook_exists_and_is_switched_off() -> None:
+    server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("hook")
+    low_level = compat.low_level_server(server)
+    assert hasattr(low_level, "get_tool_input_schema")
+    compat.disable_sdk_parameter_header_check(server)
+    assert low_level.get_tool_input_schema("anything") is None
+
+
+def test_host_side_accessors_reach_the_sdk() -> None:
+    assert callable(compat.create_mcp_http_client)
+    assert compat.McpHttpClientFactory is not None
+    factory = compat.make_verify_factory(StreamableHttpTransport("http://127.0.0.1:9/mcp"))
+    assert factory is None or callable(factory)
+
+
+@pytest.mark.parametrize("distribution", sorted(compat.TESTED_VERSIONS))
+def test_an_untested_version_is_reported(monkeypatch: pytest.MonkeyPatch, distribution: str) -> None:
+    real = compat.version
+    monkeypatch.setattr(compat, "version", lambda name: "99.0.0" if name == distribution else real(name))
+    assert compat.untested_versions() == [
+        f"{distribution} 99.0.0 (tested: {'.'.join(map(str, compat.TESTED_VERSIONS[distribution]))})"
+    ]
