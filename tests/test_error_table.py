@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.connectors.openapi import OpenAPIToolsMissing
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.errors import (
@@ -44,6 +45,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.schema_disclosure_navigation import DisclosureReadRefused
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
+from agent_connector_sdk.mcp.server import ArgumentsRefused
 
 FAMILIES: dict[str, type[AgentConnectorError]] = {
     cls.__name__: cls
@@ -71,6 +73,8 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         InvocationRefused,
         CallFailed,
         ResultRejected,
+        CliError,
+        ArgumentsRefused,
     )
 }
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.contracts import AdmissionPolicy, admit_tools
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
+from agent_connector_sdk.mcp.contracts.errors import HeaderMismatch, HeaderValueError
 from agent_connector_sdk.mcp.contracts.headers import (
     decode_header_value,
     encode_header_value,
@@ -447,7 +447,9 @@ def test_base64_sentinel_examples_are_refused_not_crashing() -> None:
             decode_header_value("=?base64?" + raw.decode("latin-1") + "?=")
         except HeaderValueError as refusal:
             assert refusal.category == "malformed"
-    with pytest.raises(AdmissionError):
+    # Execute's own label for a descriptor whose annotation is invalid (it was AdmissionError before the
+    # one-error-root redesign): the server cannot check headers against it, so it refuses.
+    with pytest.raises(HeaderMismatch) as invalid:
         validate_parameter_headers(
             {
                 "name": "bad",
@@ -460,3 +462,4 @@ def test_base64_sentinel_examples_are_refused_not_crashing() -> None:
             [],
             [],
         )
+    assert invalid.value.category == "invalid_header_annotation"

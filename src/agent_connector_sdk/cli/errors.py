@@ -11,21 +11,43 @@ from __future__ import annotations
 import re
 import ssl
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, Literal
 
-__all__ = ["CliError", "ServerUnavailable", "explain_unreachable", "iter_causes", "needs_status_probe"]
+from agent_connector_sdk.errors import AgentConnectorError
+
+__all__ = [
+    "CliCategory",
+    "CliError",
+    "ServerUnavailable",
+    "explain_unreachable",
+    "iter_causes",
+    "needs_status_probe",
+]
 
 EXIT_USAGE: Final = 2
 
+CliCategory = Literal["usage", "server_unavailable"]
 
-class CliError(Exception):
-    """Bad input or an unusable environment: printed as ``agent-connector: <message>``, exit 2."""
 
+class CliError(AgentConnectorError):
+    """Bad input or an unusable environment: printed as ``agent-connector: <message>``, exit 2.
+
+    Category ``usage`` (the command line or a file it names cannot be used) unless a subclass says
+    otherwise.
+    """
+
+    category: CliCategory
     exit_code: int = EXIT_USAGE
+
+    def __init__(self, message: str, *, category: CliCategory = "usage") -> None:
+        super().__init__(category, message)
 
 
 class ServerUnavailable(CliError):
-    """The server could not be reviewed at all (see :func:`explain_unreachable`)."""
+    """The server could not be reviewed at all (see :func:`explain_unreachable`); ``server_unavailable``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, category="server_unavailable")
 
 
 _CONTENT_TYPE: Final = re.compile(r"Unexpected content type:\s*([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+)")

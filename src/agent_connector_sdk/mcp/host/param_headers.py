@@ -41,9 +41,9 @@ import fastmcp
 import httpx2
 import mcp_types
 from fastmcp.client.transports.http import StreamableHttpTransport
-from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
 from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
 from agent_connector_sdk.mcp.host.core import prepare_invocation
 
@@ -164,7 +164,7 @@ class ParamHeaderChannel:
 
     def _wrap_factory(self, transport: StreamableHttpTransport) -> None:
         original = transport.httpx_client_factory
-        verify_factory = transport._make_verify_factory() if original is None else None
+        verify_factory = make_verify_factory(transport) if original is None else None
 
         async def stamp_param_headers(request: httpx2.Request) -> None:
             pending = _PENDING.get()

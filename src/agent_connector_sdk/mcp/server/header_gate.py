@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -40,8 +40,9 @@ from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
+from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
+from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE, ArgumentCategory
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server.header_parity import (
     REQUEST_STATE_KEY,
@@ -61,7 +62,7 @@ _CHECKED: contextvars.ContextVar[object | None] = contextvars.ContextVar(
 )
 
 
-class ArgumentsRefused(ToolError):
+class ArgumentsRefused(ToolError, AgentConnectorError):
     """The call's arguments break the tool's published ``inputSchema``; the tool was not run.
 
     ``category`` is ``invalid_arguments`` (or the schema's own failure: ``invalid_schema``,
@@ -69,12 +70,16 @@ class ArgumentsRefused(ToolError):
     the failing schema keyword. The message carries the tool name, path and keyword, never a value.
     """
 
-    def __init__(self, tool: str, category: str, path: str, keyword: str, detail: str) -> None:
+    # A ToolError so FastMCP answers a conforming ``isError`` result (the spec's input-validation rule);
+    # an AgentConnectorError so it routes like every other refusal. The server runs it: Execute.
+    gate: ClassVar[Gate | None] = "execute"
+    category: ArgumentCategory
+
+    def __init__(self, tool: str, category: ArgumentCategory, path: str, keyword: str, detail: str) -> None:
         self.tool = tool
-        self.category = category
         self.path = path
         self.keyword = keyword
-        super().__init__(_argument_message(tool, category, path, keyword, detail))
+        AgentConnectorError.__init__(self, category, _argument_message(tool, category, path, keyword, detail))
 
 
 def _argument_message(tool: str, category: str, path: str, keyword: str, detail: str) -> str:
@@ -159,7 +164,7 @@ def _validate(tool: Tool, arguments: Mapping[str, Any]) -> None:
     failure = validate_instance(tool.parameters, instance)
     if failure is None:
         return
-    category = "invalid_arguments" if failure.kind == "instance" else failure.kind
+    category: ArgumentCategory = "invalid_arguments" if failure.kind == "instance" else failure.kind
     raise ArgumentsRefused(tool.name, category, failure.path, failure.keyword, failure.message)
 
 
