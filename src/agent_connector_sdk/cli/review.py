@@ -53,6 +53,7 @@ from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValue
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+    AdmissionRefused,
     CallerScope,
     DisclosedTool,
     DisclosureConsumerError,
@@ -422,17 +423,24 @@ async def _review_hidden(
     policy = AdmissionPolicy(profile=options.profile)
     for entry in entries.values():
         selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
+        tool: DisclosedTool | None = None
+        failure: DisclosureConsumerError | None = None
         try:
             tool = await consumer.disclose(selection)
         except DisclosureConsumerError as error:
+            # Verified, then refused by the host core's Admit gate: the review shows both facts.
+            tool = error.verified if isinstance(error, AdmissionRefused) else None
+            failure = error
+        if tool is None:
+            assert failure is not None
             check = DisclosureCheck(
                 verified=False,
                 manifest_uri=entry.manifest_uri,
                 schema_sha256=entry.schema_sha256,
                 fragment_count=entry.fragment_count,
-                step=error.step,
-                category=error.category,
-                reason=error.message,
+                step=failure.step,
+                category=failure.category,
+                reason=failure.message,
             )
             reviews.append(
                 ToolReview(

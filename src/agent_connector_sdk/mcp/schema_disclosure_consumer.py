@@ -163,6 +163,8 @@ class AdmissionRefused(DisclosureConsumerError):
     gate: ClassVar[Gate | None] = "admit"
     step = "admit"
     category: AdmissionCategory
+    verified: DisclosedTool | None = None
+    """From ``disclose``: the disclosure that verified before the policy refused it (never callable)."""
 
 
 class StaleSelection(DisclosureConsumerError):
@@ -414,14 +416,21 @@ class SchemaDisclosureConsumer:
         except SchemaDisclosureError as error:
             raise DisclosureMismatch(error.category, error.message) from None
         self.audit({"event": "disclosed", "tool": manifest.alias, "fragments": manifest.fragment_count})
-        self._admit(navigation, manifest, document)
-        return DisclosedTool(
+        disclosed = DisclosedTool(
             selection=selection,
             manifest=manifest,
             input_schema=document["inputSchema"],
             output_schema=document["outputSchema"],
             bytes_read=budget.spent,
         )
+        try:
+            self._admit(navigation, manifest, document)
+        except AdmissionRefused as refusal:
+            # The schemas verified; the host's policy refused them. A reviewer reports both facts, so
+            # the refusal carries what was verified (it grants nothing: the core did not admit it).
+            refusal.verified = disclosed
+            raise
+        return disclosed
 
     async def _read_fragments(self, manifest: SchemaManifest, budget: _Budget) -> list[SchemaFragment]:
         fragments: list[SchemaFragment | None] = [None] * manifest.fragment_count
