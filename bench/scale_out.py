@@ -91,9 +91,8 @@ def replica_process(state: str, replica_id: str) -> Iterator[str]:
 
 
 def _manifest_uri() -> str:
-    from tests.scaleout._replica import _lab_disclosures, lab_manifest_uri
-
     from agent_connector_sdk.demo.contract_lab import contract_lab_server
+    from tests.scaleout._replica import _lab_disclosures, lab_manifest_uri
 
     return lab_manifest_uri(_lab_disclosures(contract_lab_server()), "route_shipment")
 
