@@ -136,6 +136,12 @@ def _read(c: Cluster, target: str, uri: str) -> httpx2.Response:
     return post(c.http, c.via(target), "resources/read", {"uri": uri})
 
 
+def _searched(c: Cluster, target: str, pattern: str) -> set[str]:
+    result = result_of(_call(c, target, "search_tools", {"pattern": pattern}))
+    assert result["isError"] is False
+    return {entry["name"] for entry in result["structuredContent"]["result"]}
+
+
 def _set_enabled(c: Cluster, target: str, tool: str, enabled: bool, token: str = "admin-token") -> Any:
     return _call(c, target, "admin_set_tool_enabled", {"tool": tool, "enabled": enabled}, token=token)
 
@@ -145,6 +151,7 @@ def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_re
     for replica in (EU, US):
         assert result_of(_call(cluster, replica, "list_regions", {}))["isError"] is False
         assert result_of(_read(cluster, replica, manifest))["contents"][0]["uri"] == manifest
+        assert _searched(cluster, replica, "regions") == {"list_regions"}
 
     switched = result_of(_set_enabled(cluster, EU, "list_regions", False))
     assert switched["isError"] is False
@@ -160,6 +167,7 @@ def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_re
             "data": {"uri": manifest},
         }
         assert cluster.health(replica)["state"]["catalogGeneration"] == generation
+        assert _searched(cluster, replica, "regions") == set()  # search results omit it too
         # Other tools are untouched.
         assert (
             result_of(
