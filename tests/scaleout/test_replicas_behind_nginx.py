@@ -7,9 +7,10 @@ must be installed (``scripts/ensure_services.sh``): a missing one fails these te
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +53,7 @@ def _address(url: str) -> str:
     return f"{parts.hostname}:{parts.port}"
 
 
+@contextmanager
 def _cluster(*, shared: bool, prefix: str, limit: int = 5) -> Iterator[Cluster]:
     with ExitStack() as stack:
         redis = stack.enter_context(redis_server())
@@ -69,7 +71,9 @@ def _cluster(*, shared: bool, prefix: str, limit: int = 5) -> Iterator[Cluster]:
 
 @pytest.fixture
 def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
-    yield from _cluster(shared=True, prefix=f"test-{request.node.name[:40]}")
+    prefix = re.sub(r"[^A-Za-z0-9_.-]", "-", request.node.name)[:100]
+    with _cluster(shared=True, prefix=prefix) as cluster:
+        yield cluster
 
 
 def result_of(response: httpx2.Response) -> dict[str, Any]:
@@ -121,7 +125,7 @@ def test_completion_requests_spread_over_both_replicas_hit_one_shared_limit(clus
 
 def test_without_shared_state_each_replica_counts_its_own_window() -> None:
     """The problem the shared backend solves: per-process limits give a caller N times the limit."""
-    for c in _cluster(shared=False, prefix="unused"):
+    with _cluster(shared=False, prefix="unused") as c:
         responses = _complete_many(c, 10)
         admitted = [r for r in responses if "result" in r.json()]
         assert len(admitted) == 10
