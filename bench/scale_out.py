@@ -17,7 +17,10 @@ Operations: ``tools/call route_shipment`` with its ``Mcp-Param-Region`` header (
 argument and output checks all run), and ``resources/read`` of its disclosure manifest (re-authorized
 and re-hashed on every read). Each request's answer is checked; errors are counted (expected: 0).
 Load comes from ``--load-processes`` client processes, each keeping ``--concurrency`` requests in flight.
-Printed: requests per second (best round), p50/p99 latency over all rounds, errors, and the ratios.
+Printed: requests per second (best round), p50/p99 latency over all rounds, errors, the replicas' CPU
+time per request (summed over the set-up's replica processes, read from ``/proc``; on a shared, busy
+machine this is the steadier number: capacity ≈ cores available to replicas / CPU per request), and
+the ratios.
 """
 
 from __future__ import annotations
@@ -60,8 +63,15 @@ def _run_replica(port: int, state: str, replica_id: str) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def replica_process(state: str, replica_id: str) -> Iterator[str]:
+def replica_process(state: str, replica_id: str) -> Iterator[tuple[str, int]]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "bench.scale_out", "--replica", str(port), state, replica_id],
@@ -80,7 +90,7 @@ def replica_process(state: str, replica_id: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"replica {replica_id} did not start")
             time.sleep(0.1)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", process.pid
     finally:
         process.terminate()
         try:
@@ -186,6 +196,8 @@ def measure(url: str, operation: str, manifest: str, requests: int, concurrency:
 class Series:
     label: str
     url: str
+    pids: list[int]
+    cpu_ms: dict[str, list[float]] = field(default_factory=lambda: {op: [] for op in OPERATIONS})
     rates: dict[str, list[float]] = field(default_factory=lambda: {op: [] for op in OPERATIONS})
     latencies: dict[str, list[float]] = field(default_factory=lambda: {op: [] for op in OPERATIONS})
     errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OPERATIONS, 0))
@@ -206,23 +218,28 @@ def main() -> None:
     manifest = _manifest_uri()
     with ExitStack() as stack:
         redis = stack.enter_context(redis_server())
-        embedded = stack.enter_context(replica_process("memory", "embedded"))
-        first = stack.enter_context(replica_process(redis.url, "replica-1"))
-        second = stack.enter_context(replica_process(redis.url, "replica-2"))
+        embedded, embedded_pid = stack.enter_context(replica_process("memory", "embedded"))
+        first, first_pid = stack.enter_context(replica_process(redis.url, "replica-1"))
+        second, second_pid = stack.enter_context(replica_process(redis.url, "replica-2"))
         one = stack.enter_context(nginx_balancer({SHIPPED_REPLICAS[0]: first, SHIPPED_REPLICAS[1]: first}))
         two = stack.enter_context(nginx_balancer({SHIPPED_REPLICAS[0]: first, SHIPPED_REPLICAS[1]: second}))
         series = [
-            Series("1 replica, embedded state, direct", f"http://{embedded}/mcp"),
-            Series("1 replica, Redis state, direct", f"http://{first}/mcp"),
-            Series("1 replica, Redis state, via nginx", f"{one}/mcp"),
-            Series("2 replicas, Redis state, via nginx", f"{two}/mcp"),
+            Series("1 replica, embedded state, direct", f"http://{embedded}/mcp", [embedded_pid]),
+            Series("1 replica, Redis state, direct", f"http://{first}/mcp", [first_pid]),
+            Series("1 replica, Redis state, via nginx", f"{one}/mcp", [first_pid]),
+            Series("2 replicas, Redis state, via nginx", f"{two}/mcp", [first_pid, second_pid]),
         ]
         for _ in range(args.rounds):
             for operation in OPERATIONS:
                 for s in series:
+                    before = sum(cpu_seconds(pid) for pid in s.pids)
                     run = measure(
                         s.url, operation, manifest, args.requests, args.concurrency, args.load_processes
                     )
+                    spent = sum(cpu_seconds(pid) for pid in s.pids) - before
+                    # Includes the untimed warm-up requests (one per connection per load process).
+                    total = run["requests"] + args.concurrency * args.load_processes
+                    s.cpu_ms[operation].append(spent * 1000 / total)
                     s.rates[operation].append(run["requests"] / run["elapsed"])
                     s.latencies[operation].extend(run["latencies"])
                     s.errors[operation] += run["errors"]
@@ -232,14 +249,17 @@ def main() -> None:
         f"{args.concurrency} in flight; {args.requests} requests per set-up/operation/round, "
         f"{args.rounds} rounds (best round's rate; latency over all rounds)"
     )
-    print(f"{'set-up':<38} {'operation':<16} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    print(
+        f"{'set-up':<38} {'operation':<16} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}"
+        f" {'replica CPU ms/req':>19}"
+    )
     for s in series:
         for operation in OPERATIONS:
             lat = s.latencies[operation]
             print(
                 f"{s.label:<38} {operation:<16} {max(s.rates[operation]):>8.0f} "
                 f"{_percentile(lat, 0.50) * 1000:>8.2f} {_percentile(lat, 0.99) * 1000:>8.2f} "
-                f"{s.errors[operation]:>7}"
+                f"{s.errors[operation]:>7} {min(s.cpu_ms[operation]):>19.2f}"
             )
     for operation in OPERATIONS:
         best = {s.label: max(s.rates[operation]) for s in series}
