@@ -256,3 +256,29 @@ def test_state_urls() -> None:
         assert refused.value.category == "invalid_state_url"
     described = describe_state_url("redis://user:s3cret@cache.internal:6380/2?x=1")
     assert described == "redis://cache.internal:6380" and "s3cret" not in described
+
+
+# --------------------------------------------------------------------------------- operator command
+async def test_operator_command_switches_tools_for_every_replica(
+    redis: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from agent_connector_sdk.state.admin import main as admin
+
+    out = io.StringIO()
+    url = redis.url.replace("redis://", "redis://:unused-password@")
+    # The command runs its own event loop, so it is run in a thread here (this test is async).
+    code = await asyncio.to_thread(
+        admin, ["--state", url, "--namespace", "lab", "disable", "list_regions"], out
+    )
+    assert code == 0 and "list_regions disabled" in out.getvalue()
+    replica = RedisStateBackend.from_url(redis.url, prefix="agent-connector")
+    assert (await replica.catalog.disabled_tools("lab"))[1] == {"list_regions"}
+    await replica.aclose()
+    redis.stop()
+    assert (
+        await asyncio.to_thread(admin, ["--state", url, "--namespace", "lab", "status"], io.StringIO()) == 2
+    )
+    error = capsys.readouterr().err
+    assert "state_unavailable" in error and "unused-password" not in error and error.count("\n") == 1
