@@ -282,3 +282,42 @@ async def test_operator_command_switches_tools_for_every_replica(
     )
     error = capsys.readouterr().err
     assert "state_unavailable" in error and "unused-password" not in error and error.count("\n") == 1
+
+
+# ------------------------------------------------------------------------- completion handler (edit)
+class _LostLimiter:
+    """An async limiter whose store is gone."""
+
+    max_requests = 5
+    window_seconds = 60.0
+
+    async def acquire(self, key: str) -> int | None:
+        raise StateUnavailable("rate limit check")
+
+
+@pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
+async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
+    from agent_connector_sdk.demo.contract_lab import contract_lab_completions
+    from agent_connector_sdk.mcp.client import ContractClient, JsonRpcError
+    from agent_connector_sdk.mcp.server import gated_http_app
+
+    chosen: Any = {
+        "sync": RateLimiter(2, 60.0),
+        "async": MemoryStateBackend().rate_limiter("completion", max_requests=2, window_seconds=60.0),
+        "lost": _LostLimiter(),
+    }[limiter]
+    server = contract_lab_server()
+    gated_http_app(server, completions=contract_lab_completions(rate_limiter=chosen))
+    ref = {"type": "ref/prompt", "name": "deploy_plan"}
+    async with ContractClient(fastmcp.Client(server)) as client:
+        if limiter == "lost":
+            with pytest.raises(JsonRpcError) as refused:
+                await client.complete(ref, "environment", "st")
+            assert refused.value.code == -32010
+            assert refused.value.data == {"category": "state_unavailable", "retryAfterMs": 1000}
+            return
+        for _ in range(2):
+            assert (await client.complete(ref, "environment", "st")).values == ["staging"]
+        with pytest.raises(JsonRpcError) as limited:
+            await client.complete(ref, "environment", "st")
+        assert limited.value.code == -32010 and limited.value.retry_after_ms is not None
