@@ -46,6 +46,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
 from agent_connector_sdk.mcp.schema_disclosure_navigation import DisclosureReadRefused
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
 from agent_connector_sdk.mcp.server import ArgumentsRefused
+from agent_connector_sdk.state import StateConfigError, StateUnavailable
 
 FAMILIES: dict[str, type[AgentConnectorError]] = {
     cls.__name__: cls
@@ -75,6 +76,8 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         ResultRejected,
         CliError,
         ArgumentsRefused,
+        StateUnavailable,
+        StateConfigError,
     )
 }
 README = Path(__file__).resolve().parents[1] / "README.md"

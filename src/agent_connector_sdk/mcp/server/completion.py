@@ -7,7 +7,9 @@ server has exactly one). For each ``completion/complete`` it:
    the HTTP peer address; proxy headers count only from ``trusted_proxies``) and charges the caller's
    sliding window (``contracts.completion.RateLimiter``);
    a refusal is JSON-RPC error ``rate_limit_code`` (default ``-32010``, inside the implementation range
-   -32000..-32019) with ``data.retryAfterMs``;
+   -32000..-32019) with ``data.retryAfterMs``. The limiter may also be a shared ``state`` backend's
+   async limiter; when its store is unreachable the request is refused with the same code and
+   ``data: {category: "state_unavailable", retryAfterMs}`` — never admitted unlimited;
 2. validates the params (``contracts.completion.parse_completion_params``; refusal → ``-32602``);
 3. resolves the referenced prompt or resource template *as this caller sees it* — through FastMCP's
    visibility and component ``auth`` — and answers an empty completion when the caller cannot see it
@@ -49,9 +51,11 @@ from agent_connector_sdk.mcp.contracts.completion import (
 )
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
 from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.state.base import AsyncRateLimiter, StateUnavailable
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
+    "STATE_UNAVAILABLE_RETRY_MS",
     "AuthorizedCompletions",
     "CandidateSource",
     "Suggestion",
@@ -62,6 +66,9 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_RATE_LIMIT_CODE = -32010
 """Implementation-defined JSON-RPC code (range -32000..-32019) for a rate-limited completion."""
+STATE_UNAVAILABLE_RETRY_MS = 1000
+"""``data.retryAfterMs`` of the refusal sent when a shared limiter's store is unreachable
+(same code as a rate limit, ``data.category == "state_unavailable"``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +133,15 @@ class AuthorizedCompletions:
     def __init__(
         self,
         *,
-        rate_limiter: RateLimiter | None = None,
+        rate_limiter: RateLimiter | AsyncRateLimiter | None = None,
         rate_limit_code: int = DEFAULT_RATE_LIMIT_CODE,
         trusted_proxies: Collection[str] = (),
     ) -> None:
         if not -32019 <= rate_limit_code <= -32000:
             raise ValueError("rate_limit_code must be in the implementation range -32000..-32019")
-        self.rate_limiter = rate_limiter if rate_limiter is not None else RateLimiter(30, 10.0)
+        self.rate_limiter: RateLimiter | AsyncRateLimiter = (
+            rate_limiter if rate_limiter is not None else RateLimiter(30, 10.0)
+        )
         self.rate_limit_code = rate_limit_code
         self.trusted_proxies = frozenset(trusted_proxies)
         self._sources: dict[tuple[str, str, str], CandidateSource] = {}
@@ -161,7 +170,17 @@ class AuthorizedCompletions:
     ) -> mcp_types.Completion:
         token = get_access_token()
         key = caller_key(token, trusted_proxies=self.trusted_proxies)
-        retry_after_ms = self.rate_limiter.acquire(key)
+        verdict = self.rate_limiter.acquire(key)
+        try:
+            # A shared (async) limiter may be unreachable: refuse rather than admit unlimited.
+            retry_after_ms = await verdict if inspect.isawaitable(verdict) else verdict
+        except StateUnavailable:
+            logger.warning("completion refused: rate limit state unavailable caller=%s", quoted(key))
+            raise MCPError(
+                code=self.rate_limit_code,
+                message="completion rate limit unavailable",
+                data={"category": "state_unavailable", "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
+            ) from None
         if retry_after_ms is not None:
             logger.info("completion refused: rate_limited caller=%s", quoted(key))
             raise MCPError(

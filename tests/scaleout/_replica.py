@@ -1,0 +1,118 @@
+"""One replica of the contract lab for the scale-out tests and benchmark: gated tools (``route_shipment``
+routes on ``Mcp-Param-Region``), authorized completion, a search transform with schema-disclosure
+resources, and the shared state of ``build_replica_app``. Every call builds a fresh, independent server:
+replicas share nothing but the state store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx2
+from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from fastmcp.server.transforms.search import RegexSearchTransform
+
+from agent_connector_sdk.demo.contract_lab import (
+    PRODUCTION_SCOPE,
+    contract_lab_completions,
+    contract_lab_server,
+)
+from agent_connector_sdk.mcp.contracts.completion import RateLimiter
+from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
+from agent_connector_sdk.mcp.schema_disclosure.uris import manifest_uri
+from agent_connector_sdk.mcp.schema_disclosure_provider import (
+    describe_schema_tools,
+    register_schema_resources,
+)
+from agent_connector_sdk.state import StateBackend
+from agent_connector_sdk.state.catalog_switch import ADMIN_SCOPE
+from agent_connector_sdk.state.replica import ReplicaApp, build_replica_app
+
+PROTOCOL_VERSION = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "scaleout-test", "version": "0"},
+}
+TOKENS = {
+    "analyst-token": {"client_id": "analyst", "scopes": ["read"]},
+    "operator-token": {"client_id": "operator", "scopes": ["read", PRODUCTION_SCOPE]},
+    "admin-token": {"client_id": "admin", "scopes": ["read", ADMIN_SCOPE]},
+}
+NAMESPACE = "contract-lab"
+SOURCE = b"contract lab (scale-out replica)"
+ENVIRONMENT_PROMPT = {"type": "ref/prompt", "name": "deploy_plan"}
+
+
+def _lab_disclosures(server: Any) -> dict[str, SchemaDisclosure]:
+    async def listed() -> list[Any]:
+        return list(await server.list_tools())
+
+    return {
+        tool.name: build_schema_disclosure(
+            operation=f"lab/{tool.name}",
+            alias=tool.name,
+            source=SOURCE,
+            input_schema=tool.parameters,
+            output_schema=tool.output_schema,
+        )
+        for tool in asyncio.run(listed())
+        if tool.name != "fetch_report"  # mirrors a token into a header: not something to advertise
+    }
+
+
+def lab_replica(
+    state: StateBackend | str | None, *, replica_id: str, limit: int = 5, window_seconds: float = 60.0
+) -> tuple[ReplicaApp, dict[str, SchemaDisclosure]]:
+    """A replica app and the disclosures it serves (their manifest URIs are what clients read)."""
+    server = contract_lab_server(auth=StaticTokenVerifier(tokens=TOKENS), name=f"lab-{replica_id}")
+    disclosures = _lab_disclosures(server)
+    search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
+    server.add_transform(search)
+    register_schema_resources(server, search, disclosures)
+    completions = contract_lab_completions(rate_limiter=RateLimiter(limit, window_seconds))
+    app = build_replica_app(
+        server,
+        state=state,
+        namespace=NAMESPACE,
+        completions=completions,
+        replica_id=replica_id,
+        json_response=True,
+    )
+    return app, disclosures
+
+
+def lab_manifest_uri(disclosures: dict[str, SchemaDisclosure], tool: str) -> str:
+    return manifest_uri(tool, disclosures[tool].manifest.schema_sha256)
+
+
+def post(
+    http: httpx2.Client,
+    url: str,
+    method: str,
+    params: dict[str, Any],
+    *,
+    token: str | None = "analyst-token",
+    headers: list[tuple[str, str]] | None = None,
+    request_id: int = 1,
+) -> httpx2.Response:
+    """One raw 2026-07-28 POST with the headers a conforming client sends (plus ``headers``)."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
+    routing = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", PROTOCOL_VERSION),
+        ("mcp-method", method),
+    ]
+    if method == "tools/call":
+        routing.append(("mcp-name", params["name"]))
+    elif method == "resources/read":
+        routing.append(("mcp-name", params["uri"]))
+    if token is not None:
+        routing.append(("authorization", f"Bearer {token}"))
+    return http.post(url, content=json.dumps(message).encode(), headers=routing + (headers or []))
+
+
+def completion_params(value: str = "st") -> dict[str, Any]:
+    return {"ref": ENVIRONMENT_PROMPT, "argument": {"name": "environment", "value": value}}

@@ -1,0 +1,323 @@
+"""The state backends on their own: the in-process default and Redis (a real ``redis-server``), held to the
+same contract — atomic shared windows, generations that only grow (also across a Redis data loss),
+consistent tool switching, typed fail-closed errors, a bounded audit sink."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import fastmcp
+import pytest
+import redis as redis_sync
+
+from agent_connector_sdk.demo.contract_lab import contract_lab_server
+from agent_connector_sdk.mcp.contracts.completion import RateLimiter
+from agent_connector_sdk.state import (
+    MemoryStateBackend,
+    StateBackend,
+    StateConfigError,
+    StateUnavailable,
+    describe_state_url,
+    open_state_backend,
+)
+from agent_connector_sdk.state import memory as memory_module
+from agent_connector_sdk.state import redis_backend as redis_module
+from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
+from agent_connector_sdk.state.redis_backend import RedisStateBackend
+from tests.support.services import RedisServer, redis_server
+
+
+@pytest.fixture
+def redis() -> Iterator[RedisServer]:
+    with redis_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def backend(request: pytest.FixtureRequest, redis: RedisServer) -> AsyncIterator[StateBackend]:
+    state: StateBackend = (
+        MemoryStateBackend()
+        if request.param == "memory"
+        else RedisStateBackend.from_url(redis.url, prefix="t")
+    )
+    yield state
+    await state.aclose()
+
+
+# ------------------------------------------------------------------------------------- rate limits
+async def test_window_admits_exactly_the_limit_then_tells_how_long_to_wait(backend: StateBackend) -> None:
+    limiter = backend.rate_limiter("completion", max_requests=3, window_seconds=0.5)
+    verdicts = [await limiter.acquire("alice") for _ in range(5)]
+    assert verdicts[:3] == [None, None, None]
+    assert all(isinstance(v, int) and 0 < v <= 500 for v in verdicts[3:])
+    assert await limiter.acquire("bob") is None  # windows are per caller
+    wait = await limiter.acquire("alice")
+    assert wait is not None
+    await asyncio.sleep(wait / 1000 + 0.05)
+    assert await limiter.acquire("alice") is None  # refused attempts were not recorded
+
+
+async def test_in_process_backend_is_the_completion_default_rate_limiter() -> None:
+    """Same rule, same answers as ``contracts.completion.RateLimiter`` on one fake clock."""
+    now = [100.0]
+    backend = MemoryStateBackend(clock=lambda: now[0])
+    shared = backend.rate_limiter("completion", max_requests=2, window_seconds=10.0)
+    plain = RateLimiter(2, 10.0, clock=lambda: now[0])
+    for step in (0.0, 1.0, 1.0, 5.0, 4.0, 0.5):
+        now[0] += step
+        assert await shared.acquire("k") == plain.acquire("k")
+
+
+async def test_concurrent_requests_on_two_replicas_charge_one_window_atomically(redis: RedisServer) -> None:
+    replicas = [RedisStateBackend.from_url(redis.url, prefix="atomic") for _ in range(2)]
+    limiters = [r.rate_limiter("completion", max_requests=7, window_seconds=30.0) for r in replicas]
+    verdicts = await asyncio.gather(*(limiters[i % 2].acquire("carol") for i in range(40)))
+    assert sum(v is None for v in verdicts) == 7
+    for replica in replicas:
+        await replica.aclose()
+
+
+async def test_a_limiter_name_cannot_be_reused_with_other_limits(backend: StateBackend) -> None:
+    backend.rate_limiter("completion", max_requests=3, window_seconds=1.0)
+    with pytest.raises(StateConfigError):
+        backend.rate_limiter("completion", max_requests=4, window_seconds=1.0)
+
+
+# ------------------------------------------------------------------------------- catalog signals
+async def test_generations_only_grow_and_switching_bumps_them(backend: StateBackend) -> None:
+    catalog = backend.catalog
+    start = await catalog.current("lab")
+    assert await catalog.current("lab") == start  # reading does not move it
+    bumped = await catalog.bump("lab")
+    assert bumped > start and await catalog.current("lab") == bumped
+    off = await catalog.set_tool_enabled("lab", "list_regions", False)
+    assert off > bumped
+    assert await catalog.disabled_tools("lab") == (off, frozenset({"list_regions"}))
+    assert await catalog.disabled_tools("other") == (await catalog.current("other"), frozenset())
+    on = await catalog.set_tool_enabled("lab", "list_regions", True)
+    assert on > off and await catalog.disabled_tools("lab") == (on, frozenset())
+
+
+async def test_redis_generation_grows_even_after_redis_loses_its_data(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="reset")
+    issued = [await backend.catalog.bump("lab") for _ in range(3)]
+    redis_sync.Redis.from_url(redis.url).flushall()  # what a restart without persistence does
+    assert await backend.catalog.current("lab") > max(issued)
+    await backend.aclose()
+
+
+async def test_the_switched_off_set_is_bounded(
+    backend: StateBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for module in (memory_module, redis_module):
+        monkeypatch.setattr(module, "MAX_DISABLED_TOOLS", 2)
+    await backend.catalog.set_tool_enabled("lab", "a", False)
+    await backend.catalog.set_tool_enabled("lab", "b", False)
+    with pytest.raises(StateConfigError) as full:
+        await backend.catalog.set_tool_enabled("lab", "c", False)
+    assert full.value.category == "too_many_disabled"
+    await backend.catalog.set_tool_enabled("lab", "a", False)  # already off: not a new entry
+    assert (await backend.catalog.disabled_tools("lab"))[1] == {"a", "b"}
+
+
+@pytest.mark.parametrize("bad", ["", "a b", "x" * 129, "ns:colon", "ümlaut"])
+async def test_names_that_would_break_out_of_their_key_are_refused(backend: StateBackend, bad: str) -> None:
+    with pytest.raises(StateConfigError) as refused:
+        await backend.catalog.current(bad)
+    assert refused.value.category == "invalid_namespace"
+    with pytest.raises(StateConfigError) as tool:
+        await backend.catalog.set_tool_enabled("lab", bad, False)
+    assert tool.value.category == "invalid_tool_name"
+
+
+# ---------------------------------------------------------------------------------------- outage
+async def test_a_lost_redis_is_a_typed_refusal_never_an_unlimited_admission(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="outage")
+    limiter = backend.rate_limiter("completion", max_requests=100, window_seconds=10.0)
+    assert await limiter.acquire("dave") is None
+    redis.stop()
+    for attempt in (limiter.acquire("dave"), backend.catalog.current("lab"), backend.catalog.bump("lab")):
+        with pytest.raises(StateUnavailable) as lost:
+            await attempt
+        assert lost.value.category == "state_unavailable"
+        assert "dave" not in str(lost.value)
+    with pytest.raises(StateUnavailable):
+        await backend.catalog.set_tool_enabled("lab", "list_regions", False)
+    assert await backend.ping() is False
+    redis.start()
+    assert await limiter.acquire("dave") is None  # the pool reconnects on its own
+    await backend.aclose()
+
+
+async def test_audit_sink_is_bounded_while_redis_is_away_and_drains_when_back(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="audit")
+    sink = backend.audit
+    sink.buffer_size = 5
+    sink({"event": "first", "tool": "t"})
+    assert await sink.flush() is True
+    redis.stop()
+    for index in range(12):
+        sink({"event": "while_away", "index": index})  # never raises, never blocks
+    await asyncio.sleep(0.05)
+    assert len(sink) == 5 and sink.dropped == 7
+    redis.start()
+    assert await sink.flush() is True
+    entries = redis_sync.Redis.from_url(redis.url).xrange("audit:audit")
+    # Redis came back empty (no persistence): exactly the 5 newest buffered events arrived, in order.
+    assert [e[b"event"] for _, e in entries] == [
+        f'{{"event": "while_away", "index": {i}}}'.encode() for i in range(7, 12)
+    ]
+    await backend.aclose()
+
+
+async def test_audit_stream_is_capped(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="capped", audit_maxlen=100)
+    for index in range(2_000):
+        backend.audit({"event": "e", "index": index})
+    assert await backend.audit.flush() is True
+    length = redis_sync.Redis.from_url(redis.url).xlen("capped:audit")
+    assert 100 <= length < 400  # MAXLEN ~ trims whole macro nodes, so "about" 100
+    await backend.aclose()
+
+
+# ------------------------------------------------------------------------------------ tool switch
+async def _visible(server: fastmcp.FastMCP[Any]) -> set[str]:
+    async with fastmcp.Client(server) as client:
+        return {tool.name for tool in await client.list_tools()}
+
+
+async def test_switch_hides_every_tool_until_its_first_read_then_applies_the_shared_set() -> None:
+    backend = MemoryStateBackend()
+    server = contract_lab_server()
+    switch = SharedToolSwitch(backend.catalog, "lab")
+    server.add_transform(switch)
+    assert await _visible(server) == set()  # nothing read yet: fail closed
+    await switch.refresh()
+    everything = await _visible(server)
+    assert "list_regions" in everything
+    await backend.catalog.set_tool_enabled("lab", "list_regions", False)
+    assert await _visible(server) == everything  # not re-read yet
+    await switch.refresh()
+    assert await _visible(server) == everything - {"list_regions"}
+
+
+class _FlakySignals:
+    """Catalog signals that answer from a backend until told to fail (an outage)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.down = False
+
+    async def current(self, namespace: str) -> int:
+        if self.down:
+            raise StateUnavailable("catalog generation read")
+        return int(await self.inner.current(namespace))
+
+    async def bump(self, namespace: str) -> int:
+        return int(await self.inner.bump(namespace))
+
+    async def disabled_tools(self, namespace: str) -> tuple[int, frozenset[str]]:
+        if self.down:
+            raise StateUnavailable("catalog read")
+        return await self.inner.disabled_tools(namespace)  # type: ignore[no-any-return]
+
+    async def set_tool_enabled(self, namespace: str, name: str, enabled: bool) -> int:
+        return int(await self.inner.set_tool_enabled(namespace, name, enabled))
+
+
+async def test_switch_keeps_the_last_set_during_an_outage_and_ignores_late_older_reads() -> None:
+    backend = MemoryStateBackend()
+    signals = _FlakySignals(backend.catalog)
+    switch = SharedToolSwitch(signals, "lab", retry_seconds=0.0)
+    await backend.catalog.set_tool_enabled("lab", "a", False)
+    first = await switch.refresh()
+    assert switch.disabled() == {"a"} and switch.synchronized
+    signals.down = True
+    assert await switch.refresh() == first
+    assert switch.disabled() == {"a"} and not switch.synchronized
+    signals.down = False
+    await backend.catalog.set_tool_enabled("lab", "b", False)
+    newest = await switch.refresh()
+    assert switch.disabled() == {"a", "b"} and switch.synchronized and newest is not None
+    switch._apply(newest - 1, frozenset())  # an older read finishing late changes nothing
+    assert switch.disabled() == {"a", "b"} and switch.generation == newest
+
+
+# ---------------------------------------------------------------------------------- configuration
+def test_state_urls() -> None:
+    assert isinstance(open_state_backend(None), MemoryStateBackend)
+    assert isinstance(open_state_backend("memory://"), MemoryStateBackend)
+    assert isinstance(open_state_backend("redis://127.0.0.1:6379/0"), RedisStateBackend)
+    for bad in ("http://127.0.0.1/", "127.0.0.1:6379", "memcached://x"):
+        with pytest.raises(StateConfigError) as refused:
+            open_state_backend(bad)
+        assert refused.value.category == "invalid_state_url"
+    described = describe_state_url("redis://user:s3cret@cache.internal:6380/2?x=1")
+    assert described == "redis://cache.internal:6380" and "s3cret" not in described
+
+
+# --------------------------------------------------------------------------------- operator command
+async def test_operator_command_switches_tools_for_every_replica(
+    redis: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    from agent_connector_sdk.state.admin import main as admin
+
+    out = io.StringIO()
+    url = redis.url.replace("redis://", "redis://:unused-password@")
+    # The command runs its own event loop, so it is run in a thread here (this test is async).
+    code = await asyncio.to_thread(
+        admin, ["--state", url, "--namespace", "lab", "disable", "list_regions"], out
+    )
+    assert code == 0 and "list_regions disabled" in out.getvalue()
+    replica = RedisStateBackend.from_url(redis.url, prefix="agent-connector")
+    assert (await replica.catalog.disabled_tools("lab"))[1] == {"list_regions"}
+    await replica.aclose()
+    redis.stop()
+    assert (
+        await asyncio.to_thread(admin, ["--state", url, "--namespace", "lab", "status"], io.StringIO()) == 2
+    )
+    error = capsys.readouterr().err
+    assert "state_unavailable" in error and "unused-password" not in error and error.count("\n") == 1
+
+
+# ------------------------------------------------------------------------- completion handler (edit)
+class _LostLimiter:
+    """An async limiter whose store is gone."""
+
+    max_requests = 5
+    window_seconds = 60.0
+
+    async def acquire(self, key: str) -> int | None:
+        raise StateUnavailable("rate limit check")
+
+
+@pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
+async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
+    from agent_connector_sdk.demo.contract_lab import contract_lab_completions
+    from agent_connector_sdk.mcp.client import ContractClient, JsonRpcError
+    from agent_connector_sdk.mcp.server import gated_http_app
+
+    chosen: Any = {
+        "sync": RateLimiter(2, 60.0),
+        "async": MemoryStateBackend().rate_limiter("completion", max_requests=2, window_seconds=60.0),
+        "lost": _LostLimiter(),
+    }[limiter]
+    server = contract_lab_server()
+    gated_http_app(server, completions=contract_lab_completions(rate_limiter=chosen))
+    ref = {"type": "ref/prompt", "name": "deploy_plan"}
+    async with ContractClient(fastmcp.Client(server)) as client:
+        if limiter == "lost":
+            with pytest.raises(JsonRpcError) as refused:
+                await client.complete(ref, "environment", "st")
+            assert refused.value.code == -32010
+            assert refused.value.data == {"category": "state_unavailable", "retryAfterMs": 1000}
+            return
+        for _ in range(2):
+            assert (await client.complete(ref, "environment", "st")).values == ["staging"]
+        with pytest.raises(JsonRpcError) as limited:
+            await client.complete(ref, "environment", "st")
+        assert limited.value.code == -32010 and limited.value.retry_after_ms is not None
