@@ -12,7 +12,9 @@ What this module adds:
   name FastMCP registered (slugged, truncated to 56 characters, de-duplicated with ``_2``...);
 * the tools' schemas read from a real ``tools/list`` over an in-memory MCP session, i.e. exactly the
   form the wire shows (after FastMCP's listing middleware), which is what disclosures must hash;
-* :func:`build_tool_disclosures`, ``alias -> SchemaDisclosure`` for every operation tool.
+* :func:`build_tool_disclosures`, ``alias -> SchemaDisclosure`` for every operation tool;
+* tool annotations from the HTTP method (:func:`http_method_annotations`): hosts must confirm a tool
+  that may write, so a GET must say it is read-only and a DELETE that it is destructive.
 
 Operation IDs containing ``/`` (GitHub's ``issues/list-events-for-timeline``) are given the name
 ``issues_list_events_for_timeline``: FastMCP's slugging would otherwise delete the slash and glue the
@@ -30,6 +32,7 @@ import httpx2
 from fastmcp.server.providers.openapi import OpenAPITool
 from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.openapi import HTTPRoute
+from mcp_types import ToolAnnotations
 
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
@@ -43,6 +46,7 @@ __all__ = [
     "OpenAPIToolsMissing",
     "build_openapi_server",
     "build_tool_disclosures",
+    "http_method_annotations",
     "list_operation_tools",
     "openapi_operation_tools",
 ]
@@ -112,6 +116,33 @@ def _readable_names(document: Mapping[str, Any]) -> dict[str, str]:
     return names
 
 
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def http_method_annotations(method: str) -> ToolAnnotations:
+    """MCP tool annotations an HTTP method's semantics justify (RFC 9110 §9.2).
+
+    GET, HEAD and OPTIONS are *safe* (read-only, so no write confirmation); DELETE is destructive and
+    idempotent; PUT is idempotent (it may still replace data, so ``destructiveHint`` keeps its
+    spec default, true); POST and PATCH promise nothing beyond "not read-only". Every operation
+    reaches an external API, so ``openWorldHint`` is true. These are hints derived from the method,
+    not from the upstream's real behaviour: a host treats them as the spec says (untrusted unless the
+    server is trusted), and an unknown method gets the "may write" reading.
+    """
+    verb = method.upper()
+    if verb in _SAFE_METHODS:
+        return ToolAnnotations(
+            readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=True
+        )
+    if verb == "DELETE":
+        return ToolAnnotations(
+            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=True
+        )
+    if verb == "PUT":
+        return ToolAnnotations(readOnlyHint=False, idempotentHint=True, openWorldHint=True)
+    return ToolAnnotations(readOnlyHint=False, openWorldHint=True)
+
+
 def _first_server_url(document: Mapping[str, Any]) -> str:
     servers = document.get("servers")
     first = servers[0] if isinstance(servers, list) and servers else None
@@ -152,6 +183,7 @@ def build_openapi_server(
     def record(route: HTTPRoute, component: FastMCPComponent) -> None:
         # Called by FastMCP after it has fixed the component's final (unique) name.
         if isinstance(component, OpenAPITool):
+            component.annotations = http_method_annotations(route.method)
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)
 
