@@ -8,7 +8,7 @@ import pytest
 from agent_connector_sdk.connectors import build_openapi_server
 from agent_connector_sdk.connectors.github_extract import load_github_extract
 from agent_connector_sdk.connectors.openapi import http_method_annotations
-from agent_connector_sdk.mcp.contracts.write_confirmation import requires_confirmation
+from agent_connector_sdk.mcp.contracts.write_confirmation import requires_confirmation  # replaced at merge
 
 
 @pytest.mark.parametrize(
