@@ -172,6 +172,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "ToolResult",
         "TransportFailure",
         "TransportKind",
+        "annotations_may_write",
         "header_map",
         "is_local_transport_error",
         "may_write",

@@ -189,10 +189,31 @@ def test_review_demo_makes_one_disclosed_admitted_validated_call() -> None:
     assert _tool(report, "search_evidence")["disclosure"]["verified"] is True
 
 
-def test_pin_file_lists_source_digests_of_disclosed_tools(tmp_path: Path) -> None:
+def test_pin_file_is_written_and_enforced(tmp_path: Path) -> None:
     pins = tmp_path / "pins.json"
-    run = run_cli("review", "--demo", "--pin", str(pins))
-    assert run.code == 0, run.err
-    document = json.loads(pins.read_text(encoding="utf-8"))
-    assert set(document["source_sha256"]) >= {"search_evidence", "content_gallery"}
-    assert all(len(digests) == 1 and len(digests[0]) == 64 for digests in document["source_sha256"].values())
+    tampered = tmp_path / "tampered.json"
+    with serve_asgi(lab_service_app()) as url:
+        written = run_cli("review", url, "--token", OPERATOR_TOKEN, "--pin", str(pins))
+        assert written.code == 0, written.err
+        document = json.loads(pins.read_text(encoding="utf-8"))
+        assert document["version"] == 1 and set(document["servers"]) == {url}
+        pinned = document["servers"][url]
+        assert set(pinned) >= {"search_evidence", "content_gallery"}
+        assert all(len(digests) == 1 and len(digests[0]) == 64 for digests in pinned.values())
+        # The same server against its own pins: every disclosure still verifies.
+        same = run_cli("review", url, "--json", "--strict", "--token", OPERATOR_TOKEN, "--pins", str(pins))
+        assert _tool(_valid(same.json()), "search_evidence")["disclosure"]["verified"] is True
+        # An upstream change, simulated by pins for another source: refused before any fragment is read.
+        offered = pinned["search_evidence"][0]
+        document["servers"][url]["search_evidence"] = ["0" * 64]
+        tampered.write_text(json.dumps(document), encoding="utf-8")
+        changed = run_cli(
+            "review", url, "--json", "--strict", "--token", OPERATOR_TOKEN, "--pins", str(tampered)
+        )
+        bad = run_cli("review", url, "--pins", str(tmp_path / "missing.json"))
+    check = _tool(_valid(changed.json()), "search_evidence")["disclosure"]
+    assert changed.code == 1
+    assert check["verified"] is False and check["category"] == "source_not_pinned"
+    assert check["source_sha256"] == offered and "0" * 64 in check["reason"]
+    assert check["bytes_read"] is None
+    assert_one_line_error(bad)

@@ -28,6 +28,7 @@ from agent_connector_sdk import __version__
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
+from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -163,6 +164,10 @@ def review(
     pin: Annotated[
         Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")
     ] = None,
+    pins: Annotated[
+        Path | None,
+        Parameter(help="refuse disclosures whose source_sha256 this pin file (from --pin) does not list"),
+    ] = None,
     json_schema: Annotated[
         bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
     ] = False,
@@ -214,6 +219,7 @@ def review(
         search_patterns=tuple(search or (".*",)),
         call=call,
         arguments=parsed_arguments,
+        source_pins=_read_pins(pins) if pins is not None else None,
     )
     if demo:
         report = _review_demo(options, json_output=json_output)
@@ -259,21 +265,37 @@ def _finish(
     return 1 if strict and report.summary.findings else 0
 
 
-def _write_pins(report: ReviewReport, path: Path) -> None:
-    """The pin file of issue "source compatibility": accepted ``source_sha256`` per alias, per server."""
-    pins = {
-        tool.name: [tool.disclosure.source_sha256]
-        for tool in report.tools
-        if tool.name is not None and tool.disclosure is not None and tool.disclosure.source_sha256
-    }
-    document = {"pin_version": 1, "server": report.target.address, "source_sha256": pins}
+def _read_pins(path: Path) -> SourcePins:
+    """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
     try:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = path.read_bytes()
+    except OSError as error:
+        raise CliError(
+            f"{path}: cannot read the pin file ({error.strerror or type(error).__name__})"
+        ) from None
+    try:
+        return SourcePins.from_json(text)
+    except PinFileError as error:
+        raise CliError(f"{path}: {error.message}") from None
+
+
+def _write_pins(report: ReviewReport, path: Path) -> None:
+    """Source compatibility: the reviewed ``source_sha256`` of every verified disclosure, per alias,
+    for this server, in the ``SourcePins`` format that ``review --pins`` (and the consumer) read."""
+    pins = SourcePins()
+    pinned = 0
+    for tool in report.tools:
+        check = tool.disclosure
+        if tool.name is not None and check is not None and check.verified and check.source_sha256:
+            pins = pins.with_source(report.target.address, tool.name, check.source_sha256)
+            pinned += 1
+    try:
+        path.write_text(pins.to_json(), encoding="utf-8")
     except OSError as error:
         raise CliError(
             f"{path}: cannot write the pin file ({error.strerror or type(error).__name__})"
         ) from None
-    print(f"wrote {path} ({count(len(pins), 'pinned tool')})", file=sys.stderr)
+    print(f"wrote {path} ({count(pinned, 'pinned tool')})", file=sys.stderr)
 
 
 _DEMO_CALL = ("search_evidence", {"query": "routing audit", "region": "Zürich west", "limit": 3})

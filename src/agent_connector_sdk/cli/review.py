@@ -52,6 +52,7 @@ from agent_connector_sdk.mcp.contracts.admission import Rejection, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     AdmissionRefused,
     CallerScope,
@@ -96,6 +97,7 @@ class ReviewOptions:
     arguments: Mapping[str, Any] | None = None
     progress: ProgressHook | None = None
     stderr_log: Path | None = None
+    source_pins: SourcePins | None = None
 
 
 @contextlib.contextmanager
@@ -236,7 +238,11 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     audit = BoundedAuditSink()
     host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile), audit=audit)
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("reviewer", target.address), policy=host.host.core.policy, audit=audit
+        client,
+        scope=CallerScope("reviewer", target.address),
+        policy=host.host.core.policy,
+        audit=audit,
+        source_pins=options.source_pins,
     )
     failure: BaseException
     try:
@@ -424,12 +430,14 @@ async def _review_hidden(
     for entry in entries.values():
         selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
         tool: DisclosedTool | None = None
-        failure: DisclosureConsumerError | None = None
+        failure: DisclosureConsumerError | SourceNotPinned | None = None
         try:
             tool = await consumer.disclose(selection)
         except DisclosureConsumerError as error:
             # Verified, then refused by the host core's Admit gate: the review shows both facts.
             tool = error.verified if isinstance(error, AdmissionRefused) else None
+            failure = error
+        except SourceNotPinned as error:  # --pins: the manifest's source is not a reviewed one
             failure = error
         if tool is None:
             assert failure is not None
@@ -438,7 +446,8 @@ async def _review_hidden(
                 manifest_uri=entry.manifest_uri,
                 schema_sha256=entry.schema_sha256,
                 fragment_count=entry.fragment_count,
-                step=failure.step,
+                step=failure.where,
+                source_sha256=failure.offered if isinstance(failure, SourceNotPinned) else None,
                 category=failure.category,
                 reason=failure.message,
             )

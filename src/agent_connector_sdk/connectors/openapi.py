@@ -13,6 +13,8 @@ What this module adds:
 * the tools' schemas read from a real ``tools/list`` over an in-memory MCP session, i.e. exactly the
   form the wire shows (after FastMCP's listing middleware), which is what disclosures must hash;
 * :func:`build_tool_disclosures`, ``alias -> SchemaDisclosure`` for every operation tool;
+* tool annotations from the HTTP method (:func:`http_method_annotations`): hosts must confirm a tool
+  that may write, so a GET must say it is read-only and a DELETE that it is destructive.
 * an **upstream header policy** (:class:`UpstreamHeaderPolicy`, a request hook on the upstream client):
   FastMCP's OpenAPI tools copy the MCP caller's HTTP headers onto every upstream request (all but a few
   it strips). The policy sends upstream only what is addressed to that API: the headers the matched
@@ -43,6 +45,7 @@ import httpx2
 from fastmcp.server.providers.openapi import OpenAPITool
 from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.openapi import HTTPRoute
+from mcp_types import ToolAnnotations
 
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.schema_disclosure import (
@@ -59,6 +62,7 @@ __all__ = [
     "UpstreamHeaderPolicy",
     "build_openapi_server",
     "build_tool_disclosures",
+    "http_method_annotations",
     "list_operation_tools",
     "openapi_operation_tools",
 ]
@@ -192,6 +196,33 @@ def _readable_names(document: Mapping[str, Any]) -> dict[str, str]:
     return names
 
 
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def http_method_annotations(method: str) -> ToolAnnotations:
+    """MCP tool annotations an HTTP method's semantics justify (RFC 9110 §9.2).
+
+    GET, HEAD and OPTIONS are *safe* (read-only, so no write confirmation); DELETE is destructive and
+    idempotent; PUT is idempotent (it may still replace data, so ``destructiveHint`` keeps its
+    spec default, true); POST and PATCH promise nothing beyond "not read-only". Every operation
+    reaches an external API, so ``openWorldHint`` is true. These are hints derived from the method,
+    not from the upstream's real behaviour: a host treats them as the spec says (untrusted unless the
+    server is trusted), and an unknown method gets the "may write" reading.
+    """
+    verb = method.upper()
+    if verb in _SAFE_METHODS:
+        return ToolAnnotations(
+            readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=True
+        )
+    if verb == "DELETE":
+        return ToolAnnotations(
+            readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=True
+        )
+    if verb == "PUT":
+        return ToolAnnotations(readOnlyHint=False, idempotentHint=True, openWorldHint=True)
+    return ToolAnnotations(readOnlyHint=False, openWorldHint=True)
+
+
 def _first_server_url(document: Mapping[str, Any]) -> str:
     servers = document.get("servers")
     first = servers[0] if isinstance(servers, list) and servers else None
@@ -237,6 +268,7 @@ def build_openapi_server(
     def record(route: HTTPRoute, component: FastMCPComponent) -> None:
         # Called by FastMCP after it has fixed the component's final (unique) name.
         if isinstance(component, OpenAPITool):
+            component.annotations = http_method_annotations(route.method)
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)
             header_policy.add_operation(

@@ -56,6 +56,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueCategory,
     HeaderValueError,
 )
+from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 from agent_connector_sdk.mcp.host.core import AdmittedTool
 from agent_connector_sdk.mcp.host.errors import ConfirmationRefused, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
@@ -287,6 +288,10 @@ class SchemaDisclosureConsumer:
     again). ``call`` validates against the host core's own admitted copies of the schemas, so mutating
     or re-assembling a :class:`DisclosedTool` cannot change what is enforced.
 
+    ``source_pins`` (a :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourcePins`, keyed by
+    ``scope.server``) makes ``disclose`` refuse a manifest whose ``source_sha256`` is not pinned, before
+    any fragment is read, with :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourceNotPinned`.
+
     Host core options, as for ``ContractClient``: ``policy`` (the Admit gate's ``AdmissionPolicy``),
     ``audit`` (a bounded sink by default), ``confirm_write`` / ``require_confirmation`` (write
     confirmation). ``host`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs.
@@ -306,6 +311,7 @@ class SchemaDisclosureConsumer:
         audit: AuditSink | None = None,
         confirm_write: ConfirmWrite | None = None,
         require_confirmation: bool = False,
+        source_pins: SourcePins | None = None,
     ) -> None:
         if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:
             raise ValueError("bounds must be positive")
@@ -320,6 +326,7 @@ class SchemaDisclosureConsumer:
         )
         self.audit: AuditSink = self.host.core.audit
         self._scope = scope
+        self._source_pins = source_pins
         self._search_tool = search_tool
         self._max_in_flight = max_in_flight
         self._max_total_bytes = max_total_bytes
@@ -402,6 +409,12 @@ class SchemaDisclosureConsumer:
         manifest_text, manifest_size = await self._read(navigation.manifest_uri)
         manifest = self._parse(parse_manifest, manifest_text)
         _require_agreement(navigation, manifest)
+        if self._source_pins is not None:
+            # Source compatibility, before any fragment is read: a schema that verifies perfectly may
+            # still come from an API version nobody reviewed. Raises SourceNotPinned (digests named).
+            self._source_pins.require(
+                server=self._scope.server, alias=manifest.alias, source_sha256=manifest.source_sha256
+            )
         if manifest.fragment_count > self._max_fragments:
             raise DisclosureReadFailed("too_many_fragments", f"{manifest.fragment_count} fragments")
         budget = _Budget(self._max_total_bytes)

@@ -36,6 +36,7 @@ __all__ = [
     "HeaderValueError",
     "PaginationCategory",
     "PaginationError",
+    "SourcePinCategory",
 ]
 
 HEADER_MISMATCH_CODE = -32020
@@ -75,8 +76,10 @@ ConsumeCategory = Literal[
     "missing_text_serialization",
     "malformed_completion",
 ]
+SourcePinCategory = Literal["source_not_pinned", "server_not_pinned", "malformed_pins"]
 ContractCategory = (
     PaginationCategory
+    | SourcePinCategory
     | AdmissionCategory
     | ArgumentCategory
     | HeaderValueCategory

@@ -49,6 +49,7 @@ __all__ = [
     "PreparedCall",
     "ToolOrigin",
     "ToolResult",
+    "annotations_may_write",
     "header_map",
     "may_write",
     "prepare_invocation",
@@ -187,7 +188,15 @@ def may_write(tool: AdmittedTool) -> bool:
     Missing annotations mean "may write" (the spec's defaults: ``readOnlyHint`` false,
     ``destructiveHint`` true). Hints are untrusted, so they only ever *add* a confirmation.
     """
-    hints = tool.annotations
+    return annotations_may_write(tool.annotations)
+
+
+def annotations_may_write(annotations: Mapping[str, Any] | None) -> bool:
+    """:func:`may_write` for a descriptor's raw ``annotations`` (``None``: absent, so "may write").
+
+    Only a real JSON ``true`` counts as ``readOnlyHint``; ``"true"`` or ``1`` are as good as absent.
+    """
+    hints = annotations if isinstance(annotations, Mapping) else {}
     return hints.get("readOnlyHint") is not True or hints.get("destructiveHint") is True
 
 
