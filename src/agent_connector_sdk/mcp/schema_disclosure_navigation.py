@@ -34,6 +34,11 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 )
 from agent_connector_sdk.mcp.schema_disclosure.build import split_utf8
 from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, encode_schema_document
+from agent_connector_sdk.mcp.schema_disclosure_cache import (
+    DisclosureCache,
+    DisclosureOrigin,
+    SchemaIdentityMemo,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
@@ -49,6 +54,7 @@ __all__ = [
     "authorize_disclosure_read",
     "build_navigation_entry",
     "parse_disclosure_uri",
+    "serve_disclosure_read",
     "summarize_arguments",
 ]
 
@@ -174,12 +180,14 @@ def build_navigation_entry(
     description: str | None,
     input_schema: Any,
     output_schema: Any,
+    memo: SchemaIdentityMemo | None = None,
 ) -> dict[str, Any]:
     """The ``schema-navigation`` entry for one tool, as a JSON-ready dict valid for :class:`SchemaNavigation`.
 
     ``input_schema``/``output_schema`` must be the schemas exactly as the wire shows them; the digests
     and ``fragment_count`` are those a disclosure built from the same schemas has, so the entry's
-    ``manifest_uri`` names the resource a provider serves for the tool as it is now.
+    ``manifest_uri`` names the resource a provider serves for the tool as it is now. ``memo`` (optional)
+    skips re-hashing schemas fingerprinted before; the entry is the same.
     """
     cut = description is not None and len(description) > MAX_DESCRIPTION_CHARS
     arguments, omitted = summarize_arguments(input_schema)
@@ -198,7 +206,11 @@ def build_navigation_entry(
         "manifest_uri": None,
     }
     try:
-        digests, count = _document_identity(input_schema, output_schema)
+        if memo is None:
+            digests, count = _document_identity(input_schema, output_schema)
+        else:  # exact: keyed on the schemas' fingerprint (see SchemaIdentityMemo)
+            identity = memo.identify(input_schema, output_schema)
+            digests, count = identity.digests, identity.fragment_count
     except SchemaDisclosureError:
         return entry  # not disclosable: the entry says so by carrying no identity
     entry.update(
@@ -369,6 +381,57 @@ def authorize_disclosure_read(
         _require_current_schemas(visible_tool, manifest)
         if snapshots is not None and fingerprint is not None:
             snapshots.remember(manifest.alias, manifest.schema_sha256, fingerprint)
+    if address.index is None:
+        if uri != manifest.manifest_uri:
+            raise DisclosureReadRefused("non_canonical")
+        return _body(manifest)
+    try:
+        fragment = read_schema_fragment(disclosure, address.index)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("malformed_index") from None
+    if uri != fragment_uri(manifest.alias, manifest.schema_sha256, fragment.index):
+        raise DisclosureReadRefused("non_canonical")
+    return _body(fragment)
+
+
+def serve_disclosure_read(
+    uri: str,
+    *,
+    origin: DisclosureOrigin | None,
+    visible_tool: VisibleToolSchemas | None,
+    memo: SchemaIdentityMemo,
+    cache: DisclosureCache,
+) -> str:
+    """Serve one read from the tool's *current* schemas, building its disclosure on first need.
+
+    The same decision as :func:`authorize_disclosure_read`, for a registry that knows each alias's
+    :class:`DisclosureOrigin` instead of holding a prebuilt disclosure: refused unless the URI parses,
+    the alias has an origin, the caller sees a tool of exactly that name, the URI's digest equals the
+    digest of that tool's current schemas (via ``memo``, exact), the index is canonical and in range, and
+    the URI equals the canonical one byte for byte. The disclosure served is the one built from exactly
+    those schemas (``cache``), so after a schema change the new identity reads at once and the old one is
+    ``stale`` — a navigation entry computed from the current schemas always names a readable resource.
+    """
+    address = parse_disclosure_uri(uri)
+    if address is None:
+        raise DisclosureReadRefused("malformed_uri")
+    if visible_tool is None or visible_tool.name != address.alias:
+        raise DisclosureReadRefused("not_visible")
+    if origin is None:
+        raise DisclosureReadRefused("unknown_alias")
+    try:
+        identity = memo.identify(visible_tool.input_schema, visible_tool.output_schema)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("stale") from None
+    if address.schema_sha256 != identity.digests.schema_sha256:
+        raise DisclosureReadRefused("stale")
+    try:
+        disclosure = cache.get_or_build(
+            visible_tool.name, origin, identity, visible_tool.input_schema, visible_tool.output_schema
+        )
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("stale") from None
+    manifest = disclosure.manifest
     if address.index is None:
         if uri != manifest.manifest_uri:
             raise DisclosureReadRefused("non_canonical")
