@@ -26,7 +26,11 @@ from agent_connector_sdk.connectors.github_extract import (
     load_github_extract,
     load_openapi_source,
 )
-from agent_connector_sdk.connectors.openapi import build_openapi_server, build_tool_disclosures
+from agent_connector_sdk.connectors.openapi import (
+    build_openapi_server,
+    build_tool_disclosures,
+    tool_disclosure_origins,
+)
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -112,7 +116,9 @@ def build_serve_app(source: OpenAPISource, *, upstream: str | None = None) -> tu
     )
     from agent_connector_sdk.mcp.server import gated_http_app
 
-    openapi, disclosures = asyncio.run(_disclosures(source, upstream=upstream))
+    openapi = build_openapi_server(source.document, base_url=upstream)
+    # Lazy: each disclosure is built on its first read, from the schemas that read sees.
+    disclosures = tool_disclosure_origins(openapi, SourceDigest.of(source.raw))
     server = openapi.server
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     server.add_transform(search)
