@@ -312,7 +312,7 @@ def _text_bytes(result: dict[str, Any]) -> int:
 
 
 async def _measure_http(disclosure_url: str, inline_url: str, *, repeat: int, in_flight: int) -> None:
-    pattern = f"^{LARGEST_ALIAS}$"
+    pattern = f"^{LARGEST_ALIAS}"
     disclosure_client: Client[Any] = Client(disclosure_url)
     consumer = SchemaDisclosureConsumer(
         disclosure_client, scope=CallerScope("bench", disclosure_url), max_in_flight=in_flight
@@ -414,7 +414,7 @@ async def _first_answer(url: str, deadline: float) -> None:
     while True:
         try:
             async with Client(url) as client:
-                await client.call_tool_mcp("search_tools", {"pattern": f"^{PROBE_ALIAS}$"})
+                await client.call_tool_mcp("search_tools", {"pattern": f"^{PROBE_ALIAS}"})
                 return
         except Exception:
             if time.monotonic() > deadline:

@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from fastmcp import FastMCP
 from fastmcp.server.auth import AccessToken
 from fastmcp.server.context import Context
@@ -28,7 +29,7 @@ from fastmcp.tools.base import Tool
 from fastmcp.utilities.authorization import require_scopes
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.shared.exceptions import MCPError
@@ -97,6 +98,8 @@ def _user(caller: str) -> AuthenticatedUser:
 
 
 class FastPathEqualsExactPath(RuleBasedStateMachine):
+    FROZEN = False  # the frozen-schemas declaration (then the machine never edits a schema in place)
+
     def __init__(self) -> None:
         super().__init__()
         self.loop = asyncio.new_event_loop()
@@ -104,7 +107,8 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
         self.search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
         self.server.add_transform(self.search)
         self.hider = HideTaggedFromNonAdmins()
-        self.server.add_middleware(self.hider)
+        if not self.FROZEN:
+            self.server.add_middleware(self.hider)
         self.dropper = DropsLastTool()
         self.registry = register_schema_resources(
             self.server,
@@ -112,6 +116,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
             {},
             per_tool_middleware=[self.hider],
             cache=DisclosureCache(max_entries=4, max_bytes=64 * 1024),
+            frozen_schemas=self.FROZEN,
         )
         self.tools: dict[tuple[str, str | None], Tool] = {}
         self.seen_uris: list[str] = []
@@ -172,6 +177,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
             return
         self._drop(data.draw(st.sampled_from(sorted(self.tools, key=repr))))
 
+    @precondition(lambda self: not self.FROZEN)
     @rule(data=st.data())
     def edit_schema_in_place(self, data: st.DataObject) -> None:
         if not self.tools:
@@ -195,6 +201,14 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
             self.registry.remove(name)
         elif any(key[0] == name for key in self.tools):
             self.registry.replace(name, DisclosureOrigin(f"op-{name}", SOURCE.sha256))
+
+    @rule(present=st.booleans())
+    def declared_middleware(self, present: bool) -> None:
+        middleware = self.server.middleware
+        if present and self.hider not in middleware:
+            middleware.append(self.hider)
+        elif not present and self.hider in middleware:
+            middleware.remove(self.hider)
 
     @rule(present=st.booleans())
     def undeclared_middleware(self, present: bool) -> None:
@@ -290,9 +304,22 @@ FastPathEqualsExactPath.TestCase.settings = settings(
 TestFastPathEqualsExactPath = FastPathEqualsExactPath.TestCase
 
 
-def test_the_machine_exercises_served_reads_on_the_fast_path() -> None:
+class FrozenFastPathEqualsExactPath(FastPathEqualsExactPath):
+    """The same, for a server that declares its schemas frozen (memoized on the schema objects)."""
+
+    FROZEN = True
+
+
+FrozenFastPathEqualsExactPath.TestCase.settings = FastPathEqualsExactPath.TestCase.settings
+TestFrozenFastPathEqualsExactPath = FrozenFastPathEqualsExactPath.TestCase
+
+
+@pytest.mark.parametrize("machine_type", [FastPathEqualsExactPath, FrozenFastPathEqualsExactPath])
+def test_the_machine_exercises_served_reads_on_the_fast_path(
+    machine_type: type[FastPathEqualsExactPath],
+) -> None:
     """Guard against a vacuous differential: a scripted run serves reads through the fast path."""
-    machine = FastPathEqualsExactPath()
+    machine = machine_type()
     try:
         machine.seed()
         machine.register("alpha", True)
@@ -310,6 +337,13 @@ def test_the_machine_exercises_served_reads_on_the_fast_path() -> None:
         machine.register("gamma", True)
         for pick in range(4):
             machine.read("reader", "gamma", pick, "")
+        # The highest version is unauthorized for the reader: the catalog falls back to a lower one.
+        machine.add("beta", "3", 0, scoped=True, secret=False)
+        machine.add("beta", "1", 3, scoped=False, secret=False)
+        served = machine.served
+        for pick in range(8):  # candidates: the admin's 4 URIs (version 3), then the reader's (version 1)
+            machine.read("reader", "beta", pick, "")
+        assert machine.served > served
         machine.undeclared_middleware(True)
         assert machine.registry.fast_path_blocker() is not None
         machine.read("admin", "alpha", 0, "")

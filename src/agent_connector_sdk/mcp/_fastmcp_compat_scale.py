@@ -7,7 +7,9 @@ exact, uncached read path (a full ``get_tool_catalog``), so an upgrade can cost 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Final
 
 import fastmcp
@@ -22,6 +24,7 @@ from fastmcp.tools.base import Tool
 
 __all__ = [
     "SUPPORTED",
+    "catalog_bypassed",
     "dispatch_list_tools_middleware",
     "is_name_consistent_provider",
     "middleware_touches_list_tools",
@@ -88,3 +91,22 @@ async def dispatch_list_tools_middleware(
     dispatch = server._dispatch_component_middleware
     result: Sequence[Tool] = await dispatch(context=context, call_next=call_next)
     return result
+
+
+@contextmanager
+def catalog_bypassed(catalog: CatalogTransform) -> Iterator[None]:
+    """Set the catalog transform's re-entrancy bypass (private ``_bypass`` ContextVar in FastMCP 4.2), as
+    ``get_tool_catalog`` does around its listing.
+
+    Needed around ``FastMCP.get_tool``: when the highest version is disabled or unauthorized it falls
+    back to ``list_tools`` of the providers *through the server transforms*, and a search transform not
+    in bypass replaces that list with its synthetic tools, so the fallback would find nothing.
+    """
+    bypass = getattr(catalog, "_bypass", None)
+    if not isinstance(bypass, ContextVar):
+        raise RuntimeError("FastMCP CatalogTransform has no _bypass ContextVar")
+    token = bypass.set(True)
+    try:
+        yield
+    finally:
+        bypass.reset(token)

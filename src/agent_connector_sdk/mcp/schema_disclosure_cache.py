@@ -45,6 +45,8 @@ __all__ = [
     "BoundedLRU",
     "DisclosureCache",
     "DisclosureOrigin",
+    "FrozenSchemaMemo",
+    "FrozenSchemaView",
     "SchemaIdentity",
     "SchemaIdentityMemo",
     "schema_fingerprint",
@@ -152,6 +154,41 @@ class SchemaIdentityMemo:
 
 
 @dataclass(frozen=True, slots=True)
+class FrozenSchemaView:
+    """A tool's wire-form schemas (after listing middleware) and their identity, derived from the
+    source schema objects ``source_input``/``source_output`` (held, so their ``id`` cannot be reused)."""
+
+    source_input: Any
+    source_output: Any
+    wire_input: Any
+    wire_output: Any
+    identity: SchemaIdentity
+
+
+class FrozenSchemaMemo:
+    """Source schema *objects* → :class:`FrozenSchemaView`, bounded. Only for servers that declare their
+    registered schemas frozen (never edited in place; a change replaces the tool or assigns new dicts):
+    then the objects' identity cannot outlive a change, and a read skips both the listing middleware's
+    walk and the fingerprint — O(1) in the schema's size too. Entries hold the source objects, so an
+    ``id`` is never reused while its entry lives."""
+
+    def __init__(self, max_entries: int = DEFAULT_IDENTITY_MEMO_ENTRIES) -> None:
+        self._views: BoundedLRU[tuple[int, int], FrozenSchemaView] = BoundedLRU(max_entries)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+    def get(self, source_input: Any, source_output: Any) -> FrozenSchemaView | None:
+        view = self._views.get((id(source_input), id(source_output)))
+        if view is None or view.source_input is not source_input or view.source_output is not source_output:
+            return None
+        return view
+
+    def put(self, view: FrozenSchemaView) -> None:
+        self._views.put((id(view.source_input), id(view.source_output)), view)
+
+
+@dataclass(frozen=True, slots=True)
 class DisclosureOrigin:
     """Where a tool's disclosures come from: the operation it was generated from and the source
     document's digest. With the tool's current schemas this fixes its disclosure byte for byte, so a
@@ -230,8 +267,10 @@ class DisclosureCache:
             return pinned
         key = (alias, digest)
         cached = self._built.get(key)
-        if cached is not None and cached.manifest.operation == origin.operation and (
-            cached.manifest.source_sha256 == origin.source_sha256
+        if (
+            cached is not None
+            and cached.manifest.operation == origin.operation
+            and (cached.manifest.source_sha256 == origin.source_sha256)
         ):
             return cached
         built = build_schema_disclosure(

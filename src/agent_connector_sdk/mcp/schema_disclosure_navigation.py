@@ -19,7 +19,7 @@ import hashlib
 import marshal
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
@@ -37,6 +37,7 @@ from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, en
 from agent_connector_sdk.mcp.schema_disclosure_cache import (
     DisclosureCache,
     DisclosureOrigin,
+    SchemaIdentity,
     SchemaIdentityMemo,
 )
 
@@ -266,11 +267,16 @@ class DisclosureAddress:
 
 @dataclass(frozen=True, slots=True)
 class VisibleToolSchemas:
-    """The caller's visible tool: its exact name and its current wire-form schemas."""
+    """The caller's visible tool: its exact name and its current wire-form schemas.
+
+    ``identity``, when set, is the schemas' already-established identity (a frozen-schema server's
+    memo); it is not part of equality, since it only saves recomputing what the schemas determine.
+    """
 
     name: str
     input_schema: Any
     output_schema: Any
+    identity: SchemaIdentity | None = field(default=None, compare=False)
 
 
 def _fingerprint(input_schema: Any, output_schema: Any) -> bytes | None:
@@ -419,10 +425,12 @@ def serve_disclosure_read(
         raise DisclosureReadRefused("not_visible")
     if origin is None:
         raise DisclosureReadRefused("unknown_alias")
-    try:
-        identity = memo.identify(visible_tool.input_schema, visible_tool.output_schema)
-    except SchemaDisclosureError:
-        raise DisclosureReadRefused("stale") from None
+    identity = visible_tool.identity
+    if identity is None:
+        try:
+            identity = memo.identify(visible_tool.input_schema, visible_tool.output_schema)
+        except SchemaDisclosureError:
+            raise DisclosureReadRefused("stale") from None
     if address.schema_sha256 != identity.digests.schema_sha256:
         raise DisclosureReadRefused("stale")
     try:

@@ -56,10 +56,13 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     FRAGMENT_URI_TEMPLATE,
     MANIFEST_URI_TEMPLATE,
     SchemaDisclosure,
+    SchemaDisclosureError,
 )
 from agent_connector_sdk.mcp.schema_disclosure_cache import (
     DisclosureCache,
     DisclosureOrigin,
+    FrozenSchemaMemo,
+    FrozenSchemaView,
     SchemaIdentityMemo,
 )
 from agent_connector_sdk.mcp.schema_disclosure_navigation import (
@@ -182,8 +185,10 @@ class SchemaDisclosureRegistry:
         per_tool_middleware: Iterable[Middleware] = (),
         cache: DisclosureCache | None = None,
         memo: SchemaIdentityMemo | None = None,
+        frozen_schemas: bool = False,
     ) -> None:
         self._server = server
+        self._frozen = FrozenSchemaMemo() if frozen_schemas else None
         self._catalog = catalog
         self._origins: dict[str, DisclosureOrigin] = {}
         self._cache = cache if cache is not None else DisclosureCache()
@@ -326,9 +331,12 @@ class SchemaDisclosureRegistry:
         if synthetic is None or alias in synthetic:
             return _EXACT  # the search transform answers these names itself in get_tool
         server = self._server
-        tool = await server.get_tool(alias)
+        with compat.catalog_bypassed(self._catalog):
+            tool = await server.get_tool(alias)
         if tool is None:
             return None
+        if self._frozen is not None and self._only_dereference_lists():
+            return await self._frozen_view(alias, tool)
         async with Context(fastmcp=server) as ctx:
             context: MiddlewareContext[Any] = MiddlewareContext(
                 message=mcp_types.ListToolsRequest(method="tools/list"),
@@ -358,6 +366,54 @@ class SchemaDisclosureRegistry:
         if not is_model_visible(shown):
             return None
         return VisibleToolSchemas(shown.name, shown.parameters, shown.output_schema)
+
+    def _only_dereference_lists(self) -> bool:
+        """Whether FastMCP's ``DereferenceRefsMiddleware`` is the only middleware touching ``tools/list``."""
+        return all(
+            type(middleware) is DereferenceRefsMiddleware
+            or not compat.middleware_touches_list_tools(middleware)
+            for middleware in self._server.middleware
+        )
+
+    async def _frozen_view(self, alias: str, tool: Tool) -> VisibleToolSchemas | None:
+        """Frozen-schema servers, FastMCP's dereference middleware only: its output is a pure function of
+        the schema objects (caller-independent), so it and the schemas' identity are memoized on those
+        objects. Model visibility still comes from the freshly resolved tool, every read."""
+        if not is_model_visible(tool):
+            return None
+        frozen = self._frozen
+        assert frozen is not None
+        view = frozen.get(tool.parameters, tool.output_schema)
+        if view is None:
+            shown = tool
+            for middleware in self._server.middleware:
+                if type(middleware) is DereferenceRefsMiddleware:
+                    shown = await _dereference_one(middleware, shown)
+            try:
+                identity = self._memo.identify(shown.parameters, shown.output_schema)
+            except SchemaDisclosureError:
+                return VisibleToolSchemas(alias, shown.parameters, shown.output_schema)
+            view = FrozenSchemaView(
+                tool.parameters, tool.output_schema, shown.parameters, shown.output_schema, identity
+            )
+            frozen.put(view)
+        return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity)
+
+
+async def _dereference_one(middleware: DereferenceRefsMiddleware, tool: Tool) -> Tool:
+    """FastMCP's dereference middleware applied to one tool, through its public ``on_list_tools`` hook."""
+    context: MiddlewareContext[Any] = MiddlewareContext(
+        message=mcp_types.ListToolsRequest(method="tools/list"),
+        source="client",
+        type="request",
+        method="tools/list",
+    )
+
+    async def just_this_tool(context: MiddlewareContext[Any]) -> Sequence[Tool]:
+        return [tool]
+
+    (shown,) = await middleware.on_list_tools(context, just_this_tool)
+    return shown
 
 
 def _run_coroutine_blocking(coroutine: Any) -> Any:
@@ -448,12 +504,17 @@ def register_schema_resources(
     *,
     per_tool_middleware: Iterable[Middleware] = (),
     cache: DisclosureCache | None = None,
+    frozen_schemas: bool = False,
 ) -> SchemaDisclosureRegistry:
     """Register the manifest and fragment resource templates for ``disclosures`` (alias → disclosure,
     or alias → :class:`DisclosureOrigin` to build each disclosure lazily on its first read).
 
     ``per_tool_middleware``: ``tools/list`` middleware the server declares per-tool (see
     :meth:`SchemaDisclosureRegistry.declare_per_tool_middleware`); ``cache`` bounds built disclosures.
+    ``frozen_schemas=True`` declares that no registered tool's schema objects are ever edited in place (a
+    schema change replaces the tool or assigns new dicts — true of every ``from_openapi`` server): reads
+    then memoize the dereferenced schemas and their digests on those objects instead of re-walking and
+    re-fingerprinting them (an O(schema) cost per read). Without it, in-place edits are caught exactly.
 
     ``catalog`` must be the search (catalog) transform attached to ``server``: reads resolve the caller's
     visible tools through ``catalog.get_tool_catalog(ctx)``. Refuses mismatched input with
@@ -464,7 +525,9 @@ def register_schema_resources(
         raise SchemaResourceRegistrationError(
             "foreign_catalog", "catalog is not a transform attached to this server"
         )
-    registry = SchemaDisclosureRegistry(server, catalog, per_tool_middleware=per_tool_middleware, cache=cache)
+    registry = SchemaDisclosureRegistry(
+        server, catalog, per_tool_middleware=per_tool_middleware, cache=cache, frozen_schemas=frozen_schemas
+    )
     registry._admit(disclosures)
     server.add_template(
         _template(
