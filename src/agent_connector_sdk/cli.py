@@ -122,7 +122,8 @@ def build_serve_app(source: OpenAPISource, *, upstream: str | None = None) -> tu
     server = openapi.server
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     server.add_transform(search)
-    register_schema_resources(server, search, disclosures)
+    # from_openapi tools are never edited in place: reads may memoize on the schema objects.
+    register_schema_resources(server, search, disclosures, frozen_schemas=True)
     return gated_http_app(server, stateless_http=True), len(disclosures)
 
 
