@@ -387,7 +387,37 @@ async def _measure_http(disclosure_url: str, inline_url: str, *, repeat: int, in
     )
 
 
-def part_http(description: Any, repeat: int, in_flight: int) -> None:
+async def _sweep_in_flight(url: str, repeat: int, bounds: tuple[int, ...]) -> None:
+    """Disclose time of the largest operation per consumer read-concurrency bound (for its default)."""
+    results: list[tuple[int, float, float]] = []
+    for bound in bounds:
+        client: Client[Any] = Client(url)
+        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("sweep", url), max_in_flight=bound)
+        async with client:
+            entry = await consumer.select(f"^{LARGEST_ALIAS}", LARGEST_ALIAS)
+            await consumer.disclose(entry)
+            reads = entry.fragment_count + 1 if entry.fragment_count else 1
+
+            async def disclose(entry: Any = entry, consumer: Any = consumer) -> None:
+                await consumer.disclose(entry)
+
+            async def floor(client: Any = client, bound: int = bound, reads: int = reads) -> None:
+                limiter = asyncio.Semaphore(bound)
+
+                async def one() -> None:
+                    async with limiter:
+                        await client.session.read_resource(NOOP_URI)
+
+                await asyncio.gather(*(one() for _ in range(reads)))
+
+            ours, trips = await _best_of(repeat, [disclose, floor])
+        results.append((bound, ours, trips))
+    print("consumer read concurrency (max_in_flight) sweep, same operation:")
+    for bound, ours, trips in results:
+        print(f"  {bound:>3} in flight: disclose {ours * 1e3:8.1f} ms, floor {trips * 1e3:8.1f} ms")
+
+
+def part_http(description: Any, repeat: int, in_flight: int, sweep: bool = False) -> None:
     print("\n== 2. disclosing the largest GitHub operation over loopback HTTP (FastMCP defaults on)")
     http = httpx2.AsyncClient(base_url=UPSTREAM)
     server, _ = _disclosure_server(description.document, description.raw, http)
@@ -398,6 +428,8 @@ def part_http(description: Any, repeat: int, in_flight: int) -> None:
         serve_asgi(inline.server.http_app(stateless_http=True)) as inline_url,
     ):
         asyncio.run(_measure_http(disclosure_url, inline_url, repeat=repeat, in_flight=in_flight))
+        if sweep:
+            asyncio.run(_sweep_in_flight(disclosure_url, repeat, (1, 2, 4, 8, 16, 32)))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -490,6 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--startup-repeat", type=int, default=2)
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--sweep-in-flight", action="store_true", help="also time the consumer's bounds")
     parser.add_argument("--only", choices=["reads", "http", "startup"])
     args = parser.parse_args(argv)
     description = load_github_description()
@@ -497,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "reads"):
         part_read_cost(description, args.repeat)
     if args.only in (None, "http"):
-        part_http(description, args.repeat, args.in_flight)
+        part_http(description, args.repeat, args.in_flight, args.sweep_in_flight)
     if args.only in (None, "startup") and not args.skip_startup:
         part_startup(description, args.startup_repeat)
     return 0

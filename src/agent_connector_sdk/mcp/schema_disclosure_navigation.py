@@ -24,6 +24,8 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
 
+from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.mcp.contracts.headers import HeaderType, header_annotations
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -43,11 +45,13 @@ from agent_connector_sdk.mcp.schema_disclosure_cache import (
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
+    "MAX_NAVIGATION_HEADERS",
     "MAX_SUMMARY_ARGUMENTS",
     "NAVIGATION_KIND",
     "ArgumentSummary",
     "DisclosureAddress",
     "DisclosureReadRefused",
+    "ParameterHeader",
     "ReadRefusalCategory",
     "SchemaNavigation",
     "VerifiedSchemaSnapshots",
@@ -57,6 +61,7 @@ __all__ = [
     "parse_disclosure_uri",
     "serve_disclosure_read",
     "summarize_arguments",
+    "summarize_parameter_headers",
 ]
 
 NAVIGATION_KIND: Final = "schema-navigation"
@@ -64,6 +69,8 @@ MAX_DESCRIPTION_CHARS: Final = 1000
 """A navigation entry's description is cut to at most this many characters (``description_cut``)."""
 MAX_SUMMARY_ARGUMENTS: Final = 32
 """At most this many arguments are summarized; ``arguments_omitted`` counts the rest."""
+MAX_NAVIGATION_HEADERS: Final = 64
+"""A navigation entry lists at most this many ``Mcp-Param-*`` headers (more: ``headers`` is ``None``)."""
 _MAX_TITLE_CHARS: Final = 200
 _MAX_NAME_CHARS: Final = 128
 _MAX_TYPE_CHARS: Final = 64
@@ -85,6 +92,21 @@ class ArgumentSummary(BaseModel):
     name: Annotated[str, StringConstraints(max_length=_MAX_NAME_CHARS + 1, strict=True)]
     type: Annotated[str, StringConstraints(max_length=_MAX_TYPE_CHARS + 1, strict=True)]
     required: StrictBool
+
+
+_PropertyName = Annotated[str, StringConstraints(strict=True)]
+_HEADER_NAME: Final = r"^Mcp-Param-[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # the RFC 9110 token after the prefix
+
+
+class ParameterHeader(BaseModel):
+    """One ``x-mcp-header`` argument: the ``argument``'s path of ``properties`` keys from the input
+    schema's root, the ``header`` a call must carry (``Mcp-Param-{name}``), and the declared ``type``."""
+
+    model_config = _STRICT
+
+    argument: Annotated[list[_PropertyName], Field(min_length=1, max_length=512)]
+    header: Annotated[str, StringConstraints(pattern=_HEADER_NAME, strict=True)]
+    type: HeaderType
 
 
 class SchemaNavigation(BaseModel):
@@ -109,6 +131,10 @@ class SchemaNavigation(BaseModel):
     schema_sha256: Sha256Hex | None
     fragment_count: Annotated[StrictInt, Field(ge=1)] | None
     manifest_uri: str | None
+    headers: Annotated[list[ParameterHeader], Field(max_length=MAX_NAVIGATION_HEADERS)] | None = None
+    """The tool's header map, so a host can send the ``Mcp-Param-*`` headers a call needs without
+    reading the schema. ``None``: not stated (an older provider, invalid annotations, or more than
+    :data:`MAX_NAVIGATION_HEADERS`) — read the schema. ``[]``: the tool declares none."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -169,6 +195,18 @@ def summarize_arguments(input_schema: Any) -> tuple[list[dict[str, Any]], int]:
     return summary, len(names) - len(shown)
 
 
+def summarize_parameter_headers(input_schema: Any) -> list[dict[str, Any]] | None:
+    """The header map of a tool's input schema, as the contract gates read it (``placement="spec"``),
+    JSON-ready for :class:`ParameterHeader`; ``None`` when the annotations are invalid or too many."""
+    try:
+        annotations = header_annotations(input_schema, placement="spec")
+    except AdmissionError:
+        return None
+    if len(annotations) > MAX_NAVIGATION_HEADERS:
+        return None
+    return [{"argument": list(a.path), "header": a.header, "type": a.type} for a in annotations]
+
+
 def _document_identity(input_schema: Any, output_schema: Any) -> tuple[SchemaDigests, int]:
     document, digests = encode_schema_document(input_schema, output_schema)
     return digests, len(split_utf8(document))
@@ -205,6 +243,7 @@ def build_navigation_entry(
         "schema_sha256": None,
         "fragment_count": None,
         "manifest_uri": None,
+        "headers": summarize_parameter_headers(input_schema),
     }
     try:
         if memo is None:
