@@ -456,6 +456,12 @@ def _free_port() -> int:
         return port
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (robust to other load on a shared machine)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_bytes(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -475,13 +481,13 @@ async def _first_answer(url: str, deadline: float) -> None:
             await asyncio.sleep(0.05)
 
 
-def _startup(command: list[str], port: int) -> tuple[float, int]:
+def _startup(command: list[str], port: int) -> tuple[float, float, int]:
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        asyncio.run(_first_answer(f"http://127.0.0.1:{port}/mcp", started + 300))
+        asyncio.run(_first_answer(f"http://127.0.0.1:{port}/mcp", started + 600))
         elapsed = time.monotonic() - started
-        return elapsed, _rss_bytes(process.pid)
+        return elapsed, _cpu_seconds(process.pid), _rss_bytes(process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -493,7 +499,7 @@ def part_startup(description: Any, repeat: int) -> None:
         path = Path(scratch) / "github.json"
         path.write_bytes(description.raw)
         cli = str(Path(sys.executable).with_name("agent-connector"))
-        best: dict[str, tuple[float, int]] = {}
+        best: dict[str, list[float]] = {}
         for _ in range(repeat):
             for label in ("plain FastMCP", "agent-connector serve"):
                 port = _free_port()
@@ -502,17 +508,18 @@ def part_startup(description: Any, repeat: int) -> None:
                     if label == "plain FastMCP"
                     else [cli, "serve", "--openapi", str(path), "--port", str(port), "--upstream", UPSTREAM]
                 )
-                elapsed, rss = _startup(command, port)
-                old = best.get(label)
-                best[label] = (min(elapsed, old[0]) if old else elapsed, min(rss, old[1]) if old else rss)
-    (plain_s, plain_rss), (ours_s, ours_rss) = best["plain FastMCP"], best["agent-connector serve"]
-    print(f"{'':>24} {'first answer':>13} {'RSS':>9}   (best of {repeat})")
-    print(f"{'plain FastMCP':>24} {plain_s:>11.2f} s {plain_rss / 2**20:>6.0f} MB")
-    print(f"{'agent-connector serve':>24} {ours_s:>11.2f} s {ours_rss / 2**20:>6.0f} MB")
-    time_ratio, rss_ratio = ours_s / plain_s, ours_rss / plain_rss
+                measured = _startup(command, port)
+                kept = best.get(label, [float("inf")] * 3)
+                best[label] = [min(a, b) for a, b in zip(kept, measured, strict=True)]
+    plain, ours = best["plain FastMCP"], best["agent-connector serve"]
+    print(f"{'':>24} {'first answer':>13} {'CPU':>9} {'RSS':>9}   (best of {repeat}, interleaved)")
+    for label, (wall, cpu, rss) in (("plain FastMCP", plain), ("agent-connector serve", ours)):
+        print(f"{label:>24} {wall:>11.2f} s {cpu:>7.2f} s {rss / 2**20:>6.0f} MB")
+    wall_ratio, cpu_ratio, rss_ratio = (a / b for a, b in zip(ours, plain, strict=True))
     print(
-        f"ratio time {time_ratio:.2f}x, RSS {rss_ratio:.2f}x (target <= {STARTUP_TARGET}x each) "
-        f"{'OK' if max(time_ratio, rss_ratio) <= STARTUP_TARGET else 'OVER TARGET'}"
+        f"ratio time to first answer {wall_ratio:.2f}x (CPU time {cpu_ratio:.2f}x, robust to machine load), "
+        f"RSS {rss_ratio:.2f}x (target <= {STARTUP_TARGET}x each) "
+        f"{'OK' if max(wall_ratio, rss_ratio) <= STARTUP_TARGET else 'OVER TARGET'}"
     )
 
 
