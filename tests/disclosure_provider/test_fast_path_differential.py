@@ -296,8 +296,8 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
 
 
 FastPathEqualsExactPath.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=30,
+    max_examples=35,
+    stateful_step_count=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

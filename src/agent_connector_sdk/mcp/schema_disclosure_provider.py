@@ -4,15 +4,27 @@ Intended use (the README shows the same)::
 
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     server.add_transform(search)
-    register_schema_resources(server, search, disclosures)   # disclosures: alias -> SchemaDisclosure
+    register_schema_resources(server, search, disclosures)   # alias -> SchemaDisclosure | DisclosureOrigin
 
 * :func:`describe_schema_tools` is a FastMCP ``SearchResultSerializer``: each matched tool becomes a
   bounded ``schema-navigation`` entry (digests, fragment count, manifest URI, argument summary), never
   its schemas.
 * :func:`register_schema_resources` registers the manifest and fragment resource templates of the
-  wire contract. **Every read re-authorizes** through ``catalog.get_tool_catalog(ctx)`` (middleware,
-  visibility, session rules and component auth all apply to the caller) and re-hashes the visible
-  tool's current schemas; policy lives in :mod:`agent_connector_sdk.mcp.schema_disclosure_navigation`.
+  wire contract. **Every read re-authorizes** the caller (middleware, visibility, session rules,
+  versions and component auth) and checks the visible tool's current schemas; policy lives in
+  :mod:`agent_connector_sdk.mcp.schema_disclosure_navigation`, caches in
+  :mod:`agent_connector_sdk.mcp.schema_disclosure_cache`.
+
+Catalog scale. The reference for "visible to this caller" is a fresh ``catalog.get_tool_catalog(ctx)``
+(:meth:`SchemaDisclosureRegistry.read_exact`), which costs O(catalog) per read. ``read`` instead
+resolves the one tool by name: ``FastMCP.get_tool`` (what ``tools/call`` authorizes with) under the
+catalog's bypass, the ``tools/list`` middleware run on that one tool, the catalog's model-visibility
+rule. It does so wherever ``fast_path_blocker`` finds every server part known to make that equal
+(FastMCP's own providers, enable/disable transforms, FastMCP's dereference middleware or middleware
+declared per-tool). FastMCP 4.2 reports no catalog changes (no generation, no events), so nothing
+caller-visible is cached: every read resolves afresh, at a cost independent of the catalog's size.
+Only pure functions of schema *content* are memoized, keyed so they cannot outlive a change.
+A hypothesis state machine checks both paths agree read for read.
 
 Why a ``ResourceTemplate`` subclass rather than ``@server.resource``: FastMCP's template matching drops
 a ``#fragment``, splits off the query string and percent-decodes the captured values before a function
