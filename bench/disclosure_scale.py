@@ -424,7 +424,7 @@ async def _sweep_in_flight(url: str, repeat: int, bounds: tuple[int, ...]) -> No
         async with client:
             entry = await consumer.select(f"^{LARGEST_ALIAS}", LARGEST_ALIAS)
             await consumer.disclose(entry)
-            reads = entry.fragment_count + 1 if entry.fragment_count else 1
+            reads = (entry.navigation.fragment_count or 0) + 1
 
             async def disclose(entry: Any = entry, consumer: Any = consumer) -> None:
                 await consumer.disclose(entry)
