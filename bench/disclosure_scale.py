@@ -457,7 +457,7 @@ def part_http(description: Any, repeat: int, in_flight: int, sweep: bool = False
     ):
         asyncio.run(_measure_http(disclosure_url, inline_url, repeat=repeat, in_flight=in_flight))
         if sweep:
-            asyncio.run(_sweep_in_flight(disclosure_url, repeat, (1, 2, 4, 8, 16, 32)))
+            asyncio.run(_sweep_in_flight(disclosure_url, max(repeat, 5), (1, 2, 4, 8, 16, 32)))
 
 
 # ------------------------------------------------------------------------------------------------
