@@ -80,6 +80,15 @@ Step = Literal["discover", "read", "verify", "invoke", "bind", "consume"]
 
 _RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
 _ENVELOPE_ALLOWANCE: Final = 64 * 1024  # manifest body + per-fragment identity overhead, over schema_bytes
+DEFAULT_MAX_IN_FLIGHT: Final = 8
+"""Default bound on concurrent manifest/fragment reads, chosen by measurement
+(``python -m bench.disclosure_scale --only http --sweep-in-flight``: GitHub's largest tool, 106 reads,
+loopback HTTP, FastMCP defaults, 2 shared cores, best of 5). Disclose time by bound: 1 → 683 ms,
+2 → 613, 4 → 554, 8 → 687 (537 in the same run's main measurement: 2–8 are within noise), 16 → 770,
+32 → 957. Past 8 reads only queue on the provider's single event loop and add contention; below it,
+loopback hides what concurrency buys on a real network (each read's round trip overlaps the others'),
+so 8 is the largest bound that costs nothing on loopback. Raise it for a distant server, lower it for
+a constrained one (``max_in_flight=``)."""
 
 
 # -------------------------------------------------------------------------------------------- errors
@@ -233,7 +242,7 @@ class SchemaDisclosureConsumer:
         *,
         scope: CallerScope,
         search_tool: str = "search_tools",
-        max_in_flight: int = 8,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         max_total_bytes: int = MAX_DOCUMENT_BYTES + _ENVELOPE_ALLOWANCE,
         max_fragments: int = 8192,
         max_disclosed: int = 256,
