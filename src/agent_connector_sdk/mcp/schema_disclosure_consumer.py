@@ -62,6 +62,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
 
 __all__ = [
+    "DEFAULT_MAX_IN_FLIGHT",
     "CallFailed",
     "CallerScope",
     "DisclosedTool",
