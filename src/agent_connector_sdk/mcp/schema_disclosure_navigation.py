@@ -15,8 +15,6 @@ Two jobs, shared by both ends so they cannot drift:
 
 from __future__ import annotations
 
-import hashlib
-import marshal
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +39,7 @@ from agent_connector_sdk.mcp.schema_disclosure_cache import (
     DisclosureOrigin,
     SchemaIdentity,
     SchemaIdentityMemo,
+    schema_fingerprint,
 )
 
 __all__ = [
@@ -319,16 +318,8 @@ class VisibleToolSchemas:
 
 
 def _fingerprint(input_schema: Any, output_schema: Any) -> bytes | None:
-    """SHA-256 of the schemas' ``marshal`` (version 2) bytes, or ``None`` when they are not plain data.
-
-    marshal is exact about types and values (``True``, ``1`` and ``1.0`` differ; a ``str`` or ``int``
-    subclass is refused) and version 2 writes no back-references, so equal bytes mean equal values — and
-    equal values have equal canonical JSON, hence equal digests.
-    """
-    try:
-        return hashlib.sha256(marshal.dumps((input_schema, output_schema), 2)).digest()
-    except (ValueError, RecursionError):
-        return None
+    """The exact schema fingerprint (see :func:`schema_fingerprint`), or ``None`` for non-plain data."""
+    return schema_fingerprint(input_schema, output_schema)
 
 
 class VerifiedSchemaSnapshots:
