@@ -49,6 +49,7 @@ interop-docs: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) -m bench.disclosure_build
 	$(PY) -m bench.disclosure_read
+	$(PY) -m bench.disclosure_scale
 	$(PY) -m bench.contract_overhead
 	$(PY) -m bench.host_core
 	$(PY) -m bench.validator_choice

@@ -9,7 +9,7 @@ served by uvicorn on 127.0.0.1 (stateless Streamable HTTP), each hiding its tool
 * *disclosure* — ``search_result_serializer=describe_schema_tools`` plus ``register_schema_resources``.
   Timed: ``SchemaDisclosureConsumer.select`` (one ``search_tools`` call) + ``disclose`` (manifest and
   every fragment over the same session, ``--in-flight`` concurrent reads, every read re-authorized and
-  re-hashed by the provider) + ``reconstruct_schema``.
+  its schemas re-checked by the provider) + ``reconstruct_schema``.
 * *inline* — FastMCP's default serializer, which pastes each matched tool (schemas included) into the
   ``search_tools`` result. Timed: one ``search_tools`` call returning the operation, plus ``json.loads``
   of its text.
@@ -39,8 +39,9 @@ from fastmcp.server.middleware.dereference import DereferenceRefsMiddleware
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
+from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, manifest_uri
 from agent_connector_sdk.mcp.schema_disclosure.encoding import encode_schema_document
+from agent_connector_sdk.mcp.schema_disclosure_cache import SchemaIdentityMemo
 from agent_connector_sdk.mcp.schema_disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
@@ -133,37 +134,63 @@ async def _measure(disclosure_url: str, inline_url: str, *, repeat: int, in_flig
     )
 
 
-async def _per_read_costs(server: Any, search: RegexSearchTransform, repeat: int) -> None:
-    """In-process cost of the two things every disclosure read must do besides the round trip."""
+async def _per_read_costs(server: Any, search: RegexSearchTransform, registry: Any, repeat: int) -> None:
+    """In process, what one disclosure read of the operation actually spends besides the round trip:
+    finding the caller's tool (by name, vs. the whole catalog the exact path lists), checking its current
+    schemas (the exact fingerprint memo reads use, vs. a full canonical re-hash), and a whole read."""
     async with Context(fastmcp=server) as ctx:
         catalog: list[Any] = []
+        found: list[Any] = []
 
-        async def resolve() -> None:
+        async def resolve_catalog() -> None:
             catalog[:] = await search.get_tool_catalog(ctx)
 
-        async def rehash() -> None:
-            (tool,) = [t for t in catalog if t.name == ALIAS]
-            encode_schema_document(tool.parameters, tool.output_schema)
+        async def resolve_by_name() -> None:
+            found[:] = [await registry._visible_tool(ALIAS, exact=False)]
 
-        await resolve()
-        resolve_s, rehash_s = await _best_of(repeat, [resolve, rehash])
+        await resolve_catalog()
+        await resolve_by_name()
+        tool = found[0]
+        memo = SchemaIdentityMemo()
+        identity = memo.identify(tool.input_schema, tool.output_schema)
+        base = manifest_uri(ALIAS, identity.digests.schema_sha256).removesuffix("manifest")
+        fragment = f"{base}fragments/1"
+
+        async def check_memo() -> None:
+            memo.identify(tool.input_schema, tool.output_schema)
+
+        async def rehash() -> None:
+            encode_schema_document(tool.input_schema, tool.output_schema)
+
+        async def read() -> None:
+            await registry.read(fragment)
+
+        await read()
+        catalog_s, name_s, memo_s, rehash_s, read_s = await _best_of(
+            repeat, [resolve_catalog, resolve_by_name, check_memo, rehash, read]
+        )
     print(
-        f"per read, in process: catalog.get_tool_catalog ({len(catalog)} tools) {resolve_s * 1000:.1f} ms, "
-        f"re-hash of the current schemas {rehash_s * 1000:.1f} ms"
+        f"per read, in process ({registry.fast_path_blocker() or 'name-resolved path'}): find the tool by "
+        f"name {name_s * 1000:.2f} ms (whole catalog, {len(catalog)} tools: {catalog_s * 1000:.1f} ms); "
+        f"schema check via the fingerprint memo {memo_s * 1000:.2f} ms "
+        f"(full re-hash {rehash_s * 1000:.1f} ms); "
+        f"whole fragment read {read_s * 1000:.2f} ms"
     )
 
 
-async def _build(description: Any, base_url: str) -> tuple[Any, Any, Any, httpx2.AsyncClient]:
+async def _build(
+    description: Any, base_url: str
+) -> tuple[tuple[Any, Any, Any], Any, Any, httpx2.AsyncClient]:
     http = httpx2.AsyncClient(base_url=base_url)
     disclosed = build_openapi_server(description.document, client=http, name="github-disclosure")
     disclosures = await build_tool_disclosures(disclosed, SourceDigest.of(description.raw))
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=5)
     disclosed.server.add_transform(search)
-    register_schema_resources(disclosed.server, search, disclosures)
+    registry = register_schema_resources(disclosed.server, search, disclosures)
     disclosed.server.resource(NOOP_URI, mime_type="application/json")(lambda: "{}")
     inline = build_openapi_server(description.document, client=http, name="github-inline")
     inline.server.add_transform(RegexSearchTransform(max_results=5))
-    return (disclosed.server, search), inline.server, disclosures, http
+    return (disclosed.server, search, registry), inline.server, disclosures, http
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     description = load_github_description()
     started = time.perf_counter()
-    (disclosed_server, search), inline_server, disclosures, _http = asyncio.run(
+    (disclosed_server, search, registry), inline_server, disclosures, _http = asyncio.run(
         _build(description, "http://127.0.0.1:9")
     )
     print(
@@ -191,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                     disclosure_url, inline_url, repeat=args.repeat, in_flight=args.in_flight, label=label
                 )
             )
-            asyncio.run(_per_read_costs(disclosed_server, search, args.repeat))
+            asyncio.run(_per_read_costs(disclosed_server, search, registry, args.repeat))
 
         measure("FastMCP defaults (DereferenceRefsMiddleware walks all 1,223 schemas per catalog read)")
         # The description is already dereferenced, so the wire is identical without FastMCP's

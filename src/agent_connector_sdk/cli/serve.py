@@ -16,12 +16,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, TextIO
 
-import anyio
-
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
 from agent_connector_sdk.connectors.github_extract import OpenAPISource
-from agent_connector_sdk.connectors.openapi import build_openapi_server, build_tool_disclosures
+from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
 
 __all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
 
@@ -110,16 +108,16 @@ def build_openapi_app(source: OpenAPISource, *, upstream: str | None) -> tuple[A
     title, version = document_info(source.document)
     openapi = build_openapi_server(source.document, base_url=base_url, name=title, version=version)
 
-    async def disclose() -> Any:
-        return await build_tool_disclosures(openapi, SourceDigest.of(source.raw))
-
-    disclosures = anyio.run(disclose)
+    # Lazy: each disclosure is built on its first read, from the schemas that read sees, so start-up
+    # lists and hashes nothing per operation (the source document is hashed once).
+    disclosures = tool_disclosure_origins(openapi, SourceDigest.of(source.raw))
     if not disclosures:
         raise CliError("the document has no operations: there is nothing to serve")
     server = openapi.server
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
     server.add_transform(search)
-    register_schema_resources(server, search, disclosures)
+    # from_openapi tools are never edited in place: reads may memoize on the schema objects.
+    register_schema_resources(server, search, disclosures, frozen_schemas=True)
     return gated_http_app(server, stateless_http=True), len(disclosures)
 
 

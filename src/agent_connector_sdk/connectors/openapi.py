@@ -53,6 +53,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     SourceDigest,
     build_schema_disclosure,
 )
+from agent_connector_sdk.mcp.schema_disclosure_cache import DisclosureOrigin
 
 __all__ = [
     "FORWARDED_CALLER_HEADERS",
@@ -65,6 +66,7 @@ __all__ = [
     "http_method_annotations",
     "list_operation_tools",
     "openapi_operation_tools",
+    "tool_disclosure_origins",
 ]
 
 
@@ -353,3 +355,18 @@ async def build_tool_disclosures(
         )
         for tool in await list_operation_tools(openapi_server)
     }
+
+
+def tool_disclosure_origins(
+    openapi_server: OpenAPIServer, source: bytes | SourceDigest
+) -> dict[str, DisclosureOrigin]:
+    """``alias -> DisclosureOrigin`` for every operation tool: what a registry needs to build each
+    tool's disclosure on its first read, from the schemas the read sees.
+
+    Nothing is listed or hashed here beyond ``source`` (start-up cost and memory do not grow with the
+    tools' schemas); ``register_schema_resources`` accepts the result in place of built disclosures.
+    Byte for byte, a lazily built disclosure equals what :func:`build_tool_disclosures` returns.
+    """
+    digest = source if isinstance(source, SourceDigest) else SourceDigest.of(source)
+    operations = openapi_server.operations
+    return {alias: DisclosureOrigin(operation, digest.sha256) for alias, operation in operations.items()}

@@ -56,6 +56,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueCategory,
     HeaderValueError,
 )
+from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 from agent_connector_sdk.mcp.host.core import AdmittedTool
 from agent_connector_sdk.mcp.host.errors import ConfirmationRefused, ProtocolError, TransportFailure
@@ -75,6 +76,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
 
 __all__ = [
+    "DEFAULT_MAX_IN_FLIGHT",
     "AdmissionRefused",
     "CallFailed",
     "CallerScope",
@@ -94,6 +96,15 @@ __all__ = [
 Step = Literal["discover", "read", "verify", "admit", "invoke", "bind", "consume"]
 
 _ENVELOPE_ALLOWANCE: Final = 64 * 1024  # manifest body + per-fragment identity overhead, over schema_bytes
+DEFAULT_MAX_IN_FLIGHT: Final = 8
+"""Default bound on concurrent manifest/fragment reads, chosen by measurement
+(``python -m bench.disclosure_scale --only http --sweep-in-flight``: GitHub's largest tool, 106 reads,
+loopback HTTP, FastMCP defaults, 2 shared cores, best of 5). Disclose time by bound: 1 → 683 ms,
+2 → 613, 4 → 554, 8 → 687 (537 in the same run's main measurement: 2–8 are within noise), 16 → 770,
+32 → 957. Past 8 reads only queue on the provider's single event loop and add contention; below it,
+loopback hides what concurrency buys on a real network (each read's round trip overlaps the others'),
+so 8 is the largest bound that costs nothing on loopback. Raise it for a distant server, lower it for
+a constrained one (``max_in_flight=``)."""
 
 DiscoveryCategory = Literal[
     "search_failed", "malformed_navigation", "no_match", "ambiguous", "undisclosable", "transport"
@@ -303,7 +314,7 @@ class SchemaDisclosureConsumer:
         *,
         scope: CallerScope,
         search_tool: str = "search_tools",
-        max_in_flight: int = 8,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         max_total_bytes: int = MAX_DOCUMENT_BYTES + _ENVELOPE_ALLOWANCE,
         max_fragments: int = 8192,
         max_disclosed: int = 256,
@@ -516,12 +527,14 @@ class SchemaDisclosureConsumer:
             descriptor["outputSchema"] = document["outputSchema"]
         # A navigation entry may carry the tool's header map; when it does, it must agree with the
         # schema the digests prove (the schema decides; a disagreeing claim is refused, not trusted).
-        known = getattr(navigation, "headers", None)
+        known = (
+            None
+            if navigation.headers is None
+            else {json_pointer(entry.argument): entry.header for entry in navigation.headers}
+        )
         try:
             self.host.core.admit_disclosed(
-                descriptor,
-                schema_sha256=manifest.schema_sha256,
-                known_headers=known if isinstance(known, Mapping) else None,
+                descriptor, schema_sha256=manifest.schema_sha256, known_headers=known
             )
         except AdmissionError as refusal:
             raise AdmissionRefused(refusal.category, refusal.message) from None

@@ -15,16 +15,16 @@ Two jobs, shared by both ends so they cannot drift:
 
 from __future__ import annotations
 
-import hashlib
-import marshal
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
 
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.mcp.contracts.headers import HeaderType, header_annotations
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -35,14 +35,23 @@ from agent_connector_sdk.mcp.schema_disclosure import (
 )
 from agent_connector_sdk.mcp.schema_disclosure.build import split_utf8
 from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, encode_schema_document
+from agent_connector_sdk.mcp.schema_disclosure_cache import (
+    DisclosureCache,
+    DisclosureOrigin,
+    SchemaIdentity,
+    SchemaIdentityMemo,
+    schema_fingerprint,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
+    "MAX_NAVIGATION_HEADERS",
     "MAX_SUMMARY_ARGUMENTS",
     "NAVIGATION_KIND",
     "ArgumentSummary",
     "DisclosureAddress",
     "DisclosureReadRefused",
+    "ParameterHeader",
     "ReadRefusalCategory",
     "SchemaNavigation",
     "VerifiedSchemaSnapshots",
@@ -50,7 +59,9 @@ __all__ = [
     "authorize_disclosure_read",
     "build_navigation_entry",
     "parse_disclosure_uri",
+    "serve_disclosure_read",
     "summarize_arguments",
+    "summarize_parameter_headers",
 ]
 
 NAVIGATION_KIND: Final = "schema-navigation"
@@ -58,6 +69,8 @@ MAX_DESCRIPTION_CHARS: Final = 1000
 """A navigation entry's description is cut to at most this many characters (``description_cut``)."""
 MAX_SUMMARY_ARGUMENTS: Final = 32
 """At most this many arguments are summarized; ``arguments_omitted`` counts the rest."""
+MAX_NAVIGATION_HEADERS: Final = 64
+"""A navigation entry lists at most this many ``Mcp-Param-*`` headers (more: ``headers`` is ``None``)."""
 _MAX_TITLE_CHARS: Final = 200
 _MAX_NAME_CHARS: Final = 128
 _MAX_TYPE_CHARS: Final = 64
@@ -79,6 +92,21 @@ class ArgumentSummary(BaseModel):
     name: Annotated[str, StringConstraints(max_length=_MAX_NAME_CHARS + 1, strict=True)]
     type: Annotated[str, StringConstraints(max_length=_MAX_TYPE_CHARS + 1, strict=True)]
     required: StrictBool
+
+
+_PropertyName = Annotated[str, StringConstraints(strict=True)]
+_HEADER_NAME: Final = r"^Mcp-Param-[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # the RFC 9110 token after the prefix
+
+
+class ParameterHeader(BaseModel):
+    """One ``x-mcp-header`` argument: the ``argument``'s path of ``properties`` keys from the input
+    schema's root, the ``header`` a call must carry (``Mcp-Param-{name}``), and the declared ``type``."""
+
+    model_config = _STRICT
+
+    argument: Annotated[list[_PropertyName], Field(min_length=1, max_length=512)]
+    header: Annotated[str, StringConstraints(pattern=_HEADER_NAME, strict=True)]
+    type: HeaderType
 
 
 class SchemaNavigation(BaseModel):
@@ -103,6 +131,10 @@ class SchemaNavigation(BaseModel):
     schema_sha256: Sha256Hex | None
     fragment_count: Annotated[StrictInt, Field(ge=1)] | None
     manifest_uri: str | None
+    headers: Annotated[list[ParameterHeader], Field(max_length=MAX_NAVIGATION_HEADERS)] | None = None
+    """The tool's header map, so a host can send the ``Mcp-Param-*`` headers a call needs without
+    reading the schema. ``None``: not stated (an older provider, invalid annotations, or more than
+    :data:`MAX_NAVIGATION_HEADERS`) — read the schema. ``[]``: the tool declares none."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -163,6 +195,18 @@ def summarize_arguments(input_schema: Any) -> tuple[list[dict[str, Any]], int]:
     return summary, len(names) - len(shown)
 
 
+def summarize_parameter_headers(input_schema: Any) -> list[dict[str, Any]] | None:
+    """The header map of a tool's input schema, as the contract gates read it (``placement="spec"``),
+    JSON-ready for :class:`ParameterHeader`; ``None`` when the annotations are invalid or too many."""
+    try:
+        annotations = header_annotations(input_schema, placement="spec")
+    except AdmissionError:
+        return None
+    if len(annotations) > MAX_NAVIGATION_HEADERS:
+        return None
+    return [{"argument": list(a.path), "header": a.header, "type": a.type} for a in annotations]
+
+
 def _document_identity(input_schema: Any, output_schema: Any) -> tuple[SchemaDigests, int]:
     document, digests = encode_schema_document(input_schema, output_schema)
     return digests, len(split_utf8(document))
@@ -175,12 +219,14 @@ def build_navigation_entry(
     description: str | None,
     input_schema: Any,
     output_schema: Any,
+    memo: SchemaIdentityMemo | None = None,
 ) -> dict[str, Any]:
     """The ``schema-navigation`` entry for one tool, as a JSON-ready dict valid for :class:`SchemaNavigation`.
 
     ``input_schema``/``output_schema`` must be the schemas exactly as the wire shows them; the digests
     and ``fragment_count`` are those a disclosure built from the same schemas has, so the entry's
-    ``manifest_uri`` names the resource a provider serves for the tool as it is now.
+    ``manifest_uri`` names the resource a provider serves for the tool as it is now. ``memo`` (optional)
+    skips re-hashing schemas fingerprinted before; the entry is the same.
     """
     cut = description is not None and len(description) > MAX_DESCRIPTION_CHARS
     arguments, omitted = summarize_arguments(input_schema)
@@ -197,9 +243,14 @@ def build_navigation_entry(
         "schema_sha256": None,
         "fragment_count": None,
         "manifest_uri": None,
+        "headers": summarize_parameter_headers(input_schema),
     }
     try:
-        digests, count = _document_identity(input_schema, output_schema)
+        if memo is None:
+            digests, count = _document_identity(input_schema, output_schema)
+        else:  # exact: keyed on the schemas' fingerprint (see SchemaIdentityMemo)
+            identity = memo.identify(input_schema, output_schema)
+            digests, count = identity.digests, identity.fragment_count
     except SchemaDisclosureError:
         return entry  # not disclosable: the entry says so by carrying no identity
     entry.update(
@@ -257,24 +308,21 @@ class DisclosureAddress:
 
 @dataclass(frozen=True, slots=True)
 class VisibleToolSchemas:
-    """The caller's visible tool: its exact name and its current wire-form schemas."""
+    """The caller's visible tool: its exact name and its current wire-form schemas.
+
+    ``identity``, when set, is the schemas' already-established identity (a frozen-schema server's
+    memo); it is not part of equality, since it only saves recomputing what the schemas determine.
+    """
 
     name: str
     input_schema: Any
     output_schema: Any
+    identity: SchemaIdentity | None = field(default=None, compare=False)
 
 
 def _fingerprint(input_schema: Any, output_schema: Any) -> bytes | None:
-    """SHA-256 of the schemas' ``marshal`` (version 2) bytes, or ``None`` when they are not plain data.
-
-    marshal is exact about types and values (``True``, ``1`` and ``1.0`` differ; a ``str`` or ``int``
-    subclass is refused) and version 2 writes no back-references, so equal bytes mean equal values — and
-    equal values have equal canonical JSON, hence equal digests.
-    """
-    try:
-        return hashlib.sha256(marshal.dumps((input_schema, output_schema), 2)).digest()
-    except (ValueError, RecursionError):
-        return None
+    """The exact schema fingerprint (see :func:`schema_fingerprint`), or ``None`` for non-plain data."""
+    return schema_fingerprint(input_schema, output_schema)
 
 
 class VerifiedSchemaSnapshots:
@@ -372,6 +420,59 @@ def authorize_disclosure_read(
         _require_current_schemas(visible_tool, manifest)
         if snapshots is not None and fingerprint is not None:
             snapshots.remember(manifest.alias, manifest.schema_sha256, fingerprint)
+    if address.index is None:
+        if uri != manifest.manifest_uri:
+            raise DisclosureReadRefused("non_canonical")
+        return _body(manifest)
+    try:
+        fragment = read_schema_fragment(disclosure, address.index)
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("malformed_index") from None
+    if uri != fragment_uri(manifest.alias, manifest.schema_sha256, fragment.index):
+        raise DisclosureReadRefused("non_canonical")
+    return _body(fragment)
+
+
+def serve_disclosure_read(
+    uri: str,
+    *,
+    origin: DisclosureOrigin | None,
+    visible_tool: VisibleToolSchemas | None,
+    memo: SchemaIdentityMemo,
+    cache: DisclosureCache,
+) -> str:
+    """Serve one read from the tool's *current* schemas, building its disclosure on first need.
+
+    The same decision as :func:`authorize_disclosure_read`, for a registry that knows each alias's
+    :class:`DisclosureOrigin` instead of holding a prebuilt disclosure: refused unless the URI parses,
+    the alias has an origin, the caller sees a tool of exactly that name, the URI's digest equals the
+    digest of that tool's current schemas (via ``memo``, exact), the index is canonical and in range, and
+    the URI equals the canonical one byte for byte. The disclosure served is the one built from exactly
+    those schemas (``cache``), so after a schema change the new identity reads at once and the old one is
+    ``stale`` — a navigation entry computed from the current schemas always names a readable resource.
+    """
+    address = parse_disclosure_uri(uri)
+    if address is None:
+        raise DisclosureReadRefused("malformed_uri")
+    if visible_tool is None or visible_tool.name != address.alias:
+        raise DisclosureReadRefused("not_visible")
+    if origin is None:
+        raise DisclosureReadRefused("unknown_alias")
+    identity = visible_tool.identity
+    if identity is None:
+        try:
+            identity = memo.identify(visible_tool.input_schema, visible_tool.output_schema)
+        except SchemaDisclosureError:
+            raise DisclosureReadRefused("stale") from None
+    if address.schema_sha256 != identity.digests.schema_sha256:
+        raise DisclosureReadRefused("stale")
+    try:
+        disclosure = cache.get_or_build(
+            visible_tool.name, origin, identity, visible_tool.input_schema, visible_tool.output_schema
+        )
+    except SchemaDisclosureError:
+        raise DisclosureReadRefused("stale") from None
+    manifest = disclosure.manifest
     if address.index is None:
         if uri != manifest.manifest_uri:
             raise DisclosureReadRefused("non_canonical")
