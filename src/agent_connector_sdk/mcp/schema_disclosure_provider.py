@@ -64,7 +64,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import PrivateAttr
 
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp import _fastmcp_compat_scale as compat
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.schema_disclosure import (
     FRAGMENT_URI_TEMPLATE,
     MANIFEST_URI_TEMPLATE,
@@ -250,7 +250,7 @@ class SchemaDisclosureRegistry:
 
     def fast_path_blocker(self) -> str | None:
         """Why reads take the exact (whole-catalog) path, or ``None`` when they resolve by name."""
-        if not compat.SUPPORTED:
+        if not compat.SCALE_READ_PATH_SUPPORTED:
             return "FastMCP version not verified for name-resolved reads"
         if compat.synthetic_tool_names(self._catalog) is None:
             return "the catalog is not a FastMCP search transform"
