@@ -130,7 +130,7 @@ def test_roots_list_params_are_optional() -> None:
         (ELICIT_FORM, {"sampling": {}, "roots": {}}),
         (SAMPLE, {"elicitation": {}, "roots": {}}),
         (ROOTS, {"elicitation": {}, "sampling": {}}),
-        (ROOTS, None),
+        (ROOTS, {}),
         # URL mode needs `elicitation.url`; an empty elicitation object means form only.
         ({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x",
                                                      "elicitationId": "1"}}, {"elicitation": {}}),
@@ -166,6 +166,16 @@ def test_declared_capabilities_are_enough(request_: Any, capabilities: Any) -> N
         {"resultType": "input_required", "inputRequests": {"k": request_}},
         request_method="tools/call", client_capabilities=capabilities,
     )
+
+
+def test_capabilities_left_unchecked_when_not_given() -> None:
+    # A client whose SDK refuses undeclared requests in its own dispatch checks the shape only.
+    validate_input_required_result(SPEC_EXAMPLE, request_method="tools/call", client_capabilities=None)
+    with pytest.raises(ContractViolation):
+        validate_input_required_result(
+            {"resultType": "input_required", "inputRequests": {"k": {"method": "ping"}}},
+            request_method="tools/call", client_capabilities=None,
+        )
 
 
 def test_required_capability_paths() -> None:

@@ -40,7 +40,10 @@ from typing import Any, Literal, TypeAlias, cast
 import fastmcp
 import httpx2
 import mcp_types
+from mcp.client import ClientRequestContext, InputRequiredRoundsExceededError
+from mcp.client._input_required import run_input_required_driver
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import validate_server_result
 from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.mcp.contracts.admission import (
@@ -55,6 +58,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     ContractViolation,
     PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.param_headers_transport import (
@@ -302,7 +306,9 @@ class ContractClient:
         discovery). Invoke: ``validate_arguments`` and ``build_parameter_headers`` refusals. Execute:
         the server's verdict arrives as ``JsonRpcError`` (e.g. -32020 for header mismatch). Consume:
         ``validate_tool_result`` — error results must conform too. ``raise_on_error`` turns a valid
-        ``isError`` result into ``ToolExecutionError``.
+        ``isError`` result into ``ToolExecutionError``. An interim ``InputRequiredResult`` (SEP-2322) is
+        checked (``contracts.input_required``), answered through the wrapped client's sampling /
+        elicitation / roots callbacks and retried by the ``mcp`` SDK's driver until the final result.
         """
         # A non-string name (a caller bug) is refused like any unknown tool, without echoing it.
         label = name if isinstance(name, str) else None
@@ -315,12 +321,45 @@ class ContractClient:
         except ContractError as refusal:
             self.audit.append({"event": "call", "tool": name, "outcome": refusal.category})
             raise
-        with self._param_headers.sending(name, headers):
-            raw = await self._request(
-                mcp_types.CallToolRequest(params=mcp_types.CallToolRequestParams(name=name, arguments=args)),
-                gate="consume",
-                tool=name,
+
+        async def send(responses: mcp_types.InputResponses | None, state: str | None) -> Any:
+            # SEP-2322: a retry is a new request (fresh JSON-RPC id) carrying the same arguments and
+            # headers, the client's answers and the server's requestState echoed byte-exact (or none).
+            params = mcp_types.CallToolRequestParams(
+                name=name, arguments=args, input_responses=responses, request_state=state
             )
+            with self._param_headers.sending(name, headers):
+                raw = await self._request(mcp_types.CallToolRequest(params=params), gate="consume", tool=name)
+            if not is_input_required(raw):
+                return raw
+            try:
+                # The SDK's own dispatch refuses embedded requests this client did not declare.
+                validate_input_required_result(raw, request_method="tools/call", client_capabilities=None)
+            except ContractViolation as violation:
+                self.audit.append({"event": "call", "tool": name, "outcome": violation.category})
+                raise
+            return mcp_types.InputRequiredResult.model_validate(raw)
+
+        first = await send(None, None)
+        # The SDK's multi-round-trip driver answers each round through this client's sampling /
+        # elicitation / roots callbacks and retries until a final result (or its round limit).
+        try:
+            raw = cast(JsonObject, await run_input_required_driver(
+                first, dispatch=self._dispatch_input_request, retry=send,
+                max_rounds=self._client.input_required_max_rounds,
+            ))
+        except InputRequiredRoundsExceededError as error:
+            self.audit.append({"event": "call", "tool": name, "outcome": "input_required_rounds_exceeded"})
+            raise ContractViolation(
+                "input_required_rounds_exceeded", "the server kept asking for input past the round limit"
+            ) from error
+        except MCPError as error:
+            # Only our own dispatch raises MCPError here (a peer's errors arrive as JsonRpcError): this
+            # client declined an embedded request, e.g. one for a capability it has no callback for.
+            self.audit.append({"event": "call", "tool": name, "outcome": "input_request_refused"})
+            raise ContractViolation(
+                "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
+            ) from error
         try:
             validate_tool_result(tool, raw)
         except ContractViolation as violation:
@@ -356,6 +395,38 @@ class ContractClient:
         return result
 
     # -- plumbing ----------------------------------------------------------------------------------
+    def _complete_when_untagged(self, request: Any, error: ValidationError) -> JsonObject | None:
+        """The result the SDK refused only for lacking ``resultType``, read as ``"complete"``; else None.
+
+        schema.ts (2026-07-28, ``Result.resultType``): when the field is absent "the client MUST treat
+        the absent field as ``"complete"``". ``mcp`` 2.3 validates 2026-07-28 results with the field
+        required, so such a result would fail before our gates; it is re-validated here, by the SDK's
+        own wire schema, with the tag the spec says it means (any other defect still fails).
+        """
+        failures = error.errors()
+        untagged = [
+            failure for failure in failures
+            if failure.get("type") == "missing" and tuple(failure.get("loc", ()))[-1:] == ("resultType",)
+        ]
+        raw = untagged[0].get("input") if untagged else None
+        version = self._client.session.protocol_version
+        if not isinstance(raw, dict) or "resultType" in raw or version is None:
+            return None
+        tagged = {**raw, "resultType": "complete"}
+        try:
+            validate_server_result(str(request.method), version, tagged)
+        except (ValidationError, KeyError, ValueError):
+            return None
+        return tagged
+
+    async def _dispatch_input_request(
+        self, key: str, request: mcp_types.InputRequest
+    ) -> mcp_types.InputResponse | mcp_types.ErrorData:
+        session = self._client.session
+        meta = request.params.meta if request.params is not None else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        return await session.dispatch_input_request(context, request)
+
     async def _request(
         self, request: Any, *, gate: Literal["discover", "consume"], tool: str | None = None
     ) -> JsonObject:
@@ -378,6 +449,9 @@ class ContractClient:
                 )
             raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError as error:
+            untagged = self._complete_when_untagged(request, error)
+            if untagged is not None:
+                return untagged
             # The SDK checks result shapes for the negotiated revision before we see them. Only the
             # location and error type are reported: pydantic's messages would quote the values.
             first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}

@@ -92,7 +92,10 @@ def validate_input_required_result(
     """Check one ``InputRequiredResult`` wire dict; raise :class:`ContractViolation` or return ``None``.
 
     ``request_method`` is the method of the request it answers; ``client_capabilities`` what the client
-    declared on that request (``None`` or ``{}``: nothing). See the module docstring for the rules.
+    declared on that request (``{}``: nothing). ``None`` skips rule 5: for a client whose SDK dispatches
+    embedded requests through the same callbacks it declared (a request it did not declare is refused
+    there), so only the shape is checked here. A server always passes the declared mapping. See the
+    module docstring for the rules.
     """
     if request_method not in INPUT_REQUIRED_REQUEST_METHODS:
         raise ContractViolation(
@@ -123,7 +126,7 @@ def validate_input_required_result(
         raise ContractViolation(
             "malformed_input_request", "'inputRequests' must be an object", path="/inputRequests"
         )
-    declared = client_capabilities if isinstance(client_capabilities, Mapping) else {}
+    declared = client_capabilities
     for key, request in requests.items():
         path = json_pointer(("inputRequests", key))
         method = request.get("method") if isinstance(request, Mapping) else None
@@ -140,7 +143,7 @@ def validate_input_required_result(
                 "malformed_input_request", f"{method} needs a 'params' object", path=path + "/params"
             )
         capability = required_capability(method, params)
-        if not _declares(declared, capability):
+        if declared is not None and not _declares(declared, capability):
             raise ContractViolation(
                 "undeclared_client_capability",
                 f"{method} needs the client capability {'.'.join(capability)!r}, which it did not declare",
