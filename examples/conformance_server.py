@@ -39,6 +39,8 @@ import uvicorn
 from fastmcp import Context, FastMCP
 from fastmcp.prompts import Message
 from fastmcp.server.transforms.search import RegexSearchTransform
+from fastmcp.skills import Skill
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools.base import Tool, ToolResult
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
@@ -105,6 +107,14 @@ COMPLETION_CANDIDATES: dict[str, tuple[str, ...]] = {
     "arg2": ("world", "work", "wonder"),
     "id": ("123", "124", "125"),
 }
+
+
+CONFORMANCE_SKILL = Skill(
+    name="conformance-notes",
+    description="Summarize a conformance run: which scenarios passed and which checks failed.",
+    instructions="# Conformance notes\n\nRead `reference/checks.md`, then list failing checks by scenario.\n",
+    files={"reference/checks.md": "# Checks\n\nEach check has an id, a status and an optional message.\n"},
+)
 
 
 def _silent_wav() -> str:
@@ -549,6 +559,9 @@ def build_server(*, preserve_schemas: bool = True) -> FastMCP:
         return [Message(image, role="user"), Message("Please analyze the image above.")]
 
     add_input_required_fixtures(server)
+    # SEP-2640 (Skills extension, not scored for 2026-07-28): one skill with a supporting file, served
+    # by FastMCP's own provider, which also registers `skills/list` / `skills/get`.
+    server.add_provider(SkillCatalogProvider([CONFORMANCE_SKILL]))
 
     @server.completion
     def complete(
@@ -617,6 +630,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.verbose:
         # The error-handling fixture fails on purpose; FastMCP would print a full traceback per call.
         logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+        # A tampered requestState is refused on purpose (`input-required-result-tampered-state`).
+        logging.getLogger("mcp.server.request_state").setLevel(logging.ERROR)
         # `test_logging_tool` logs on purpose; the SDK warns that logging is deprecated in 2026-07-28.
         warnings.filterwarnings("ignore", message="The logging capability is deprecated")
     config = uvicorn.Config(build_app(mode), host="127.0.0.1", port=args.port, log_level="warning")

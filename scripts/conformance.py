@@ -57,7 +57,9 @@ SUITE_VERSION = "0.2.0-alpha.12"
 
 SPEC_VERSION = "2026-07-28"
 
-# Issue 5: the scenarios that must pass. Order = report order.
+# Every scenario the pinned suite lists for 2026-07-28 (`conformance list --spec-version 2026-07-28`):
+# all must pass. Order = report order. `check_scenario_lists` fails the run when the suite lists one that
+# is missing here, so "every scenario" cannot silently shrink.
 SERVER_SCENARIOS: tuple[str, ...] = (
     "server-stateless",
     "tools-list",
@@ -67,26 +69,106 @@ SERVER_SCENARIOS: tuple[str, ...] = (
     "tools-call-embedded-resource",
     "tools-call-mixed-content",
     "tools-call-error",
+    "tools-call-with-progress",
     "completion-complete",
     "resources-list",
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
     "sep-2164-resource-not-found",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
     "caching",
     "dns-rebinding-protection",
+    "server-sse-multiple-streams",
     "json-schema-2020-12",
     "http-header-validation",
     "http-custom-header-server-validation",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+)
+AUTH_CLIENT_SCENARIOS: tuple[str, ...] = (
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
 )
 CLIENT_SCENARIOS: tuple[str, ...] = (
     "tools_call",
     "request-metadata",
+    "sep-2322-client-request-state",
     "http-standard-headers",
     "http-custom-headers",
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    *AUTH_CLIENT_SCENARIOS,
+)
+
+# Extension scenarios (`[extension]` in `conformance list`): run and reported in docs/conformance.md,
+# never gating (the suite itself never scores them for a revision).
+EXTENSION_SERVER_SCENARIOS: tuple[str, ...] = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+    "sep-2640-skills-directory",
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+)
+EXTENSION_CLIENT_SCENARIOS: tuple[str, ...] = (
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 )
 
 SERVER_FLAGS: dict[str, list[str]] = {
@@ -98,6 +180,7 @@ SERVER_FLAGS: dict[str, list[str]] = {
 
 SCENARIO_TIMEOUT_S = 120.0
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+LISTED = re.compile(r"^\s+- (?P<name>\S+) \[(?P<versions>[^\]]*)\]")
 
 
 def log(message: str) -> None:
@@ -260,6 +343,37 @@ def _run_suite(
         return ScenarioRun(leg, scenario, returncode, _read_checks(Path(results)), seconds, output)
 
 
+def server_args(url: str) -> list[str]:
+    # Without --spec-version the suite runs a scenario listed for several revisions at an older wire
+    # (e.g. `server-sse-multiple-streams` with an initialize handshake); we serve 2026-07-28.
+    return ["--url", url, "--spec-version", SPEC_VERSION]
+
+
+def listed_scenarios(toolchain: Toolchain) -> dict[str, set[str]]:
+    """``{"server": ..., "client": ...}``: the scenarios ``conformance list`` tags with our revision."""
+    done = subprocess.run(toolchain.command("list"), capture_output=True, text=True, check=True, cwd=ROOT)
+    listed: dict[str, set[str]] = {"server": set(), "client": set()}
+    leg = None
+    for line in ANSI.sub("", done.stdout).splitlines():
+        if line.startswith("Server scenarios"):
+            leg = "server"
+        elif line.startswith("Client scenarios"):
+            leg = "client"
+        elif not line.startswith(" "):
+            leg = None  # e.g. the authorization-server section: we ship no authorization server
+        match = LISTED.match(line)
+        if leg is not None and match is not None and SPEC_VERSION in match["versions"].split(","):
+            listed[leg].add(match["name"])
+    return listed
+
+
+def check_scenario_lists(toolchain: Toolchain) -> list[str]:
+    """Scenarios the suite lists for our revision that this script would not run (should be none)."""
+    listed = listed_scenarios(toolchain)
+    missing_server = sorted(listed["server"] - set(SERVER_SCENARIOS))
+    return missing_server + sorted(listed["client"] - set(CLIENT_SCENARIOS))
+
+
 @contextmanager
 def example_server(mode: str, python: str = sys.executable, startup_timeout: float = 30.0) -> Iterator[str]:
     """Start ``examples/conformance_server.py`` in ``mode`` on a free port; yield its URL."""
@@ -306,7 +420,7 @@ def run_server_scenarios(
     with example_server(mode) as url:
         log(f"server scenarios against {mode} at {url}")
         for scenario in scenarios:
-            run = _run_suite(toolchain, "server", scenario, ["--url", url], expected_failures)
+            run = _run_suite(toolchain, "server", scenario, server_args(url), expected_failures)
             _report(run)
             runs.append(run)
     return runs
@@ -369,6 +483,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     log(f"toolchain ready in {ready:.1f}s (node {NODE_VERSION}, suite {SUITE_VERSION})")
     if args.install_only:
         return 0
+
+    missing = check_scenario_lists(toolchain)
+    if missing:
+        log(f"the suite lists {SPEC_VERSION} scenarios this run does not cover: {', '.join(missing)}")
+        return 1
 
     selected = set(args.scenario or [])
     runs: list[ScenarioRun] = []
