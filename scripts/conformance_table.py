@@ -12,14 +12,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from scripts.conformance import (
+    CLIENT_EXAMPLE,
     CLIENT_SCENARIOS,
+    EXTENSION_CLIENT_SCENARIOS,
+    EXTENSION_SERVER_SCENARIOS,
     NODE_VERSION,
     ROOT,
     SERVER_SCENARIOS,
@@ -30,7 +36,7 @@ from scripts.conformance import (
     ensure_toolchain,
     example_server,
     log,
-    run_client_scenarios,
+    server_args,
 )
 
 DOC = ROOT / "docs" / "conformance.md"
@@ -134,13 +140,57 @@ def run_probes(url: str) -> list[str]:
 # ------------------------------------------------------------------------------------------- runs
 
 
-def run_mode(toolchain: Any, mode: str) -> tuple[list[ScenarioRun], list[str]]:
-    with example_server(mode) as url:
-        log(f"table: {mode} at {url}")
-        # No expected-failures file: the table shows raw verdicts.
-        runs = [_run_suite(toolchain, "server", s, ["--url", url], None) for s in SERVER_SCENARIOS]
-        probes = run_probes(url)
-    return runs, probes
+EXTENSION_NOTES: tuple[str, ...] = (
+    "- `tasks-*` (SEP-2663, `io.modelcontextprotocol/tasks`): FastMCP implements the extension in the "
+    "separate `fastmcp-tasks` package (`fastmcp[tasks]`, pinned to the same version as FastMCP). "
+    "`fastmcp-tasks` 4.2.x is not published on the package index this project installs from (the newest "
+    "there is 4.1.4, built for FastMCP 4.1), so the fixture server cannot register the extension or the "
+    "`slow_compute`/`greet` task fixtures, and every column fails these scenarios the same way.",
+    "- `sep-2640-skills-*` (Skills extension): the fixtures serve one skill through FastMCP's own "
+    "`SkillCatalogProvider` (`skills/list`, `skills/get`, `skill://` resources). FastMCP does not implement "
+    "the optional `resources/directory/read` method, so `sep-2640-skills-directory` skips its checks "
+    "(the suite gates them on the `directoryRead` flag FastMCP does not declare).",
+)
+RUNS_CACHE = ROOT / ".cache" / "conformance" / "table-runs.json"
+
+ALL_SERVER_SCENARIOS = (*SERVER_SCENARIOS, *EXTENSION_SERVER_SCENARIOS)
+ALL_CLIENT_SCENARIOS = (*CLIENT_SCENARIOS, *EXTENSION_CLIENT_SCENARIOS)
+PARALLEL_RUNS = 4  # each run is one Node process (and, for client runs, one Python client)
+
+
+def run_everything(
+    toolchain: Any,
+) -> tuple[dict[str, tuple[list[ScenarioRun], list[str]]], list[ScenarioRun], list[ScenarioRun]]:
+    """Every server scenario against every mode, every client scenario with and without our gates.
+
+    The runs are independent (one suite process each, every server stateless), so they go
+    ``PARALLEL_RUNS`` at a time; no expected-failures file: the table shows raw verdicts.
+    """
+    with ExitStack() as servers, ThreadPoolExecutor(PARALLEL_RUNS) as pool:
+        urls = {mode: servers.enter_context(example_server(mode)) for mode, _ in MODES}
+        server_jobs = {
+            (mode, scenario): pool.submit(_run_suite, toolchain, "server", scenario, server_args(url), None)
+            for mode, url in urls.items()
+            for scenario in ALL_SERVER_SCENARIOS
+        }
+        client_jobs = {
+            (baseline, scenario): pool.submit(_run_suite, toolchain, "client", scenario,
+                                              _client_args(baseline), None)
+            for baseline in (False, True)
+            for scenario in ALL_CLIENT_SCENARIOS
+        }
+        results = {
+            mode: ([server_jobs[(mode, s)].result() for s in ALL_SERVER_SCENARIOS], run_probes(url))
+            for mode, url in urls.items()
+        }
+        client_runs = [client_jobs[(False, s)].result() for s in ALL_CLIENT_SCENARIOS]
+        baseline_runs = [client_jobs[(True, s)].result() for s in ALL_CLIENT_SCENARIOS]
+    return results, client_runs, baseline_runs
+
+
+def _client_args(baseline: bool) -> list[str]:
+    command = f"{sys.executable} {CLIENT_EXAMPLE}" + (" --baseline" if baseline else "")
+    return ["--command", command, "--spec-version", SPEC_VERSION]
 
 
 def _collapse(checks: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
@@ -198,9 +248,19 @@ def render(
         cells = [_scenario_verdict(collapsed[mode].get(scenario, {})) for mode, _ in MODES]
         out.append(f"| `{scenario}` | " + " | ".join(cells) + " |")
     out += ["", "Numbers: failing checks, or passing checks when none fails (distinct check id + name).", ""]
+    out += [
+        "### Extension scenarios (run, reported, never scored for the revision)",
+        "",
+        "| scenario | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
+    ]
+    for scenario in EXTENSION_SERVER_SCENARIOS:
+        cells = [_scenario_verdict(collapsed[mode].get(scenario, {})) for mode, _ in MODES]
+        out.append(f"| `{scenario}` | " + " | ".join(cells) + " |")
+    out += ["", *EXTENSION_NOTES, ""]
 
     out += ["## Check by check", ""]
-    for scenario in SERVER_SCENARIOS:
+    for scenario in ALL_SERVER_SCENARIOS:
         keys: list[tuple[str, str]] = []
         for mode, _ in MODES:
             for key in collapsed[mode].get(scenario, {}):
@@ -247,10 +307,17 @@ def render(
         "|---|---|---|",
     ]
     baseline_by_name = {run.scenario: run for run in baseline_client_runs}
+    extension_rows: list[str] = []
     for run in client_runs:
         plain = baseline_by_name.get(run.scenario)
         plain_verdict = _scenario_verdict(_collapse(plain.checks)) if plain else "—"
-        out.append(f"| `{run.scenario}` | {plain_verdict} | {_scenario_verdict(_collapse(run.checks))} |")
+        exit_note = "" if run.ok or run.failed_checks else " (client exited non-zero)"
+        plain_note = "" if plain is None or plain.ok or plain.failed_checks else " (client exited non-zero)"
+        row = (f"| `{run.scenario}` | {plain_verdict}{plain_note} | "
+               f"{_scenario_verdict(_collapse(run.checks))}{exit_note} |")
+        (extension_rows if run.scenario in EXTENSION_CLIENT_SCENARIOS else out).append(row)
+    out += ["", "### Extension client scenarios (never scored)", "",
+            "| scenario | fastmcp.Client | ContractClient |", "|---|---|---|", *extension_rows]
     for run in client_runs:
         plain = baseline_by_name.get(run.scenario)
         if plain is None:
@@ -283,15 +350,45 @@ def render(
     return "\n".join(out)
 
 
+def _run_from(summary: dict[str, Any]) -> ScenarioRun:
+    return ScenarioRun(summary["leg"], summary["scenario"], summary["returncode"],
+                       list(summary["checks"]), summary["seconds"])
+
+
+def _save_runs(path: Path, results: Any, client_runs: list[ScenarioRun], baseline: list[ScenarioRun]) -> None:
+    payload = {
+        "server": {mode: {"runs": [r.summary() for r in runs], "probes": probes}
+                   for mode, (runs, probes) in results.items()},
+        "client": [r.summary() for r in client_runs],
+        "baseline_client": [r.summary() for r in baseline],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+
+
+def _load_runs(path: Path) -> Any:
+    payload = json.loads(path.read_text())
+    results = {mode: ([_run_from(r) for r in entry["runs"]], list(entry["probes"]))
+               for mode, entry in payload["server"].items()}
+    return (results, [_run_from(r) for r in payload["client"]],
+            [_run_from(r) for r in payload["baseline_client"]])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--output", type=Path, default=DOC)
+    parser.add_argument("--render-only", action="store_true",
+                        help="re-render from the runs the last full regeneration cached (no suite runs)")
     args = parser.parse_args(argv)
-    toolchain = ensure_toolchain()
-    results = {mode: run_mode(toolchain, mode) for mode, _ in MODES}
-    client_runs = run_client_scenarios(toolchain, CLIENT_SCENARIOS, expected_failures=None)
-    baseline_client_runs = run_client_scenarios(toolchain, CLIENT_SCENARIOS, expected_failures=None,
-                                                baseline=True)
+    if args.render_only:
+        results, client_runs, baseline_client_runs = _load_runs(RUNS_CACHE)
+    else:
+        toolchain = ensure_toolchain()
+        started = time.perf_counter()
+        results, client_runs, baseline_client_runs = run_everything(toolchain)
+        log(f"table: {sum(len(r) for r, _ in results.values()) + 2 * len(client_runs)} runs "
+            f"in {time.perf_counter() - started:.0f}s")
+        _save_runs(RUNS_CACHE, results, client_runs, baseline_client_runs)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(render(results, client_runs, baseline_client_runs))
     log(f"wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
