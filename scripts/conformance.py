@@ -7,13 +7,21 @@ What it does, in order:
    unpacked into ``.cache/conformance/node-<version>/`` and its ``bin/node`` used. Nothing else.
 2. The suite: ``@modelcontextprotocol/conformance@0.2.0-alpha.12`` installed with npm into
    ``.cache/conformance/suite/``. Both steps are skipped when the cache already holds the pinned version.
-3. Server scenarios: ``examples/conformance_server.py --port 0`` is started on 127.0.0.1 (it prints the
-   URL it bound), every required server scenario is run against it.
-4. Client scenarios: the suite starts its own scenario server per scenario and runs
-   ``python examples/conformance_client.py <url>``.
-5. Verdicts: every run passes ``conformance/expected-failures.yml`` to the suite, whose exit code is
+3. Coverage: ``conformance list`` is read and the run stops if the suite tags a server or client
+   scenario with 2026-07-28 that ``SERVER_SCENARIOS`` / ``CLIENT_SCENARIOS`` lack, so "every scenario
+   for our revision" is checked against the suite itself, not against a hand-kept list alone.
+4. Server scenarios: ``examples/conformance_server.py --port 0`` is started on 127.0.0.1 (it prints the
+   URL it bound), every 2026-07-28 server scenario is run against it at the 2026-07-28 wire
+   (``--spec-version``).
+5. Client scenarios (``auth/*`` included): the suite starts its own scenario server per scenario and
+   runs ``python examples/conformance_client.py <url>``.
+6. Verdicts: every run passes ``conformance/expected-failures.yml`` to the suite, whose exit code is
    non-zero on an unexpected failure *and* on a listed failure that now passes (stale entry).
    This script exits non-zero when any scenario run does.
+
+Runs are independent suite processes and go ``--jobs`` (default 3) at a time; reports keep list order.
+Extension scenarios (``EXTENSION_*``) are not run here: ``scripts/conformance_table.py`` runs and
+reports them.
 
 ``--mode`` picks the server variant (``ours`` by default; the baselines exist for ``docs/conformance.md``,
 see ``scripts/conformance_table.py``). ``--json PATH`` writes every check of every run.
@@ -35,6 +43,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,6 +188,9 @@ SERVER_FLAGS: dict[str, list[str]] = {
 }
 
 SCENARIO_TIMEOUT_S = 120.0
+# Each run mostly waits (Node start-up, the Python client's imports, the suite's own timeouts), so a few
+# at a time shorten the wall time without contending much on a 2-core CI machine.
+DEFAULT_JOBS = 3
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LISTED = re.compile(r"^\s+- (?P<name>\S+) \[(?P<versions>[^\]]*)\]")
 
@@ -410,20 +422,36 @@ def _await_ready(process: subprocess.Popen[str], timeout: float) -> str:
     raise RuntimeError("example server did not report READY in time")
 
 
+def _run_all(
+    toolchain: Toolchain,
+    leg: str,
+    scenarios: Sequence[str],
+    args: Sequence[str],
+    expected_failures: Path | None,
+    jobs: int,
+) -> list[ScenarioRun]:
+    """Run ``scenarios`` ``jobs`` at a time (each is one independent suite process), reporting in order."""
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        pending = [pool.submit(_run_suite, toolchain, leg, s, args, expected_failures) for s in scenarios]
+        runs = []
+        for future in pending:
+            run = future.result()
+            _report(run)
+            runs.append(run)
+    return runs
+
+
 def run_server_scenarios(
     toolchain: Toolchain,
     mode: str = "ours",
     scenarios: Sequence[str] = SERVER_SCENARIOS,
     expected_failures: Path | None = EXPECTED_FAILURES,
+    jobs: int = 1,
 ) -> list[ScenarioRun]:
-    runs = []
+    # One fixture server for every scenario: it is stateless, so concurrent scenarios cannot interfere.
     with example_server(mode) as url:
         log(f"server scenarios against {mode} at {url}")
-        for scenario in scenarios:
-            run = _run_suite(toolchain, "server", scenario, server_args(url), expected_failures)
-            _report(run)
-            runs.append(run)
-    return runs
+        return _run_all(toolchain, "server", scenarios, server_args(url), expected_failures, jobs)
 
 
 def run_client_scenarios(
@@ -433,16 +461,12 @@ def run_client_scenarios(
     python: str = sys.executable,
     *,
     baseline: bool = False,
+    jobs: int = 1,
 ) -> list[ScenarioRun]:
-    runs = []
-    # The suite appends the scenario server's URL to this command line.
+    # The suite starts one scenario server per run (its own port) and appends its URL to this command.
     command = f"{python} {CLIENT_EXAMPLE}" + (" --baseline" if baseline else "")
-    for scenario in scenarios:
-        args = ["--command", command, "--spec-version", SPEC_VERSION]
-        run = _run_suite(toolchain, "client", scenario, args, expected_failures)
-        _report(run)
-        runs.append(run)
-    return runs
+    args = ["--command", command, "--spec-version", SPEC_VERSION]
+    return _run_all(toolchain, "client", scenarios, args, expected_failures, jobs)
 
 
 def _report(run: ScenarioRun) -> None:
@@ -475,6 +499,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", help="run only this scenario (repeatable)")
     parser.add_argument("--json", type=Path, help="write every check of every run to this file")
     parser.add_argument("--install-only", action="store_true", help="fetch Node 22 and the suite, then stop")
+    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+                        help=f"scenario runs at a time (default {DEFAULT_JOBS})")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -494,11 +520,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.client_only:
         scenarios = [s for s in SERVER_SCENARIOS if not selected or s in selected]
         if scenarios:
-            runs += run_server_scenarios(toolchain, args.mode, scenarios)
+            runs += run_server_scenarios(toolchain, args.mode, scenarios, jobs=args.jobs)
     if not args.server_only:
         scenarios = [s for s in CLIENT_SCENARIOS if not selected or s in selected]
         if scenarios:
-            runs += run_client_scenarios(toolchain, scenarios)
+            runs += run_client_scenarios(toolchain, scenarios, jobs=args.jobs)
 
     failed = [run for run in runs if not run.ok]
     elapsed = time.perf_counter() - started
