@@ -33,7 +33,10 @@ from urllib.parse import parse_qs, urlsplit
 import fastmcp
 import mcp_types
 from fastmcp.client.auth import OAuth
-from mcp.client.auth import AuthorizationCodeResult
+from fastmcp.client.auth.client_credentials import ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider
+from fastmcp.skills.client import SkillsClientExtension
+from mcp.client.auth import AuthorizationCodeResult, OAuthFlowError
+from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.client import ContractClient, ProtocolError
@@ -165,6 +168,34 @@ def oauth_for(context: Mapping[str, Any]) -> HeadlessOAuth:
     )
 
 
+def auth_for(scenario: str, context: Mapping[str, Any]) -> Any:
+    """The client's credentials for ``scenario``, as a deployment would configure them.
+
+    Machine-to-machine scenarios (the ``client_credentials`` grant, an extension) use FastMCP's
+    client-credentials providers over the SDK's; every other ``auth/*`` scenario is the authorization
+    code flow. Either way the SDK does all of OAuth.
+    """
+    if not scenario.startswith("auth/"):
+        return None
+    if scenario == "auth/client-credentials-basic":
+        return ClientCredentialsOAuthProvider(
+            client_id=str(context["client_id"]),
+            client_secret=str(context["client_secret"]),
+            token_endpoint_auth_method="client_secret_basic",
+        )
+    if scenario == "auth/client-credentials-jwt":
+        signing = SignedJWTParameters(
+            issuer=str(context["client_id"]),
+            subject=str(context["client_id"]),
+            signing_algorithm=str(context.get("signing_algorithm", "ES256")),
+            signing_key=str(context["private_key_pem"]),
+        )
+        return PrivateKeyJWTOAuthProvider(
+            client_id=str(context["client_id"]), assertion_provider=signing.create_assertion_provider()
+        )
+    return oauth_for(context)
+
+
 # ------------------------------------------------------------------------------ input callbacks
 # What this client answers when a server embeds requests in an InputRequiredResult (SEP-2322) or sends
 # them directly. Declaring a callback is what declares the capability.
@@ -282,6 +313,25 @@ async def authorized_session(client: ScenarioClient, context: Mapping[str, Any])
         await client.call(name, sample_arguments(tool))
 
 
+async def skills_session(client: ScenarioClient, context: Mapping[str, Any]) -> None:
+    """``sep-2640-client-*`` (Skills extension): list skills; load one only when the scenario needs it.
+
+    Loading is FastMCP's ``read_skill``: it reads the skill's files and checks each against the size
+    and SHA-256 digest the listing promised, and the frontmatter against the entry. A skill that fails
+    is refused (reported by name only) and nothing of it is used.
+    """
+    session = client.client
+    skills = await session.list_skills()
+    say(f"skills listed: {len(skills)}")
+    if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "sep-2640-client-no-prefetch":
+        return  # nothing here needs a skill: its files are never fetched ahead of need
+    for skill in skills[:1]:
+        try:
+            await session.read_skill(str(skill.uri))
+        except ValueError:
+            say(f"skill refused: {skill.frontmatter.root.get('name')!r} failed verification")
+
+
 SCENARIOS: dict[str, Scenario] = {
     "tools_call": tools_call,
     "request-metadata": request_metadata,
@@ -297,6 +347,8 @@ SCENARIOS: dict[str, Scenario] = {
 def handler_for(scenario: str) -> Scenario | None:
     if scenario.startswith("auth/"):
         return authorized_session
+    if scenario.startswith("sep-2640-client-"):
+        return skills_session
     return SCENARIOS.get(scenario)
 
 
@@ -304,10 +356,11 @@ def build_client(url: str, scenario: str, context: Mapping[str, Any]) -> fastmcp
     """The ``fastmcp.Client`` every scenario runs on (plain or wrapped): OAuth for ``auth/*``."""
     return fastmcp.Client(
         url,
-        auth=oauth_for(context) if scenario.startswith("auth/") else None,
+        auth=auth_for(scenario, context),
         elicitation_handler=accept_elicitation,
         sampling_handler=answer_sampling,
         roots=ROOTS,
+        extensions=[SkillsClientExtension()] if scenario.startswith("sep-2640-") else None,
     )
 
 
@@ -332,7 +385,30 @@ async def run(url: str, scenario: str, context: Mapping[str, Any], *, baseline: 
         path = getattr(error, "path", "")
         say(f"{scenario}: refused by {type(error).__name__} ({category}{f' at {path}' if path else ''})")
         return 1
+    except KeyError as missing:
+        say(f"{scenario}: the scenario context has no {missing} (MCP_CONFORMANCE_CONTEXT)")
+        return 1
+    except Exception as error:
+        refusal = oauth_refusal(error)
+        if refusal is None:
+            raise
+        # The SDK stopped the OAuth flow (e.g. a wrong `iss`, a resource mismatch): the scenario's point.
+        say(f"{scenario}: authorization refused by the SDK ({type(refusal).__name__})")
+        return 1
     return 0
+
+
+def oauth_refusal(error: BaseException) -> OAuthFlowError | None:
+    """The SDK's ``OAuthFlowError`` behind ``error`` (FastMCP wraps it when connecting), if any."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OAuthFlowError):
+            return seen
+        if isinstance(seen, BaseExceptionGroup):
+            found = [oauth_refusal(inner) for inner in seen.exceptions]
+            return next((f for f in found if f is not None), None)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -150,12 +150,29 @@ EXTENSION_NOTES: tuple[str, ...] = (
     "`SkillCatalogProvider` (`skills/list`, `skills/get`, `skill://` resources). FastMCP does not implement "
     "the optional `resources/directory/read` method, so `sep-2640-skills-directory` skips its checks "
     "(the suite gates them on the `directoryRead` flag FastMCP does not declare).",
+    "- Not run: the suite's *authorization server* scenarios (`authorization-server-metadata-endpoint`, "
+    "`authorization-code-grant`, `conformance list --authorization`) test an OAuth authorization server; "
+    "this project ships none (servers delegate to one through FastMCP's auth providers), so there is "
+    "nothing of ours to point them at. The client side of authorization is every `auth/*` scenario below.",
 )
 RUNS_CACHE = ROOT / ".cache" / "conformance" / "table-runs.json"
 
 ALL_SERVER_SCENARIOS = (*SERVER_SCENARIOS, *EXTENSION_SERVER_SCENARIOS)
 ALL_CLIENT_SCENARIOS = (*CLIENT_SCENARIOS, *EXTENSION_CLIENT_SCENARIOS)
 PARALLEL_RUNS = 4  # each run is one Node process (and, for client runs, one Python client)
+
+
+def run_clients(toolchain: Any) -> tuple[list[ScenarioRun], list[ScenarioRun]]:
+    """Only the client legs (ours and the plain baseline), ``PARALLEL_RUNS`` at a time."""
+    with ThreadPoolExecutor(PARALLEL_RUNS) as pool:
+        jobs = {
+            (baseline, scenario): pool.submit(_run_suite, toolchain, "client", scenario,
+                                              _client_args(baseline), None)
+            for baseline in (False, True)
+            for scenario in ALL_CLIENT_SCENARIOS
+        }
+        return ([jobs[(False, s)].result() for s in ALL_CLIENT_SCENARIOS],
+                [jobs[(True, s)].result() for s in ALL_CLIENT_SCENARIOS])
 
 
 def run_everything(
@@ -296,12 +313,20 @@ def render(
         "(`--baseline`: every listed tool is called as listed, headers are whatever the `mcp` SDK mirrors) "
         "and on our `ContractClient` (admission, argument validation, our header encoding, result checks).",
         "",
-        "The suite does not tell the two apart: the `mcp` SDK already drops tools with invalid "
-        "`x-mcp-header` annotations and mirrors headers itself, and the header checks decode a "
-        "base64-wrapped value before comparing (ours wraps any value with a space; the SDK sends inner "
-        "spaces plain). "
-        "What `ContractClient` adds (strict annotation placement, sensitive-name policy, argument and "
-        "result validation, cursor hygiene) is outside these scenarios and is covered by `tests/client`.",
+        "Both run on the same `fastmcp.Client` configuration: for `auth/*` scenarios FastMCP's `OAuth` "
+        "provider (over the `mcp` SDK's `OAuthClientProvider`: discovery, CIMD / pre-registered / dynamic "
+        "registration, PKCE, `state` and `iss` checks, scopes and step-up, token exchange and refresh) with "
+        "only the browser replaced by one HTTP request that follows the suite's auto-approving redirect; "
+        "FastMCP's client-credentials providers for the `client_credentials` extension scenarios; "
+        "elicitation, sampling and roots callbacks (which declare those capabilities) so embedded "
+        "`InputRequiredResult` requests can be answered; the Skills client extension for `sep-2640-*`.",
+        "",
+        "Most header and schema checks do not tell the two apart: the `mcp` SDK already drops tools with "
+        "invalid `x-mcp-header` annotations and mirrors headers itself, and the header checks decode a "
+        "base64-wrapped value before comparing. What `ContractClient` adds beyond these scenarios (strict "
+        "annotation placement, sensitive-name policy, argument and result validation, cursor hygiene) is "
+        "covered by `tests/client`. \"client exited non-zero\" marks a run whose checks pass but whose "
+        "client failed a step (the suite fails such a run).",
         "",
         "| scenario | fastmcp.Client | ContractClient |",
         "|---|---|---|",
@@ -341,6 +366,16 @@ def render(
         "- In both search columns the suite cannot see the annotated tool (the transform hides it), so "
         "`http-custom-header-server-validation` reports its checks as not testable, which counts as failure; "
         "the probes above show what each server actually does with that tool.",
+        "- `sep-2322-client-request-state`: the suite's `test_mrtr_no_result_type` tool answers without "
+        "`resultType`. schema.ts (2026-07-28, `Result.resultType`): when absent, \"the client MUST treat "
+        "the absent field as `\"complete\"`\"; the `mcp` SDK 2.3 validates 2026-07-28 results with the "
+        "field required and raises, so the plain client fails that step. `ContractClient` re-validates such "
+        "a result, with the SDK's own wire schema, as `complete`.",
+        "- `input-required-result-*` (server): FastMCP returns a guard tool's `InputRequiredResult` and "
+        "seals `requestState` (AEAD) in every column; ours additionally checks each interim result "
+        "(`contracts.input_required`: shape, and no embedded request for a capability the caller did not "
+        "declare) before it is sent. The fixtures themselves re-ask for missing answers, ignore unknown "
+        "keys and refuse an undeclared capability with -32021.",
         "- `http-custom-header-server-validation`: the `mcp` SDK enforces `Mcp-Param-*` parity only for "
         "tools it has seen in `tools/list`; behind a search transform the annotated tool is not listed, so "
         "the suite finds nothing to test and the probes above show the hidden tool executing. Our "
@@ -379,9 +414,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=DOC)
     parser.add_argument("--render-only", action="store_true",
                         help="re-render from the runs the last full regeneration cached (no suite runs)")
+    parser.add_argument("--clients-only", action="store_true",
+                        help="re-run only the client legs; server results come from the cache")
     args = parser.parse_args(argv)
     if args.render_only:
         results, client_runs, baseline_client_runs = _load_runs(RUNS_CACHE)
+    elif args.clients_only:
+        results, _, _ = _load_runs(RUNS_CACHE)
+        client_runs, baseline_client_runs = run_clients(ensure_toolchain())
+        _save_runs(RUNS_CACHE, results, client_runs, baseline_client_runs)
     else:
         toolchain = ensure_toolchain()
         started = time.perf_counter()
