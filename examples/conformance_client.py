@@ -38,6 +38,7 @@ from fastmcp.skills.client import SkillsClientExtension
 from mcp.client.auth import AuthorizationCodeResult, OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from agent_connector_sdk.mcp.client import ContractClient, ProtocolError
 from agent_connector_sdk.mcp.contracts import ContractError
@@ -328,8 +329,12 @@ async def skills_session(client: ScenarioClient, context: Mapping[str, Any]) -> 
     for skill in skills[:1]:
         try:
             await session.read_skill(str(skill.uri))
+        except ValidationError:
+            # read_skill re-fetches the entry with skills/get before reading any file; an unusable
+            # answer stops it there (nothing of the skill is read or used).
+            say("skill not loaded: the skills/get answer does not match the Skills schema")
         except ValueError:
-            say(f"skill refused: {skill.frontmatter.root.get('name')!r} failed verification")
+            say("skill refused: its files do not match the entry (size, digest or frontmatter)")
 
 
 SCENARIOS: dict[str, Scenario] = {

@@ -188,6 +188,9 @@ SERVER_FLAGS: dict[str, list[str]] = {
 }
 
 SCENARIO_TIMEOUT_S = 120.0
+# The suite's own limit on one client run (its default is 30 s): a Python client importing FastMCP on a
+# busy 2-core machine can need more than that before its first request.
+CLIENT_TIMEOUT_MS = 90_000
 # Each run mostly waits (Node start-up, the Python client's imports, the suite's own timeouts), so a few
 # at a time shorten the wall time without contending much on a 2-core CI machine.
 DEFAULT_JOBS = 3
@@ -465,7 +468,7 @@ def run_client_scenarios(
 ) -> list[ScenarioRun]:
     # The suite starts one scenario server per run (its own port) and appends its URL to this command.
     command = f"{python} {CLIENT_EXAMPLE}" + (" --baseline" if baseline else "")
-    args = ["--command", command, "--spec-version", SPEC_VERSION]
+    args = ["--command", command, "--spec-version", SPEC_VERSION, "--timeout", str(CLIENT_TIMEOUT_MS)]
     return _run_all(toolchain, "client", scenarios, args, expected_failures, jobs)
 
 

@@ -41,6 +41,9 @@ import fastmcp
 import httpx2
 import mcp_types
 from mcp.client import ClientRequestContext, InputRequiredRoundsExceededError
+
+# The SDK's SEP-2322 retry loop (fastmcp.Client drives its own calls with it too); `mcp` exports only its
+# error type publicly, so it is imported from its module rather than re-implemented.
 from mcp.client._input_required import run_input_required_driver
 from mcp.shared.exceptions import MCPError
 from mcp_types.methods import validate_server_result
