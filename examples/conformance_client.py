@@ -11,6 +11,11 @@ annotation is dropped, the others stay callable; no remote ``$ref`` is ever fetc
 arguments, sends our ``Mcp-Param-*`` headers and validates the result. Resources and prompts are plain
 MCP requests on the wrapped ``fastmcp.Client``.
 
+``auth/*`` scenarios connect through FastMCP's own OAuth support (``HeadlessOAuth``: FastMCP's ``OAuth``
+with the browser step replaced by following the suite's auto-approving redirect; client-credentials
+providers for the machine-to-machine extensions). Elicitation, sampling and roots callbacks answer
+the requests a server embeds in an ``InputRequiredResult``; ``ContractClient.call`` drives those rounds.
+
 ``--baseline`` runs the same scenario steps on a plain ``fastmcp.Client`` instead (every listed tool is
 "admitted", calls go through ``call_tool_mcp``, headers are whatever the ``mcp`` SDK mirrors); it exists
 only for the side-by-side table in ``docs/conformance.md``.

@@ -16,7 +16,10 @@ scenario text for ``@modelcontextprotocol/conformance@0.2.0-alpha.12``) ask for:
 ``test_error_handling``, ``test_tool_with_progress``, the ``server-stateless`` diagnostics
 (``test_missing_capability``, ``test_logging_tool``, ``test_streaming_elicitation``),
 ``json_schema_2020_12_tool``, a tool with ``x-mcp-header`` annotated properties, the ``test://``
-resources and template, the ``test_*`` prompts and a completion handler. Every mode serves the same
+resources and template, the ``test_*`` prompts, a completion handler, the SEP-2322 multi-round-trip
+tools and prompt (``test_input_required_result_*``: they ask through ``InputRequiredResult``, only for
+capabilities the caller declared, re-ask for missing answers and keep earlier answers in the sealed
+``requestState``) and one skill for the Skills extension scenarios. Every mode serves the same
 fixtures; the modes differ in how the server and its ASGI app are built (see ``build_app``), so the
 conformance table compares builds, not fixtures.
 """

@@ -271,3 +271,56 @@ def test_the_script_covers_every_scenario_the_suite_lists() -> None:
     assert not set(conformance.SERVER_SCENARIOS) & set(conformance.EXTENSION_SERVER_SCENARIOS)
     assert set(conformance.AUTH_CLIENT_SCENARIOS) <= set(conformance.CLIENT_SCENARIOS)
     assert conformance.server_args("http://x")[-2:] == ["--spec-version", "2026-07-28"]
+
+
+def _authorization_endpoint(location: str | None, status: int = 302) -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def authorize(request: Any) -> Response:
+        headers = {"location": location} if location is not None else {}
+        return Response(status_code=status, headers=headers)
+
+    return Starlette(routes=[Route("/authorize", authorize)])
+
+
+async def test_headless_oauth_hands_the_redirects_code_to_the_sdk() -> None:
+    # Only the browser is replaced: one GET to the authorization endpoint, its redirect parsed.
+    redirect = "http://localhost:3000/callback?code=c0de&state=st4te&iss=https%3A%2F%2Fas.example"
+    with serve_asgi(_authorization_endpoint(redirect), path="/authorize") as url:
+        oauth = client_example.oauth_for({})
+        await oauth.redirect_handler(url + "?response_type=code")
+        result = await oauth.callback_handler()
+    assert (result.code, result.state, result.iss) == ("c0de", "st4te", "https://as.example")
+    with pytest.raises(RuntimeError, match="never followed"):
+        await oauth.callback_handler()  # one code per redirect
+
+
+@pytest.mark.parametrize(
+    ("location", "status", "message"),
+    [
+        ("http://localhost:3000/callback?error=access_denied&state=s", 302, "access_denied"),
+        (None, 200, "no redirect"),
+    ],
+)
+async def test_headless_oauth_fails_like_a_refusing_user(
+    location: str | None, status: int, message: str
+) -> None:
+    with serve_asgi(_authorization_endpoint(location, status), path="/authorize") as url:
+        oauth = client_example.oauth_for({})
+        with pytest.raises(RuntimeError, match=message):
+            await oauth.redirect_handler(url)
+
+
+def test_credentials_follow_the_scenario_context() -> None:
+    pre_registered = client_example.oauth_for({"client_id": "pre", "client_secret": "s3cret"})
+    assert pre_registered._client_id == "pre" and pre_registered._client_metadata_url is None
+    assert pre_registered._additional_client_metadata == {"token_endpoint_auth_method": "client_secret_basic"}
+    cimd = client_example.oauth_for({})
+    assert cimd._client_metadata_url == client_example.CLIENT_METADATA_URL
+    assert client_example.auth_for("tools_call", {}) is None
+    machine = client_example.auth_for(
+        "auth/client-credentials-basic", {"client_id": "m", "client_secret": "x"}
+    )
+    assert type(machine).__name__ == "ClientCredentialsOAuthProvider"
