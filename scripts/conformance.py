@@ -519,6 +519,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
     selected = set(args.scenario or [])
+    unknown = sorted(selected - set(SERVER_SCENARIOS) - set(CLIENT_SCENARIOS))
+    if unknown:
+        log(f"not a {SPEC_VERSION} scenario this script runs: {', '.join(unknown)} (see `conformance list`)")
+        return 2
     runs: list[ScenarioRun] = []
     if not args.client_only:
         scenarios = [s for s in SERVER_SCENARIOS if not selected or s in selected]
