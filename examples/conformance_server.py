@@ -16,7 +16,10 @@ scenario text for ``@modelcontextprotocol/conformance@0.2.0-alpha.12``) ask for:
 ``test_error_handling``, ``test_tool_with_progress``, the ``server-stateless`` diagnostics
 (``test_missing_capability``, ``test_logging_tool``, ``test_streaming_elicitation``),
 ``json_schema_2020_12_tool``, a tool with ``x-mcp-header`` annotated properties, the ``test://``
-resources and template, the ``test_*`` prompts and a completion handler. Every mode serves the same
+resources and template, the ``test_*`` prompts, a completion handler, the SEP-2322 multi-round-trip
+tools and prompt (``test_input_required_result_*``: they ask through ``InputRequiredResult``, only for
+capabilities the caller declared, re-ask for missing answers and keep earlier answers in the sealed
+``requestState``) and one skill for the Skills extension scenarios. Every mode serves the same
 fixtures; the modes differ in how the server and its ASGI app are built (see ``build_app``), so the
 conformance table compares builds, not fixtures.
 """
@@ -31,7 +34,7 @@ import json
 import logging
 import warnings
 import wave
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import mcp_types
@@ -39,6 +42,8 @@ import uvicorn
 from fastmcp import Context, FastMCP
 from fastmcp.prompts import Message
 from fastmcp.server.transforms.search import RegexSearchTransform
+from fastmcp.skills import Skill
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools.base import Tool, ToolResult
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
@@ -107,6 +112,14 @@ COMPLETION_CANDIDATES: dict[str, tuple[str, ...]] = {
 }
 
 
+CONFORMANCE_SKILL = Skill(
+    name="conformance-notes",
+    description="Summarize a conformance run: which scenarios passed and which checks failed.",
+    instructions="# Conformance notes\n\nRead `reference/checks.md`, then list failing checks by scenario.\n",
+    files={"reference/checks.md": "# Checks\n\nEach check has an id, a status and an optional message.\n"},
+)
+
+
 def _silent_wav() -> str:
     """Base64 of a tiny valid WAV (10 ms of 8 kHz mono silence), built rather than pasted."""
     buffer = io.BytesIO()
@@ -129,6 +142,254 @@ class RawSchemaTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return ToolResult(content=[mcp_types.TextContent(type="text", text=json.dumps(arguments))])
+
+
+# ------------------------------------------------------------------ SEP-2322 multi-round-trip fixtures
+# Each fixture asks through an `InputRequiredResult` and finishes once the client's retry carries the
+# answers. FastMCP seals every outgoing `requestState` and verifies every echo (AEAD, ephemeral key), so a
+# tampered state is refused before a fixture runs; fixtures only ever read state they minted themselves.
+
+ELICITATION = "elicitation/create"
+SAMPLING = "sampling/createMessage"
+LIST_ROOTS = "roots/list"
+
+# Which declared client capability each embedded request needs (the spec: a server MUST NOT send an
+# input request the client has not declared support for).
+CAPABILITY_FOR_METHOD = {ELICITATION: "elicitation", SAMPLING: "sampling", LIST_ROOTS: "roots"}
+
+InputRequest = mcp_types.ElicitRequest | mcp_types.CreateMessageRequest | mcp_types.ListRootsRequest
+_ANSWER_TYPES: dict[str, tuple[type[Any], ...]] = {
+    ELICITATION: (mcp_types.ElicitResult,),
+    SAMPLING: (mcp_types.CreateMessageResult, mcp_types.CreateMessageResultWithTools),
+    LIST_ROOTS: (mcp_types.ListRootsResult,),
+}
+
+
+def elicit(message: str, field: str, kind: str) -> mcp_types.ElicitRequest:
+    schema = {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}
+    return mcp_types.ElicitRequest(
+        params=mcp_types.ElicitRequestFormParams(message=message, requested_schema=schema)
+    )
+
+
+def sample(text: str, max_tokens: int) -> mcp_types.CreateMessageRequest:
+    message = mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=text))
+    return mcp_types.CreateMessageRequest(
+        params=mcp_types.CreateMessageRequestParams(messages=[message], max_tokens=max_tokens)
+    )
+
+
+def list_roots() -> mcp_types.ListRootsRequest:
+    return mcp_types.ListRootsRequest(params=mcp_types.RequestParams())
+
+
+def declared_capabilities(ctx: Context) -> set[str]:
+    """The capabilities the client declared on this request (2026-07-28: per request, in ``_meta``)."""
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None:
+        return set()
+    declared = capabilities.model_dump(exclude_none=True)
+    return {name for name in CAPABILITY_FOR_METHOD.values() if name in declared}
+
+
+def require_capabilities(ctx: Context, requests: Mapping[str, InputRequest]) -> None:
+    """SEP-2575: a request that needs an undeclared client capability is refused with -32021."""
+    declared = declared_capabilities(ctx)
+    missing = sorted({CAPABILITY_FOR_METHOD[r.method] for r in requests.values()} - declared)
+    if missing:
+        raise MCPError(
+            code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message="This request needs client capabilities that were not declared",
+            data={"requiredCapabilities": {name: {} for name in missing}},
+        )
+
+
+def _fits(request: InputRequest, answer: object) -> bool:
+    if not isinstance(answer, _ANSWER_TYPES[request.method]):
+        return False
+    if isinstance(request, mcp_types.ElicitRequest) and isinstance(answer, mcp_types.ElicitResult):
+        # An accepted form answer must hold every field the form required, with its declared type.
+        if answer.action != "accept":
+            return True
+        schema = getattr(request.params, "requested_schema", {})
+        kinds = {"string": str, "boolean": bool}
+        for field in schema.get("required", []):
+            value = (answer.content or {}).get(field)
+            expected = kinds.get(schema["properties"][field]["type"], object)
+            if not isinstance(value, expected):
+                return False
+    return True
+
+
+def gather(
+    ctx: Context, stages: Sequence[Mapping[str, InputRequest]], kind: str, *, always_state: bool = False
+) -> dict[str, Any] | mcp_types.InputRequiredResult:
+    """The answers to every stage's requests, or the ``InputRequiredResult`` asking for what is missing.
+
+    Answers already received travel in ``requestState`` (sealed by FastMCP), so a retry only needs the
+    answers to the current stage. An answer is taken only for a key the current stage asked for and only
+    when it has the asked-for shape; anything else in ``inputResponses`` is ignored (the spec: a server
+    SHOULD ignore what it does not recognize and re-request what is missing, rather than fail).
+    ``always_state`` mints a ``requestState`` even when nothing is held yet.
+    """
+    held: dict[str, Any] = {}
+    if ctx.request_state is not None:
+        state = json.loads(ctx.request_state)
+        if not isinstance(state, dict) or state.get("kind") != kind:
+            # Sealed by this server but for another fixture: not this call's state.
+            raise MCPError(
+                code=mcp_types.INVALID_PARAMS, message="requestState does not belong to this request"
+            )
+        held = dict(state["answers"])
+    responses = ctx.input_responses or {}
+    for stage in stages:
+        stage_open = any(key not in held for key in stage)
+        for key, request in stage.items():
+            if key not in held and key in responses and _fits(request, responses[key]):
+                held[key] = responses[key].model_dump(by_alias=True, mode="json", exclude_none=True)
+        missing = {key: request for key, request in stage.items() if key not in held}
+        if missing:
+            require_capabilities(ctx, missing)
+            state_needed = always_state or bool(held)
+            return mcp_types.InputRequiredResult(
+                input_requests=dict(missing),
+                request_state=json.dumps({"kind": kind, "answers": held}) if state_needed else None,
+            )
+        if stage_open:
+            # This round's answers completed this stage, so the next stage has not been asked yet:
+            # answers to it in the same retry are not answers to anything we asked.
+            responses = {}
+    return held
+
+
+def accepted(answer: Mapping[str, Any], field: str) -> Any:
+    """An elicitation answer's ``field``, or ``None`` when the user declined or cancelled."""
+    return (answer.get("content") or {}).get(field) if answer.get("action") == "accept" else None
+
+
+def sampled_text(answer: Mapping[str, Any]) -> str:
+    content = answer.get("content")
+    blocks = content if isinstance(content, list) else [content]
+    return " ".join(str(b.get("text")) for b in blocks if isinstance(b, Mapping) and b.get("type") == "text")
+
+
+def text_result(text: str) -> list[mcp_types.ContentBlock]:
+    return [mcp_types.TextContent(type="text", text=text)]
+
+
+INPUT_REQUIRED_TOOLS: tuple[str, ...] = (
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
+)
+
+AskOrAnswer = list[mcp_types.ContentBlock] | mcp_types.InputRequiredResult
+
+
+def add_input_required_fixtures(server: FastMCP) -> None:
+    """The tools and the prompt the ``input-required-result-*`` scenarios call (SEP-2322)."""
+    user_name = {"user_name": elicit("What is your name?", "name", "string")}
+
+    @server.tool(description="Asks for the caller's name by elicitation, then greets.", output_schema=None)
+    def test_input_required_result_elicitation(ctx: Context) -> AskOrAnswer:
+        answers = gather(ctx, [user_name], "elicitation")
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        return text_result(f"Hello, {accepted(answers['user_name'], 'name') or 'stranger'}!")
+
+    @server.tool(description="Asks the client's model a question by sampling.", output_schema=None)
+    def test_input_required_result_sampling(ctx: Context) -> AskOrAnswer:
+        asks = {"capital_question": sample("What is the capital of France?", 100)}
+        answers = gather(ctx, [asks], "sampling")
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        return text_result(f"Sampling result: {sampled_text(answers['capital_question'])}")
+
+    @server.tool(description="Asks for the client's roots, then lists them.", output_schema=None)
+    def test_input_required_result_list_roots(ctx: Context) -> AskOrAnswer:
+        answers = gather(ctx, [{"client_roots": list_roots()}], "list-roots")
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        uris = [str(root["uri"]) for root in answers["client_roots"]["roots"]]
+        return text_result(f"Found {len(uris)} root(s): {', '.join(uris)}")
+
+    @server.tool(description="Asks for confirmation and carries requestState across the retry.",
+                 output_schema=None)
+    def test_input_required_result_request_state(ctx: Context) -> AskOrAnswer:
+        asks = {"confirm": elicit("Please confirm", "ok", "boolean")}
+        answers = gather(ctx, [asks], "request-state", always_state=True)
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        # Reaching here means the echoed state unsealed and names this fixture: it was validated.
+        return text_result(f"state-ok: requestState validated (ok={accepted(answers['confirm'], 'ok')})")
+
+    @server.tool(description="Asks by elicitation, sampling and roots/list in one round.", output_schema=None)
+    def test_input_required_result_multiple_inputs(ctx: Context) -> AskOrAnswer:
+        asks = {
+            **user_name,
+            "greeting": sample("Generate a greeting", 50),
+            "client_roots": list_roots(),
+        }
+        answers = gather(ctx, [asks], "multiple-inputs", always_state=True)
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        name = accepted(answers["user_name"], "name")
+        roots = len(answers["client_roots"]["roots"])
+        return text_result(f"{sampled_text(answers['greeting'])} {name} ({roots} root(s))")
+
+    @server.tool(description="Asks two questions in two rounds, with evolving requestState.",
+                 output_schema=None)
+    def test_input_required_result_multi_round(ctx: Context) -> AskOrAnswer:
+        stages = [
+            {"step1": elicit("Step 1: What is your name?", "name", "string")},
+            {"step2": elicit("Step 2: What is your favorite color?", "color", "string")},
+        ]
+        answers = gather(ctx, stages, "multi-round", always_state=True)
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        name, color = accepted(answers["step1"], "name"), accepted(answers["step2"], "color")
+        return text_result(f"{name}'s favorite color is {color}.")
+
+    @server.tool(description="Asks for confirmation; its requestState is integrity-protected.",
+                 output_schema=None)
+    def test_input_required_result_tampered_state(ctx: Context) -> AskOrAnswer:
+        asks = {"confirm": elicit("Please confirm", "ok", "boolean")}
+        answers = gather(ctx, [asks], "tampered-state", always_state=True)
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        return text_result("state-ok: requestState verified")
+
+    @server.tool(description="Asks only with the input methods the client declared.", output_schema=None)
+    def test_input_required_result_capabilities(ctx: Context) -> AskOrAnswer:
+        offered: dict[str, InputRequest] = {
+            "elicit_input": elicit("Elicitation input", "value", "string"),
+            "sample_input": sample("Sample request", 50),
+        }
+        declared = declared_capabilities(ctx)
+        asks = {key: r for key, r in offered.items() if CAPABILITY_FOR_METHOD[r.method] in declared}
+        if not asks:
+            raise MCPError(
+                code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message="This tool needs the client's elicitation or sampling capability",
+                data={"requiredCapabilities": {"sampling": {}}},
+            )
+        answers = gather(ctx, [asks], "capabilities", always_state=True)
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        return text_result(f"capabilities-ok: received {','.join(sorted(answers))}")
+
+    @server.prompt(description="A prompt that asks, by elicitation, for the context it should use.")
+    def test_input_required_result_prompt(ctx: Context) -> list[Message] | mcp_types.InputRequiredResult:
+        asks = {"user_context": elicit("What context should the prompt use?", "context", "string")}
+        answers = gather(ctx, [asks], "prompt")
+        if isinstance(answers, mcp_types.InputRequiredResult):
+            return answers
+        return [Message(f"Use this context: {accepted(answers['user_context'], 'context')}")]
 
 
 def build_server(*, preserve_schemas: bool = True) -> FastMCP:
@@ -300,6 +561,11 @@ def build_server(*, preserve_schemas: bool = True) -> FastMCP:
         image = mcp_types.ImageContent(type="image", data=RED_PIXEL_PNG, mime_type="image/png")
         return [Message(image, role="user"), Message("Please analyze the image above.")]
 
+    add_input_required_fixtures(server)
+    # SEP-2640 (Skills extension, not scored for 2026-07-28): one skill with a supporting file, served
+    # by FastMCP's own provider, which also registers `skills/list` / `skills/get`.
+    server.add_provider(SkillCatalogProvider([CONFORMANCE_SKILL]))
+
     @server.completion
     def complete(
         ref: mcp_types.PromptReference | mcp_types.ResourceTemplateReference,
@@ -328,6 +594,7 @@ def _search_transform() -> RegexSearchTransform:
         "test_logging_tool",
         "test_streaming_elicitation",
         JSON_SCHEMA_TOOL,
+        *INPUT_REQUIRED_TOOLS,
     ]
     return RegexSearchTransform(always_visible=visible)
 
@@ -366,6 +633,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.verbose:
         # The error-handling fixture fails on purpose; FastMCP would print a full traceback per call.
         logging.getLogger("fastmcp").setLevel(logging.CRITICAL)
+        # A tampered requestState is refused on purpose (`input-required-result-tampered-state`).
+        logging.getLogger("mcp.server.request_state").setLevel(logging.ERROR)
         # `test_logging_tool` logs on purpose; the SDK warns that logging is deprecated in 2026-07-28.
         warnings.filterwarnings("ignore", message="The logging capability is deprecated")
     config = uvicorn.Config(build_app(mode), host="127.0.0.1", port=args.port, log_level="warning")

@@ -7,13 +7,21 @@ What it does, in order:
    unpacked into ``.cache/conformance/node-<version>/`` and its ``bin/node`` used. Nothing else.
 2. The suite: ``@modelcontextprotocol/conformance@0.2.0-alpha.12`` installed with npm into
    ``.cache/conformance/suite/``. Both steps are skipped when the cache already holds the pinned version.
-3. Server scenarios: ``examples/conformance_server.py --port 0`` is started on 127.0.0.1 (it prints the
-   URL it bound), every required server scenario is run against it.
-4. Client scenarios: the suite starts its own scenario server per scenario and runs
-   ``python examples/conformance_client.py <url>``.
-5. Verdicts: every run passes ``conformance/expected-failures.yml`` to the suite, whose exit code is
+3. Coverage: ``conformance list`` is read and the run stops if the suite tags a server or client
+   scenario with 2026-07-28 that ``SERVER_SCENARIOS`` / ``CLIENT_SCENARIOS`` lack, so "every scenario
+   for our revision" is checked against the suite itself, not against a hand-kept list alone.
+4. Server scenarios: ``examples/conformance_server.py --port 0`` is started on 127.0.0.1 (it prints the
+   URL it bound), every 2026-07-28 server scenario is run against it at the 2026-07-28 wire
+   (``--spec-version``).
+5. Client scenarios (``auth/*`` included): the suite starts its own scenario server per scenario and
+   runs ``python examples/conformance_client.py <url>``.
+6. Verdicts: every run passes ``conformance/expected-failures.yml`` to the suite, whose exit code is
    non-zero on an unexpected failure *and* on a listed failure that now passes (stale entry).
    This script exits non-zero when any scenario run does.
+
+Runs are independent suite processes and go ``--jobs`` (default 3) at a time; reports keep list order.
+Extension scenarios (``EXTENSION_*``) are not run here: ``scripts/conformance_table.py`` runs and
+reports them.
 
 ``--mode`` picks the server variant (``ours`` by default; the baselines exist for ``docs/conformance.md``,
 see ``scripts/conformance_table.py``). ``--json PATH`` writes every check of every run.
@@ -35,6 +43,7 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +66,9 @@ SUITE_VERSION = "0.2.0-alpha.12"
 
 SPEC_VERSION = "2026-07-28"
 
-# Issue 5: the scenarios that must pass. Order = report order.
+# Every scenario the pinned suite lists for 2026-07-28 (`conformance list --spec-version 2026-07-28`):
+# all must pass. Order = report order. `check_scenario_lists` fails the run when the suite lists one that
+# is missing here, so "every scenario" cannot silently shrink.
 SERVER_SCENARIOS: tuple[str, ...] = (
     "server-stateless",
     "tools-list",
@@ -67,26 +78,106 @@ SERVER_SCENARIOS: tuple[str, ...] = (
     "tools-call-embedded-resource",
     "tools-call-mixed-content",
     "tools-call-error",
+    "tools-call-with-progress",
     "completion-complete",
     "resources-list",
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
     "sep-2164-resource-not-found",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
     "caching",
     "dns-rebinding-protection",
+    "server-sse-multiple-streams",
     "json-schema-2020-12",
     "http-header-validation",
     "http-custom-header-server-validation",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+)
+AUTH_CLIENT_SCENARIOS: tuple[str, ...] = (
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
 )
 CLIENT_SCENARIOS: tuple[str, ...] = (
     "tools_call",
     "request-metadata",
+    "sep-2322-client-request-state",
     "http-standard-headers",
     "http-custom-headers",
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
     "json-schema-2020-12-preservation",
+    *AUTH_CLIENT_SCENARIOS,
+)
+
+# Extension scenarios (`[extension]` in `conformance list`): run and reported in docs/conformance.md,
+# never gating (the suite itself never scores them for a revision).
+EXTENSION_SERVER_SCENARIOS: tuple[str, ...] = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+    "sep-2640-skills-directory",
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+)
+EXTENSION_CLIENT_SCENARIOS: tuple[str, ...] = (
+    "auth/client-credentials-jwt",
+    "auth/client-credentials-basic",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
 )
 
 SERVER_FLAGS: dict[str, list[str]] = {
@@ -97,7 +188,14 @@ SERVER_FLAGS: dict[str, list[str]] = {
 }
 
 SCENARIO_TIMEOUT_S = 120.0
+# The suite's own limit on one client run (its default is 30 s): a Python client importing FastMCP on a
+# busy 2-core machine can need more than that before its first request.
+CLIENT_TIMEOUT_MS = 90_000
+# Each run mostly waits (Node start-up, the Python client's imports, the suite's own timeouts), so a few
+# at a time shorten the wall time without contending much on a 2-core CI machine.
+DEFAULT_JOBS = 3
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+LISTED = re.compile(r"^\s+- (?P<name>\S+) \[(?P<versions>[^\]]*)\]")
 
 
 def log(message: str) -> None:
@@ -260,6 +358,37 @@ def _run_suite(
         return ScenarioRun(leg, scenario, returncode, _read_checks(Path(results)), seconds, output)
 
 
+def server_args(url: str) -> list[str]:
+    # Without --spec-version the suite runs a scenario listed for several revisions at an older wire
+    # (e.g. `server-sse-multiple-streams` with an initialize handshake); we serve 2026-07-28.
+    return ["--url", url, "--spec-version", SPEC_VERSION]
+
+
+def listed_scenarios(toolchain: Toolchain) -> dict[str, set[str]]:
+    """``{"server": ..., "client": ...}``: the scenarios ``conformance list`` tags with our revision."""
+    done = subprocess.run(toolchain.command("list"), capture_output=True, text=True, check=True, cwd=ROOT)
+    listed: dict[str, set[str]] = {"server": set(), "client": set()}
+    leg = None
+    for line in ANSI.sub("", done.stdout).splitlines():
+        if line.startswith("Server scenarios"):
+            leg = "server"
+        elif line.startswith("Client scenarios"):
+            leg = "client"
+        elif not line.startswith(" "):
+            leg = None  # e.g. the authorization-server section: we ship no authorization server
+        match = LISTED.match(line)
+        if leg is not None and match is not None and SPEC_VERSION in match["versions"].split(","):
+            listed[leg].add(match["name"])
+    return listed
+
+
+def check_scenario_lists(toolchain: Toolchain) -> list[str]:
+    """Scenarios the suite lists for our revision that this script would not run (should be none)."""
+    listed = listed_scenarios(toolchain)
+    missing_server = sorted(listed["server"] - set(SERVER_SCENARIOS))
+    return missing_server + sorted(listed["client"] - set(CLIENT_SCENARIOS))
+
+
 @contextmanager
 def example_server(mode: str, python: str = sys.executable, startup_timeout: float = 30.0) -> Iterator[str]:
     """Start ``examples/conformance_server.py`` in ``mode`` on a free port; yield its URL."""
@@ -296,20 +425,36 @@ def _await_ready(process: subprocess.Popen[str], timeout: float) -> str:
     raise RuntimeError("example server did not report READY in time")
 
 
+def _run_all(
+    toolchain: Toolchain,
+    leg: str,
+    scenarios: Sequence[str],
+    args: Sequence[str],
+    expected_failures: Path | None,
+    jobs: int,
+) -> list[ScenarioRun]:
+    """Run ``scenarios`` ``jobs`` at a time (each is one independent suite process), reporting in order."""
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        pending = [pool.submit(_run_suite, toolchain, leg, s, args, expected_failures) for s in scenarios]
+        runs = []
+        for future in pending:
+            run = future.result()
+            _report(run)
+            runs.append(run)
+    return runs
+
+
 def run_server_scenarios(
     toolchain: Toolchain,
     mode: str = "ours",
     scenarios: Sequence[str] = SERVER_SCENARIOS,
     expected_failures: Path | None = EXPECTED_FAILURES,
+    jobs: int = 1,
 ) -> list[ScenarioRun]:
-    runs = []
+    # One fixture server for every scenario: it is stateless, so concurrent scenarios cannot interfere.
     with example_server(mode) as url:
         log(f"server scenarios against {mode} at {url}")
-        for scenario in scenarios:
-            run = _run_suite(toolchain, "server", scenario, ["--url", url], expected_failures)
-            _report(run)
-            runs.append(run)
-    return runs
+        return _run_all(toolchain, "server", scenarios, server_args(url), expected_failures, jobs)
 
 
 def run_client_scenarios(
@@ -319,16 +464,12 @@ def run_client_scenarios(
     python: str = sys.executable,
     *,
     baseline: bool = False,
+    jobs: int = 1,
 ) -> list[ScenarioRun]:
-    runs = []
-    # The suite appends the scenario server's URL to this command line.
+    # The suite starts one scenario server per run (its own port) and appends its URL to this command.
     command = f"{python} {CLIENT_EXAMPLE}" + (" --baseline" if baseline else "")
-    for scenario in scenarios:
-        args = ["--command", command, "--spec-version", SPEC_VERSION]
-        run = _run_suite(toolchain, "client", scenario, args, expected_failures)
-        _report(run)
-        runs.append(run)
-    return runs
+    args = ["--command", command, "--spec-version", SPEC_VERSION, "--timeout", str(CLIENT_TIMEOUT_MS)]
+    return _run_all(toolchain, "client", scenarios, args, expected_failures, jobs)
 
 
 def _report(run: ScenarioRun) -> None:
@@ -361,6 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", help="run only this scenario (repeatable)")
     parser.add_argument("--json", type=Path, help="write every check of every run to this file")
     parser.add_argument("--install-only", action="store_true", help="fetch Node 22 and the suite, then stop")
+    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
+                        help=f"scenario runs at a time (default {DEFAULT_JOBS})")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -370,16 +513,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.install_only:
         return 0
 
+    missing = check_scenario_lists(toolchain)
+    if missing:
+        log(f"the suite lists {SPEC_VERSION} scenarios this run does not cover: {', '.join(missing)}")
+        return 1
+
     selected = set(args.scenario or [])
+    unknown = sorted(selected - set(SERVER_SCENARIOS) - set(CLIENT_SCENARIOS))
+    if unknown:
+        log(f"not a {SPEC_VERSION} scenario this script runs: {', '.join(unknown)} (see `conformance list`)")
+        return 2
     runs: list[ScenarioRun] = []
     if not args.client_only:
         scenarios = [s for s in SERVER_SCENARIOS if not selected or s in selected]
         if scenarios:
-            runs += run_server_scenarios(toolchain, args.mode, scenarios)
+            runs += run_server_scenarios(toolchain, args.mode, scenarios, jobs=args.jobs)
     if not args.server_only:
         scenarios = [s for s in CLIENT_SCENARIOS if not selected or s in selected]
         if scenarios:
-            runs += run_client_scenarios(toolchain, scenarios)
+            runs += run_client_scenarios(toolchain, scenarios, jobs=args.jobs)
 
     failed = [run for run in runs if not run.ok]
     elapsed = time.perf_counter() - started

@@ -187,3 +187,140 @@ def test_table_reads_json_and_sse_bodies_and_collapses_checks() -> None:
     collapsed = conformance_table._collapse(checks)
     assert collapsed == {("a", "A"): "FAILURE", ("b", "B"): "SKIPPED"}
     assert conformance_table._scenario_verdict(collapsed) == "**FAIL** (1)"
+
+
+INPUT_REQUIRED_TOOLS = set(server_example.INPUT_REQUIRED_TOOLS)
+
+
+def _gated_client(url: str) -> ContractClient:
+    # The conformance client's callbacks: declaring them declares elicitation, sampling and roots.
+    return ContractClient(client_example.build_client(url, "sep-2322-client-request-state", {}))
+
+
+async def test_input_required_fixtures_complete_through_the_contract_client(ours_url: str) -> None:
+    # Both ends gated: the server's self-check passes every interim result, ContractClient answers
+    # through its callbacks, echoes requestState and validates the final result.
+    async with _gated_client(ours_url) as client:
+        admitted = await client_example.discover(client)
+        assert set(admitted) >= INPUT_REQUIRED_TOOLS
+        greeting = await client.call("test_input_required_result_elicitation", {})
+        assert greeting.content[0]["text"] == "Hello, conformance!"
+        two_rounds = await client.call("test_input_required_result_multi_round", {})
+        assert two_rounds.content[0]["text"] == "conformance's favorite color is conformance."
+        several = await client.call("test_input_required_result_multiple_inputs", {})
+        assert several.content[0]["text"] == "A sampled answer. conformance (1 root(s))"
+        state = await client.call("test_input_required_result_request_state", {})
+        assert state.content[0]["text"].startswith("state-ok")
+        roots = await client.call("test_input_required_result_list_roots", {})
+        assert roots.content[0]["text"] == "Found 1 root(s): file:///conformance/root"
+        prompt = await client.client.get_prompt("test_input_required_result_prompt")
+        assert "conformance" in prompt.messages[0].content.text
+
+
+def _call_with(url: str, name: str, params: dict[str, Any], capabilities: dict[str, Any]) -> Any:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": {},
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+            },
+        },
+    }
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+               "mcp-protocol-version": PROTOCOL_VERSION, "mcp-method": "tools/call", "mcp-name": name}
+    with httpx2.Client(timeout=15) as http:
+        response = http.post(url, content=json.dumps(body), headers=headers)
+    return response.status_code, conformance_table._json_payload(response.text)
+
+
+def test_a_fixture_never_asks_for_an_undeclared_capability(ours_url: str) -> None:
+    # Only sampling declared: the capabilities fixture asks by sampling alone ...
+    _, answer = _call_with(ours_url, "test_input_required_result_capabilities", {}, {"sampling": {}})
+    requests = answer["result"]["inputRequests"]
+    assert [request["method"] for request in requests.values()] == ["sampling/createMessage"]
+    # ... and the elicitation fixture refuses with -32021 rather than ask what cannot be answered.
+    status, refused = _call_with(ours_url, "test_input_required_result_elicitation", {}, {"sampling": {}})
+    assert (status, refused["error"]["code"]) == (400, -32021)
+    assert refused["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def test_a_tampered_request_state_is_refused(ours_url: str) -> None:
+    everything = {"elicitation": {}, "sampling": {}, "roots": {}}
+    _, first = _call_with(ours_url, "test_input_required_result_tampered_state", {}, everything)
+    state = first["result"]["requestState"]
+    answers = {"inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}}}
+    _, good = _call_with(ours_url, "test_input_required_result_tampered_state",
+                         {**answers, "requestState": state}, everything)
+    assert good["result"]["content"][0]["text"] == "state-ok: requestState verified"
+    _, bad = _call_with(ours_url, "test_input_required_result_tampered_state",
+                        {**answers, "requestState": state[:-2] + "AA"}, everything)
+    assert bad["error"]["code"] == -32602
+
+
+def test_the_script_covers_every_scenario_the_suite_lists() -> None:
+    # No Node needed: the listing parser against the suite's own output format.
+    line = "  - input-required-result-basic-elicitation [2026-07-28]"
+    match = conformance.LISTED.match(line)
+    assert match is not None and match["name"] == "input-required-result-basic-elicitation"
+    assert not set(conformance.SERVER_SCENARIOS) & set(conformance.EXTENSION_SERVER_SCENARIOS)
+    assert set(conformance.AUTH_CLIENT_SCENARIOS) <= set(conformance.CLIENT_SCENARIOS)
+    assert conformance.server_args("http://x")[-2:] == ["--spec-version", "2026-07-28"]
+
+
+def _authorization_endpoint(location: str | None, status: int = 302) -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def authorize(request: Any) -> Response:
+        headers = {"location": location} if location is not None else {}
+        return Response(status_code=status, headers=headers)
+
+    return Starlette(routes=[Route("/authorize", authorize)])
+
+
+async def test_headless_oauth_hands_the_redirects_code_to_the_sdk() -> None:
+    # Only the browser is replaced: one GET to the authorization endpoint, its redirect parsed.
+    redirect = "http://localhost:3000/callback?code=c0de&state=st4te&iss=https%3A%2F%2Fas.example"
+    with serve_asgi(_authorization_endpoint(redirect), path="/authorize") as url:
+        oauth = client_example.oauth_for({})
+        await oauth.redirect_handler(url + "?response_type=code")
+        result = await oauth.callback_handler()
+    assert (result.code, result.state, result.iss) == ("c0de", "st4te", "https://as.example")
+    with pytest.raises(RuntimeError, match="never followed"):
+        await oauth.callback_handler()  # one code per redirect
+
+
+@pytest.mark.parametrize(
+    ("location", "status", "message"),
+    [
+        ("http://localhost:3000/callback?error=access_denied&state=s", 302, "access_denied"),
+        (None, 200, "no redirect"),
+    ],
+)
+async def test_headless_oauth_fails_like_a_refusing_user(
+    location: str | None, status: int, message: str
+) -> None:
+    with serve_asgi(_authorization_endpoint(location, status), path="/authorize") as url:
+        oauth = client_example.oauth_for({})
+        with pytest.raises(RuntimeError, match=message):
+            await oauth.redirect_handler(url)
+
+
+def test_credentials_follow_the_scenario_context() -> None:
+    pre_registered = client_example.oauth_for({"client_id": "pre", "client_secret": "s3cret"})
+    assert pre_registered._client_id == "pre" and pre_registered._client_metadata_url is None
+    assert pre_registered._additional_client_metadata == {"token_endpoint_auth_method": "client_secret_basic"}
+    cimd = client_example.oauth_for({})
+    assert cimd._client_metadata_url == client_example.CLIENT_METADATA_URL
+    assert client_example.auth_for("tools_call", {}) is None
+    machine = client_example.auth_for(
+        "auth/client-credentials-basic", {"client_id": "m", "client_secret": "x"}
+    )
+    assert type(machine).__name__ == "ClientCredentialsOAuthProvider"

@@ -35,6 +35,7 @@ the exact full-catalog path, so an upgrade can cost speed, never correctness):
 Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
+* ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
 * :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``.
 """
 
@@ -57,6 +58,10 @@ from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
+# The SDK's SEP-2322 multi-round-trip retry loop (fastmcp.Client drives its own calls with it too);
+# `mcp` exports only its error type publicly, so the host core takes the loop from its module rather
+# than re-implementing it.
+from mcp.client._input_required import run_input_required_driver
 
 # Private module of the mcp SDK (the HTTP client factory its transports use): re-exported for the
 # host-side adapters, so they import it from here.
@@ -80,6 +85,7 @@ __all__ = [
     "make_verify_factory",
     "middleware_touches_list_tools",
     "replace_tool_resolution",
+    "run_input_required_driver",
     "search_proxy_tool_name",
     "synthetic_tool_names",
     "untested_versions",

@@ -75,6 +75,13 @@ ConsumeCategory = Literal[
     "unresolvable_ref",
     "missing_text_serialization",
     "malformed_completion",
+    "input_required_rounds_exceeded",
+    "input_request_refused",
+    "input_required_not_allowed",
+    "empty_input_required",
+    "invalid_request_state",
+    "malformed_input_request",
+    "undeclared_client_capability",
 ]
 SourcePinCategory = Literal["source_not_pinned", "server_not_pinned", "malformed_pins"]
 ContractCategory = (

@@ -29,11 +29,14 @@ import httpx2
 import mcp_types
 from fastmcp.client.transports import FastMCPTransport, StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
+from mcp.client import ClientRequestContext, InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
+from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.audit import AuditSink
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import (
     ConfirmationCategory,
@@ -41,6 +44,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     ContractViolation,
     PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
@@ -247,14 +251,55 @@ class HostSession:
             self.core.refused(admitted, refusal.category, call=prepared)
             raise
         await self._confirm(prepared)
-        with self._channel.sending(admitted.name, prepared.headers):
-            raw = await self.request(
-                mcp_types.CallToolRequest(
-                    params=mcp_types.CallToolRequestParams(name=admitted.name, arguments=prepared.arguments)
-                ),
-                gate="consume",
-                call=prepared,
+
+        async def send(responses: mcp_types.InputResponses | None, state: str | None) -> Any:
+            # SEP-2322: a retry is a new request (fresh JSON-RPC id) carrying the same arguments and
+            # headers, the client's answers and the server's requestState echoed byte-exact (or none).
+            params = mcp_types.CallToolRequestParams(
+                name=admitted.name,
+                arguments=prepared.arguments,
+                input_responses=responses,
+                request_state=state,
             )
+            with self._channel.sending(admitted.name, prepared.headers):
+                raw = await self.request(
+                    mcp_types.CallToolRequest(params=params), gate="consume", call=prepared
+                )
+            if not is_input_required(raw):
+                return raw
+            try:
+                # The SDK's own dispatch refuses embedded requests this client did not declare.
+                validate_input_required_result(raw, request_method="tools/call", client_capabilities=None)
+            except ContractViolation as violation:
+                self.core.refused(admitted, violation.category, call=prepared)
+                raise
+            return mcp_types.InputRequiredResult.model_validate(raw)
+
+        first = await send(None, None)
+        # The SDK's multi-round-trip driver answers each round through the wrapped client's sampling /
+        # elicitation / roots callbacks and retries until a final result (or its round limit).
+        try:
+            raw = cast(
+                JsonObject,
+                await compat.run_input_required_driver(
+                    first,
+                    dispatch=self._dispatch_input_request,
+                    retry=send,
+                    max_rounds=self.client.input_required_max_rounds,
+                ),
+            )
+        except InputRequiredRoundsExceededError as error:
+            self.core.refused(admitted, "input_required_rounds_exceeded", call=prepared)
+            raise ContractViolation(
+                "input_required_rounds_exceeded", "the server kept asking for input past the round limit"
+            ) from error
+        except MCPError as error:
+            # Only our own dispatch raises MCPError here (a peer's errors arrive as JsonRpcError): this
+            # client declined an embedded request, e.g. one for a capability it has no callback for.
+            self.core.refused(admitted, "input_request_refused", call=prepared)
+            raise ContractViolation(
+                "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
+            ) from error
         result = self.core.consume(prepared, raw)
         if result.is_error and raise_on_error:
             raise ToolExecutionError(admitted.name, result)
@@ -288,6 +333,38 @@ class HostSession:
         self.core.refused(tool, category, call=prepared)
         raise ConfirmationRefused(category, message, tool=tool.name)
 
+    async def _dispatch_input_request(
+        self, key: str, request: mcp_types.InputRequest
+    ) -> mcp_types.InputResponse | mcp_types.ErrorData:
+        session = self.client.session
+        meta = request.params.meta if request.params is not None else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        return await session.dispatch_input_request(context, request)
+
+    def _complete_when_untagged(self, request: Any, error: ValidationError) -> JsonObject | None:
+        """The result the SDK refused only for lacking ``resultType``, read as ``"complete"``; else None.
+
+        schema.ts (2026-07-28, ``Result.resultType``): when the field is absent "the client MUST treat
+        the absent field as ``"complete"``". ``mcp`` 2.3 validates 2026-07-28 results with the field
+        required, so such a result would fail before our gates; it is re-validated here, by the SDK's
+        own wire schema, with the tag the spec says it means (any other defect still fails).
+        """
+        untagged = [
+            failure
+            for failure in error.errors()
+            if failure.get("type") == "missing" and tuple(failure.get("loc", ()))[-1:] == ("resultType",)
+        ]
+        raw = untagged[0].get("input") if untagged else None
+        version = self.client.session.protocol_version
+        if not isinstance(raw, dict) or "resultType" in raw or version is None:
+            return None
+        tagged = {**raw, "resultType": "complete"}
+        try:
+            validate_server_result(str(request.method), version, tagged)
+        except (ValidationError, KeyError, ValueError):
+            return None
+        return tagged
+
     # -- plumbing ----------------------------------------------------------------------------------
     async def request(
         self,
@@ -312,6 +389,9 @@ class HostSession:
                 self.core.refused(call.tool, "protocol_error", call=call, code=error.code)
             raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError as error:
+            untagged = self._complete_when_untagged(request, error)
+            if untagged is not None:
+                return untagged
             # The SDK checks result shapes for the negotiated revision before we see them. Only the
             # location and error type are reported: pydantic's messages would quote the values.
             first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}

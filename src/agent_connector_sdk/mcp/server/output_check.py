@@ -14,7 +14,11 @@
   payload's JSON serialization follows it. When no conforming payload exists the failure becomes a
   JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result. Invalid
   arguments (``ArgumentsRefused`` from the resolution gate) are such a failure: the tool never ran;
-* runs ``contracts.results.validate_tool_result`` on every result against the descriptor this server
+* checks an interim ``InputRequiredResult`` (SEP-2322) with
+  ``contracts.input_required.validate_input_required_result`` against the capabilities the client
+  declared on this request: one that asks for input the client cannot give (or is empty, or malformed)
+  becomes a JSON-RPC ``-32603`` error with ``data = {tool, category, path}``, like a contract violation;
+* runs ``contracts.results.validate_tool_result`` on every final result against the descriptor this server
   publishes. A **violation** (e.g. the schema promises an object and the tool returned an array) is a
   JSON-RPC ``-32603`` error with ``data = {tool, category, path}``. Decision: not an ``isError``
   result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
@@ -49,6 +53,7 @@ from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.input_required import validate_input_required_result
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server.logsafe import quoted
@@ -198,7 +203,10 @@ class OutputSelfCheck(Middleware):
         finally:
             _RESOLUTION.reset(token)
         if isinstance(result, InputRequiredToolResult):
-            return result  # not a final result: validated when the call completes
+            # Not a final result (the final one is checked on the retry that completes the call), but
+            # the interim shape has its own rules: never ask a client for what it cannot answer.
+            self._check_input_required(context, name, result)
+            return result
         tool = resolution.tool or await self._published_tool(context, name)
         if tool is None:
             # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
@@ -236,6 +244,30 @@ class OutputSelfCheck(Middleware):
                 data={"tool": name, "category": violation.category, "path": violation.path},
             ) from violation
         return result
+
+    def _check_input_required(
+        self,
+        context: MiddlewareContext[mcp_types.CallToolRequestParams],
+        name: str,
+        result: InputRequiredToolResult,
+    ) -> None:
+        fastmcp_context = context.fastmcp_context
+        capabilities = fastmcp_context.session.client_capabilities if fastmcp_context is not None else None
+        declared = _dump(capabilities) if capabilities is not None else {}
+        try:
+            validate_input_required_result(
+                _dump(result.input_required), request_method="tools/call", client_capabilities=declared
+            )
+        except ContractViolation as violation:
+            logger.warning(
+                "input_required result withheld: %s (%s at %s)",
+                name, violation.category, violation.path or "/",
+            )
+            raise MCPError(
+                code=mcp_types.INTERNAL_ERROR,
+                message=f"tool {name!r} asked for input in a way the protocol does not allow",
+                data={"tool": name, "category": violation.category, "path": violation.path},
+            ) from violation
 
     async def _published_tool(
         self, context: MiddlewareContext[mcp_types.CallToolRequestParams], name: str
