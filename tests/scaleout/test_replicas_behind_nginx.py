@@ -189,9 +189,9 @@ def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_re
     # Only callers holding catalog:admin can use the switch; it cannot switch itself off.
     assert error_of(_set_enabled(cluster, US, "list_regions", True, token="analyst-token"))["code"] == -32602
     protected = result_of(_set_enabled(cluster, US, "admin_set_tool_enabled", False))
-    assert protected["isError"] is True and "protected" in protected["content"][-1]["text"]
+    assert protected["isError"] is True and "protected" in protected["content"][0]["text"]  # error text leads
     unknown = result_of(_set_enabled(cluster, US, "no_such_tool", False))
-    assert unknown["isError"] is True and "unknown_tool" in unknown["content"][-1]["text"]
+    assert unknown["isError"] is True and "unknown_tool" in unknown["content"][0]["text"]
 
     back = result_of(_set_enabled(cluster, US, "list_regions", True))
     assert back["structuredContent"]["generation"] > generation
@@ -262,7 +262,7 @@ def test_redis_stopped_mid_run_refuses_rate_limited_requests_and_nothing_else(cl
         assert health["reachable"] is False and health["catalogSynchronized"] is False
         assert health["catalogGeneration"] == before  # the last set read stays in force
         outage = result_of(_set_enabled(cluster, replica, "list_regions", False))
-        assert outage["isError"] is True and "state_unavailable" in outage["content"][-1]["text"]
+        assert outage["isError"] is True and "state_unavailable" in outage["content"][0]["text"]
     routed = _call(
         cluster, "nginx", "route_shipment", {"region": "us-east"}, headers=[("Mcp-Param-Region", "us-east")]
     )
