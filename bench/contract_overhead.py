@@ -225,7 +225,8 @@ async def gate_overhead(pairs: int) -> None:
 
         async with (
             fastmcp.Client(gated_url) as raw,
-            ContractClient(fastmcp.Client(gated_url)) as contract,
+            # Confirmation is the host's UI, not gate overhead: opted out so both sides send the same call.
+            ContractClient(fastmcp.Client(gated_url), require_confirmation=False) as contract,
         ):
             await raw.list_tools()
             await contract.discover_tools()

@@ -384,7 +384,11 @@ async def run(url: str, scenario: str, context: Mapping[str, Any], *, baseline: 
             async with build_client(url, scenario, context) as raw:
                 await handler(PlainClient(raw), context)
         else:
-            async with ContractClient(build_client(url, scenario, context)) as gated:
+            # The suite's fixture tools carry no annotations ("may write"); the conformance runner is the
+            # operator who confirmed running them, so write confirmation is explicitly opted out here.
+            async with ContractClient(
+                build_client(url, scenario, context), require_confirmation=False
+            ) as gated:
                 await handler(gated, context)
     except ScenarioFailed as failure:
         say(f"{scenario}: {failure}")

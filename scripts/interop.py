@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from scripts.conformance import NODE_VERSION, ensure_node
 
@@ -316,6 +316,9 @@ def run_tap(log_path: Path, command: Sequence[str]) -> int:
 
 # --------------------------------------------------------------------------- the host against a server
 
+CONFIRMED_TOOLS: Final = frozenset({"echo", "get-sum", "get-structured-content"})
+"""The tools the matrix calls; the host confirms these (and only these) as writes may need."""
+
 INVALID_ARGUMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("get-sum", {"a": "two", "b": 3}),  # type
     ("get-sum", {"a": 2}),  # required
@@ -336,7 +339,8 @@ async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int])
     from agent_connector_sdk.mcp.contracts.errors import ArgumentError
 
     client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
-    host = ContractClient(client)
+    # Write confirmation: the matrix calls exactly the three named tools, confirmed here by name.
+    host = ContractClient(client, confirm_write=lambda summary: summary.tool in CONFIRMED_TOOLS)
     async with host:
         run.revision = str(client.protocol_version or "?")
         report = await host.discover_tools()

@@ -8,6 +8,8 @@ handler: no private server internals are replaced).
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import contextlib
 import json
 import socket
@@ -92,7 +94,7 @@ def _param_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
 @asynccontextmanager
 async def _discovered(target: FastMCP[Any] | str) -> AsyncIterator[ContractClient]:
     """A connected ContractClient on ``target`` (in-memory server or URL) that has run discovery."""
-    async with ContractClient(fastmcp.Client(target)) as client:
+    async with ContractClient(fastmcp.Client(target), require_confirmation=False) as client:
         await client.discover_tools()
         yield client
 
@@ -108,18 +110,22 @@ def lab() -> FastMCP[Any]:
 async def test_empty_string_cursor_is_followed_and_order_is_stable(lab: FastMCP[Any]) -> None:
     orders = []
     for _ in range(2):
-        async with ContractClient(fastmcp.Client(lab)) as client:
+        async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
             report = await client.discover_tools()
             assert client.cursor_trace == [None, "", "page-3"]
             orders.append(list(report.admitted))
-    assert orders[0] == orders[1] == [
-        "route_shipment",
-        "list_regions",
-        "inventory_snapshot",
-        "flaky_search",
-        "search_evidence",
-        "content_gallery",
-    ]
+    assert (
+        orders[0]
+        == orders[1]
+        == [
+            "route_shipment",
+            "list_regions",
+            "inventory_snapshot",
+            "flaky_search",
+            "search_evidence",
+            "content_gallery",
+        ]
+    )
 
 
 async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_remain(
@@ -132,21 +138,23 @@ async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_r
         with pytest.raises(AdmissionError) as refused:
             await client.call("fetch_report", {"report_id": "r1", "api_token": "s3cr3t"})
         assert refused.value.category == "not_admitted"
-    async with ContractClient(fastmcp.Client(lab), policy=AdmissionPolicy(profile="spec")) as spec_client:
+    async with ContractClient(
+        fastmcp.Client(lab), policy=AdmissionPolicy(profile="spec"), require_confirmation=False
+    ) as spec_client:
         await spec_client.discover_tools()
         assert "nested_route" in spec_client.admitted
         assert "fetch_report" not in spec_client.admitted
 
 
 async def test_calls_before_discovery_are_refused(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
+    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
         with pytest.raises(AdmissionError):
             await client.call("list_regions", {})
 
 
 async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> None:
     with _scripted_listing({None: "a", "a": "a"}) as (url, received):
-        async with ContractClient(fastmcp.Client(url)) as client:
+        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
             with pytest.raises(PaginationError) as refused:
                 await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
@@ -156,7 +164,7 @@ async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> No
 
 async def test_cyclic_cursor_refused_before_another_request() -> None:
     with _scripted_listing({None: "a", "a": "b", "b": "a"}) as (url, received):
-        async with ContractClient(fastmcp.Client(url)) as client:
+        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
             with pytest.raises(PaginationError) as refused:
                 await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
@@ -164,7 +172,7 @@ async def test_cyclic_cursor_refused_before_another_request() -> None:
 
 
 async def test_page_limit(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab), max_pages=2) as client:
+    async with ContractClient(fastmcp.Client(lab), max_pages=2, require_confirmation=False) as client:
         with pytest.raises(PaginationError) as refused:
             await client.discover_tools()
     assert refused.value.category == "page_limit"
@@ -173,7 +181,7 @@ async def test_page_limit(lab: FastMCP[Any]) -> None:
 
 async def test_server_refusing_a_cursor_is_a_protocol_error() -> None:
     with _scripted_listing({None: "gone"}) as (url, _):  # the server then fails on its own cursor
-        async with ContractClient(fastmcp.Client(url)) as client:
+        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
             with pytest.raises(JsonRpcError):
                 await client.discover_tools()
 
@@ -245,7 +253,7 @@ async def test_completion_shape_over_the_cap(lab: FastMCP[Any]) -> None:
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
 
     contract_lab_completions().install(lab)
-    async with ContractClient(fastmcp.Client(lab)) as client:
+    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
         many = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "serv")
         assert len(many.values) == 100 and many.total == 150 and many.has_more is True
         few = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "service-14")
@@ -339,7 +347,7 @@ async def test_transport_failure_is_its_own_protocol_error_type() -> None:
     server_context = serve_asgi(contract_lab_app(stateless_http=True))
     url = server_context.__enter__()
     raised = []
-    client = ContractClient(fastmcp.Client(url))
+    client = ContractClient(fastmcp.Client(url), require_confirmation=False)
     with contextlib.suppress(TransportFailure):  # closing a session whose server vanished fails too
         async with client:
             await client.discover_tools()
@@ -354,7 +362,7 @@ async def test_transport_failure_is_its_own_protocol_error_type() -> None:
 async def test_wrapping_a_connected_client_is_refused(lab: FastMCP[Any]) -> None:
     async with fastmcp.Client(lab) as connected:
         with pytest.raises(ValueError):
-            ContractClient(connected)
+            ContractClient(connected, require_confirmation=False)
 
 
 # ------------------------------------------------------------------------------ values never leak
@@ -407,7 +415,7 @@ async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> 
 async def test_an_unsendable_completion_request_is_a_typed_refusal(
     lab: FastMCP[Any], ref: Any, argument: Any, value: Any, context: Any
 ) -> None:
-    async with ContractClient(fastmcp.Client(lab)) as client:
+    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
         with pytest.raises(InvalidCompletionRequest) as refused:
             await client.complete(ref, argument, value, context_arguments=context)
     assert refused.value.category == "invalid_request"
@@ -429,7 +437,7 @@ async def test_an_unreachable_server_is_a_transport_failure_not_a_bare_runtime_e
     with socket.socket() as probe:  # a loopback port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = ContractClient(fastmcp.Client(f"http://127.0.0.1:{port}/mcp"))
+    client = ContractClient(fastmcp.Client(f"http://127.0.0.1:{port}/mcp"), require_confirmation=False)
     with pytest.raises(TransportFailure) as failed:
         async with client:
             pass

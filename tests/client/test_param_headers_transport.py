@@ -6,6 +6,8 @@ Argument screening runs in memory through ``ContractClient`` (what a caller sees
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import math
 from typing import Any
 
@@ -68,7 +70,7 @@ async def test_arguments_that_are_not_json_data_are_refused_before_sending(
     server.add_tool(static_tool("route_shipment", ROUTE_SHIPMENT["inputSchema"], output_schema=None))
     counter = CallCounter()
     server.add_middleware(counter)
-    async with ContractClient(fastmcp.Client(server)) as client:
+    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as client:
         await client.discover_tools()
         assert (await client.call("route_shipment", {"region": "eu-west", "extra": [1.5, None]})).raw
         with pytest.raises(ArgumentError) as refused:
@@ -84,7 +86,7 @@ async def test_arguments_that_are_not_json_data_are_refused_before_sending(
 @pytest.mark.parametrize("arguments", [[("region", "eu-west")], "region", 42])
 async def test_arguments_that_are_not_an_object_are_a_typed_refusal(arguments: Any) -> None:
     # Before: dict(arguments) turned a list of pairs into an object, and crashed on a string.
-    async with ContractClient(fastmcp.Client(contract_lab_server())) as client:
+    async with ContractClient(fastmcp.Client(contract_lab_server()), require_confirmation=False) as client:
         await client.discover_tools()
         with pytest.raises(ArgumentError) as refused:
             await client.call("route_shipment", arguments)

@@ -23,7 +23,9 @@ ELICIT_FORM = {
         "mode": "form",
         "message": "Please provide your GitHub username",
         "requestedSchema": {
-            "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]
+            "type": "object",
+            "properties": {"name": {"type": "string"}},
+            "required": ["name"],
         },
     },
 }
@@ -67,11 +69,13 @@ def test_other_requests_must_not_be(method: str) -> None:
 
 def test_state_only_and_requests_only_are_both_valid() -> None:
     validate_input_required_result(
-        {"resultType": "input_required", "requestState": "s"}, request_method="tools/call",
+        {"resultType": "input_required", "requestState": "s"},
+        request_method="tools/call",
         client_capabilities={},
     )
     validate_input_required_result(
-        {"resultType": "input_required", "inputRequests": {"r": ROOTS}}, request_method="tools/call",
+        {"resultType": "input_required", "inputRequests": {"r": ROOTS}},
+        request_method="tools/call",
         client_capabilities={"roots": {}},
     )
 
@@ -118,7 +122,8 @@ def test_each_input_request_is_an_embeddable_request(requests: Any) -> None:
 def test_roots_list_params_are_optional() -> None:
     validate_input_required_result(
         {"resultType": "input_required", "inputRequests": {"r": {"method": "roots/list"}}},
-        request_method="tools/call", client_capabilities={"roots": {}},
+        request_method="tools/call",
+        client_capabilities={"roots": {}},
     )
 
 
@@ -132,8 +137,13 @@ def test_roots_list_params_are_optional() -> None:
         (ROOTS, {"elicitation": {}, "sampling": {}}),
         (ROOTS, {}),
         # URL mode needs `elicitation.url`; an empty elicitation object means form only.
-        ({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x",
-                                                     "elicitationId": "1"}}, {"elicitation": {}}),
+        (
+            {
+                "method": "elicitation/create",
+                "params": {"mode": "url", "message": "m", "url": "https://x", "elicitationId": "1"},
+            },
+            {"elicitation": {}},
+        ),
         # Form mode when only URL mode is declared.
         (ELICIT_FORM, {"elicitation": {"url": {}}}),
         # Tool-enabled sampling needs `sampling.tools`.
@@ -153,18 +163,28 @@ def test_undeclared_capabilities_are_never_asked_for(request_: Any, capabilities
     [
         (ELICIT_FORM, {"elicitation": {}}),
         (ELICIT_FORM, {"elicitation": {"form": {}}}),
-        ({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {}}},
-         {"elicitation": {"form": {}, "url": {}}}),
-        ({"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x",
-                                                     "elicitationId": "1"}}, {"elicitation": {"url": {}}}),
-        ({"method": "sampling/createMessage", "params": {**SAMPLE["params"], "tools": []}},
-         {"sampling": {"tools": {}}}),
+        (
+            {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": {}}},
+            {"elicitation": {"form": {}, "url": {}}},
+        ),
+        (
+            {
+                "method": "elicitation/create",
+                "params": {"mode": "url", "message": "m", "url": "https://x", "elicitationId": "1"},
+            },
+            {"elicitation": {"url": {}}},
+        ),
+        (
+            {"method": "sampling/createMessage", "params": {**SAMPLE["params"], "tools": []}},
+            {"sampling": {"tools": {}}},
+        ),
     ],
 )
 def test_declared_capabilities_are_enough(request_: Any, capabilities: Any) -> None:
     validate_input_required_result(
         {"resultType": "input_required", "inputRequests": {"k": request_}},
-        request_method="tools/call", client_capabilities=capabilities,
+        request_method="tools/call",
+        client_capabilities=capabilities,
     )
 
 
@@ -174,7 +194,8 @@ def test_capabilities_left_unchecked_when_not_given() -> None:
     with pytest.raises(ContractViolation):
         validate_input_required_result(
             {"resultType": "input_required", "inputRequests": {"k": {"method": "ping"}}},
-            request_method="tools/call", client_capabilities=None,
+            request_method="tools/call",
+            client_capabilities=None,
         )
 
 
@@ -190,7 +211,8 @@ def test_messages_never_quote_the_state() -> None:
     with pytest.raises(ContractViolation) as refused:
         validate_input_required_result(
             {"resultType": "input_required", "requestState": secret, "inputRequests": {"k": ROOTS}},
-            request_method="tools/call", client_capabilities={},
+            request_method="tools/call",
+            client_capabilities={},
         )
     assert secret not in str(refused.value)
 

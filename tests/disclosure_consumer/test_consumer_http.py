@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import contextlib
 from collections.abc import Iterator
 from typing import Any
@@ -69,7 +71,9 @@ def served() -> Iterator[tuple[str, SchemaDisclosureRegistry]]:
 async def test_authorized_caller_discloses_and_calls_with_mirrored_headers(served: tuple[str, Any]) -> None:
     url, _ = served
     client: Client[Any] = Client(url, auth="admin-token")
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("admin", url), max_in_flight=4)
+    consumer = SchemaDisclosureConsumer(
+        client, scope=CallerScope("admin", url), max_in_flight=4, require_confirmation=False
+    )
     async with client:
         disclosed = await consumer.disclose(await consumer.select("admin_echo", "admin_echo"))
         result = await consumer.call(disclosed, {"field_000": "x", "region": "eu west ü", "priority": 3})
@@ -84,12 +88,14 @@ async def test_authorized_caller_discloses_and_calls_with_mirrored_headers(serve
 async def test_reader_cannot_discover_or_disclose_the_admin_tool(served: tuple[str, Any]) -> None:
     url, _ = served
     admin_client: Client[Any] = Client(url, auth="admin-token")
-    admin = SchemaDisclosureConsumer(admin_client, scope=CallerScope("admin", url))
+    admin = SchemaDisclosureConsumer(
+        admin_client, scope=CallerScope("admin", url), require_confirmation=False
+    )
     async with admin_client:
         admin_selection = await admin.select("admin_echo", "admin_echo")
     reader_client: Client[Any] = Client(url, auth="reader-token")
     reader_scope = CallerScope("reader", url)
-    reader = SchemaDisclosureConsumer(reader_client, scope=reader_scope)
+    reader = SchemaDisclosureConsumer(reader_client, scope=reader_scope, require_confirmation=False)
     async with reader_client:
         with pytest.raises(DiscoveryFailed) as hidden:
             await reader.select("admin_echo", "admin_echo")
@@ -108,7 +114,7 @@ async def test_a_lost_connection_is_a_typed_transport_refusal() -> None:
     serving = serve_asgi(server.http_app(stateless_http=True))
     url = serving.__enter__()
     client: Client[Any] = Client(url)
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url))
+    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url), require_confirmation=False)
     # Closing a fastmcp.Client re-raises its transport's background connection failure; that is the
     # client's own behaviour, not what is under test here (the refusal raised inside is).
     with contextlib.suppress(httpx2.ConnectError):
@@ -129,7 +135,9 @@ async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_hea
     url, _ = served
     client: Client[Any] = Client(url, auth="admin-token")
     async with client:
-        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("admin", url))
+        consumer = SchemaDisclosureConsumer(
+            client, scope=CallerScope("admin", url), require_confirmation=False
+        )
         disclosed = await consumer.disclose(await consumer.select("admin_echo", "admin_echo"))
         with pytest.raises(InvocationRefused) as refused:
             await consumer.call(disclosed, {"field_000": "x", "region": "secret-region"})

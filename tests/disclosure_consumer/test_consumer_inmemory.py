@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -46,7 +48,7 @@ def events_tool(note: str = "", result: dict[str, Any] | None = None) -> StaticT
 async def test_discover_select_disclose_and_call() -> None:
     server, _, registry = build_server([events_tool(), static_tool("other", {"type": "object"})])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=4)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=4, require_confirmation=False)
         selection = await consumer.select("list_events", "list_events")
         disclosed = await consumer.disclose(selection)
         assert disclosed.input_schema == big_input_schema(300)
@@ -70,7 +72,7 @@ async def disclosed_events(tool: StaticTool) -> AsyncIterator[Disclosed]:
     """An in-memory session on a server serving only ``tool``, with ``list_events`` already disclosed."""
     server, _, registry = build_server([tool])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
         disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
         yield Disclosed(server, registry, consumer, disclosed)
 
@@ -133,8 +135,10 @@ async def test_a_discovery_that_sees_the_catalog_move_invalidates_earlier_select
 async def test_a_selection_made_under_another_scope_is_refused() -> None:
     server, _, _ = build_server([events_tool()])
     async with Client(server) as client:
-        alice = SchemaDisclosureConsumer(client, scope=SCOPE)
-        bob = SchemaDisclosureConsumer(client, scope=CallerScope(principal="bob", server="test"))
+        alice = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        bob = SchemaDisclosureConsumer(
+            client, scope=CallerScope(principal="bob", server="test"), require_confirmation=False
+        )
         selection = await alice.select("list_events", "list_events")
         disclosed = await alice.disclose(selection)
         with pytest.raises(StaleSelection) as refused_disclose:
@@ -147,7 +151,7 @@ async def test_a_selection_made_under_another_scope_is_refused() -> None:
 async def test_disabled_tool_cannot_be_disclosed_or_called() -> None:
     server, _, _ = build_server([events_tool()])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
         selection = await consumer.select("list_events", "list_events")
         disclosed = await consumer.disclose(selection)
         server.disable(names={"list_events"}, components={"tool"})
@@ -165,10 +169,14 @@ async def test_byte_and_fragment_bounds_refuse_before_reading_fragments() -> Non
     server, _, registry = build_server([events_tool()])
     manifest = registry.get("list_events").manifest  # type: ignore[union-attr]
     async with Client(server) as client:
-        small = SchemaDisclosureConsumer(client, scope=SCOPE, max_total_bytes=manifest.schema_bytes // 2)
+        small = SchemaDisclosureConsumer(
+            client, scope=SCOPE, max_total_bytes=manifest.schema_bytes // 2, require_confirmation=False
+        )
         with pytest.raises(DisclosureReadFailed) as too_large:
             await small.disclose(await small.select("list_events", "list_events"))
-        few = SchemaDisclosureConsumer(client, scope=SCOPE, max_fragments=manifest.fragment_count - 1)
+        few = SchemaDisclosureConsumer(
+            client, scope=SCOPE, max_fragments=manifest.fragment_count - 1, require_confirmation=False
+        )
         with pytest.raises(DisclosureReadFailed) as too_many:
             await few.disclose(await few.select("list_events", "list_events"))
     assert too_large.value.category == "too_large"
@@ -198,7 +206,7 @@ async def test_in_flight_reads_are_bounded() -> None:
     gauge = ReadConcurrency()
     server.add_middleware(gauge)
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=3)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=3, require_confirmation=False)
         await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert 1 < gauge.highest <= 3
 
@@ -213,7 +221,7 @@ async def test_a_manifest_that_disagrees_with_the_navigation_is_refused() -> Non
     server, search, _ = build_server([events_tool()])
     search._search_result_serializer = lying_serializer
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
         with pytest.raises(DisclosureMismatch) as mismatch:
             await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert mismatch.value.category == "navigation_mismatch"
@@ -226,7 +234,7 @@ async def test_malformed_navigation_is_refused() -> None:
     server, search, _ = build_server([events_tool()])
     search._search_result_serializer = schema_pasting_serializer
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
         with pytest.raises(DiscoveryFailed) as refused:
             await consumer.discover("list_events")
     assert refused.value.category == "malformed_navigation"
@@ -250,7 +258,7 @@ async def test_a_body_that_is_not_unicode_text_is_a_typed_refusal() -> None:
     server, _, _ = build_server([events_tool()])
     server.add_middleware(LoneSurrogateFragment())
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE)
+        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
         with pytest.raises(DisclosureReadFailed) as refused:
             await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert refused.value.category == "malformed_body"
@@ -290,9 +298,11 @@ async def test_calls_enforce_the_verified_schemas_not_the_callers_copy() -> None
 async def test_a_tool_this_consumer_did_not_verify_or_has_forgotten_is_refused() -> None:
     server, _, _ = build_server([events_tool(), static_tool("other", {"type": "object"})])
     async with Client(server) as client:
-        first = SchemaDisclosureConsumer(client, scope=SCOPE, max_disclosed=1)
+        first = SchemaDisclosureConsumer(client, scope=SCOPE, max_disclosed=1, require_confirmation=False)
         events = await first.disclose(await first.select("list_events", "list_events"))
-        second = SchemaDisclosureConsumer(client, scope=SCOPE)  # same scope, but never verified it
+        second = SchemaDisclosureConsumer(
+            client, scope=SCOPE, require_confirmation=False
+        )  # same scope, but never verified it
         with pytest.raises(StaleSelection) as unverified:
             await second.call(events, {"field_000": "x"})
         await first.disclose(await first.select("other", "other"))  # evicts list_events (bound 1)

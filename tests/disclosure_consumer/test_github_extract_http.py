@@ -7,6 +7,8 @@ over HTTP and makes a validated call that reaches a local fake upstream.
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import hashlib
 import json
 from collections.abc import AsyncIterator, Iterator
@@ -107,7 +109,7 @@ async def test_timeline_is_reconstructed_over_http_and_called_against_the_fake_u
     url, expected = github_mcp
     fake, _ = upstream
     client: Client[Any] = Client(url)
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url))
+    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url), require_confirmation=False)
     async with client:
         entries = await consumer.discover("timeline")
         assert TIMELINE_ALIAS in [entry.name for entry in entries]

@@ -4,6 +4,8 @@ fails ``make test`` instead of only ``make conformance``)."""
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import base64
 import hashlib
 import importlib.util
@@ -117,8 +119,9 @@ async def test_ours_exposes_every_fixture_over_http(ours_url: str) -> None:
 
 
 def test_ours_refuses_a_mismatched_parameter_header(ours_url: str) -> None:
-    response = _post_call(ours_url, "test_header_mirroring", {"region": "eu-west1"},
-                          {"mcp-param-region": "us-east1"})
+    response = _post_call(
+        ours_url, "test_header_mirroring", {"region": "eu-west1"}, {"mcp-param-region": "us-east1"}
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32020
 
@@ -143,11 +146,17 @@ def test_baseline_is_plain_fastmcp_with_the_same_tools() -> None:
 
 
 async def test_client_scenarios_run_against_the_fixture_server(ours_url: str) -> None:
-    async with ContractClient(fastmcp.Client(ours_url)) as client:
+    async with ContractClient(fastmcp.Client(ours_url), require_confirmation=False) as client:
         admitted = await client_example.discover(client)
         assert "test_header_mirroring" in admitted
-        context = {"toolCalls": [{"name": "test_header_mirroring",
-                                  "arguments": {"region": "Zürich west", "priority": None, "dry_run": True}}]}
+        context = {
+            "toolCalls": [
+                {
+                    "name": "test_header_mirroring",
+                    "arguments": {"region": "Zürich west", "priority": None, "dry_run": True},
+                }
+            ]
+        }
         # Unicode travels base64-wrapped and the optional null is dropped; the gated server agrees.
         await client_example.http_custom_headers(client, context)
     assert await client_example.run(ours_url, "no-such-scenario", {}) == 2
@@ -159,9 +168,17 @@ async def test_client_scenarios_run_against_the_fixture_server(ours_url: str) ->
 
 
 def test_client_argument_helpers() -> None:
-    tool = {"inputSchema": {"type": "object", "required": ["region", "count"],
-                            "properties": {"region": {"type": "string"}, "count": {"type": "integer"},
-                                           "verbose": {"type": "boolean"}}}}
+    tool = {
+        "inputSchema": {
+            "type": "object",
+            "required": ["region", "count"],
+            "properties": {
+                "region": {"type": "string"},
+                "count": {"type": "integer"},
+                "verbose": {"type": "boolean"},
+            },
+        }
+    }
     assert client_example.sample_arguments(tool) == {"region": "us-west1", "count": 1}
     assert client_example.drop_optional_nulls(tool, {"region": None, "verbose": None, "count": 2}) == {
         "region": None,
@@ -182,8 +199,11 @@ def test_tarball_integrity_check_refuses_other_bytes(tmp_path: Path) -> None:
 def test_table_reads_json_and_sse_bodies_and_collapses_checks() -> None:
     assert conformance_table._json_payload('{"id": 1}') == {"id": 1}
     assert conformance_table._json_payload('event: message\ndata: {"id": 2}\n\n') == {"id": 2}
-    checks = [{"id": "a", "name": "A", "status": "SUCCESS"}, {"id": "a", "name": "A", "status": "FAILURE"},
-              {"id": "b", "name": "B", "status": "SKIPPED"}]
+    checks = [
+        {"id": "a", "name": "A", "status": "SUCCESS"},
+        {"id": "a", "name": "A", "status": "FAILURE"},
+        {"id": "b", "name": "B", "status": "SKIPPED"},
+    ]
     collapsed = conformance_table._collapse(checks)
     assert collapsed == {("a", "A"): "FAILURE", ("b", "B"): "SKIPPED"}
     assert conformance_table._scenario_verdict(collapsed) == "**FAIL** (1)"
@@ -194,7 +214,9 @@ INPUT_REQUIRED_TOOLS = set(server_example.INPUT_REQUIRED_TOOLS)
 
 def _gated_client(url: str) -> ContractClient:
     # The conformance client's callbacks: declaring them declares elicitation, sampling and roots.
-    return ContractClient(client_example.build_client(url, "sep-2322-client-request-state", {}))
+    return ContractClient(
+        client_example.build_client(url, "sep-2322-client-request-state", {}), require_confirmation=False
+    )
 
 
 async def test_input_required_fixtures_complete_through_the_contract_client(ours_url: str) -> None:
@@ -232,8 +254,13 @@ def _call_with(url: str, name: str, params: dict[str, Any], capabilities: dict[s
             },
         },
     }
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-               "mcp-protocol-version": PROTOCOL_VERSION, "mcp-method": "tools/call", "mcp-name": name}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": PROTOCOL_VERSION,
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+    }
     with httpx2.Client(timeout=15) as http:
         response = http.post(url, content=json.dumps(body), headers=headers)
     return response.status_code, conformance_table._json_payload(response.text)
@@ -255,11 +282,16 @@ def test_a_tampered_request_state_is_refused(ours_url: str) -> None:
     _, first = _call_with(ours_url, "test_input_required_result_tampered_state", {}, everything)
     state = first["result"]["requestState"]
     answers = {"inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}}}
-    _, good = _call_with(ours_url, "test_input_required_result_tampered_state",
-                         {**answers, "requestState": state}, everything)
+    _, good = _call_with(
+        ours_url, "test_input_required_result_tampered_state", {**answers, "requestState": state}, everything
+    )
     assert good["result"]["content"][0]["text"] == "state-ok: requestState verified"
-    _, bad = _call_with(ours_url, "test_input_required_result_tampered_state",
-                        {**answers, "requestState": state[:-2] + "AA"}, everything)
+    _, bad = _call_with(
+        ours_url,
+        "test_input_required_result_tampered_state",
+        {**answers, "requestState": state[:-2] + "AA"},
+        everything,
+    )
     assert bad["error"]["code"] == -32602
 
 

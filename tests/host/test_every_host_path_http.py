@@ -8,6 +8,8 @@ carry that header. A recorder captures every raw HTTP request the server receive
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -88,7 +90,7 @@ async def _searchable_lab() -> AsyncIterator[tuple[str, Log]]:
 
 async def test_contract_client_never_calls_a_tool_admission_rejected(plain_lab: tuple[str, Log]) -> None:
     url, log = plain_lab
-    async with ContractClient(fastmcp.Client(url)) as host:
+    async with ContractClient(fastmcp.Client(url), require_confirmation=False) as host:
         await host.discover_tools()
         assert {r["tool"]: r["category"] for r in host.rejections}["fetch_report"] == "sensitive_header"
         with pytest.raises(AdmissionError) as refused:
@@ -103,7 +105,9 @@ async def test_contract_client_never_calls_a_tool_admission_rejected(plain_lab: 
 async def test_consumer_refuses_a_disclosed_tool_admission_rejects_before_any_call() -> None:
     async with _searchable_lab() as (url, log):
         client: fastmcp.Client[Any] = fastmcp.Client(url)
-        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", url))
+        consumer = SchemaDisclosureConsumer(
+            client, scope=CallerScope("alice", url), require_confirmation=False
+        )
         async with client:
             selection = await consumer.select("fetch_report", "fetch_report")
             with pytest.raises(AdmissionRefused) as refused:
@@ -146,7 +150,10 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
         for profile, admitted in (("strict", False), ("spec", True)):
             client: fastmcp.Client[Any] = fastmcp.Client(url)
             consumer = SchemaDisclosureConsumer(
-                client, scope=CallerScope("alice", url), policy=AdmissionPolicy(profile=profile)
+                client,
+                scope=CallerScope("alice", url),
+                policy=AdmissionPolicy(profile=profile),
+                require_confirmation=False,
             )
             async with client:
                 selection = await consumer.select("nested_route", "nested_route")
@@ -162,7 +169,7 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
 async def test_audit_is_bounded_on_every_path(plain_lab: tuple[str, Log]) -> None:
     url, _ = plain_lab
     sink = BoundedAuditSink(maxlen=5)
-    async with ContractClient(fastmcp.Client(url), audit=sink) as host:
+    async with ContractClient(fastmcp.Client(url), audit=sink, require_confirmation=False) as host:
         await host.discover_tools()
         for index in range(10):
             await host.call("route_shipment", {"region": f"r{index}"})

@@ -5,6 +5,8 @@ ever used the caller's ``fastmcp.Client``)."""
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import copy
 from typing import Any
 
@@ -54,7 +56,9 @@ def _served(*, search: bool) -> tuple[Any, dict[str, dict[str, Any]], CallCounte
 async def test_contract_client_surfaces_a_revoked_scope_as_a_typed_refusal() -> None:
     app, tokens, counter = _served(search=False)
     with serve_asgi(app) as url:
-        async with ContractClient(fastmcp.Client(url, auth="alice-token")) as host:
+        async with ContractClient(
+            fastmcp.Client(url, auth="alice-token"), require_confirmation=False
+        ) as host:
             assert "close_account" in (await host.discover_tools()).admitted
             tokens["alice-token"]["scopes"] = ["read"]  # the caller loses `admin`
             with pytest.raises(ContractViolation) as refused:
@@ -70,7 +74,9 @@ async def test_consumer_surfaces_a_revoked_scope_before_the_call() -> None:
     app, tokens, counter = _served(search=True)
     with serve_asgi(app) as url:
         client: fastmcp.Client[Any] = fastmcp.Client(url, auth="alice-token")
-        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", url))
+        consumer = SchemaDisclosureConsumer(
+            client, scope=CallerScope("alice", url), require_confirmation=False
+        )
         async with client:
             tool = await consumer.disclose(await consumer.select("close_account", "close_account"))
             tokens["alice-token"]["scopes"] = ["read"]

@@ -50,9 +50,9 @@ def _server() -> tuple[FastMCP[Any], CallCounter]:
     return server, counter
 
 
-async def test_without_a_callback_a_writing_tool_is_refused_before_sending() -> None:
+async def test_by_default_without_a_callback_a_writing_tool_is_refused_before_sending() -> None:
     server, counter = _server()
-    async with ContractClient(fastmcp.Client(server), require_confirmation=True) as host:
+    async with ContractClient(fastmcp.Client(server)) as host:  # the default: confirmation required
         await host.discover_tools()
         assert (await host.call("read_balance", {"account": "a"})).structured_content == {"balance": 42}
         for name in ("transfer", "purge"):
@@ -64,6 +64,16 @@ async def test_without_a_callback_a_writing_tool_is_refused_before_sending() -> 
             assert "secret" not in str(refused.value)
     assert counter.calls == ["read_balance"]
     assert host.audit[-1] == {"event": "call", "tool": "purge", "outcome": "confirmation_required"}  # type: ignore[index]
+
+
+async def test_an_explicit_opt_out_calls_without_asking() -> None:
+    server, counter = _server()
+    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as host:
+        await host.discover_tools()
+        assert (await host.call("transfer", {"account": "a", "amount": 1})).structured_content == {
+            "status": "done"
+        }
+    assert counter.calls == ["transfer"]
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -110,9 +120,7 @@ async def test_a_failing_callback_is_a_refusal_not_a_go_ahead() -> None:
 async def test_the_consumer_confirms_through_the_same_core() -> None:
     server = await lab_behind_search()
     async with fastmcp.Client(server) as client:
-        consumer = SchemaDisclosureConsumer(
-            client, scope=CallerScope("alice", "lab"), require_confirmation=True
-        )
+        consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", "lab"))
         tool = await consumer.disclose(await consumer.select("route_shipment", "route_shipment"))
         with pytest.raises(InvocationRefused) as refused:
             await consumer.call(tool, {"region": "eu-west"})

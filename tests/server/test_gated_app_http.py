@@ -3,6 +3,8 @@ hygiene, unknown tools, tool failures, notifications, header parity through the 
 
 from __future__ import annotations
 
+# Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
+# tests/host/test_write_confirmation.py covers confirmation itself.
 import json
 import logging
 from collections.abc import Iterator
@@ -234,7 +236,7 @@ def authed_lab() -> Iterator[str]:
 
 
 async def _complete(url: str, token: str, ref: dict[str, Any], argument: str, value: str) -> Any:
-    async with ContractClient(fastmcp.Client(url, auth=token)) as client:
+    async with ContractClient(fastmcp.Client(url, auth=token), require_confirmation=False) as client:
         return await client.complete(ref, argument, value)
 
 
@@ -249,7 +251,9 @@ async def test_analyst_never_receives_production(authed_lab: str, ref: dict[str,
 
 
 async def test_completion_is_rate_limited_per_caller(authed_lab: str) -> None:
-    async with ContractClient(fastmcp.Client(authed_lab, auth="analyst-token")) as analyst:
+    async with ContractClient(
+        fastmcp.Client(authed_lab, auth="analyst-token"), require_confirmation=False
+    ) as analyst:
         for _ in range(5):
             await analyst.complete(ENVIRONMENT_PROMPT, "environment", "st")
         with pytest.raises(JsonRpcError) as limited:
@@ -364,7 +368,7 @@ async def test_fastmcp_wrapped_results_get_their_compatibility_text_and_pass_the
         return [1, 2, 3]
 
     gated_http_app(server)
-    async with ContractClient(fastmcp.Client(server)) as client:
+    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as client:
         await client.discover_tools()
         result = await client.call("numbers", {})
     assert result.structured_content == {"result": [1, 2, 3]}

@@ -53,6 +53,7 @@ from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValue
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
+from agent_connector_sdk.mcp.host import CallSummary
 from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     AdmissionRefused,
     CallerScope,
@@ -236,13 +237,21 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     over_http = target.kind == "http"
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
-    host = ContractClient(client, policy=AdmissionPolicy(profile=options.profile), audit=audit)
+    # Write confirmation: naming a tool with --call is the person's confirmation for that one tool; the
+    # reviewer confirms nothing else (it calls nothing else).
+    def confirm(summary: CallSummary) -> bool:
+        return options.call is not None and summary.tool == options.call
+
+    host = ContractClient(
+        client, policy=AdmissionPolicy(profile=options.profile), audit=audit, confirm_write=confirm
+    )
     consumer = SchemaDisclosureConsumer(
         client,
         scope=CallerScope("reviewer", target.address),
         policy=host.host.core.policy,
         audit=audit,
         source_pins=options.source_pins,
+        confirm_write=confirm,
     )
     failure: BaseException
     try:

@@ -90,7 +90,7 @@ class ContractClient:
         max_pages: int = 100,
         audit: AuditSink | None = None,
         confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = False,
+        require_confirmation: bool = True,
     ) -> None:
         if client.is_connected():
             # The HTTP client (and our header hook on it) is built when the session connects.

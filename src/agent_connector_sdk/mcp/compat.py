@@ -58,6 +58,7 @@ from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
+
 # The SDK's SEP-2322 multi-round-trip retry loop (fastmcp.Client drives its own calls with it too);
 # `mcp` exports only its error type publicly, so the host core takes the loop from its module rather
 # than re-implementing it.

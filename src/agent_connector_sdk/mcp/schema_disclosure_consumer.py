@@ -321,7 +321,7 @@ class SchemaDisclosureConsumer:
         policy: AdmissionPolicy | None = None,
         audit: AuditSink | None = None,
         confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = False,
+        require_confirmation: bool = True,
         source_pins: SourcePins | None = None,
     ) -> None:
         if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:

@@ -128,9 +128,14 @@ class HostSession:
 
     Create it before the client connects when the transport is Streamable HTTP, so the ``Mcp-Param-*``
     hook is in the HTTP client built on connect (otherwise a call that needs headers is refused as
-    ``undeliverable`` rather than sent without them). ``confirm_write``, when given, is asked before
-    every call of a tool that may write (:func:`~.core.may_write`); with ``require_confirmation`` such a
-    call without a callback is refused (``confirmation_required``).
+    ``undeliverable`` rather than sent without them).
+
+    Write confirmation is on by default (the disclosure contract keeps it mandatory: a verified schema
+    says how to call a tool, never that the host may): before every call of a tool that may write
+    (:func:`~.core.may_write` — annotations that do not say ``readOnlyHint: true``, or that say
+    ``destructiveHint: true``) ``confirm_write`` is asked with a value-free :class:`CallSummary`; without
+    a callback such a call is refused (``confirmation_required``). ``require_confirmation=False`` is the
+    host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
     """
 
     def __init__(
@@ -142,7 +147,7 @@ class HostSession:
         max_pages: int = 100,
         max_disclosed: int = 256,
         confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = False,
+        require_confirmation: bool = True,
     ) -> None:
         self.client = client
         self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
