@@ -153,6 +153,7 @@ PUBLIC_API: dict[str, list[str]] = {
     "agent_connector_sdk.mcp.host": [
         "AdmittedTool",
         "CallSummary",
+        "CompletionDebouncer",
         "ConfirmWrite",
         "ConfirmationRefused",
         "ConnectionReport",

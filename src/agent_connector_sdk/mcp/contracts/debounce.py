@@ -4,7 +4,7 @@ The completion utility asks clients to debounce: a request per keystroke wastes 
 limit and shows suggestions for text the user already changed. :class:`DebounceWindow` is the timing
 rule alone — trailing edge with a maximum wait — as a small state machine over times the caller passes
 in (no clock, no tasks), so it is exact to test. The asyncio driver that sleeps, sends and cancels is
-:class:`agent_connector_sdk.mcp.completion_debounce.CompletionDebouncer`.
+:class:`agent_connector_sdk.mcp.host.debounce.CompletionDebouncer`.
 
 Rule: each :meth:`~DebounceWindow.push` starts or extends a *burst*. The burst fires ``delay`` seconds
 after its last push (trailing edge), but never later than ``max_wait`` seconds after its first push, so

@@ -24,6 +24,7 @@ from agent_connector_sdk.mcp.host.core import (
     prepare_invocation,
     require_json_data,
 )
+from agent_connector_sdk.mcp.host.debounce import CompletionDebouncer
 from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
     InvalidCompletionRequest,
@@ -52,6 +53,7 @@ __all__ = [
     "TRANSPORT_EXCEPTIONS",
     "AdmittedTool",
     "CallSummary",
+    "CompletionDebouncer",
     "ConfirmWrite",
     "ConfirmationRefused",
     "ConnectionReport",

@@ -8,8 +8,8 @@ import itertools
 
 import pytest
 
-from agent_connector_sdk.mcp.completion_debounce import CompletionDebouncer
 from agent_connector_sdk.mcp.contracts.debounce import DebounceWindow
+from agent_connector_sdk.mcp.host.debounce import CompletionDebouncer
 
 
 def test_window_fires_trailing_edge_with_latest_value() -> None:
@@ -182,3 +182,40 @@ async def test_aclose_resolves_pending_submitters_and_sends_nothing() -> None:
     assert await pending is None
     await clock.advance(1.0)
     assert sent == []
+
+
+async def test_typing_into_the_labs_prompt_sends_one_authorized_completion() -> None:
+    # The lab's deploy_plan prompt: a user types "s", "st", "sta" quickly; the debouncer sends one
+    # completion/complete (for "sta") through the host core over real HTTP. An anonymous caller lacks
+    # deploy:production, so a later "pro" burst never suggests "production".
+    from fastmcp import Client
+
+    from agent_connector_sdk.demo.contract_lab import contract_lab_app
+    from agent_connector_sdk.mcp.client import CompletionResult, ContractClient
+    from tests.support.http_server import serve_asgi
+
+    clock = FakeClock()
+    with serve_asgi(contract_lab_app()) as url:
+        async with ContractClient(Client(url)) as host:
+            sent: list[str] = []
+
+            async def complete(value: str) -> CompletionResult:
+                sent.append(value)
+                return await host.complete(
+                    {"type": "ref/prompt", "name": "deploy_plan"}, "environment", value
+                )
+
+            debouncer: CompletionDebouncer[str, CompletionResult] = CompletionDebouncer(
+                complete, delay=0.15, max_wait=0.6, clock=clock, sleep=clock.sleep
+            )
+            typed = [asyncio.ensure_future(debouncer.submit(prefix)) for prefix in ("s", "st", "sta")]
+            await clock.advance(0.2)
+            results = [await pending for pending in typed]
+            hidden = asyncio.ensure_future(debouncer.submit("pro"))
+            await clock.advance(0.2)
+            production = await hidden
+    assert sent == ["sta", "pro"]
+    assert results[:2] == [None, None]
+    final = results[2]
+    assert final is not None and final.values == ["staging"]
+    assert production is not None and production.values == []
