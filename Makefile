@@ -1,11 +1,12 @@
 # Two entry points do all the set-up on a fresh machine (Python 3.11 + pip):
 #   make demo   -> creates .venv, installs the package, reviews the contract lab over real HTTP
-#   make test   -> creates .venv, installs the package with dev tools, runs lint, types and tests
+#   make test   -> creates .venv, installs the package with dev tools (and redis-server + nginx from
+#                  Debian when missing, for the scale-out tests), runs lint, types and tests
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
+.PHONY: services demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +26,11 @@ typecheck: $(VENV)/.installed
 artifacts-check: $(VENV)/.installed
 	$(PY) -m scripts.generate_schema_disclosure --check
 
-pytest: $(VENV)/.installed
+# The scale-out tests start real redis-server and nginx processes (on ephemeral loopback ports).
+services:
+	sh scripts/ensure_services.sh
+
+pytest: $(VENV)/.installed services
 	$(PY) -m pytest -q
 
 test: lint typecheck artifacts-check pytest
@@ -53,6 +58,7 @@ bench: $(VENV)/.installed
 	$(PY) -m bench.contract_overhead
 	$(PY) -m bench.host_core
 	$(PY) -m bench.validator_choice
+	$(PY) -m bench.scale_out
 
 # Load and soak on loopback (50 clients, two rounds); and docs/reliability.md regenerated from a fresh run.
 load: $(VENV)/.installed
