@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:  # allow `python bench/contract_overhead.py` as we
 
 import fastmcp  # noqa: E402
 
-from agent_connector_sdk.mcp.client import ContractClient  # noqa: E402
+from agent_connector_sdk.mcp.host.contract_client import ContractClient  # noqa: E402
 
 WARMUP_CALLS = 100
 BLOCKS = 5

@@ -47,9 +47,9 @@ from fastmcp.server.context import Context
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
+from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, manifest_uri
-from agent_connector_sdk.mcp.schema_disclosure_cache import SchemaIdentityMemo
-from agent_connector_sdk.mcp.schema_disclosure_consumer import CallerScope, SchemaDisclosureConsumer
+from agent_connector_sdk.mcp.schema_disclosure.cache import SchemaIdentityMemo
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     SchemaDisclosureRegistry,
     describe_schema_tools,
@@ -215,7 +215,7 @@ def _local_server(source: Any, source_registry: SchemaDisclosureRegistry) -> tup
     """``source``'s tools, as its catalog lists them, re-added to a new server as plain local tools."""
     from fastmcp import FastMCP
 
-    from tests.disclosure_provider._servers import static_tool
+    from tests.schema_disclosure_provider._servers import static_tool
 
     async def listed() -> list[Any]:
         async with Context(fastmcp=source) as ctx:

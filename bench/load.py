@@ -60,7 +60,7 @@ def _serve(ready: Any) -> None:
     from starlette.routing import Route
 
     from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
-    from agent_connector_sdk.connectors.github_extract import load_github_extract
+    from agent_connector_sdk.connectors.sources import load_github_extract
     from agent_connector_sdk.demo.contract_lab import contract_lab_app
     from agent_connector_sdk.mcp.contracts.completion import RateLimiter
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest

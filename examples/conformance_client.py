@@ -5,7 +5,7 @@ environment: ``MCP_CONFORMANCE_SCENARIO`` (the scenario name) and, for some scen
 ``MCP_CONFORMANCE_CONTEXT`` (a JSON object, e.g. the tool calls to make). The verdict is the suite's,
 from what it observed on the wire.
 
-Every tool goes through our host-side gates (``agent_connector_sdk.mcp.client.ContractClient``):
+Every tool goes through our host-side gates (``agent_connector_sdk.mcp.host.contract_client.ContractClient``):
 ``discover_tools`` pages ``tools/list`` and admits descriptors (a tool with an invalid ``x-mcp-header``
 annotation is dropped, the others stay callable; no remote ``$ref`` is ever fetched), ``call`` validates
 arguments, sends our ``Mcp-Param-*`` headers and validates the result. Resources and prompts are plain
@@ -45,9 +45,9 @@ from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.client import ContractClient, ProtocolError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
 
 
 class ScenarioFailed(Exception):

@@ -335,8 +335,8 @@ async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int])
     """
     import fastmcp
 
-    from agent_connector_sdk.mcp.client import ContractClient
     from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
 
     client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
     # Write confirmation: the matrix calls exactly the three named tools, confirmed here by name.

@@ -9,9 +9,9 @@ import json
 import fastmcp
 
 from agent_connector_sdk.cli import build_serve_app, main
-from agent_connector_sdk.connectors.github_extract import load_github_extract
+from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
     SchemaDisclosureConsumer,

@@ -26,14 +26,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.mcp.host.errors import (
-    ConfirmationRefused,
-    InvalidCompletionRequest,
-    ProtocolError,
-    ToolExecutionError,
-)
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosureError
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
     CallFailed,
     DisclosureMismatch,
@@ -43,7 +36,14 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     ResultRejected,
     StaleSelection,
 )
-from agent_connector_sdk.mcp.schema_disclosure_navigation import DisclosureReadRefused
+from agent_connector_sdk.mcp.host.errors import (
+    ConfirmationRefused,
+    InvalidCompletionRequest,
+    ProtocolError,
+    ToolExecutionError,
+)
+from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosureError
+from agent_connector_sdk.mcp.schema_disclosure.navigation import DisclosureReadRefused
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
 from agent_connector_sdk.mcp.server import ArgumentsRefused
 from agent_connector_sdk.state import StateConfigError, StateUnavailable

@@ -77,7 +77,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "contract_lab_server",
         "visible_evidence",
     ],
-    "agent_connector_sdk.mcp.client": [
+    "agent_connector_sdk.mcp.host.contract_client": [
         "CompletionResult",
         "ContractClient",
         "InvalidCompletionRequest",
@@ -153,10 +153,13 @@ PUBLIC_API: dict[str, list[str]] = {
     "agent_connector_sdk.mcp.host": [
         "AdmittedTool",
         "CallSummary",
+        "CallerScope",
         "CompletionDebouncer",
         "ConfirmWrite",
         "ConfirmationRefused",
         "ConnectionReport",
+        "ContractClient",
+        "DisclosedTool",
         "HeaderGates",
         "HostCore",
         "HostSession",
@@ -168,6 +171,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "PreparedCall",
         "ProtocolCategory",
         "ProtocolError",
+        "SchemaDisclosureConsumer",
         "TRANSPORT_EXCEPTIONS",
         "ToolExecutionError",
         "ToolOrigin",
@@ -206,7 +210,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "read_schema_fragment",
         "reconstruct_schema",
     ],
-    "agent_connector_sdk.mcp.schema_disclosure_consumer": [
+    "agent_connector_sdk.mcp.host.disclosure_consumer": [
         "AdmissionRefused",
         "CallFailed",
         "CallerScope",
@@ -223,7 +227,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "SelectedTool",
         "StaleSelection",
     ],
-    "agent_connector_sdk.mcp.schema_disclosure_navigation": [
+    "agent_connector_sdk.mcp.schema_disclosure.navigation": [
         "ArgumentSummary",
         "DisclosureAddress",
         "DisclosureReadRefused",

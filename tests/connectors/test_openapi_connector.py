@@ -24,7 +24,7 @@ from agent_connector_sdk.connectors import (
     list_operation_tools,
     openapi_operation_tools,
 )
-from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, reconstruct_schema
 from tests.support.http_server import serve_asgi
 

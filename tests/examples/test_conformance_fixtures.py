@@ -20,7 +20,7 @@ import fastmcp
 import httpx2
 import pytest
 
-from agent_connector_sdk.mcp.client import ContractClient
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from scripts import conformance, conformance_table
 from tests.support.http_server import serve_asgi
 

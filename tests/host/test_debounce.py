@@ -191,7 +191,7 @@ async def test_typing_into_the_labs_prompt_sends_one_authorized_completion() -> 
     from fastmcp import Client
 
     from agent_connector_sdk.demo.contract_lab import contract_lab_app
-    from agent_connector_sdk.mcp.client import CompletionResult, ContractClient
+    from agent_connector_sdk.mcp.host.contract_client import CompletionResult, ContractClient
     from tests.support.http_server import serve_asgi
 
     clock = FakeClock()

@@ -21,10 +21,10 @@ import pytest
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
     CallerScope,
     DisclosedTool,

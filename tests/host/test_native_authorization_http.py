@@ -16,14 +16,14 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.middleware import Middleware
 from fastmcp.utilities.authorization import require_scopes
 
-from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     SchemaDisclosureConsumer,
     StaleSelection,
 )
-from tests.disclosure_provider._servers import build_server, static_tool
+from tests.schema_disclosure_provider._servers import build_server, static_tool
 from tests.support.http_server import serve_asgi
 
 TOKENS = {"alice-token": {"client_id": "alice", "scopes": ["read", "admin"]}}

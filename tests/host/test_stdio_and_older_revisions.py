@@ -22,9 +22,9 @@ from fastmcp.client.transports import PythonStdioTransport
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
-from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
     CallerScope,
     SchemaDisclosureConsumer,

@@ -11,9 +11,9 @@ from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 from mcp_types import ToolAnnotations
 
-from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.host import CallSummary, ConfirmationRefused
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     InvocationRefused,
     SchemaDisclosureConsumer,

@@ -78,7 +78,7 @@ def test_a_2020_12_only_policy_rejects_every_draft_07_tool(toolchain: interop.To
     import fastmcp
     from fastmcp.client.transports import StdioTransport
 
-    from agent_connector_sdk.mcp.client import ContractClient
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
 
     async def discover() -> Any:
         transport = StdioTransport(command=str(toolchain.node), args=[str(toolchain.everything), "stdio"])

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.connectors import OpenAPIOperationTool, openapi_operation_tools
-from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,

@@ -83,7 +83,7 @@ def test_upstream_header_policy_holds_one_entry_per_operation_however_often_it_i
     import httpx2
 
     from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server
-    from agent_connector_sdk.connectors.github_extract import load_github_extract
+    from agent_connector_sdk.connectors.sources import load_github_extract
 
     document = load_github_extract().document
     operations = sum(

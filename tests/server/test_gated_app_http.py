@@ -22,9 +22,9 @@ from agent_connector_sdk.demo.contract_lab import (
     contract_lab_completions,
     contract_lab_server,
 )
-from agent_connector_sdk.mcp.client import ContractClient, JsonRpcError
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 

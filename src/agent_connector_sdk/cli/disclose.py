@@ -13,12 +13,12 @@ import anyio
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import count_operations, document_info
-from agent_connector_sdk.connectors.github_extract import OpenAPISource
 from agent_connector_sdk.connectors.openapi import (
     OpenAPIOperationTool,
     build_openapi_server,
     list_operation_tools,
 )
+from agent_connector_sdk.connectors.sources import OpenAPISource
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,

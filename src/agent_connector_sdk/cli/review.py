@@ -46,7 +46,6 @@ from agent_connector_sdk.cli.report import (
     ToolReview,
     output_kind,
 )
-from agent_connector_sdk.mcp.client import ContractClient, JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
@@ -54,7 +53,13 @@ from agent_connector_sdk.mcp.contracts.headers import encode_header_value, heade
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import CallSummary
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.contract_client import (
+    ContractClient,
+    JsonRpcError,
+    ProtocolError,
+    TransportFailure,
+)
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
     CallerScope,
     DisclosedTool,
@@ -62,7 +67,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     SchemaDisclosureConsumer,
     SelectedTool,
 )
-from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
+from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 
 __all__ = [
     "ReviewOptions",

@@ -18,8 +18,8 @@ from typing import Any, Final, TextIO
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
-from agent_connector_sdk.connectors.github_extract import OpenAPISource
 from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
+from agent_connector_sdk.connectors.sources import OpenAPISource
 
 __all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
 

@@ -14,7 +14,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors.github_extract import OpenAPISource, load_github_extract
+from agent_connector_sdk.connectors.sources import OpenAPISource, load_github_extract
 
 __all__ = [
     "concrete_server_url",

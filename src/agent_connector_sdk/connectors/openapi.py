@@ -53,7 +53,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     SourceDigest,
     build_schema_disclosure,
 )
-from agent_connector_sdk.mcp.schema_disclosure_cache import DisclosureOrigin
+from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureOrigin
 
 __all__ = [
     "FORWARDED_CALLER_HEADERS",

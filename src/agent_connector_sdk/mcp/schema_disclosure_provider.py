@@ -12,8 +12,8 @@ Intended use (the README shows the same)::
 * :func:`register_schema_resources` registers the manifest and fragment resource templates of the
   wire contract. **Every read re-authorizes** the caller (middleware, visibility, session rules,
   versions and component auth) and checks the visible tool's current schemas; policy lives in
-  :mod:`agent_connector_sdk.mcp.schema_disclosure_navigation`, caches in
-  :mod:`agent_connector_sdk.mcp.schema_disclosure_cache`.
+  :mod:`agent_connector_sdk.mcp.schema_disclosure.navigation`, caches in
+  :mod:`agent_connector_sdk.mcp.schema_disclosure.cache`.
 
 Catalog scale. The reference for "visible to this caller" is a fresh ``catalog.get_tool_catalog(ctx)``
 (:meth:`SchemaDisclosureRegistry.read_exact`), which costs O(catalog) per read. ``read`` instead
@@ -71,14 +71,14 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
 )
-from agent_connector_sdk.mcp.schema_disclosure_cache import (
+from agent_connector_sdk.mcp.schema_disclosure.cache import (
     DisclosureCache,
     DisclosureOrigin,
     FrozenSchemaMemo,
     FrozenSchemaView,
     SchemaIdentityMemo,
 )
-from agent_connector_sdk.mcp.schema_disclosure_navigation import (
+from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     DisclosureReadRefused,
     VisibleToolSchemas,
     build_navigation_entry,

@@ -5,12 +5,16 @@
 * :mod:`.session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`), with the
   connection's revision, transport and header-gate applicability (:class:`ConnectionReport`);
 * :mod:`.param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
-* :mod:`.errors` — the protocol and tool-execution failure families.
+* :mod:`.errors` — the protocol and tool-execution failure families;
+* :mod:`.debounce` — debounced completion requests for a host UI.
 
-``agent_connector_sdk.mcp.client.ContractClient`` and
-``agent_connector_sdk.mcp.schema_disclosure_consumer.SchemaDisclosureConsumer`` are thin faces of it.
+The two faces people use, thin over the same core: :class:`ContractClient` (:mod:`.contract_client`,
+tools from ``tools/list``) and :class:`SchemaDisclosureConsumer` (:mod:`.disclosure_consumer`, tools
+behind a search transform, reconstructed from schema disclosures).
 """
 
+# The faces last: they build on the modules above (importing them first would be circular).
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
     HostCore,
@@ -25,6 +29,11 @@ from agent_connector_sdk.mcp.host.core import (
     require_json_data,
 )
 from agent_connector_sdk.mcp.host.debounce import CompletionDebouncer
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
+    CallerScope,
+    DisclosedTool,
+    SchemaDisclosureConsumer,
+)
 from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
     InvalidCompletionRequest,
@@ -53,10 +62,13 @@ __all__ = [
     "TRANSPORT_EXCEPTIONS",
     "AdmittedTool",
     "CallSummary",
+    "CallerScope",
     "CompletionDebouncer",
     "ConfirmWrite",
     "ConfirmationRefused",
     "ConnectionReport",
+    "ContractClient",
+    "DisclosedTool",
     "HeaderGates",
     "HostCore",
     "HostSession",
@@ -68,6 +80,7 @@ __all__ = [
     "PreparedCall",
     "ProtocolCategory",
     "ProtocolError",
+    "SchemaDisclosureConsumer",
     "ToolExecutionError",
     "ToolOrigin",
     "ToolResult",

@@ -1,9 +1,9 @@
 """The host core, sans-I/O: Discover → Admit → Invoke → Consume as one sequence no path can skip.
 
-Every host path — :class:`~agent_connector_sdk.mcp.client.ContractClient` (tools from ``tools/list``),
-the disclosure consumer (tools reconstructed from schema disclosures) and the CLI reviewer — runs
-this one state machine; only the I/O around it differs (:mod:`.session`). Like h11, it never touches a
-socket: wire dicts in, verdicts and values out, every refusal a typed error.
+Every host path — :class:`~agent_connector_sdk.mcp.host.contract_client.ContractClient` (tools from
+``tools/list``), the disclosure consumer (tools reconstructed from schema disclosures) and the CLI
+reviewer — runs this one state machine; only the I/O around it differs (:mod:`.session`). Like h11,
+it never touches a socket: wire dicts in, verdicts and values out, every refusal a typed error.
 
 The sequence is enforced by the values it hands out, not by convention:
 

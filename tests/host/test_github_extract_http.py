@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, list_operation_tools
-from agent_connector_sdk.connectors.github_extract import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     InvocationRefused,
     ResultRejected,

@@ -73,7 +73,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_manifest,
     reconstruct_schema,
 )
-from agent_connector_sdk.mcp.schema_disclosure_navigation import SchemaNavigation
+from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 
 __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",

@@ -35,13 +35,13 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
-from agent_connector_sdk.mcp.schema_disclosure_cache import DisclosureCache, DisclosureOrigin
-from agent_connector_sdk.mcp.schema_disclosure_navigation import build_navigation_entry
+from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureCache, DisclosureOrigin
+from agent_connector_sdk.mcp.schema_disclosure.navigation import build_navigation_entry
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from tests.disclosure_provider._servers import static_tool
+from tests.schema_disclosure_provider._servers import static_tool
 
 NAMES = ("alpha", "beta")
 VERSIONS = (None, "1", "2")
@@ -267,7 +267,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
 
         async def both() -> tuple[Any, Any, Any, Any, bool]:
             fast_tool = exact_tool = None
-            from agent_connector_sdk.mcp.schema_disclosure_navigation import parse_disclosure_uri
+            from agent_connector_sdk.mcp.schema_disclosure.navigation import parse_disclosure_uri
 
             address = parse_disclosure_uri(uri)
             if address is not None:

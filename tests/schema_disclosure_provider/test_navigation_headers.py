@@ -8,8 +8,8 @@ import pytest
 from fastmcp import Client
 from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.schema_disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.schema_disclosure_navigation import (
+from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
+from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     MAX_NAVIGATION_HEADERS,
     SchemaNavigation,
     build_navigation_entry,

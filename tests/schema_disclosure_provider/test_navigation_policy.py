@@ -15,7 +15,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_fragment,
     parse_manifest,
 )
-from agent_connector_sdk.mcp.schema_disclosure_navigation import (
+from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     MAX_DESCRIPTION_CHARS,
     MAX_SUMMARY_ARGUMENTS,
     DisclosureReadRefused,

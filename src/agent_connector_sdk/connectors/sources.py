@@ -1,6 +1,8 @@
-"""The embedded default: a small verbatim extract of GitHub's REST API description.
+"""OpenAPI sources: a document as the exact bytes it was read from (what disclosures bind to), parsed.
 
-Ten operations of ``@octokit/openapi`` (``generated/api.github.com.deref.json``), including the
+:func:`load_openapi_source` is the generic loader (JSON; the CLI adds YAML and one-line errors on top);
+:func:`load_github_extract` is the embedded default, a small verbatim extract of GitHub's REST API
+description: ten operations of ``@octokit/openapi`` (``generated/api.github.com.deref.json``), including the
 largest, ``issues/list-events-for-timeline``; the pinned package version and the full document's
 digests are recorded in the extract under ``x-agent-connector-extract``. ``scripts/github_openapi.py``
 fetches the pinned package (sha256-verified) and regenerates it. The extract's own bytes are the

@@ -15,7 +15,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.resources.base import ResourceContent, ResourceResult
 from fastmcp.server.middleware import Middleware
 
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
     DisclosureMismatch,
@@ -27,7 +27,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry, describe_schema_tools
-from tests.disclosure_provider._servers import (
+from tests.schema_disclosure_provider._servers import (
     OUTPUT_SCHEMA,
     StaticTool,
     big_input_schema,

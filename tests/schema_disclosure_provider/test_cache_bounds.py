@@ -7,13 +7,13 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
-from agent_connector_sdk.mcp.schema_disclosure_cache import (
+from agent_connector_sdk.mcp.schema_disclosure.cache import (
     BoundedLRU,
     DisclosureCache,
     DisclosureOrigin,
     SchemaIdentityMemo,
 )
-from tests.disclosure_provider._servers import big_input_schema
+from tests.schema_disclosure_provider._servers import big_input_schema
 
 ORIGIN = DisclosureOrigin("op", SourceDigest.of(b"source").sha256)
 

@@ -34,14 +34,14 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     read_schema_fragment,
 )
 from agent_connector_sdk.mcp.schema_disclosure.build import split_utf8
-from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, encode_schema_document
-from agent_connector_sdk.mcp.schema_disclosure_cache import (
+from agent_connector_sdk.mcp.schema_disclosure.cache import (
     DisclosureCache,
     DisclosureOrigin,
     SchemaIdentity,
     SchemaIdentityMemo,
     schema_fingerprint,
 )
+from agent_connector_sdk.mcp.schema_disclosure.encoding import SchemaDigests, encode_schema_document
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",

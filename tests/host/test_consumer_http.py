@@ -16,7 +16,7 @@ from fastmcp.server.dependencies import get_http_request
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.authorization import require_scopes
 
-from agent_connector_sdk.mcp.schema_disclosure_consumer import (
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosureReadFailed,
     DiscoveryFailed,
@@ -25,7 +25,7 @@ from agent_connector_sdk.mcp.schema_disclosure_consumer import (
     SelectedTool,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
-from tests.disclosure_provider._servers import StaticTool, big_input_schema, build_server, static_tool
+from tests.schema_disclosure_provider._servers import StaticTool, big_input_schema, build_server, static_tool
 from tests.support.http_server import serve_asgi
 
 TOKENS = {

@@ -17,10 +17,10 @@ from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
-from agent_connector_sdk.mcp.client import ContractClient
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.host import ParamHeaderChannel, prepare_invocation
-from tests.disclosure_provider._servers import static_tool
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from tests.schema_disclosure_provider._servers import static_tool
 from tests.support.http_server import serve_asgi
 
 ROUTE_SHIPMENT: dict[str, Any] = {

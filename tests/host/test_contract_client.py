@@ -26,15 +26,6 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
-from agent_connector_sdk.mcp.client import (
-    ContractClient,
-    InvalidCompletionRequest,
-    JsonRpcError,
-    ProtocolError,
-    ToolExecutionError,
-    ToolResult,
-    TransportFailure,
-)
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
@@ -43,6 +34,15 @@ from agent_connector_sdk.mcp.contracts.errors import (
     ContractViolation,
     HeaderValueError,
     PaginationError,
+)
+from agent_connector_sdk.mcp.host.contract_client import (
+    ContractClient,
+    InvalidCompletionRequest,
+    JsonRpcError,
+    ProtocolError,
+    ToolExecutionError,
+    ToolResult,
+    TransportFailure,
 )
 from agent_connector_sdk.mcp.server.app import install_gates
 from tests.support.http_server import serve_asgi
