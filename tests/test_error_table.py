@@ -26,6 +26,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
     CallFailed,
@@ -78,6 +79,8 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         ArgumentsRefused,
         StateUnavailable,
         StateConfigError,
+        SourceNotPinned,
+        PinFileError,
     )
 }
 README = Path(__file__).resolve().parents[1] / "README.md"

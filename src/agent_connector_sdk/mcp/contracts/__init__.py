@@ -6,7 +6,11 @@ Each gate lives in one module, so "why was this refused" has one place to look:
 * Admit — :mod:`.admission` (``admit_tools``)
 * Invoke — :mod:`.validation` (``validate_arguments``) and :mod:`.headers` (``build_parameter_headers``)
 * Execute — :mod:`.headers` (``validate_parameter_headers``) and :mod:`.completion`
-* Consume — :mod:`.content` (``validate_content_block``) and :mod:`.results` (``validate_tool_result``)
+* Consume — :mod:`.content` (``validate_content_block``), :mod:`.results` (``validate_tool_result``)
+  and :mod:`.input_required` (SEP-2322 interim results)
+
+Host duties beside the gates: :mod:`.source_pins` (source compatibility, checked in Discover before a
+disclosure's fragments are read) and :mod:`.debounce` (when a completion request may go out).
 
 Errors: :mod:`.errors`, one class per gate, each with a stable ``category``.
 """
@@ -28,6 +32,7 @@ from agent_connector_sdk.mcp.contracts.completion import (
     parse_completion_params,
 )
 from agent_connector_sdk.mcp.contracts.content import validate_content_block
+from agent_connector_sdk.mcp.contracts.debounce import DebounceWindow
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
     ArgumentError,
@@ -48,8 +53,10 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_text,
     validate_parameter_headers,
 )
+from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import CursorWalk, Pagination, apaginate, paginate
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.contracts.validation import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,
@@ -71,14 +78,18 @@ __all__ = [
     "ContractError",
     "ContractViolation",
     "CursorWalk",
+    "DebounceWindow",
     "Gate",
     "HeaderAnnotation",
     "HeaderMismatch",
     "HeaderValueError",
     "Pagination",
     "PaginationError",
+    "PinFileError",
     "RateLimiter",
     "Rejection",
+    "SourceNotPinned",
+    "SourcePins",
     "ValidatorCache",
     "admit_tools",
     "apaginate",
@@ -89,10 +100,12 @@ __all__ = [
     "filter_completions",
     "header_annotations",
     "header_text",
+    "is_input_required",
     "paginate",
     "parse_completion_params",
     "validate_arguments",
     "validate_content_block",
+    "validate_input_required_result",
     "validate_instance",
     "validate_parameter_headers",
     "validate_tool_result",
