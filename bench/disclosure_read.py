@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
@@ -48,6 +46,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from bench._github import load_github_description
+from bench._timing import best_of
 from scripts.github_openapi import LARGEST_OPERATION
 from tests.support.http_server import serve_asgi
 
@@ -59,17 +58,6 @@ PATTERN = f"^{ALIAS}"
 
 def _text_bytes(result: dict[str, Any]) -> int:
     return sum(len(block.get("text", "").encode("utf-8")) for block in result.get("content", []))
-
-
-async def _best_of(repeat: int, runs: list[Callable[[], Awaitable[Any]]]) -> list[float]:
-    best = [float("inf")] * len(runs)
-    for _ in range(repeat):
-        for position, run in enumerate(runs):
-            gc.collect()
-            started = time.perf_counter()
-            await run()
-            best[position] = min(best[position], time.perf_counter() - started)
-    return best
 
 
 async def _measure(disclosure_url: str, inline_url: str, *, repeat: int, in_flight: int, label: str) -> None:
@@ -106,7 +94,7 @@ async def _measure(disclosure_url: str, inline_url: str, *, repeat: int, in_flig
             await asyncio.gather(*(one() for _ in range(reads)))
 
         reads = reconstructed["tool"].manifest.fragment_count + 1
-        ours, floor, trips = await _best_of(repeat, [via_disclosure, via_inline, round_trips])
+        ours, floor, trips = await best_of(repeat, [via_disclosure, via_inline, round_trips])
 
         tool = reconstructed["tool"]
         entry = inline["entry"]
@@ -166,7 +154,7 @@ async def _per_read_costs(server: Any, search: RegexSearchTransform, registry: A
             await registry.read(fragment)
 
         await read()
-        catalog_s, name_s, memo_s, rehash_s, read_s = await _best_of(
+        catalog_s, name_s, memo_s, rehash_s, read_s = await best_of(
             repeat, [resolve_catalog, resolve_by_name, check_memo, rehash, read]
         )
     print(

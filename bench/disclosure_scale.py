@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from bench._github import load_github_description
+from bench._timing import best_of
 from scripts.github_openapi import LARGEST_OPERATION
 from tests.support.http_server import serve_asgi
 
@@ -68,17 +68,6 @@ LARGEST_ALIAS = LARGEST_OPERATION.replace("/", "_").replace("-", "_")
 PROBE_OPERATION = "issues/list-for-repo"
 PROBE_ALIAS = PROBE_OPERATION.replace("/", "_").replace("-", "_")
 UPSTREAM = "http://127.0.0.1:9"
-
-
-async def _best_of(repeat: int, runs: list[Callable[[], Awaitable[Any]]]) -> list[float]:
-    best = [float("inf")] * len(runs)
-    for _ in range(repeat):
-        for position, run in enumerate(runs):
-            gc.collect()
-            started = time.perf_counter()
-            await run()
-            best[position] = min(best[position], time.perf_counter() - started)
-    return best
 
 
 # ------------------------------------------------------------------------------------------------
@@ -266,10 +255,10 @@ async def _read_costs(
             await unfrozen.read(fragment)
 
         await unfrozen_fragment()
-        manifest_s, fragment_s, unfrozen_s = await _best_of(
+        manifest_s, fragment_s, unfrozen_s = await best_of(
             repeat, [read_manifest, read_fragment, unfrozen_fragment]
         )
-        (exact_s,) = await _best_of(exact_repeat, [exact_fragment])
+        (exact_s,) = await best_of(exact_repeat, [exact_fragment])
     return {
         "tools": len(catalog),
         "first": first,
@@ -391,7 +380,7 @@ async def _measure_http(disclosure_url: str, inline_url: str, *, repeat: int, in
 
             await asyncio.gather(*(one() for _ in range(reads)))
 
-        search_s, ours, inline, trips = await _best_of(repeat, [select, disclose, via_inline, floor])
+        search_s, ours, inline, trips = await best_of(repeat, [select, disclose, via_inline, floor])
         tool, entry = got["tool"], got["entry"]
         if (tool.input_schema, tool.output_schema) != (entry["inputSchema"], entry.get("outputSchema")):
             raise RuntimeError("disclosure and inline search disagree on the schemas")
@@ -438,7 +427,7 @@ async def _sweep_in_flight(url: str, repeat: int, bounds: tuple[int, ...]) -> No
 
                 await asyncio.gather(*(one() for _ in range(reads)))
 
-            ours, trips = await _best_of(repeat, [disclose, floor])
+            ours, trips = await best_of(repeat, [disclose, floor])
         results.append((bound, ours, trips))
     print("consumer read concurrency (max_in_flight) sweep, same operation:")
     for bound, ours, trips in results:
