@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import pytest
 import yaml
 
@@ -75,6 +76,8 @@ def test_help_and_version_everywhere() -> None:
         (["serve", "--port", "abc"], "--port"),
         (["serve", "--host", "0.0.0.0"], "demo tokens"),
         (["serve", "--host", "no-such-host.invalid"], "--host"),
+        (["serve", "--state", "ftp://state.invalid"], "--state"),
+        (["serve", "--replica-id", "bad id!"], "replica_id"),
         (["disclose", "--operation", "no/such-op"], "no operation or tool named"),
         (["disclose", "--openapi", "/no/such/file.json"], "no such file"),
     ],
@@ -247,3 +250,41 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
     )
     assert result.returncode == 0, result.stdout[-2000:]
     assert " passed" in result.stdout and "failed" not in result.stdout
+
+
+def test_serve_as_a_replica_answers_health_and_names_itself() -> None:
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from agent_connector_sdk.cli import main_exit; main_exit()",
+            "serve",
+            "--state",
+            "memory://",
+            "--replica-id",
+            "eu-1",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("serving the contract lab behind search"), line
+        url = line.split(" at ")[-1].strip()
+        health = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10)
+        assert health.status_code == 200
+        assert health.headers["agent-connector-replica"] == "eu-1"
+        assert health.json()["state"]["backend"] == "memory"
+        report = run_cli("review", url, "--json", "--token", "lab-operator-demo-token")
+        assert report.code == 0, report.err
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    assert "Traceback" not in (server.stderr.read() if server.stderr else "")

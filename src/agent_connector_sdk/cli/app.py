@@ -360,6 +360,16 @@ def serve(
     no_auth: Annotated[
         bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
     ] = False,
+    state: Annotated[
+        str | None,
+        Parameter(
+            help="run as one replica sharing this state (memory:// or redis://HOST:PORT/DB; "
+            "default: $AGENT_CONNECTOR_STATE); see docs/deploy.md"
+        ),
+    ] = None,
+    replica_id: Annotated[
+        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
+    ] = None,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -388,17 +398,31 @@ def serve(
         raise CliError(
             f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host or --no-auth"
         )
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state.config import state_url_from_env
+
+    shared = state if state is not None else state_url_from_env()
     out = _out()
     one_line_logging()
-    if openapi is not None:
-        from agent_connector_sdk.cli.sources import load_openapi
+    try:
+        if openapi is not None:
+            from agent_connector_sdk.cli.sources import load_openapi
 
-        app_, tools = build_openapi_app(load_openapi(str(openapi)), upstream=upstream)
-        what = f"{count(tools, 'OpenAPI tool')} behind search"
-    else:
-        from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
+            app_, tools = build_openapi_app(
+                load_openapi(str(openapi)), upstream=upstream, state=shared, replica_id=replica_id
+            )
+            what = f"{count(tools, 'OpenAPI tool')} behind search"
+        else:
+            from agent_connector_sdk.demo.lab_service import lab_service_app
 
-        app_ = lab_service_app(demo_tokens=not no_auth)
+            app_ = lab_service_app(demo_tokens=not no_auth, state=shared, replica_id=replica_id)
+    except StateConfigError as error:
+        raise CliError(f"--state: {error.message}") from None
+    except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
+        raise CliError(str(error)) from None
+    if openapi is None:
+        from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
+
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"

@@ -87,7 +87,13 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
         logger.setLevel(level)
 
 
-def build_openapi_app(source: OpenAPISource, *, upstream: str | None) -> tuple[Any, int]:
+def build_openapi_app(
+    source: OpenAPISource,
+    *,
+    upstream: str | None,
+    state: str | None = None,
+    replica_id: str | None = None,
+) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
     document's ``info``. Returns the ASGI app and the tool count."""
@@ -118,6 +124,12 @@ def build_openapi_app(source: OpenAPISource, *, upstream: str | None) -> tuple[A
     server.add_transform(search)
     # from_openapi tools are never edited in place: reads may memoize on the schema objects.
     register_schema_resources(server, search, disclosures, frozen_schemas=True)
+    if state is not None or replica_id is not None:
+        from agent_connector_sdk.state.replica import build_replica_app
+
+        return build_replica_app(server, state=state, namespace="openapi", replica_id=replica_id), len(
+            disclosures
+        )
     return gated_http_app(server, stateless_http=True), len(disclosures)
 
 

@@ -111,15 +111,35 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
     return server
 
 
-def lab_service_app(*, demo_tokens: bool = True, **http_app_kwargs: Any) -> Any:
+def lab_service_app(
+    *,
+    demo_tokens: bool = True,
+    state: str | None = None,
+    replica_id: str | None = None,
+    **http_app_kwargs: Any,
+) -> Any:
     """The ASGI app ``agent-connector serve`` runs by default (gated, stateless Streamable HTTP).
 
-    ``demo_tokens=False`` serves without authentication. Builds synchronously (call it outside an
-    event loop, or from a worker thread).
+    ``demo_tokens=False`` serves without authentication. With ``state`` (a state URL, e.g.
+    ``redis://127.0.0.1:6379/0``) or ``replica_id`` the lab runs as one replica of several
+    (:func:`agent_connector_sdk.state.replica.build_replica_app`: shared completion limit, tool switch
+    and audit, a ``/healthz`` route). Builds synchronously (call it outside an event loop, or from a
+    worker thread).
     """
     auth = demo_token_verifier() if demo_tokens else None
     server = anyio.run(_build, auth)
     http_app_kwargs.setdefault("stateless_http", True)
+    if state is not None or replica_id is not None:
+        from agent_connector_sdk.state.replica import build_replica_app
+
+        return build_replica_app(
+            server,
+            state=state,
+            namespace="contract-lab",
+            completions=contract_lab_completions(),
+            replica_id=replica_id,
+            **http_app_kwargs,
+        )
     return gated_http_app(server, completions=contract_lab_completions(), **http_app_kwargs)
 
 
