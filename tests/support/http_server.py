@@ -17,13 +17,14 @@ import uvicorn
 
 @contextmanager
 def serve_asgi(
-    app: Any, *, path: str = "/mcp", startup_timeout: float = 20.0, **config_options: Any
+    app: Any, *, path: str = "/mcp", startup_timeout: float = 20.0, port: int = 0, **config_options: Any
 ) -> Iterator[str]:
     """Serve ``app`` on ``127.0.0.1:<ephemeral>`` and yield the endpoint URL (``http://127.0.0.1:N/mcp``).
 
+    ``port`` pins the port (a restart test serves again where the client already points);
     ``config_options`` go to ``uvicorn.Config`` (e.g. ``proxy_headers=False``)."""
     options: dict[str, Any] = {"log_level": "warning", "lifespan": "on", **config_options}
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, **options)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="uvicorn-test-server", daemon=True)
     thread.start()
