@@ -109,3 +109,42 @@ def test_stdio_tap_forwards_bytes_and_logs_only_methods(tmp_path: Path) -> None:
     assert done.stdout == sent
     assert interop.tapped_methods(log) == ["tools/call", "notifications/initialized", "(response)"]
     assert "s3cret" not in log.read_text()
+
+
+def _review(*target: str) -> dict[str, Any]:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_connector_sdk.cli",
+            "review",
+            "--json",
+            "--strict",
+            "--call",
+            "get-sum",
+            "--arguments",
+            '{"a": 2, "b": 3}',
+            *target,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=str(interop.ROOT),
+    )
+    assert completed.returncode == 0, completed.stderr
+    report: dict[str, Any] = json.loads(completed.stdout)
+    return report
+
+
+def test_the_cli_reviewer_admits_every_server_everything_tool(toolchain: interop.Toolchain) -> None:
+    # `agent-connector review`, as a person runs it, over stdio and over Streamable HTTP: all draft-07
+    # tools admitted, one validated call; the header gates are not applicable over stdio.
+    stdio = _review("--", str(toolchain.node), str(toolchain.everything), "stdio")
+    with interop.everything_over_http(toolchain) as (url, _posts):
+        http = _review(url)
+    for report in (stdio, http):
+        assert report["summary"]["findings"] == 0
+        admitted = [tool["name"] for tool in report["tools"] if tool["admission"]["decision"] == "admitted"]
+        assert len(admitted) == interop.EVERYTHING_TOOLS
+        assert report["call"]["tool"] == "get-sum" and report["call"]["outcome"] == "validated"
+    assert stdio["target"]["kind"] == "stdio" and http["target"]["kind"] == "http"
