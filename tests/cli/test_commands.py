@@ -153,25 +153,20 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_serve_openapi_yaml_announces_real_port_and_server_info(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from agent_connector_sdk.cli import main_exit; main_exit()",
-            "serve",
-            "--openapi",
-            str(_yaml(tmp_path, PETS)),
-            "--port",
-            "0",
-        ],
+def _spawn_cli(*args: str) -> subprocess.Popen[str]:
+    """``agent-connector ARGS`` as a long-running process (``serve``), its output piped for reading."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "from agent_connector_sdk.cli import main_exit; main_exit()", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**os.environ, "PYTHONPATH": ROOT},
         cwd=ROOT,
     )
+
+
+def test_serve_openapi_yaml_announces_real_port_and_server_info(tmp_path: Path) -> None:
+    server = _spawn_cli("serve", "--openapi", str(_yaml(tmp_path, PETS)), "--port", "0")
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
@@ -253,26 +248,7 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
 
 
 def test_serve_as_a_replica_answers_health_and_names_itself() -> None:
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from agent_connector_sdk.cli import main_exit; main_exit()",
-            "serve",
-            "--state",
-            "memory://",
-            "--replica-id",
-            "eu-1",
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
+    server = _spawn_cli("serve", "--state", "memory://", "--replica-id", "eu-1", "--port", "0")
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
