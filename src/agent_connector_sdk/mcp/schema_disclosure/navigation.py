@@ -420,17 +420,7 @@ def authorize_disclosure_read(
         _require_current_schemas(visible_tool, manifest)
         if snapshots is not None and fingerprint is not None:
             snapshots.remember(manifest.alias, manifest.schema_sha256, fingerprint)
-    if address.index is None:
-        if uri != manifest.manifest_uri:
-            raise DisclosureReadRefused("non_canonical")
-        return _body(manifest)
-    try:
-        fragment = read_schema_fragment(disclosure, address.index)
-    except SchemaDisclosureError:
-        raise DisclosureReadRefused("malformed_index") from None
-    if uri != fragment_uri(manifest.alias, manifest.schema_sha256, fragment.index):
-        raise DisclosureReadRefused("non_canonical")
-    return _body(fragment)
+    return _canonical_body(uri, address, disclosure)
 
 
 def serve_disclosure_read(
@@ -472,6 +462,13 @@ def serve_disclosure_read(
         )
     except SchemaDisclosureError:
         raise DisclosureReadRefused("stale") from None
+    return _canonical_body(uri, address, disclosure)
+
+
+def _canonical_body(uri: str, address: DisclosureAddress, disclosure: SchemaDisclosure) -> str:
+    """The last step of every read, prebuilt or lazy: the manifest, or the fragment at a canonical,
+    in-range index, as canonical JSON — only when ``uri`` is, byte for byte, the URI the manifest
+    derives (``non_canonical`` otherwise; a bad index is ``malformed_index``)."""
     manifest = disclosure.manifest
     if address.index is None:
         if uri != manifest.manifest_uri:
