@@ -59,6 +59,21 @@ def _call_and_check(url: str) -> dict[str, Any]:
     return result
 
 
+def _call_with_upstream_in(
+    upstream: tuple[RecordingUpstream, str], mode: str, **gated: Any
+) -> dict[str, Any]:
+    """One checked call against the gated GitHub connector while the fake upstream misbehaves in ``mode``
+    (restored to ``ok`` afterwards, so the module-scoped upstream serves the next test normally)."""
+    fake, base = upstream
+    fake.mode = mode
+    try:
+        app, _ = _gated_github(base, **gated)
+        with serve_asgi(app) as url:
+            return _call_and_check(url)
+    finally:
+        fake.mode = "ok"
+
+
 def test_upstream_down_is_a_conforming_error_result() -> None:
     app, _ = _gated_github(f"http://127.0.0.1:{_closed_port()}")
     with capture_logs() as logs, serve_asgi(app) as url:
@@ -70,28 +85,15 @@ def test_upstream_down_is_a_conforming_error_result() -> None:
 def test_upstream_timeout_is_a_conforming_error_result_that_says_so(
     upstream: tuple[RecordingUpstream, str],
 ) -> None:
-    fake, base = upstream
-    fake.mode, fake.delay = "slow", 3.0
-    try:
-        app, _ = _gated_github(base, timeout=0.3)
-        with serve_asgi(app) as url:
-            result = _call_and_check(url)
-    finally:
-        fake.mode = "ok"
+    upstream[0].delay = 3.0
+    result = _call_with_upstream_in(upstream, "slow", timeout=0.3)
     assert "timed out" in result["content"][0]["text"]
 
 
 def test_upstream_garbage_is_a_conforming_error_result_without_the_garbage(
     upstream: tuple[RecordingUpstream, str],
 ) -> None:
-    fake, base = upstream
-    fake.mode = "garbage"
-    try:
-        app, _ = _gated_github(base)
-        with serve_asgi(app) as url:
-            result = _call_and_check(url)
-    finally:
-        fake.mode = "ok"
+    result = _call_with_upstream_in(upstream, "garbage")
     assert "produced no structured result" in result["content"][0]["text"]
     assert "upstream-garbage-marker" not in json.dumps(result)
 
@@ -99,27 +101,13 @@ def test_upstream_garbage_is_a_conforming_error_result_without_the_garbage(
 def test_upstream_binary_garbage_is_a_conforming_error_result(
     upstream: tuple[RecordingUpstream, str],
 ) -> None:
-    fake, base = upstream
-    fake.mode = "binary"
-    try:
-        app, _ = _gated_github(base)
-        with serve_asgi(app) as url:
-            result = _call_and_check(url)
-    finally:
-        fake.mode = "ok"
+    result = _call_with_upstream_in(upstream, "binary")
     # FastMCP's JSON decoding fails on the bytes themselves; its masked error text names the tool.
     assert result["content"][0]["text"].startswith(f"Error calling tool '{TIMELINE}'")
 
 
 def test_upstream_error_status_is_a_conforming_error_result(upstream: tuple[RecordingUpstream, str]) -> None:
-    fake, base = upstream
-    fake.mode = "error"
-    try:
-        app, _ = _gated_github(base)
-        with serve_asgi(app) as url:
-            result = _call_and_check(url)
-    finally:
-        fake.mode = "ok"
+    result = _call_with_upstream_in(upstream, "error")
     assert "HTTP error 500" in result["content"][0]["text"]
 
 
