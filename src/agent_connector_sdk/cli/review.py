@@ -47,7 +47,7 @@ from agent_connector_sdk.cli.report import (
     output_kind,
 )
 from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
-from agent_connector_sdk.mcp.contracts.admission import Rejection, admit_tools
+from agent_connector_sdk.mcp.contracts.admission import Rejection
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
@@ -440,7 +440,6 @@ async def _review_hidden(
         options.progress("total", len(entries))
     reviews: list[ToolReview] = []
     disclosed: dict[str, DisclosedTool] = {}
-    policy = AdmissionPolicy(profile=options.profile)
     for entry in entries.values():
         selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
         tool: DisclosedTool | None = None
@@ -482,7 +481,12 @@ async def _review_hidden(
             )
         else:
             descriptor = _disclosed_descriptor(entry, tool)
-            verdict = admit_tools([descriptor], policy)
+            # The host core's own Admit verdict (the one a call is held to), not a second evaluation.
+            verdict = (
+                AdmissionVerdict(decision="rejected", category=failure.category, reason=failure.message)
+                if isinstance(failure, AdmissionRefused)
+                else AdmissionVerdict(decision="admitted")
+            )
             disclosed[entry.name] = tool
             manifest = tool.manifest
             reviews.append(
@@ -491,7 +495,7 @@ async def _review_hidden(
                     found="search",
                     descriptor=descriptor,
                     output_kind=output_kind(descriptor),
-                    admission=_verdict(entry.name, verdict.rejected),
+                    admission=verdict,
                     headers=header_policy(descriptor, applicable=over_http),
                     disclosure=DisclosureCheck(
                         verified=True,
