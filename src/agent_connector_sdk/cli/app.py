@@ -381,6 +381,7 @@ def serve(
         bind_socket,
         build_openapi_app,
         is_loopback,
+        log_disclosure_read_path,
         one_line_logging,
         run_server,
     )
@@ -426,6 +427,7 @@ def serve(
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    log_disclosure_read_path(app_)
     sock = bind_socket(host, port)
 
     def announce(url: str) -> None:

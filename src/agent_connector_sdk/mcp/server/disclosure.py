@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
@@ -86,6 +87,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     parse_disclosure_uri,
     serve_disclosure_read,
 )
+from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
 
 __all__ = [
     "DisclosureOrigin",
@@ -177,6 +179,13 @@ class _Fallback:
 _EXACT: Final = _Fallback()
 
 
+# server -> the registry serving its disclosures, so what is built around a server later (e.g. `serve`
+# logging the read path once the app is complete) can ask it. Weak: never keeps a server alive.
+_REGISTRY_OF_SERVER: weakref.WeakKeyDictionary[FastMCP[Any], SchemaDisclosureRegistry] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 class SchemaDisclosureRegistry:
     """The disclosures one server serves, keyed by alias. Returned by :func:`register_schema_resources`.
 
@@ -249,6 +258,11 @@ class SchemaDisclosureRegistry:
         if not any(known is middleware for known in self._per_tool_middleware):
             self._per_tool_middleware.append(middleware)
 
+    @staticmethod
+    def of(server: FastMCP[Any]) -> SchemaDisclosureRegistry | None:
+        """The registry :func:`register_schema_resources` last registered on ``server``, if any."""
+        return _REGISTRY_OF_SERVER.get(server)
+
     def fast_path_blocker(self) -> str | None:
         """Why reads take the exact (whole-catalog) path, or ``None`` when they resolve by name."""
         if not compat.SCALE_READ_PATH_SUPPORTED:
@@ -258,13 +272,13 @@ class SchemaDisclosureRegistry:
         for provider in self._server.providers:
             if not compat.is_name_consistent_provider(provider):
                 return f"provider {type(provider).__name__} is not known to resolve names like it lists"
-            if any(type(t) is not Visibility for t in provider.transforms):
+            if any(not _name_consistent_transform(t) for t in provider.transforms):
                 return f"provider {type(provider).__name__} has a transform other than enable/disable"
         for transform in self._server.transforms:
-            if transform is not self._catalog and type(transform) is not Visibility:
+            if transform is not self._catalog and not _name_consistent_transform(transform):
                 return f"server transform {type(transform).__name__} is not enable/disable"
         for middleware in self._server.middleware:
-            if not compat.middleware_touches_list_tools(middleware):
+            if _lists_pass_through(middleware):
                 continue
             if type(middleware) is DereferenceRefsMiddleware:  # FastMCP's: maps each tool on its own
                 continue
@@ -385,8 +399,7 @@ class SchemaDisclosureRegistry:
     def _only_dereference_lists(self) -> bool:
         """Whether FastMCP's ``DereferenceRefsMiddleware`` is the only middleware touching ``tools/list``."""
         return all(
-            type(middleware) is DereferenceRefsMiddleware
-            or not compat.middleware_touches_list_tools(middleware)
+            type(middleware) is DereferenceRefsMiddleware or _lists_pass_through(middleware)
             for middleware in self._server.middleware
         )
 
@@ -413,6 +426,34 @@ class SchemaDisclosureRegistry:
             )
             frozen.put(view)
         return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity)
+
+
+# Our own gates, as `ServerGates` installs them: `ResolvedToolRecorder` returns what it resolves
+# unchanged (it only records it) and overrides no list hook; `OutputSelfCheck` acts on `tools/call` only
+# and passes every other message through the base hooks. Exact types: a subclass may override more.
+_PASS_THROUGH_TRANSFORMS: Final[tuple[type, ...]] = (ResolvedToolRecorder,)
+_PASS_THROUGH_MIDDLEWARE: Final[tuple[type, ...]] = (OutputSelfCheck,)
+_VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
+
+
+def _name_consistent_transform(transform: object) -> bool:
+    """Transforms that treat a tool alike whether it is listed or resolved by name: FastMCP's
+    enable/disable (``Visibility``, also a subclass that only changes *which* tools match — e.g. the
+    replicas' ``SharedToolSwitch`` — since both its list and get hooks mark through that one predicate)
+    and our pass-through recorder."""
+    kind = type(transform)
+    if kind in _PASS_THROUGH_TRANSFORMS:
+        return True
+    if not isinstance(transform, Visibility):
+        return False
+    return all(getattr(kind, hook) is getattr(Visibility, hook) for hook in _VISIBILITY_HOOKS)
+
+
+def _lists_pass_through(middleware: Middleware) -> bool:
+    """Middleware that leaves every ``tools/list`` exactly as it receives it."""
+    if type(middleware) in _PASS_THROUGH_MIDDLEWARE:
+        return True
+    return not compat.middleware_touches_list_tools(middleware)
 
 
 async def _dereference_one(middleware: DereferenceRefsMiddleware, tool: Tool) -> Tool:
@@ -544,6 +585,7 @@ def register_schema_resources(
         server, catalog, per_tool_middleware=per_tool_middleware, cache=cache, frozen_schemas=frozen_schemas
     )
     registry._admit(disclosures)
+    _REGISTRY_OF_SERVER[server] = registry
     server.add_template(
         _template(
             MANIFEST_URI_TEMPLATE,
