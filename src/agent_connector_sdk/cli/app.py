@@ -29,6 +29,7 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
+from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -259,7 +260,8 @@ def _finish(
     if pin is not None:
         _write_pins(report, pin)
     if json_output:
-        out.write(report.model_dump_json(indent=2) + "\n")
+        # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
+        out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
@@ -570,11 +572,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
     except CliError as error:
-        print(f"agent-connector: {error}", file=sys.stderr)
+        # One line, whatever the server put in it (its words are quoted in some messages).
+        print(f"agent-connector: {sanitize_text(str(error), 1_000)}", file=sys.stderr)
         return error.exit_code
     except CycloptsError as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        print(f"agent-connector: {lines[0] if lines else type(error).__name__} (see --help)", file=sys.stderr)
+        first = sanitize_text(lines[0] if lines else type(error).__name__, 300)
+        print(f"agent-connector: {first} (see --help)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("agent-connector: interrupted", file=sys.stderr)
