@@ -8,6 +8,7 @@ server that could not be reviewed — with one line on stderr saying why; **130*
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sys
 import tempfile
@@ -234,10 +235,14 @@ def review(
             and not target[0].startswith(("http:", "https:"))
             and " " not in target[0]
             and "/" not in target[0]
+            and any(mark in target[0] for mark in ".:")
+            and shutil.which(target[0]) is None
         ):
+            # `localhost:8000` or `example.com`: a server address without its scheme (the parser
+            # swallows `--`, so a bare program name is run as the stdio command it most likely is).
             raise CliError(
-                f"{json.dumps(target[0])[:80]} is not a URL; "
-                f"for a stdio server use `review -- {target[0]} ...`"
+                f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
+                f"for an HTTP server write http://{target[0]}/mcp"
             )
         else:
             import shlex

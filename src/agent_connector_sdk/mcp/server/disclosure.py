@@ -132,6 +132,13 @@ def _title(tool: Tool) -> str | None:
     return None
 
 
+def _wire_annotations(tool: Tool) -> dict[str, Any] | None:
+    """The tool's ``annotations`` as ``tools/list`` spells them (camelCase), or ``None``."""
+    if tool.annotations is None:
+        return None
+    return tool.annotations.model_dump(by_alias=True, exclude_none=True)
+
+
 def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     """FastMCP ``SearchResultSerializer``: one ``schema-navigation`` entry per matched tool.
 
@@ -148,6 +155,7 @@ def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
             input_schema=tool.parameters,
             output_schema=tool.output_schema,
             memo=_SHARED_IDENTITY_MEMO,
+            annotations=_wire_annotations(tool),
         )
         for tool in tools
     ]
