@@ -377,6 +377,14 @@ def serve(
     replica_id: Annotated[
         str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
     ] = None,
+    upstream_errors: Annotated[
+        Literal["generic", "echo"],
+        Parameter(
+            help="--openapi: what a caller learns when the upstream answers an error status: "
+            "generic (the status only; the body goes to the log, bounded) or echo (also a bounded "
+            "excerpt of the body, which may carry secrets)"
+        ),
+    ] = "generic",
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -397,6 +405,8 @@ def serve(
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if upstream is not None and openapi is None:
         raise CliError("--upstream only applies with --openapi")
+    if upstream_errors != "generic" and openapi is None:
+        raise CliError("--upstream-errors only applies with --openapi")
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -417,7 +427,11 @@ def serve(
             from agent_connector_sdk.cli.sources import load_openapi
 
             app_, tools = build_openapi_app(
-                load_openapi(str(openapi)), upstream=upstream, state=shared, replica_id=replica_id
+                load_openapi(str(openapi)),
+                upstream=upstream,
+                state=shared,
+                replica_id=replica_id,
+                upstream_errors=upstream_errors,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
