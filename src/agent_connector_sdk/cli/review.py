@@ -17,7 +17,7 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, cast
 
 import fastmcp
 
@@ -33,6 +33,7 @@ from agent_connector_sdk.cli.report import (
     CallReport,
     CompletionProbe,
     DisclosureCheck,
+    FindingReport,
     HeaderPolicy,
     HeaderRule,
     HeaderSample,
@@ -44,15 +45,23 @@ from agent_connector_sdk.cli.report import (
     ToolReview,
     output_kind,
 )
-from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionError,
+    ContractViolation,
+    HeaderValueError,
+    PaginationError,
+)
+from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
 from agent_connector_sdk.mcp.contracts.headers import (
     HeaderAnnotation,
     encode_header_value,
     header_annotations,
     header_text,
 )
+from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
 from agent_connector_sdk.mcp.host.contract_client import (
@@ -70,6 +79,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = [
     "ReviewOptions",
@@ -80,7 +90,6 @@ __all__ = [
     "summarize",
 ]
 
-Profile = Literal["strict", "spec"]
 ProgressHook = Callable[[str, int], None]
 """``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
 ``("advance", 1)`` per disclosure read."""
@@ -93,9 +102,12 @@ _SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcor
 
 @dataclass(frozen=True)
 class ReviewOptions:
-    """How to review: admission profile, timeouts, credentials, search patterns and one optional call."""
+    """How to review: host profile, timeouts, credentials, search patterns and one optional call.
 
-    profile: Profile = "strict"
+    ``profile``: ``default`` (spec MUST rules reject, project rules are findings) or ``strict``
+    (``review --strict``: project rules reject too)."""
+
+    profile: Profile = "default"
     timeout: float = 30.0
     headers: Mapping[str, str] = field(default_factory=dict)
     token: str | None = None
@@ -190,12 +202,19 @@ def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findin
     rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
     failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
     call_failed = call is not None and call.outcome not in ("validated", "tool_error")
+    project = sum(len(t.findings) for t in tools) + (len(call.findings) if call is not None else 0)
     return ReviewSummary(
         admitted=admitted,
         rejected=rejected,
         disclosure_failures=failures,
         findings=len(rejected) + len(failures) + int(call_failed) + extra_findings,
+        project_findings=project,
     )
+
+
+def finding_reports(findings: Iterable[Finding]) -> list[FindingReport]:
+    """The report's shape of core findings (rule, category, message, path: never values)."""
+    return [FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path) for f in findings]
 
 
 def build_review_report(
@@ -262,7 +281,7 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     # admitted tools, one audit trail that the report quotes header names from).
     session = HostSession(
         client,
-        HostOptions(policy=AdmissionPolicy(profile=options.profile), audit=audit, confirm_write=confirm),
+        HostOptions(profile=options.profile, audit=audit, confirm_write=confirm),
     )
     host = ContractClient(session)
     consumer = SchemaDisclosureConsumer(
@@ -288,7 +307,7 @@ def _last_line(path: Path | None) -> str | None:
     except OSError:
         return None
     last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return last[:200] if last else None
+    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
 
 
 async def _http_status(target: Target, options: ReviewOptions) -> int | None:
@@ -370,6 +389,7 @@ async def _listed_reviews(
             output_kind=output_kind(tool.descriptor),
             admission=AdmissionVerdict(decision="admitted"),
             headers=admitted_header_policy(tool, applicable=over_http),
+            findings=finding_reports(tool.findings),
         )
         for name, tool in host.session.core.listed.items()
     ]
@@ -409,7 +429,9 @@ async def _review_hidden(
         for pattern in options.search_patterns:
             for entry in await consumer.discover(pattern):
                 entries.setdefault(entry.name, entry)
-    except DisclosureConsumerError as error:
+    except AgentConnectorError as error:
+        # The search is a call through the core: its admission, result and protocol failures arrive
+        # as themselves (AdmissionError, ContractViolation, JsonRpcError, ...), each with its category.
         search = SearchReport(
             tool=search_tool,
             patterns=list(options.search_patterns),
@@ -427,13 +449,14 @@ async def _review_hidden(
         selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
         tool: DisclosedTool | None = None
         admitted: AdmittedTool | None = None
-        failure: DisclosureConsumerError | SourceNotPinned | AdmissionError | None = None
+        failure: AgentConnectorError | None = None
         try:
             tool = await consumer.verify(selection)
             # Verified, then the session core's Admit gate: the review shows both facts.
             admitted = consumer.admit(tool)
-        except (DisclosureConsumerError, SourceNotPinned, AdmissionError) as error:
-            # SourceNotPinned: --pins, the manifest's source is not a reviewed one.
+        except (DisclosureConsumerError, SourceNotPinned, AdmissionError, JsonRpcError) as error:
+            # SourceNotPinned: --pins, the manifest's source is not a reviewed one; JsonRpcError: the
+            # server refused one read in its own way (a lost connection ends the review instead).
             failure = error
         if tool is None:
             assert failure is not None
@@ -479,6 +502,7 @@ async def _review_hidden(
                     descriptor=descriptor,
                     output_kind=output_kind(descriptor),
                     admission=verdict,
+                    findings=finding_reports(admitted.findings) if admitted is not None else [],
                     headers=(
                         admitted_header_policy(admitted, applicable=over_http)
                         if admitted is not None
@@ -584,44 +608,53 @@ async def _call(
             result = await consumer.call(disclosed[name], arguments)
         else:
             result = await host.call(name, arguments)
-    except StaleSelection as error:
+    except ContractViolation as error:
+        # Consume refused the result: the server's own words still reach the reader.
         return CallReport(
             tool=name,
-            outcome="refused",
-            gate=error.step,
+            outcome="rejected_result",
+            gate=error.gate,
             category=error.category,
             reason=error.message,
             headers_sent=_headers_sent(audit, name),
+            text=error.server_text,
         )
-    except ContractError as error:
+    except (StaleSelection, ContractError) as error:
+        # Refused before anything was sent (admission, binding, arguments, headers, confirmation).
         return CallReport(
             tool=name,
-            outcome="rejected_result" if error.gate == "consume" else "refused",
-            gate=error.gate,
+            outcome="refused",
+            gate=error.where,
             category=error.category,
             reason=error.message,
             headers_sent=_headers_sent(audit, name),
         )
     except JsonRpcError as error:
+        # One label for every JSON-RPC answer (the family's category); the code and the server's own
+        # message (sanitized, capped) say which.
         return CallReport(
             tool=name,
             outcome="failed",
             gate="execute",
-            category=f"json_rpc_{error.code}",
+            category=error.category,
             reason=f"the server answered JSON-RPC error {error.code}",
             headers_sent=_headers_sent(audit, name),
+            code=error.code,
+            message=sanitize_text(str(error.message), SERVER_TEXT_LIMIT),
         )
     except TransportFailure as error:
-        return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))
-    raw = result.raw
-    content = raw.get("content")
-    blocks = content if isinstance(content, list) else []
+        return CallReport(
+            tool=name, outcome="failed", gate="exchange", category=error.category, reason=error.message
+        )
+    content = result.content
     return CallReport(
         tool=name,
-        outcome="tool_error" if raw.get("isError") is True else "validated",
+        outcome="tool_error" if result.is_error else "validated",
         gate="consume",
         headers_sent=_headers_sent(audit, name),
-        content_types=[str(block.get("type")) for block in blocks if isinstance(block, dict)],
-        structured_content=raw.get("structuredContent"),
-        is_error=raw.get("isError") is True,
+        content_types=[str(block.get("type")) for block in content if isinstance(block, dict)],
+        structured_content=result.structured_content,
+        is_error=result.is_error,
+        text=result.text,
+        findings=finding_reports(result.findings),
     )

@@ -49,6 +49,7 @@ from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.session import HeaderGates, HostSession, as_session
@@ -93,9 +94,7 @@ so 8 is the largest bound that costs nothing on loopback. Raise it for a distant
 a constrained one (``max_in_flight=``)."""
 
 DiscoveryCategory = Literal["search_failed", "malformed_navigation", "no_match", "ambiguous", "undisclosable"]
-ReadCategory = Literal[
-    "not_found", "protocol_error", "transport", "malformed_body", "too_large", "too_many_fragments"
-]
+ReadCategory = Literal["not_found", "malformed_body", "too_large", "too_many_fragments"]
 MismatchCategory = Literal["navigation_mismatch"] | SchemaDisclosureCategory
 StaleCategory = Literal["stale", "catalog_changed", "scope_mismatch", "not_disclosed"]
 ConsumerCategory = DiscoveryCategory | ReadCategory | MismatchCategory | StaleCategory
@@ -123,8 +122,8 @@ class DiscoveryFailed(DisclosureConsumerError):
 
 class DisclosureReadFailed(DisclosureConsumerError):
     """Step 2. ``not_found`` (the provider refused: unknown, unauthorized or stale — deliberately not
-    told apart), ``protocol_error``, ``transport``, ``malformed_body``, ``too_large``,
-    ``too_many_fragments``."""
+    told apart), ``malformed_body``, ``too_large``, ``too_many_fragments``. (A lost connection is a
+    ``TransportFailure`` and another JSON-RPC error a ``JsonRpcError``, as on every path.)"""
 
     gate: ClassVar[Gate | None] = "discover"
     step = "read"
@@ -190,10 +189,25 @@ class DisclosedTool:
     @property
     def descriptor(self) -> dict[str, Any]:
         """A wire-shaped tool descriptor (camelCase) for the contracts' validators."""
-        descriptor: dict[str, Any] = {"name": self.manifest.alias, "inputSchema": self.input_schema}
-        if self.output_schema is not None:
-            descriptor["outputSchema"] = self.output_schema
+        descriptor = _descriptor(self.manifest.alias, self.input_schema, self.output_schema)
+        hints = _hints(self.selection.navigation)
+        if hints is not None:
+            descriptor["annotations"] = hints
         return descriptor
+
+
+def _descriptor(alias: str, input_schema: Any, output_schema: Any) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {"name": alias, "inputSchema": input_schema}
+    if output_schema is not None:
+        descriptor["outputSchema"] = output_schema
+    return descriptor
+
+
+def _hints(entry: SchemaNavigation) -> dict[str, bool] | None:
+    """The navigation entry's tool hints, wire-shaped (``None`` when it states none)."""
+    if entry.annotations is None:
+        return None
+    return entry.annotations.model_dump(exclude_none=True)
 
 
 # ----------------------------------------------------------------------------------------- consumer
@@ -210,6 +224,9 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
         entry.schema_sha256,
         entry.fragment_count,
         entry.manifest_uri,
+        # The hints are not under the digests: a later search that sees them change (say readOnlyHint
+        # dropped) moves the catalog, so a tool selected under the old hints must be discovered again.
+        _hints(entry),
     )
 
 
@@ -413,14 +430,20 @@ class SchemaDisclosureConsumer:
             # The raw session on purpose: fastmcp.Client.read_resource re-spells URIs through AnyUrl.
             result = await self.session.client.session.read_resource(uri)
         except MCPError as error:
-            category = "not_found" if error.code == mcp_types.INVALID_PARAMS else _failure_category(error)
-            raise DisclosureReadFailed(category, f"read refused with code {error.code}") from None
+            # One family per failure: a lost connection is a TransportFailure and a peer's other
+            # JSON-RPC errors a JsonRpcError, wherever they happen; only the provider's uniform
+            # refusal (-32602: unknown, unauthorized or stale, deliberately not told apart) is ours.
+            if error.code == mcp_types.INVALID_PARAMS:
+                raise DisclosureReadFailed("not_found", f"read refused with code {error.code}") from None
+            if is_local_transport_error(error):
+                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
+            raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError:
             raise DisclosureReadFailed(
                 "malformed_body", "the read result is not a valid MCP result"
             ) from None
         except TRANSPORT_EXCEPTIONS as error:
-            raise DisclosureReadFailed("transport", f"transport failed: {type(error).__name__}") from None
+            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
         contents = result.contents
         if len(contents) != 1:
             raise DisclosureReadFailed("malformed_body", "a disclosure read must return exactly one body")
@@ -498,21 +521,20 @@ class SchemaDisclosureConsumer:
             raise StaleSelection(
                 "stale", f"the disclosed identity is no longer served ({error.category})"
             ) from None
+        except ProtocolError:
+            # The re-read itself failed (raised as itself): nothing proves the identity still holds,
+            # so selections made before are void either way.
+            self._catalog.generation += 1
+            raise
         if current != tool.manifest:
             self._catalog.generation += 1
             raise StaleSelection("stale", "the provider now serves another manifest; discover again")
         return admitted
 
-def _failure_category(error: MCPError) -> Literal["transport", "protocol_error"]:
-    """The SDK reports a lost connection or a timeout as an ``MCPError`` with its own local codes."""
-    if is_local_transport_error(error):
-        return "transport"
-    return "protocol_error"
 
-
-def _first_consumer_error(group: BaseExceptionGroup[Any]) -> DisclosureConsumerError | None:
+def _first_consumer_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
     for error in group.exceptions:
-        if isinstance(error, DisclosureConsumerError):
+        if isinstance(error, DisclosureConsumerError | ProtocolError):
             return error
         if isinstance(error, BaseExceptionGroup):
             nested = _first_consumer_error(error)
