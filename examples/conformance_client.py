@@ -48,7 +48,8 @@ from pydantic import ValidationError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.errors import ProtocolError
 
 
 class ScenarioFailed(Exception):

@@ -64,12 +64,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
 from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
-    JsonRpcError,
-    ProtocolError,
-    TransportFailure,
-)
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
@@ -78,6 +73,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
     StaleSelection,
 )
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
 
