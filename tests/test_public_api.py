@@ -50,7 +50,6 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "agent_connector_sdk.cli": [
         "app",
-        "build_serve_app",
         "main",
         "main_exit",
     ],
@@ -269,14 +268,11 @@ PUBLIC_API: dict[str, list[str]] = {
         "HeaderParityGate",
         "HeaderParityMiddleware",
         "OutputSelfCheck",
-        "ResolvedToolRecorder",
         "ServerGates",
         "Suggestion",
         "caller_key",
         "first_conforming_placeholder",
         "gated_http_app",
-        "install_gates",
-        "install_header_gate",
     ],
 }
 

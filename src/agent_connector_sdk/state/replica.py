@@ -173,7 +173,7 @@ def build_replica_app(
         server,
         output_check=output_check,
         completions=completions,
-        header_audit=audit,
+        audit=audit,
         **http_app_kwargs,
     )
     return ReplicaApp(app, state=backend, switch=switch, replica_id=replica_id, health_path=health_path)

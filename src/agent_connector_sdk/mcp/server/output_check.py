@@ -26,19 +26,17 @@
   with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
   a failed call, answered as a conforming ``isError`` result.
 
-Finding the descriptor costs nothing extra when ``ResolvedToolRecorder`` — a pass-through FastMCP
-transform — is installed as the server's outermost transform (``gated_http_app`` does this): FastMCP's
-own lookup for the call records the ``Tool`` it resolved into a request-scoped holder, so the check reads
-the very tool that ran instead of resolving it a second time (a ``server.get_tool`` costs ~80 µs, more
-than the check itself). Without the recorder, or when the recorded name does not match, the check falls
-back to ``server.get_tool``.
+Finding the descriptor costs nothing extra: the resolution hook (:mod:`.resolution`) records the tool
+FastMCP resolved for the call (and, through a search proxy, the proxied tool) in the call's one
+:class:`~.resolution.CallRecord`, so the check reads the very tool that ran instead of resolving it a
+second time (a ``server.get_tool`` costs ~80 µs, more than the check itself). Without that record (a
+server without the hook) the check falls back to ``server.get_tool``.
 
 Messages and ``data`` name the tool, category and JSON path — never result or argument values.
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
@@ -47,9 +45,7 @@ from typing import Any
 import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.server.transforms import GetToolNext, Transform
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
-from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
@@ -57,12 +53,12 @@ from agent_connector_sdk.mcp.contracts.input_required import validate_input_requ
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.mcp.server.resolution import resolved_tool
 
 __all__ = [
     "ERROR_TEXT_LIMIT",
     "ErrorPayloadFactory",
     "OutputSelfCheck",
-    "ResolvedToolRecorder",
     "bounded_error_text",
     "first_conforming_placeholder",
 ]
@@ -75,39 +71,6 @@ ErrorPayloadFactory = Callable[[str, Mapping[str, Any]], Any]
 _NO_PAYLOAD = object()
 
 
-class _Resolution:
-    """Request-scoped holder: the first tool FastMCP resolved for ``name`` during this call."""
-
-    __slots__ = ("name", "tool")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.tool: Tool | None = None
-
-
-# A holder object (not the tool itself) travels in the context, so a lookup that runs in a child task
-# still reaches the middleware's holder. Nested calls (a search transform's `call_tool` proxy) set their
-# own holder and restore ours afterwards; "first match wins" keeps the outer call's tool.
-_RESOLUTION: contextvars.ContextVar[_Resolution | None] = contextvars.ContextVar(
-    "agent_connector_sdk_tool_resolution", default=None
-)
-
-
-class ResolvedToolRecorder(Transform):
-    """Pass-through transform recording the tool FastMCP resolves for the current checked call.
-
-    Add it last (outermost) so it sees the tool exactly as served; it changes nothing it passes on.
-    """
-
-    async def get_tool(
-        self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
-    ) -> Tool | None:
-        tool = await call_next(name, version=version)
-        resolution = _RESOLUTION.get()
-        first_match = resolution is not None and resolution.tool is None and name == resolution.name
-        if first_match and resolution is not None:
-            resolution.tool = tool
-        return tool
 _PLACEHOLDERS: tuple[Any, ...] = ([], {}, "", 0, False)
 
 
@@ -190,24 +153,20 @@ class OutputSelfCheck(Middleware):
         call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
-        resolution = _Resolution(name)
-        token = _RESOLUTION.set(resolution)
         try:
             result = await call_next(context)
         except (NotFoundError, DisabledError) as missing:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
-            tool = resolution.tool or await self._published_tool(context, name)
+            tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
             return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
-        finally:
-            _RESOLUTION.reset(token)
         if isinstance(result, InputRequiredToolResult):
             # Not a final result (the final one is checked on the retry that completes the call), but
             # the interim shape has its own rules: never ask a client for what it cannot answer.
             self._check_input_required(context, name, result)
             return result
-        tool = resolution.tool or await self._published_tool(context, name)
+        tool = resolved_tool(name) or await self._published_tool(context, name)
         if tool is None:
             # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
             # the server cannot look up): fail closed rather than ship an unchecked result.
