@@ -12,8 +12,11 @@
   a null ``structuredContent`` on the wire). The result's *first* text block is the failure text (cut
   to ``ERROR_TEXT_LIMIT`` characters, so an upstream error body arrives as a bounded excerpt); the
   payload's JSON serialization follows it. When no conforming payload exists the failure becomes a
-  JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result. Invalid
-  arguments (``ArgumentsRefused`` from the resolution gate) are such a failure: the tool never ran;
+  JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result, at any
+  protocol revision (for handshake-era clients FastMCP wraps a non-object value in ``{"result": ...}``
+  under the wrapper schema it advertises there; an object payload for an object schema is sent as it
+  is, so it conforms to the schema as advertised at both revisions). Invalid arguments
+  (``ArgumentsRefused`` from the resolution hook) are such a failure: the tool never ran;
 * checks an interim ``InputRequiredResult`` (SEP-2322) with
   ``contracts.input_required.validate_input_required_result`` against the capabilities the client
   declared on this request: one that asks for input the client cannot give (or is empty, or malformed)
@@ -46,6 +49,7 @@ import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
+from fastmcp.utilities.json_schema import is_object_schema
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
@@ -75,6 +79,10 @@ _PLACEHOLDERS: tuple[Any, ...] = ([], {}, "", 0, False)
 
 
 def _placeholder_candidates(output_schema: Mapping[str, Any]) -> Iterator[Any]:
+    if _is_object_schema(output_schema):
+        # Objects first: FastMCP sends an object as it is at every revision, while a non-object value is
+        # wrapped in `{"result": ...}` for handshake-era clients — which an object schema does not allow.
+        yield {}
     yield from _PLACEHOLDERS
     # An object with required members (e.g. FastMCP's `{"result": ...}` wrapper of a `-> str` tool):
     # fill each required member with the first plain placeholder its own subschema accepts. The whole
@@ -95,9 +103,15 @@ def _placeholder_candidates(output_schema: Mapping[str, Any]) -> Iterator[Any]:
     yield filled
 
 
+def _is_object_schema(schema: Mapping[str, Any]) -> bool:
+    """FastMCP's own rule for an output schema it advertises unwrapped to handshake-era clients."""
+    return is_object_schema(dict(schema))
+
+
 def first_conforming_placeholder(tool_name: str, output_schema: Mapping[str, Any]) -> Any:
-    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits,
-    else an object whose required members are each filled that way (FastMCP's wrapped results)."""
+    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits
+    (``{}`` first for an object schema), else an object whose required members are each filled that way
+    (FastMCP's wrapped results)."""
     for candidate in _placeholder_candidates(output_schema):
         if validate_instance(output_schema, candidate) is None:
             return candidate
@@ -259,8 +273,14 @@ class OutputSelfCheck(Middleware):
                     data={"tool": name, "category": category},
                 ) from none_fits
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
-        if payload is _NO_PAYLOAD:
+        if payload is _NO_PAYLOAD or tool is None or tool.output_schema is None:
             return ToolResult(content=blocks, is_error=True)
+        if isinstance(payload, dict) and _is_object_schema(tool.output_schema):
+            # Sent as it is at every revision. FastMCP wraps a *raw* result's value in `{"result": ...}`
+            # for handshake-era clients, under the wrapper schema it advertises there for a non-object
+            # output schema (so a raw result is right for those); an object schema is advertised
+            # unwrapped, and a wrapped payload would violate it.
+            return ToolResult(content=blocks, structured_content=payload, is_error=True)
         return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
 
 
