@@ -243,6 +243,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "ParameterHeader",
         "ReadRefusalCategory",
         "SchemaNavigation",
+        "ToolHints",
         "VerifiedSchemaSnapshots",
         "VisibleToolSchemas",
         "authorize_disclosure_read",
@@ -251,6 +252,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "serve_disclosure_read",
         "summarize_arguments",
         "summarize_parameter_headers",
+        "summarize_tool_hints",
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",
