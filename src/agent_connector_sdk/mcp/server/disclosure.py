@@ -87,7 +87,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     parse_disclosure_uri,
     serve_disclosure_read,
 )
-from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
+from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 
 __all__ = [
     "DisclosureOrigin",
@@ -436,10 +436,9 @@ class SchemaDisclosureRegistry:
         return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity)
 
 
-# Our own gates, as `ServerGates` installs them: `ResolvedToolRecorder` returns what it resolves
-# unchanged (it only records it) and overrides no list hook; `OutputSelfCheck` acts on `tools/call` only
-# and passes every other message through the base hooks. Exact types: a subclass may override more.
-_PASS_THROUGH_TRANSFORMS: Final[tuple[type, ...]] = (ResolvedToolRecorder,)
+# Our own gates, as `ServerGates` installs them (no transform: the resolution hook shadows `get_tool`
+# and returns what it resolves unchanged): `OutputSelfCheck` acts on `tools/call` only and passes every
+# other message through the base hooks. Exact types: a subclass may override more.
 _PASS_THROUGH_MIDDLEWARE: Final[tuple[type, ...]] = (OutputSelfCheck,)
 _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
 
@@ -447,11 +446,8 @@ _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
 def _name_consistent_transform(transform: object) -> bool:
     """Transforms that treat a tool alike whether it is listed or resolved by name: FastMCP's
     enable/disable (``Visibility``, also a subclass that only changes *which* tools match — e.g. the
-    replicas' ``SharedToolSwitch`` — since both its list and get hooks mark through that one predicate)
-    and our pass-through recorder."""
+    replicas' ``SharedToolSwitch`` — since both its list and get hooks mark through that one predicate)."""
     kind = type(transform)
-    if kind in _PASS_THROUGH_TRANSFORMS:
-        return True
     if not isinstance(transform, Visibility):
         return False
     return all(getattr(kind, hook) is getattr(Visibility, hook) for hook in _VISIBILITY_HOOKS)
