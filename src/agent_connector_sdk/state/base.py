@@ -2,7 +2,8 @@
 
 A *state backend* bundles three things every replica of a gated server must agree on:
 
-- :class:`AsyncRateLimiter` — one caller's window, charged atomically wherever the request lands;
+- an :class:`~agent_connector_sdk.mcp.contracts.completion.AsyncRateLimiter` (the protocol the server
+  side defines) — one caller's window, charged atomically wherever the request lands;
 - :class:`CatalogSignals` — per namespace, a generation that only grows (:class:`GenerationSignal`:
   ``bump`` / ``current``) and the set of tools switched off, changed together atomically, so a cache
   keyed by generation can never serve what a newer generation withdrew;
@@ -18,14 +19,14 @@ it never admits unlimited), :class:`StateConfigError` for bad configuration or i
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Final, Literal, Protocol, runtime_checkable
+from typing import ClassVar, Final, Literal, Protocol
 
 from agent_connector_sdk.audit import AuditSink as _RootAuditSink
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.completion import AsyncRateLimiter
 
 __all__ = [
     "MAX_DISABLED_TOOLS",
-    "AsyncRateLimiter",
     "AuditSink",
     "CatalogSignals",
     "GenerationSignal",
@@ -108,24 +109,6 @@ def validate_tool_name(name: object) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise StateConfigError("invalid_tool_name", "tool name must be 1-128 of A-Za-z0-9_.-")
     return name
-
-
-@runtime_checkable
-class AsyncRateLimiter(Protocol):
-    """A per-caller window shared by everything that holds the same limiter."""
-
-    @property
-    def max_requests(self) -> int: ...
-
-    @property
-    def window_seconds(self) -> float: ...
-
-    async def acquire(self, key: str) -> int | None:
-        """Admit and record one request for ``key`` (``None``), or refuse: milliseconds until a slot frees.
-
-        Raises :class:`StateUnavailable` when the window cannot be read or charged (fail closed).
-        """
-        ...
 
 
 class GenerationSignal(Protocol):
