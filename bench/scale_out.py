@@ -177,8 +177,17 @@ def measure(url: str, operation: str, manifest: str, requests: int, concurrency:
     share = max(1, requests // processes)
     launched = [
         subprocess.Popen(
-            [sys.executable, "-m", "bench.scale_out", "--load", url, operation, manifest, str(share),
-             str(concurrency)],
+            [
+                sys.executable,
+                "-m",
+                "bench.scale_out",
+                "--load",
+                url,
+                operation,
+                manifest,
+                str(share),
+                str(concurrency),
+            ],
             stdout=subprocess.PIPE,
         )
         for _ in range(processes)
