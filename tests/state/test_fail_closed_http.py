@@ -164,3 +164,14 @@ async def test_switch_hides_everything_when_uninitialised_or_stale_and_says_so()
     generation = await signals.initialize("lab", frozenset({"a"}))
     assert await switch.refresh() == generation
     assert switch.synchronized and not switch.hiding_all and switch.disabled() == {"a"}
+
+
+def test_healthz_is_behind_the_same_host_guard_as_mcp(cluster: Cluster) -> None:
+    for replica in (EU, US):
+        base = cluster.replicas[replica].removesuffix("/mcp")
+        foreign = cluster.http.get(f"{base}/healthz", headers={"Host": "evil.example"})
+        assert foreign.status_code == 421
+        assert replica not in foreign.text and "catalog" not in foreign.text
+        rebinding = cluster.http.get(f"{base}/healthz", headers={"Origin": "http://evil.example"})
+        assert rebinding.status_code == 403
+        assert cluster.health(replica)["replica"] == replica  # its own loopback name still works
