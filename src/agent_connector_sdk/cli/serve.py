@@ -27,7 +27,17 @@ from agent_connector_sdk.connectors.openapi import (
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
 
-__all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
+__all__ = [
+    "bind_socket",
+    "build_openapi_app",
+    "disclosure_read_path",
+    "is_loopback",
+    "log_disclosure_read_path",
+    "one_line_logging",
+    "run_server",
+]
+
+logger = logging.getLogger(__name__)
 
 _OWN_LOGGER: Final = "agent_connector_sdk"
 _LOGGERS: Final = (
@@ -121,6 +131,9 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
         logger.handlers = [handler]
         logger.propagate = False
         logger.setLevel(level)
+    # The start-up line saying how disclosure reads resolve (log_disclosure_read_path) is INFO when all is
+    # well and must still be seen: this one logger is one level more talkative than the rest.
+    logging.getLogger(__name__).setLevel(min(level, logging.INFO))
 
 
 def build_openapi_app(
@@ -171,6 +184,30 @@ def build_openapi_app(
             disclosures
         )
     return gated_http_app(server, stateless_http=True), len(disclosures)
+
+
+def disclosure_read_path(app: Any) -> str | None:
+    """Why disclosure reads on ``app`` (as :func:`build_openapi_app` or the lab build it) take the exact
+    whole-catalog path, ``None`` when they resolve by name; ``"no disclosure registry"`` when the app
+    serves none."""
+    from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
+
+    inner = getattr(app, "app", app)  # a replica wraps the gated app
+    server = getattr(getattr(inner, "state", None), "fastmcp_server", None)
+    registry = SchemaDisclosureRegistry.of(server) if server is not None else None
+    if registry is None:
+        return "no disclosure registry"
+    return registry.fast_path_blocker()
+
+
+def log_disclosure_read_path(app: Any) -> None:
+    """One start-up line: do disclosure reads resolve by name (cost independent of the catalog's size)
+    or fall back to listing the caller's whole catalog per read, and why."""
+    blocker = disclosure_read_path(app)
+    if blocker is None:
+        logger.info("disclosure reads resolve by name (cost independent of the catalog's size)")
+    else:
+        logger.warning("disclosure reads list the whole catalog per read: %s", blocker)
 
 
 DEFAULT_READ_TIMEOUT_SECONDS: Final = 10.0
