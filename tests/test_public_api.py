@@ -39,6 +39,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "StateBackend",
         "StateBackendError",
         "StateConfigError",
+        "StateNotInitialized",
         "StateUnavailable",
         "describe_state_url",
         "open_state_backend",
