@@ -87,6 +87,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     parse_disclosure_uri,
     serve_disclosure_read,
 )
+from agent_connector_sdk.mcp.server.catalog import navigation_entry
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
 
 __all__ = [
@@ -140,17 +141,18 @@ def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     from exactly those — the same objects every disclosure read re-hashes. Returns a list of dicts,
     which is what the search tool's output schema (``str | list[dict]``) admits.
     """
-    return [
-        build_navigation_entry(
-            name=tool.name,
-            title=_title(tool),
-            description=tool.description,
-            input_schema=tool.parameters,
-            output_schema=tool.output_schema,
-            memo=_SHARED_IDENTITY_MEMO,
-        )
-        for tool in tools
-    ]
+    return [navigation_entry(tool, _navigation_entry) for tool in tools]
+
+
+def _navigation_entry(tool: Tool) -> dict[str, Any]:
+    return build_navigation_entry(
+        name=tool.name,
+        title=_title(tool),
+        description=tool.description,
+        input_schema=tool.parameters,
+        output_schema=tool.output_schema,
+        memo=_SHARED_IDENTITY_MEMO,
+    )
 
 
 class _DisclosureNotFound(FastMCPError, MCPError):
