@@ -18,7 +18,11 @@ from typing import Any, Final, TextIO
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
-from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
+from agent_connector_sdk.connectors.openapi import (
+    UpstreamErrorMode,
+    build_openapi_server,
+    tool_disclosure_origins,
+)
 from agent_connector_sdk.connectors.sources import OpenAPISource
 
 __all__ = [
@@ -106,10 +110,12 @@ def build_openapi_app(
     upstream: str | None,
     state: str | None = None,
     replica_id: str | None = None,
+    upstream_errors: UpstreamErrorMode = "generic",
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
-    document's ``info``. Returns the ASGI app and the tool count."""
+    document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
+    error body (default: the status and a generic message). Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -126,7 +132,9 @@ def build_openapi_app(
             "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
         )
     title, version = document_info(source.document)
-    openapi = build_openapi_server(source.document, base_url=base_url, name=title, version=version)
+    openapi = build_openapi_server(
+        source.document, base_url=base_url, name=title, version=version, upstream_errors=upstream_errors
+    )
 
     # Lazy: each disclosure is built on its first read, from the schemas that read sees, so start-up
     # lists and hashes nothing per operation (the source document is hashed once).

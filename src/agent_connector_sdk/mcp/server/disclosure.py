@@ -133,13 +133,22 @@ def _title(tool: Tool) -> str | None:
     return None
 
 
+def _wire_annotations(tool: Tool) -> dict[str, Any] | None:
+    """The tool's ``annotations`` as ``tools/list`` spells them (camelCase), or ``None``."""
+    if tool.annotations is None:
+        return None
+    return tool.annotations.model_dump(by_alias=True, exclude_none=True)
+
+
 def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     """FastMCP ``SearchResultSerializer``: one ``schema-navigation`` entry per matched tool.
 
     The search transform hands over the caller's visible tools with the schemas as the wire shows them
     (after FastMCP's listing middleware, e.g. ``$ref`` inlining), and the entries' digests are computed
     from exactly those — the same objects every disclosure read re-hashes. Returns a list of dicts,
-    which is what the search tool's output schema (``str | list[dict]``) admits.
+    which is what the search tool's output schema (``str | list[dict]``) admits. Tools that came out of
+    a catalog cache (:func:`~agent_connector_sdk.mcp.server.catalog.cache_tool_catalog`: never edited in
+    place) have their entry built once; any other tool's is built afresh.
     """
     return [navigation_entry(tool, _navigation_entry) for tool in tools]
 
@@ -152,6 +161,7 @@ def _navigation_entry(tool: Tool) -> dict[str, Any]:
         input_schema=tool.parameters,
         output_schema=tool.output_schema,
         memo=_SHARED_IDENTITY_MEMO,
+        annotations=_wire_annotations(tool),
     )
 
 
