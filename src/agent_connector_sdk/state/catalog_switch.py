@@ -182,6 +182,11 @@ class SharedToolSwitch(Visibility):
         self.names = set(names)
         self._generation = generation
 
+    def catalog_state(self) -> tuple[int | None, frozenset[str]]:
+        """Everything :meth:`_matches` reads besides the component (for the exact catalog cache of
+        ``agent_connector_sdk.mcp.server.catalog``: a changed switch is a new catalog generation)."""
+        return self._generation, frozenset(self.names or ())
+
     def _matches(self, component: FastMCPComponent) -> bool:
         # Overrides Visibility's matcher: when nothing is confirmed every tool is hidden (module doc).
         if self.hiding_all:
