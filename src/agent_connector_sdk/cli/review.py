@@ -21,7 +21,6 @@ from typing import Any, Final, Literal, cast
 
 import fastmcp
 import mcp_types
-from pydantic import TypeAdapter
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
@@ -53,6 +52,7 @@ from agent_connector_sdk.mcp.contracts.headers import encode_header_value, heade
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import CallSummary
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
 from agent_connector_sdk.mcp.host.contract_client import (
     ContractClient,
     JsonRpcError,
@@ -67,6 +67,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
     SelectedTool,
 )
+from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -84,7 +86,6 @@ ProgressHook = Callable[[str, int], None]
 """``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
 ``("advance", 1)`` per disclosure read."""
 
-_RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
 _STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
 _INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
 _BOOLEAN_SAMPLES: Final = (True, False)
@@ -105,6 +106,8 @@ class ReviewOptions:
     progress: ProgressHook | None = None
     stderr_log: Path | None = None
     source_pins: SourcePins | None = None
+    deadline: float | None = 300.0
+    """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
 
 
 @contextlib.contextmanager
@@ -248,8 +251,14 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     def confirm(summary: CallSummary) -> bool:
         return options.call is not None and summary.tool == options.call
 
+    # Bounds (deadline, sizes) hold in the library; the reviewer only chooses the deadline.
+    bounds = HostBounds(deadline_s=options.deadline)
     host = ContractClient(
-        client, policy=AdmissionPolicy(profile=options.profile), audit=audit, confirm_write=confirm
+        client,
+        policy=AdmissionPolicy(profile=options.profile),
+        audit=audit,
+        confirm_write=confirm,
+        bounds=bounds,
     )
     consumer = SchemaDisclosureConsumer(
         client,
@@ -258,17 +267,27 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
         audit=audit,
         source_pins=options.source_pins,
         confirm_write=confirm,
+        bounds=bounds,
     )
     failure: BaseException
     try:
-        async with host:
+        async with operation_deadline(bounds, "the review"), host:
             return await _review(host, consumer, target, options, over_http, audit)
+    except BoundExceeded as refusal:
+        # This host's own refusal: said as such, never as the server being unreachable.
+        hint = " (raise --deadline?)" if refusal.bound == "deadline_s" else ""
+        raise ServerUnavailable(f"refused by this host: {refusal.message}{hint}") from None
     except (ProtocolError, OSError, RuntimeError) as error:
         failure = error
     except BaseExceptionGroup as group:
         failure = group
-    status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
-    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    seen = host.host.http_guard.last_error
+    status, words = (seen.status, seen.message) if seen is not None else (None, None)
+    if status is None and over_http and needs_status_probe(failure):
+        status, words = await _http_status(target, options)
+    message = explain_unreachable(
+        failure, target=target.address, timeout=options.timeout, http_status=status, http_words=words
+    )
     last = _last_line(options.stderr_log) if not over_http else None
     raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
 
@@ -282,21 +301,29 @@ def _last_line(path: Path | None) -> str | None:
     return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
 
 
-async def _http_status(target: Target, options: ReviewOptions) -> int | None:
-    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials)."""
+async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:
+    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials), and the
+    server's own words in the answer (at most :data:`~.wire.ERROR_BODY_BYTES` read)."""
     import httpx2
 
     headers = {**options.headers, "Accept": "application/json, text/event-stream"}
     if options.token is not None:
         headers["Authorization"] = f"Bearer {options.token}"
+    body = bytearray()
     try:
-        async with httpx2.AsyncClient(timeout=options.timeout) as http:
-            answer = await http.post(
-                target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
-            )
+        async with (
+            httpx2.AsyncClient(timeout=options.timeout) as http,
+            http.stream(
+                "POST", target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+            ) as answer,
+        ):
+            async for chunk in answer.aiter_raw():
+                body += chunk
+                if len(body) >= ERROR_BODY_BYTES:
+                    break
     except httpx2.HTTPError:
-        return None
-    return answer.status_code
+        return None, None
+    return answer.status_code, error_words(bytes(body[:ERROR_BODY_BYTES]))
 
 
 async def _review(
@@ -390,15 +417,14 @@ async def _listed_reviews(
 async def _raw_listing_at(
     host: ContractClient, wanted: Mapping[int, str | None]
 ) -> dict[int, dict[str, Any]]:
-    session = host.client.session
-
     async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
         params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        raw = await session.send_request(mcp_types.ListToolsRequest(params=params), cast(Any, _RAW))
-        return cast(dict[str, Any], raw)
+        # Raw, as discovery read it: a descriptor the SDK's model refuses is exactly one to show.
+        request = mcp_types.ListToolsRequest(params=params)
+        return await host.host.request(request, gate="discover", validate=False)
 
     try:
-        pages = await apaginate(fetch_page, items_key="tools")
+        pages = await apaginate(fetch_page, items_key="tools", max_pages=host.host.bounds.max_pages)
     except Exception:  # best effort: the verdicts stand without the descriptors
         return {}
     found: dict[int, dict[str, Any]] = {}
@@ -427,7 +453,7 @@ async def _review_hidden(
         for pattern in options.search_patterns:
             for entry in await consumer.discover(pattern):
                 entries.setdefault(entry.name, entry)
-    except DisclosureConsumerError as error:
+    except (DisclosureConsumerError, BoundExceeded) as error:
         search = SearchReport(
             tool=search_tool,
             patterns=list(options.search_patterns),
@@ -629,11 +655,20 @@ async def _call(
             outcome="failed",
             gate="execute",
             category=f"json_rpc_{error.code}",
-            reason=f"the server answered JSON-RPC error {error.code}",
+            reason=f"the server answered JSON-RPC error {error.code}: {sanitize_text(error.message, 200)}",
             headers_sent=_headers_sent(audit, name),
         )
     except TransportFailure as error:
         return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))
+    except BoundExceeded as error:  # this host refused the answer (too large): not the server's error
+        return CallReport(
+            tool=name,
+            outcome="rejected_result",
+            gate="consume",
+            category=error.category,
+            reason=error.message,
+            headers_sent=_headers_sent(audit, name),
+        )
     content = raw.get("content")
     blocks = content if isinstance(content, list) else []
     return CallReport(

@@ -46,6 +46,7 @@ from agent_connector_sdk.mcp.host.errors import (
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.mcp.host.options import HostBounds
 from agent_connector_sdk.mcp.host.session import ConfirmWrite, ConnectionReport, HeaderGates, HostSession
 
 __all__ = [
@@ -80,6 +81,8 @@ class ContractClient:
     sink (default :class:`~agent_connector_sdk.audit.BoundedAuditSink`; pass your own ``audit=``) of
     events naming tools, headers, categories and outcomes — never argument or header values.
     ``confirm_write`` / ``require_confirmation``: see :class:`~agent_connector_sdk.mcp.host.HostSession`.
+    ``bounds`` (:class:`~agent_connector_sdk.mcp.host.options.HostBounds`): what it takes from the server
+    at most; a bound hit is :class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`.
     """
 
     def __init__(
@@ -91,6 +94,7 @@ class ContractClient:
         audit: AuditSink | None = None,
         confirm_write: ConfirmWrite | None = None,
         require_confirmation: bool = True,
+        bounds: HostBounds | None = None,
     ) -> None:
         if client.is_connected():
             # The HTTP client (and our header hook on it) is built when the session connects.
@@ -103,6 +107,7 @@ class ContractClient:
             max_pages=max_pages,
             confirm_write=confirm_write,
             require_confirmation=require_confirmation,
+            bounds=bounds,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------

@@ -58,8 +58,10 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool
 from agent_connector_sdk.mcp.host.errors import ConfirmationRefused, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.options import HostBounds
 from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.session import ConfirmWrite, HeaderGates, HostSession
 from agent_connector_sdk.mcp.schema_disclosure import (
@@ -306,6 +308,9 @@ class SchemaDisclosureConsumer:
     Host core options, as for ``ContractClient``: ``policy`` (the Admit gate's ``AdmissionPolicy``),
     ``audit`` (a bounded sink by default), ``confirm_write`` / ``require_confirmation`` (write
     confirmation). ``host`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs.
+    ``bounds`` (:class:`~agent_connector_sdk.mcp.host.options.HostBounds`): a search answering more than
+    ``max_navigation_entries``, a disclosure past ``deadline_s`` or over ``max_schema_bytes`` are refused
+    (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`, resp. ``too_large``).
     """
 
     def __init__(
@@ -323,6 +328,7 @@ class SchemaDisclosureConsumer:
         confirm_write: ConfirmWrite | None = None,
         require_confirmation: bool = True,
         source_pins: SourcePins | None = None,
+        bounds: HostBounds | None = None,
     ) -> None:
         if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:
             raise ValueError("bounds must be positive")
@@ -334,7 +340,10 @@ class SchemaDisclosureConsumer:
             max_disclosed=max_disclosed,
             confirm_write=confirm_write,
             require_confirmation=require_confirmation,
+            bounds=bounds,
         )
+        self.bounds = self.host.bounds
+        max_total_bytes = min(max_total_bytes, self.bounds.max_schema_bytes + _ENVELOPE_ALLOWANCE)
         self.audit: AuditSink = self.host.core.audit
         self._scope = scope
         self._source_pins = source_pins
@@ -377,6 +386,7 @@ class SchemaDisclosureConsumer:
         entries = structured.get("result") if isinstance(structured, dict) else structured
         if raw.get("isError") is True or not isinstance(entries, list):
             raise DiscoveryFailed("search_failed", "the search tool returned no navigation list")
+        check_navigation_entries(len(entries), self.bounds)  # before any entry is parsed
         try:
             found = [SchemaNavigation.model_validate(entry) for entry in entries]
         except ValidationError as error:
@@ -412,7 +422,12 @@ class SchemaDisclosureConsumer:
 
     # -- steps 2 and 3 -----------------------------------------------------------------------------
     async def disclose(self, selection: SelectedTool) -> DisclosedTool:
-        """Read the manifest and all fragments of ``selection`` and verify them (steps 2–3)."""
+        """Read the manifest and all fragments of ``selection`` and verify them (steps 2–3), within the
+        bounds' ``deadline_s`` (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`)."""
+        async with operation_deadline(self.bounds, "the disclosure"):
+            return await self._disclose(selection)
+
+    async def _disclose(self, selection: SelectedTool) -> DisclosedTool:
         self._require_scope(selection.scope)
         navigation = selection.navigation
         if navigation.manifest_uri is None:
