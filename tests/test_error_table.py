@@ -26,6 +26,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.lock import LockFileError
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     AdmissionRefused,
@@ -81,6 +82,7 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         StateConfigError,
         SourceNotPinned,
         PinFileError,
+        LockFileError,
     )
 }
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -28,7 +28,10 @@ class Run:
 
 def run_cli(*args: str, timeout: float = 120) -> Run:
     """``agent-connector ARGS`` in a fresh interpreter (the console script's own entry point)."""
-    env = {**os.environ, "PYTHONPATH": ROOT, "COLUMNS": "200", "NO_COLOR": "1"}
+    # This checkout's sources first (an installed copy elsewhere must not answer for them), then the
+    # root for `tests.*` helpers a spawned server imports.
+    path = os.pathsep.join([os.path.join(ROOT, "src"), ROOT])
+    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "200", "NO_COLOR": "1"}
     done = subprocess.run(
         [sys.executable, "-c", "from agent_connector_sdk.cli import main_exit; main_exit()", *args],
         capture_output=True,

@@ -8,6 +8,7 @@ server that could not be reviewed — with one line on stderr saying why; **130*
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sys
 import tempfile
@@ -240,10 +241,14 @@ def review(
             and not target[0].startswith(("http:", "https:"))
             and " " not in target[0]
             and "/" not in target[0]
+            and any(mark in target[0] for mark in ".:")
+            and shutil.which(target[0]) is None
         ):
+            # `localhost:8000` or `example.com`: a server address without its scheme (the parser
+            # swallows `--`, so a bare program name is run as the stdio command it most likely is).
             raise CliError(
-                f"{json.dumps(target[0])[:80]} is not a URL; "
-                f"for a stdio server use `review -- {target[0]} ...`"
+                f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
+                f"for an HTTP server write http://{target[0]}/mcp"
             )
         else:
             import shlex
@@ -378,6 +383,14 @@ def serve(
     replica_id: Annotated[
         str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
     ] = None,
+    upstream_errors: Annotated[
+        Literal["generic", "echo"],
+        Parameter(
+            help="--openapi: what a caller learns when the upstream answers an error status: "
+            "generic (the status only; the body goes to the log, bounded) or echo (also a bounded "
+            "excerpt of the body, which may carry secrets)"
+        ),
+    ] = "generic",
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -389,6 +402,7 @@ def serve(
         bind_socket,
         build_openapi_app,
         is_loopback,
+        log_disclosure_read_path,
         one_line_logging,
         run_server,
     )
@@ -397,6 +411,8 @@ def serve(
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if upstream is not None and openapi is None:
         raise CliError("--upstream only applies with --openapi")
+    if upstream_errors != "generic" and openapi is None:
+        raise CliError("--upstream-errors only applies with --openapi")
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -417,7 +433,11 @@ def serve(
             from agent_connector_sdk.cli.sources import load_openapi
 
             app_, tools = build_openapi_app(
-                load_openapi(str(openapi)), upstream=upstream, state=shared, replica_id=replica_id
+                load_openapi(str(openapi)),
+                upstream=upstream,
+                state=shared,
+                replica_id=replica_id,
+                upstream_errors=upstream_errors,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
@@ -434,6 +454,7 @@ def serve(
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    log_disclosure_read_path(app_)
     sock = bind_socket(host, port)
 
     def announce(url: str) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "HeaderMismatchCategory",
     "HeaderValueCategory",
     "HeaderValueError",
+    "LockCategory",
     "PaginationCategory",
     "PaginationError",
     "SourcePinCategory",
@@ -53,6 +54,8 @@ AdmissionCategory = Literal[
     "duplicate_name",
     "not_admitted",
     "header_map_mismatch",
+    "contract_drift",
+    "tool_poisoning",
 ]
 ArgumentCategory = Literal["invalid_arguments", "invalid_schema", "unsupported_dialect", "unresolvable_ref"]
 HeaderValueCategory = Literal[
@@ -84,9 +87,11 @@ ConsumeCategory = Literal[
     "undeclared_client_capability",
 ]
 SourcePinCategory = Literal["source_not_pinned", "server_not_pinned", "malformed_pins"]
+LockCategory = Literal["malformed_lock"]
 ContractCategory = (
     PaginationCategory
     | SourcePinCategory
+    | LockCategory
     | AdmissionCategory
     | ArgumentCategory
     | HeaderValueCategory
