@@ -75,7 +75,7 @@ from agent_connector_sdk.mcp.host.param_headers import (
     ParamHeaderChannel,
     is_local_transport_error,
 )
-from agent_connector_sdk.mcp.host.wire import HttpGuard
+from agent_connector_sdk.mcp.host.wire import HttpGuard, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -166,7 +166,7 @@ class HostSession:
         self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
         self._max_pages = min(max_pages, self.bounds.max_pages)
         self._channel = ParamHeaderChannel(client)
-        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes)
+        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
         self._confirm_write = confirm_write
         self._require_confirmation = require_confirmation or confirm_write is not None
         self.cursor_trace: list[str | None] = []
@@ -417,14 +417,15 @@ class HostSession:
         with self.http_guard.watch() as watch:
             try:
                 return await self._request(request, gate=gate, call=call, validate=validate)
-            except (ProtocolError, ContractViolation, MalformedResponse):
-                if not watch.capped:
+            except (ProtocolError, ContractViolation) as error:
+                # The SDK reports a read this host cut short (or a message nested past its parser) as
+                # the server's failure; it was this host's bound.
+                refusal = bound_behind(error, watch, self.bounds)
+                if refusal is None:
                     raise
         if call is not None:
             self.core.refused(call.tool, "bound_exceeded", call=call)
-        raise BoundExceeded(
-            "max_message_bytes", self.bounds.max_message_bytes, "a response was larger than this host reads"
-        )
+        raise refusal
 
     async def _request(
         self,

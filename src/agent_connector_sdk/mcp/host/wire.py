@@ -3,7 +3,8 @@
 :class:`HttpGuard` sits in the HTTP client a Streamable HTTP transport builds on connect (the same
 factory-wrapping technique as :mod:`.param_headers`) and, for every POST response:
 
-* caps the bytes read at ``max_message_bytes`` *while reading*: a response announcing more
+* caps the bytes read at ``max_message_bytes`` and the JSON values at ``max_message_values`` (a
+  :class:`ValueCounter` over the raw bytes) *while reading*: a response announcing more
   (``Content-Length``), or streaming more, fails at the cap instead of being buffered whole. It asks
   for ``Accept-Encoding: identity``, so the bytes counted are the bytes parsed (a compressed body,
   which could expand without bound, is refused). The SDK reports the interrupted read as a parse error
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,8 +35,20 @@ import httpx2
 from fastmcp.client.transports.http import StreamableHttpTransport
 
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp.host.errors import JsonRpcError
+from agent_connector_sdk.mcp.host.options import HostBounds
 
-__all__ = ["ERROR_BODY_BYTES", "HttpError", "HttpGuard", "MessageTooLarge", "Watch", "error_words"]
+__all__ = [
+    "ERROR_BODY_BYTES",
+    "HttpError",
+    "HttpGuard",
+    "MessageTooLarge",
+    "ValueCounter",
+    "Watch",
+    "bound_behind",
+    "error_words",
+]
 
 ERROR_BODY_BYTES: Final = 16 * 1024
 """How much of an HTTP error answer's body is read for the server's own words."""
@@ -57,7 +71,8 @@ class HttpError:
 class Watch:
     """What happened to the responses of one watched operation (see :meth:`HttpGuard.watch`)."""
 
-    capped: bool = False
+    capped: str | None = None
+    """The bound that cut a response short (``max_message_bytes`` or ``max_message_values``)."""
     errors: list[HttpError] = field(default_factory=list)
 
 
@@ -66,23 +81,72 @@ _WATCH: contextvars.ContextVar[Watch | None] = contextvars.ContextVar(
 )
 
 
+_OUTSIDE: Final = re.compile(rb'["{\[,]')
+_INSIDE: Final = re.compile(rb'["\\]')
+
+
+class ValueCounter:
+    """Counts JSON values in a byte stream fed in chunks, without parsing it: ``{``, ``[`` and ``,``
+    outside strings (a container, and each member after a container's first). Only structural bytes
+    and quotes/backslashes cost a Python step: the text inside strings is skipped by a regex search.
+    Malformed JSON is counted all the same (the parser refuses it later)."""
+
+    __slots__ = ("_escaped", "_in_string", "count")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._in_string = False
+        self._escaped = False
+
+    def feed(self, chunk: bytes) -> int:
+        position = 0
+        if self._escaped and chunk:
+            position, self._escaped = 1, False  # the escaped byte itself
+        while True:
+            found = (_INSIDE if self._in_string else _OUTSIDE).search(chunk, position)
+            if found is None:
+                return self.count
+            byte = chunk[found.start()]
+            position = found.end()
+            if byte == 0x22:  # "
+                self._in_string = not self._in_string
+            elif byte == 0x5C:  # backslash, inside a string: skip the next byte
+                if position < len(chunk):
+                    position += 1
+                else:
+                    self._escaped = True
+            else:
+                self.count += 1
+
+
 class _CappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: Any, limit: int, on_cap: Any, refuse: bool) -> None:
+    def __init__(
+        self, inner: Any, limit: int, on_cap: Any, refuse: bool, max_values: int | None = None
+    ) -> None:
         self._inner = inner
         self._limit = limit
         self._on_cap = on_cap
         self._refuse = refuse
+        self._max_values = max_values
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self._refuse:
-            self._on_cap()
+            self._on_cap("max_message_bytes")
             raise MessageTooLarge("the response is over the host's byte cap")
         seen = 0
+        counter = ValueCounter() if self._max_values is not None else None
         async for chunk in self._inner:
             seen += len(chunk)
             if seen > self._limit:
-                self._on_cap()
+                self._on_cap("max_message_bytes")
                 raise MessageTooLarge("the response is over the host's byte cap")
+            if (
+                counter is not None
+                and self._max_values is not None
+                and counter.feed(chunk) > self._max_values
+            ):
+                self._on_cap("max_message_values")
+                raise MessageTooLarge("the response holds more JSON values than the host parses")
             yield chunk
 
     async def aclose(self) -> None:
@@ -119,8 +183,11 @@ class HttpGuard:
     other transports it is inert. ``last_error`` is the last HTTP error answer seen on this client.
     """
 
-    def __init__(self, client: fastmcp.Client[Any], max_message_bytes: int) -> None:
+    def __init__(
+        self, client: fastmcp.Client[Any], max_message_bytes: int, max_message_values: int | None = None
+    ) -> None:
         self.max_message_bytes = max_message_bytes
+        self.max_message_values = max_message_values
         self.last_error: HttpError | None = None
         transport = client.transport
         if isinstance(transport, StreamableHttpTransport):
@@ -147,16 +214,16 @@ class HttpGuard:
                 return  # the long-lived GET stream of older revisions is not one message
             watch = _WATCH.get()
 
-            def capped() -> None:
+            def capped(bound: str) -> None:
                 if watch is not None:
-                    watch.capped = True
+                    watch.capped = bound
 
             length = response.headers.get("content-length", "")
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
             refuse = (length.isdigit() and int(length) > limit) or encoding not in ("", "identity")
             if response.status_code >= 400:
                 # Only the server's words are wanted: a longer body is cut, not a cap on the message.
-                response.stream = _CappedStream(response.stream, ERROR_BODY_BYTES, lambda: None, refuse)
+                response.stream = _CappedStream(response.stream, ERROR_BODY_BYTES, lambda bound: None, refuse)
                 try:
                     body = await response.aread()
                 except httpx2.HTTPError:  # StreamError (our cap) or a network failure: no words
@@ -167,7 +234,7 @@ class HttpGuard:
                     watch.errors.append(error)
                 return
             self.last_error = None  # the last answer was not an error: older words no longer apply
-            response.stream = _CappedStream(response.stream, limit, capped, refuse)
+            response.stream = _CappedStream(response.stream, limit, capped, refuse, self.max_message_values)
 
         def factory(**kwargs: Any) -> httpx2.AsyncClient:
             # Mirrors the transport's own choice, as ParamHeaderChannel does (either may wrap first).
@@ -181,3 +248,32 @@ class HttpGuard:
             return http_client
 
         transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
+
+
+_PARSE_ERROR: Final = -32700
+
+
+def bound_behind(error: BaseException, watch: Watch, bounds: HostBounds) -> BoundExceeded | None:
+    """The host's own bound behind what the SDK reported as a failed exchange, if there is one: a
+    response cut at ``max_message_bytes`` (:class:`HttpGuard`), or a message nested deeper than the
+    JSON parser reads (pydantic's parser stops at about 200 levels, long before Python's recursion
+    limit; a schema that deep is refused by depth, as ``max_schema_depth`` would refuse it alone)."""
+    if watch.capped == "max_message_values":
+        return BoundExceeded(
+            "max_message_values",
+            bounds.max_message_values,
+            "a response held more values than this host parses",
+        )
+    if watch.capped is not None:
+        return BoundExceeded(
+            "max_message_bytes", bounds.max_message_bytes, "a response was larger than this host reads"
+        )
+    if (
+        isinstance(error, JsonRpcError)
+        and error.code == _PARSE_ERROR
+        and "recursion limit exceeded" in str(error.message)
+    ):
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    return None
