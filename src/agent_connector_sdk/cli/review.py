@@ -220,7 +220,9 @@ def build_review_report(
 
 
 # ----------------------------------------------------------------------------------- the session
-def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
+def _client(
+    target: Target, options: ReviewOptions, unreadable: list[Exception] | None = None
+) -> fastmcp.Client[Any]:
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
@@ -234,15 +236,26 @@ def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
         transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+    async def note_unreadable(message: Any) -> None:
+        # The SDK hands a line it could not parse to the message handler and drops it; the request it
+        # answered then times out. Kept (at most a few) so the one-line error can say why.
+        if isinstance(message, Exception) and unreadable is not None and len(unreadable) < 8:
+            unreadable.append(message)
+
     return fastmcp.Client(
-        transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
+        transport,
+        auth=options.token,
+        timeout=options.timeout,
+        init_timeout=options.timeout,
+        message_handler=note_unreadable,
     )
 
 
 async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     """Review the server at ``target`` (HTTP or stdio). Raises :class:`ServerUnavailable` when no
     review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
-    client = _client(target, options)
+    unreadable: list[Exception] = []
+    client = _client(target, options, unreadable)
     over_http = target.kind == "http"
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
@@ -281,6 +294,11 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
         failure = error
     except BaseExceptionGroup as group:
         failure = group
+    if any("recursion limit exceeded" in str(error) for error in unreadable):
+        deep = BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+        raise ServerUnavailable(f"refused by this host: {deep.message}") from None
     seen = host.host.http_guard.last_error
     status, words = (seen.status, seen.message) if seen is not None else (None, None)
     if status is None and over_http and needs_status_probe(failure):
