@@ -66,7 +66,9 @@ def _result(body: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", **body, **extra}
 
 
-def _discover(name: str = "hostile", version: str = "1.0", versions: list[str] | None = None) -> dict[str, Any]:
+def _discover(
+    name: str = "hostile", version: str = "1.0", versions: list[str] | None = None
+) -> dict[str, Any]:
     return _result(
         {"supportedVersions": versions or [VERSION], "capabilities": {"tools": {}}},
         _meta={"io.modelcontextprotocol/serverInfo": {"name": name, "version": version}},
@@ -106,9 +108,13 @@ def _ansi_tools(cursor: str | None) -> dict[str, Any]:
 def _navigation(index: int) -> dict[str, Any]:
     digest = f"{index:064x}"
     return {
-        "type": "schema-navigation",
+        "kind": "schema-navigation",
         "name": f"hidden_{index}",
+        "title": None,
         "description": "hidden",
+        "description_cut": False,
+        "arguments": [],
+        "arguments_omitted": 0,
         "input_schema_sha256": digest,
         "output_schema_sha256": None,
         "schema_sha256": digest,
@@ -171,12 +177,24 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
         if mode == "big_schema":
             prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"tools": ['
             head = json.dumps(CLEAN) + ', {"name": "big", "inputSchema": {"type": "object", "description": "'
-            tail = '"}}, ' + json.dumps(CLEAN_TOO) + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            tail = (
+                '"}}, '
+                + json.dumps(CLEAN_TOO)
+                + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            )
             return 200, _chunks(prefix + head, "x", size, tail)
         extra: list[dict[str, Any]] = []
         if mode == "long_header":
             header = "H" * size
-            extra = [{"name": "long_header", "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": header}}}}]
+            extra = [
+                {
+                    "name": "long_header",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {"a": {"type": "string", "x-mcp-header": header}},
+                    },
+                }
+            ]
         elif mode == "many_headers":
             properties = {f"a{i}": {"type": "string", "x-mcp-header": f"A{i}"} for i in range(size)}
             extra = [{"name": "many_headers", "inputSchema": {"type": "object", "properties": properties}}]
@@ -187,17 +205,27 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             deep = '{"type": "object", "properties": {"a": ' * size + '{"type": "string"}' + "}}" * size
             prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"tools": ['
             head = json.dumps(CLEAN) + ', {"name": "deep", "inputSchema": '
-            tail = "}, " + json.dumps(CLEAN_TOO) + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            tail = (
+                "}, "
+                + json.dumps(CLEAN_TOO)
+                + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            )
             return 200, iter([(prefix + head + deep + tail).encode()])
         return ok(_result({"tools": [CLEAN, *extra, CLEAN_TOO]}))
     if method == "tools/call":
         name = params.get("name")
         if mode == "nav_flood" and name == "search_tools":
-            prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"content": [], "structuredContent": {"result": ['
+            prefix = (
+                json.dumps({"jsonrpc": "2.0", "id": ident})[:-1]
+                + ', "result": {"content": [], "structuredContent": {"result": ['
+            )
             suffix = ']}, "resultType": "complete"}}'
             return 200, _joined(prefix, (json.dumps(_navigation(i)) for i in range(size)), suffix)
         if mode == "big_text":
-            prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"content": [{"type": "text", "text": "'
+            prefix = (
+                json.dumps({"jsonrpc": "2.0", "id": ident})[:-1]
+                + ', "result": {"content": [{"type": "text", "text": "'
+            )
             return 200, _chunks(prefix, "x", size, '"}], "resultType": "complete"}}')
         return ok(_result({"content": [{"type": "text", "text": f"called{EVIL}"}]}))
     if method == "ping":
@@ -260,11 +288,13 @@ def serve_stdio(mode: str) -> None:
         message = json.loads(line)
         if "id" not in message:
             continue
-        status, body = answer(mode, message)
+        _, body = answer(mode, message)  # no HTTP status over stdio
         if isinstance(body, dict):
             text = json.dumps(body)
         elif isinstance(body, str):
-            text = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": body}})
+            text = json.dumps(
+                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": body}}
+            )
         else:
             text = b"".join(body).decode()
         sys.stdout.write(text + "\n")
