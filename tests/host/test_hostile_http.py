@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.wire import ValueCounter
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
@@ -36,7 +36,8 @@ def base() -> Iterator[str]:
 @asynccontextmanager
 async def _host(url: str, bounds: HostBounds | None = None) -> AsyncIterator[ContractClient]:
     client = fastmcp.Client(url, timeout=10)
-    host = ContractClient(client, bounds=bounds, require_confirmation=False)
+    options = HostOptions(bounds=bounds if bounds is not None else HostBounds(), require_confirmation=False)
+    host = ContractClient(client, options)
     async with host:
         yield host
 
@@ -122,7 +123,9 @@ async def test_a_result_over_the_result_bound_is_refused(base: str) -> None:
 async def test_navigation_entries_are_bounded_before_parsing(base: str) -> None:
     client = fastmcp.Client(f"{base}/nav_flood-11/mcp", timeout=10)
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("test", base), bounds=HostBounds(max_navigation_entries=10)
+        client,
+        scope=CallerScope("test", base),
+        options=HostOptions(bounds=HostBounds(max_navigation_entries=10)),
     )
     async with client:
         with pytest.raises(BoundExceeded) as refused:
@@ -130,7 +133,9 @@ async def test_navigation_entries_are_bounded_before_parsing(base: str) -> None:
         assert refused.value.bound == "max_navigation_entries"
     client = fastmcp.Client(f"{base}/nav_flood-10/mcp", timeout=10)
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("test", base), bounds=HostBounds(max_navigation_entries=10)
+        client,
+        scope=CallerScope("test", base),
+        options=HostOptions(bounds=HostBounds(max_navigation_entries=10)),
     )
     async with client:
         assert len(await consumer.discover(".*")) == 10
@@ -141,14 +146,14 @@ async def test_an_http_error_keeps_its_status_and_the_servers_words(base: str) -
     host = ContractClient(client)
     with pytest.raises(ProtocolError):
         await host.__aenter__()
-    error = host.host.http_guard.last_error
+    error = host.session.http_guard.last_error
     assert error is not None and error.status == 401
     assert error.message is not None and error.message.startswith("JSON-RPC error -32001: Unauthorized")
     client = fastmcp.Client(f"{base}/forbidden_host/mcp", timeout=10)
     host = ContractClient(client)
     with pytest.raises(ProtocolError):
         await host.__aenter__()
-    assert host.host.http_guard.last_error == type(error)(403, "Access is only allowed at localhost:3000")
+    assert host.session.http_guard.last_error == type(error)(403, "Access is only allowed at localhost:3000")
 
 
 def _values(value: Any) -> int:
