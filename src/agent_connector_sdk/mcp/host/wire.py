@@ -43,7 +43,6 @@ __all__ = [
     "ERROR_BODY_BYTES",
     "HttpError",
     "HttpGuard",
-    "MessageTooLarge",
     "ValueCounter",
     "Watch",
     "bound_behind",
@@ -54,7 +53,7 @@ ERROR_BODY_BYTES: Final = 16 * 1024
 """How much of an HTTP error answer's body is read for the server's own words."""
 
 
-class MessageTooLarge(httpx2.StreamError):
+class _MessageTooLarge(httpx2.StreamError):
     """Raised inside the SDK's read when a response crosses the byte cap (the SDK catches
     ``StreamError`` and reports a failed read; the host then reports the cap)."""
 
@@ -132,21 +131,21 @@ class _CappedStream(httpx2.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self._refuse:
             self._on_cap("max_message_bytes")
-            raise MessageTooLarge("the response is over the host's byte cap")
+            raise _MessageTooLarge("the response is over the host's byte cap")
         seen = 0
         counter = ValueCounter() if self._max_values is not None else None
         async for chunk in self._inner:
             seen += len(chunk)
             if seen > self._limit:
                 self._on_cap("max_message_bytes")
-                raise MessageTooLarge("the response is over the host's byte cap")
+                raise _MessageTooLarge("the response is over the host's byte cap")
             if (
                 counter is not None
                 and self._max_values is not None
                 and counter.feed(chunk) > self._max_values
             ):
                 self._on_cap("max_message_values")
-                raise MessageTooLarge("the response holds more JSON values than the host parses")
+                raise _MessageTooLarge("the response holds more JSON values than the host parses")
             yield chunk
 
     async def aclose(self) -> None:
