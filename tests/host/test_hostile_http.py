@@ -188,3 +188,16 @@ def test_value_counter_counts_structure_only_whatever_the_chunking(
     for start in range(0, len(data), size):
         counter.feed(data[start : start + size])
     assert counter.count == _values(value)
+
+
+@pytest.mark.parametrize("status", [404, 500, 503])
+async def test_other_http_errors_keep_their_words_too(base: str, status: int) -> None:
+    client = fastmcp.Client(f"{base}/http_error-{status}/mcp", timeout=10)
+    host = ContractClient(client)
+    with pytest.raises(ProtocolError):
+        await host.__aenter__()
+    error = host.session.http_guard.last_error
+    assert error is not None and error.status == status
+    assert error.message is not None and error.message.startswith(
+        "upstream said no\x1b"
+    )  # raw: sanitized when shown

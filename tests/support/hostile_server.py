@@ -23,6 +23,7 @@ Modes:
 * ``bad_version`` — ``server/discover`` offers only ``1999-01-01`` and ``initialize`` answers it;
 * ``unauthorized`` — HTTP 401 whose body is a JSON-RPC ``-32001`` error;
 * ``forbidden_host`` — HTTP 403 ``text/plain`` "Access is only allowed at localhost:3000";
+* ``http_error-<status>`` — that HTTP status, ``text/plain`` words with control bytes in them;
 * ``dying`` (stdio) — writes ESC/BEL on stderr and exits before answering.
 """
 
@@ -150,6 +151,8 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
         return 401, {"jsonrpc": "2.0", "id": None, "error": error}
     if mode == "forbidden_host":
         return 403, "Access is only allowed at localhost:3000\n"
+    if mode == "http_error":  # http_error-<status>: plain text with the server's words
+        return size, f"upstream said no{EVIL}\nsecond line\n"
     if method == "server/discover":
         if mode == "bad_version":
             return ok(_discover(versions=["1999-01-01"]))
