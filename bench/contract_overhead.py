@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:  # allow `python bench/contract_overhead.py` as we
 
 import fastmcp  # noqa: E402
 
+from agent_connector_sdk.mcp.host import HostOptions  # noqa: E402
 from agent_connector_sdk.mcp.host.contract_client import ContractClient  # noqa: E402
 
 WARMUP_CALLS = 100
@@ -229,7 +230,9 @@ async def gate_overhead(pairs: int) -> None:
         async with (
             fastmcp.Client(gated_url) as raw,
             # Confirmation is the host's UI, not gate overhead: opted out so both sides send the same call.
-            ContractClient(fastmcp.Client(gated_url), require_confirmation=False) as contract,
+            ContractClient(
+                fastmcp.Client(gated_url), options=HostOptions(require_confirmation=False)
+            ) as contract,
         ):
             await raw.list_tools()
             await contract.discover_tools()

@@ -24,6 +24,7 @@ from agent_connector_sdk.demo.contract_lab import (
 )
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
@@ -236,7 +237,9 @@ def authed_lab() -> Iterator[str]:
 
 
 async def _complete(url: str, token: str, ref: dict[str, Any], argument: str, value: str) -> Any:
-    async with ContractClient(fastmcp.Client(url, auth=token), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(url, auth=token), options=HostOptions(require_confirmation=False)
+    ) as client:
         return await client.complete(ref, argument, value)
 
 
@@ -252,7 +255,7 @@ async def test_analyst_never_receives_production(authed_lab: str, ref: dict[str,
 
 async def test_completion_is_rate_limited_per_caller(authed_lab: str) -> None:
     async with ContractClient(
-        fastmcp.Client(authed_lab, auth="analyst-token"), require_confirmation=False
+        fastmcp.Client(authed_lab, auth="analyst-token"), options=HostOptions(require_confirmation=False)
     ) as analyst:
         for _ in range(5):
             await analyst.complete(ENVIRONMENT_PROMPT, "environment", "st")
@@ -374,7 +377,9 @@ async def test_fastmcp_wrapped_results_get_their_compatibility_text_and_pass_the
         return [1, 2, 3]
 
     gated_http_app(server)
-    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(server), options=HostOptions(require_confirmation=False)
+    ) as client:
         await client.discover_tools()
         result = await client.call("numbers", {})
     assert result.structured_content == {"result": [1, 2, 3]}

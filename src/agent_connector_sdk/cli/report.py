@@ -21,6 +21,7 @@ __all__ = [
     "CallReport",
     "CompletionProbe",
     "DisclosureCheck",
+    "FindingReport",
     "HeaderPolicy",
     "HeaderRule",
     "HeaderSample",
@@ -112,6 +113,17 @@ class DisclosureCheck(BaseModel):
     reason: str | None = None
 
 
+class FindingReport(BaseModel):
+    """A project rule the server breaks that the ``default`` profile reports instead of rejecting
+    (the README's rule table lists the rules; ``strict`` turns each into a rejection)."""
+
+    model_config = _FROZEN
+    rule: str = Field(description="rule id from the rule table, e.g. text-serialization")
+    category: str = Field(description="the category a strict host rejects with")
+    message: str
+    path: str | None = None
+
+
 class ToolReview(BaseModel):
     """Everything the reviewer learned about one tool."""
 
@@ -127,6 +139,9 @@ class ToolReview(BaseModel):
     admission: AdmissionVerdict
     headers: HeaderPolicy
     disclosure: DisclosureCheck | None = None
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the admitted descriptor breaks (default profile)"
+    )
 
 
 class SearchReport(BaseModel):
@@ -167,6 +182,20 @@ class CallReport(BaseModel):
     content_types: list[str] = Field(default_factory=list)
     structured_content: Any = None
     is_error: bool | None = None
+    text: str | None = Field(
+        default=None,
+        description=(
+            "the server's own words: the result's text blocks (also of a tool error or a rejected "
+            "result), sanitized and capped"
+        ),
+    )
+    code: int | None = Field(default=None, description="the JSON-RPC error code the server answered")
+    message: str | None = Field(
+        default=None, description="the server's JSON-RPC error message, sanitized and capped"
+    )
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the result breaks (default profile)"
+    )
 
 
 class ReviewSummary(BaseModel):
@@ -177,6 +206,9 @@ class ReviewSummary(BaseModel):
     rejected: list[str]
     disclosure_failures: list[str]
     findings: int
+    project_findings: int = Field(
+        default=0, description="project-rule findings reported without rejecting (default profile)"
+    )
 
 
 class ReviewReport(BaseModel):
@@ -186,7 +218,9 @@ class ReviewReport(BaseModel):
     report_version: Literal[1] = REPORT_VERSION
     target: Target
     server: ServerIdentity | None = None
-    profile: Literal["strict", "spec"]
+    profile: Literal["default", "strict"] = Field(
+        description="default: spec MUST rules reject, project rules are findings; strict: both reject"
+    )
     header_gates: Literal["applicable", "not_applicable"]
     page_trace: list[str | None] = Field(
         default_factory=list,

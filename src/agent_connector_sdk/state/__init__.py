@@ -15,6 +15,7 @@ from agent_connector_sdk.state.base import (
     StateBackend,
     StateBackendError,
     StateConfigError,
+    StateNotInitialized,
     StateUnavailable,
 )
 from agent_connector_sdk.state.config import (
@@ -38,6 +39,7 @@ __all__ = [
     "StateBackend",
     "StateBackendError",
     "StateConfigError",
+    "StateNotInitialized",
     "StateUnavailable",
     "describe_state_url",
     "open_state_backend",

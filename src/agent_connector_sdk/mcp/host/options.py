@@ -13,17 +13,18 @@ silently truncated report).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+
+# Profile: one definition, shared with the pure rules (contracts.findings); the host profile selects them.
+from agent_connector_sdk.mcp.contracts.findings import Profile
 
 if TYPE_CHECKING:  # the session module imports this one
     from agent_connector_sdk.audit import AuditSink
 
 __all__ = ["HostBounds", "HostOptions", "Profile"]
 
-Profile = Literal["default", "strict"]
-"""``default``: spec MUST rules reject, project rules are findings. ``strict``: project rules reject too."""
 
 
 @dataclass(frozen=True, slots=True)
