@@ -1,6 +1,11 @@
 """``agent-connector state``: switch a tool off or on for every replica sharing a state store.
 
-    agent-connector state disable repos_delete --state redis://127.0.0.1:6379/0 --namespace github
+A namespace is initialised once per store (``init``, with the tools to keep off) and again after the
+store lost its data: until then replicas refuse its tools, so an empty store never switches withdrawn
+tools back on.
+
+    agent-connector state init repos_delete --state redis://127.0.0.1:6379/0 --namespace github
+    agent-connector state disable repos_delete --state ... --namespace github
     agent-connector state enable repos_delete --state ... --namespace github
     agent-connector state status --state ... --namespace github
 
@@ -56,6 +61,28 @@ def disable(tool: Tool, /, *, state: StateUrl = None, namespace: Namespace = "de
 def enable(tool: Tool, /, *, state: StateUrl = None, namespace: Namespace = "default") -> int:
     """Switch TOOL back on on every replica."""
     return _switch(tool, enabled=True, state=state, namespace=namespace)
+
+
+@app.command
+def init(
+    *keep_off: Annotated[str, Parameter(help="tools to keep switched off (none: every tool on)")],
+    state: StateUrl = None,
+    namespace: Namespace = "default",
+    replace: Annotated[
+        bool, Parameter(help="re-initialise a namespace that is already initialised", negative=())
+    ] = False,
+) -> int:
+    """Initialise the namespace in the store with exactly KEEP-OFF switched off (once per store, and
+    again after the store lost its data: until then replicas refuse the namespace's tools)."""
+
+    async def initialise(backend: StateBackend) -> str:
+        generation = await backend.catalog.initialize(namespace, frozenset(keep_off), replace=replace)
+        return (
+            f"{namespace} initialised; switched off: {', '.join(sorted(set(keep_off))) or '(none)'}; "
+            f"generation {generation}"
+        )
+
+    return _run(state, initialise)
 
 
 @app.command
