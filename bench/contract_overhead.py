@@ -67,19 +67,22 @@ def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
     if kind == "gated":
         app = gated_http_app(server, stateless_http=True)
     elif kind == "output-check-only":
-        from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
+        from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+        from agent_connector_sdk.mcp.server.resolution import install_resolution
 
         server.add_middleware(OutputSelfCheck())
-        server.add_transform(ResolvedToolRecorder())
+        install_resolution(server, None, arguments=False)  # only records the resolved tool for the check
         app = server.http_app(stateless_http=True)
     elif kind == "header-gate-only":
         from starlette.middleware import Middleware
 
-        from agent_connector_sdk.mcp.server.header_gate import install_header_gate
-        from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+        from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
+        from agent_connector_sdk.mcp.server.parity import HeaderParityGate
+        from agent_connector_sdk.mcp.server.resolution import install_resolution
 
-        install_header_gate(server)
-        gate = Middleware(HeaderParityMiddleware, server=server)
+        headers = HeaderParityGate()
+        install_resolution(server, headers)
+        gate = Middleware(HeaderParityMiddleware, server=server, gate=headers)
         app = server.http_app(stateless_http=True, middleware=[gate])
     else:
         app = server.http_app(stateless_http=True)

@@ -39,6 +39,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "StateBackend",
         "StateBackendError",
         "StateConfigError",
+        "StateNotInitialized",
         "StateUnavailable",
         "describe_state_url",
         "open_state_backend",
@@ -50,7 +51,6 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "agent_connector_sdk.cli": [
         "app",
-        "build_serve_app",
         "main",
         "main_exit",
     ],
@@ -264,14 +264,11 @@ PUBLIC_API: dict[str, list[str]] = {
         "HeaderParityGate",
         "HeaderParityMiddleware",
         "OutputSelfCheck",
-        "ResolvedToolRecorder",
         "ServerGates",
         "Suggestion",
         "caller_key",
         "first_conforming_placeholder",
         "gated_http_app",
-        "install_gates",
-        "install_header_gate",
     ],
 }
 

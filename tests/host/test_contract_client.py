@@ -44,7 +44,7 @@ from agent_connector_sdk.mcp.host.errors import (
     ToolExecutionError,
     TransportFailure,
 )
-from agent_connector_sdk.mcp.server.app import install_gates
+from agent_connector_sdk.mcp.server import ServerGates
 from tests.support.http_server import serve_asgi
 
 
@@ -104,7 +104,7 @@ async def _discovered(target: FastMCP[Any] | str) -> AsyncIterator[ContractClien
 @pytest.fixture
 def lab() -> FastMCP[Any]:
     server = contract_lab_server(empty_cursor_pages=True)
-    install_gates(server)
+    ServerGates().install(server)
     return server
 
 

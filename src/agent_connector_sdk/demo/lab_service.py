@@ -38,6 +38,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
 
 __all__ = [
     "ANALYST_TOKEN",
@@ -108,6 +109,7 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
     )
     server.add_transform(search)
     register_schema_resources(server, search, hidden)
+    cache_tool_catalog(server, search)  # the lab never edits a tool in place
     return server
 
 

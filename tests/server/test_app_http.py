@@ -344,14 +344,20 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pyt
 
 
 def test_installing_twice_does_not_stack_gates() -> None:
+    from agent_connector_sdk.mcp.compat import installed_tool_resolution
     from agent_connector_sdk.mcp.server import OutputSelfCheck
-    from agent_connector_sdk.mcp.server.output_check import ResolvedToolRecorder
+    from agent_connector_sdk.mcp.server.resolution import ResolutionGate
 
     server = contract_lab_server()
+    transforms = len(server.transforms)
     gated_http_app(server)
+    hook = installed_tool_resolution(server)
     gated_http_app(server)
     assert sum(isinstance(m, OutputSelfCheck) for m in server.middleware) == 1
-    assert sum(isinstance(t, ResolvedToolRecorder) for t in server.transforms) == 1
+    # One resolution hook, installed once (the second install wraps nothing), and no transform added.
+    assert isinstance(hook, ResolutionGate) and installed_tool_resolution(server) is hook
+    assert not isinstance(hook.original, ResolutionGate)
+    assert len(server.transforms) == transforms
 
 
 async def test_completion_for_a_prompt_the_caller_cannot_see_is_empty(authed_lab: str) -> None:
