@@ -595,8 +595,14 @@ async def _probe_completion(host: ContractClient) -> CompletionProbe:
                 advertised=True, ref=ref, argument=argument, category=error.category, reason=str(error)
             )
         except JsonRpcError as error:
+            # The family's one label; the code and the server's own message (sanitized, capped).
+            words = sanitize_text(str(error.message), SERVER_TEXT_LIMIT)
             return CompletionProbe(
-                advertised=True, ref=ref, argument=argument, category="protocol_error", reason=str(error)
+                advertised=True,
+                ref=ref,
+                argument=argument,
+                category=error.category,
+                reason=f"JSON-RPC error {error.code}: {words}",
             )
         return CompletionProbe(
             advertised=True,
