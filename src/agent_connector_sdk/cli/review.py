@@ -1,12 +1,15 @@
 """The contract reviewer: run the host side over a real session and say what a host would do.
 
-Thin on purpose: discovery, admission and calls go through ``ContractClient``; tools hidden behind a
-search transform go through ``SchemaDisclosureConsumer`` (search → manifest → fragments → verified
-reconstruction → admission of the reconstructed descriptor → validated call), both over the *same*
-``fastmcp.Client`` session. This module only orders those steps and records what they said in a
-:class:`~agent_connector_sdk.cli.report.ReviewReport`. Header policy comes from the contracts' own
-codec (``header_annotations``, ``header_text``, ``encode_header_value``) applied to the reviewer's
-synthetic sample values.
+Thin on purpose: ONE :class:`~agent_connector_sdk.mcp.host.HostSession` for the connection (one core,
+one audit trail, the profile from ``--strict``), with both faces over it: discovery, admission and
+calls through ``ContractClient``; tools hidden behind a search transform through
+``SchemaDisclosureConsumer`` (search → manifest → fragments → verified reconstruction → admission of
+the reconstructed descriptor → validated call). One ``tools/list``: rejected descriptors come with
+their rejections, header policy from the annotations the core read at Admit (the contracts' codec
+applied to the reviewer's synthetic sample values). Errors arrive as their own families and are
+recorded by class, never decoded from strings; the server's own words (tool text, JSON-RPC message)
+are kept, sanitized and capped. This module only orders those steps and records what they said in a
+:class:`~agent_connector_sdk.cli.report.ReviewReport`.
 """
 
 from __future__ import annotations
