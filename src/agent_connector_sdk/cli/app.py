@@ -152,6 +152,9 @@ def review(
         ),
     ] = False,
     timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
+    deadline: Annotated[
+        float, Parameter(help="seconds for the whole review: connect, every page, search, disclosures, call")
+    ] = 300.0,
     header: Annotated[
         list[str] | None,
         Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
@@ -190,6 +193,8 @@ def review(
         return 0
     if timeout <= 0:
         raise CliError("--timeout must be a positive number of seconds")
+    if not deadline > 0:  # also refuses NaN
+        raise CliError("--deadline must be a positive number of seconds")
     sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
     if sources != 1:
         raise CliError(
@@ -220,6 +225,7 @@ def review(
     options = ReviewOptions(
         profile=profile,
         timeout=timeout,
+        deadline=deadline,
         headers=headers,
         token=token,
         search_patterns=tuple(search or (".*",)),
