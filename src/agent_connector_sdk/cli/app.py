@@ -26,8 +26,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.output import current_output, writing_to
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
