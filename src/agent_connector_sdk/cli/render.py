@@ -141,6 +141,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             console.print(f"         content blocks: {escape(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
             console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
+    _render_contract(report, console)
     summary = report.summary
     console.print(
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
@@ -182,3 +183,37 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             f"[red]{escape(tool.headers.category or '')}[/red]: {escape(tool.headers.reason or '')}",
         )
     console.print(table)
+
+
+def _render_contract(report: ReviewReport, console: Console) -> None:
+    """Poisoning findings, the contract lock's verdict per tool, and the server's skills."""
+    for tool in report.tools:
+        for finding in tool.findings:
+            console.print(
+                f"finding  {escape(tool.name or '?')}: [yellow]{escape(finding.rule)}[/yellow] "
+                f"({escape(finding.category)}) {escape(finding.message)}"
+            )
+    if report.lock is not None:
+        lock = report.lock
+        where = "" if lock.entry else " (no entry for this server: every tool is new)"
+        console.print(
+            f"lock     {escape(lock.file)} for {escape(lock.server)}{where}: "
+            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
+        )
+        for drift in lock.tools:
+            if drift.status == "unchanged":
+                continue  # counted above; a drift report lists what needs a person's attention
+            style = "red"
+            detail = ""
+            if drift.fields and drift.status == "changed":
+                detail = f" ({escape(', '.join(drift.fields))})"
+            elif drift.previous is not None:
+                detail = f" (was {escape(drift.previous)})"
+            console.print(f"         {escape(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+    if report.skills is not None:
+        console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        for skill in report.skills:
+            console.print(
+                f"         {escape(skill.name)}: {escape(skill.description)} "
+                f"({count(skill.files, 'file')}, {escape(skill.uri)})"
+            )

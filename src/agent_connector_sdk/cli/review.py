@@ -35,6 +35,7 @@ from agent_connector_sdk.cli.report import (
     CallReport,
     CompletionProbe,
     DisclosureCheck,
+    FindingReport,
     HeaderPolicy,
     HeaderRule,
     HeaderSample,
@@ -49,8 +50,10 @@ from agent_connector_sdk.cli.report import (
 from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
+from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.contracts.poisoning import poisoning_findings
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import CallSummary
 from agent_connector_sdk.mcp.host.contract_client import (
@@ -76,6 +79,7 @@ __all__ = [
     "quiet_sdk_loggers",
     "review_server",
     "summarize",
+    "with_contract_checks",
 ]
 
 Profile = Literal["strict", "spec"]
@@ -179,12 +183,41 @@ def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findin
     rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
     failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
     call_failed = call is not None and call.outcome not in ("validated", "tool_error")
+    project = sum(len(t.findings) for t in tools)  # project-rule findings (tool poisoning)
     return ReviewSummary(
         admitted=admitted,
         rejected=rejected,
         disclosure_failures=failures,
-        findings=len(rejected) + len(failures) + int(call_failed) + extra_findings,
+        findings=len(rejected) + len(failures) + int(call_failed) + extra_findings + project,
     )
+
+
+def with_contract_checks(
+    tools: Sequence[ToolReview], *, search_tool: str | None = None, other_servers: Sequence[str] = ()
+) -> list[ToolReview]:
+    """Each tool with its contract fingerprint and its poisoning findings (project rules).
+
+    A search transform's pair (the search tool and ``call_tool``) name each other by design, so those
+    two references are not findings.
+    """
+    names = [t.name for t in tools if t.name is not None]
+    companions = {search_tool, "call_tool"} if search_tool is not None else set()
+    checked = []
+    for tool in tools:
+        if tool.descriptor is None:
+            checked.append(tool)
+            continue
+        others = [n for n in names if not (tool.name in companions and n in companions)]
+        findings = [
+            FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path)
+            for f in poisoning_findings(tool.descriptor, other_tools=others, other_servers=other_servers)
+        ]
+        try:
+            digest: str | None = fingerprint(tool.descriptor).sha256
+        except AdmissionError:
+            digest = None
+        checked.append(tool.model_copy(update={"fingerprint": digest, "findings": findings}))
+    return checked
 
 
 def build_review_report(
@@ -201,6 +234,7 @@ def build_review_report(
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
+    tools = with_contract_checks(tools, search_tool=search.tool if search is not None else None)
     return ReviewReport(
         target=target,
         server=server,

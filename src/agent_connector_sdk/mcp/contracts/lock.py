@@ -219,9 +219,7 @@ def _against(locked: LockedTool | None, current: ContractFingerprint) -> ToolDri
     if locked.sha256 == current.sha256:
         return ToolDrift(current.name, "unchanged")
     changed = tuple(
-        field
-        for field in CONTRACT_FIELDS
-        if locked.fields.get(field) != current.fields.get(field)
+        field for field in CONTRACT_FIELDS if locked.fields.get(field) != current.fields.get(field)
     )
     return ToolDrift(current.name, "changed", changed)
 
