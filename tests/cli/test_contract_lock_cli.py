@@ -184,7 +184,8 @@ def test_poisoning_findings_offline_human_json_and_sarif(tmp_path: Path) -> None
     assert ("admit/sensitive_header", "warning") not in levels
     assert ("poisoning/instruction-markup", "warning") in levels
     assert len(run["results"]) == 4  # one per finding or rejection
-    assert run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == str(descriptors)
+    first = run["results"][0]["locations"][0]
+    assert first["physicalLocation"]["artifactLocation"]["uri"] == str(descriptors)
 
 
 def test_every_kind_of_result_is_valid_sarif(tmp_path: Path) -> None:
@@ -196,7 +197,9 @@ def test_every_kind_of_result_is_valid_sarif(tmp_path: Path) -> None:
         output_kind="none",
         admission=AdmissionVerdict(decision="rejected", category="undisclosed", reason="not verified"),
         headers=HeaderPolicy(applicable=True),
-        disclosure=DisclosureCheck(verified=False, step="verify", category="corrupt", reason="digest differs"),
+        disclosure=DisclosureCheck(
+            verified=False, step="verify", category="corrupt", reason="digest differs"
+        ),
     )
     report: ReviewReport = build_review_report(
         target=Target(kind="stdio", address="python server.py --flag"),
