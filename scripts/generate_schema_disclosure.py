@@ -5,8 +5,8 @@
 ``SchemaFragment.model_json_schema()``, and ``schemas/review-report.schema.json`` (the output of
 ``agent-connector review --json``) from ``ReviewReport.model_json_schema()``, and
 ``schemas/contract-lock.schema.json`` (``review --write-lock``) from ``ContractLock.model_json_schema()``.
-Each artifact is also written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package data. ``--check``
-writes nothing and exits 1 naming each stale file.
+Each artifact is also written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package
+data. ``--check`` writes nothing and exits 1 naming each stale file.
 
 The manifest schema holds the shared identity as ``$defs/SchemaIdentity``; the fragment schema refers
 to it by ``$id`` and adds only its own three fields, with ``unevaluatedProperties: false`` so unknown
