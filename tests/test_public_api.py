@@ -244,6 +244,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "ParameterHeader",
         "ReadRefusalCategory",
         "SchemaNavigation",
+        "ToolHints",
         "VerifiedSchemaSnapshots",
         "VisibleToolSchemas",
         "authorize_disclosure_read",
@@ -252,6 +253,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "serve_disclosure_read",
         "summarize_arguments",
         "summarize_parameter_headers",
+        "summarize_tool_hints",
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",

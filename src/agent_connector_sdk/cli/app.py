@@ -8,6 +8,7 @@ server that could not be reviewed — with one line on stderr saying why; **130*
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
+from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -259,10 +261,14 @@ def review(
             and not target[0].startswith(("http:", "https:"))
             and " " not in target[0]
             and "/" not in target[0]
+            and any(mark in target[0] for mark in ".:")
+            and shutil.which(target[0]) is None
         ):
+            # `localhost:8000` or `example.com`: a server address without its scheme (the parser
+            # swallows `--`, so a bare program name is run as the stdio command it most likely is).
             raise CliError(
-                f"{json.dumps(target[0])[:80]} is not a URL; "
-                f"for a stdio server use `review -- {target[0]} ...`"
+                f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
+                f"for an HTTP server write http://{target[0]}/mcp"
             )
         else:
             import shlex
@@ -318,7 +324,8 @@ def _finish(
     if contract is not None:
         report = _contract_outputs(report, contract)
     if json_output:
-        out.write(report.model_dump_json(indent=2) + "\n")
+        # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
+        out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
@@ -450,6 +457,14 @@ def serve(
     replica_id: Annotated[
         str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
     ] = None,
+    upstream_errors: Annotated[
+        Literal["generic", "echo"],
+        Parameter(
+            help="--openapi: what a caller learns when the upstream answers an error status: "
+            "generic (the status only; the body goes to the log, bounded) or echo (also a bounded "
+            "excerpt of the body, which may carry secrets)"
+        ),
+    ] = "generic",
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -461,6 +476,7 @@ def serve(
         bind_socket,
         build_openapi_app,
         is_loopback,
+        log_disclosure_read_path,
         one_line_logging,
         run_server,
     )
@@ -469,6 +485,8 @@ def serve(
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if upstream is not None and openapi is None:
         raise CliError("--upstream only applies with --openapi")
+    if upstream_errors != "generic" and openapi is None:
+        raise CliError("--upstream-errors only applies with --openapi")
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -489,7 +507,11 @@ def serve(
             from agent_connector_sdk.cli.sources import load_openapi
 
             app_, tools = build_openapi_app(
-                load_openapi(str(openapi)), upstream=upstream, state=shared, replica_id=replica_id
+                load_openapi(str(openapi)),
+                upstream=upstream,
+                state=shared,
+                replica_id=replica_id,
+                upstream_errors=upstream_errors,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
@@ -506,6 +528,7 @@ def serve(
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    log_disclosure_read_path(app_)
     sock = bind_socket(host, port)
 
     def announce(url: str) -> None:
@@ -648,11 +671,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
     except CliError as error:
-        print(f"agent-connector: {error}", file=sys.stderr)
+        # One line, whatever the server put in it (its words are quoted in some messages).
+        print(f"agent-connector: {sanitize_text(str(error), 1_000)}", file=sys.stderr)
         return error.exit_code
     except CycloptsError as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        print(f"agent-connector: {lines[0] if lines else type(error).__name__} (see --help)", file=sys.stderr)
+        first = sanitize_text(lines[0] if lines else type(error).__name__, 300)
+        print(f"agent-connector: {first} (see --help)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("agent-connector: interrupted", file=sys.stderr)

@@ -130,6 +130,8 @@ def explain_unreachable(
         if isinstance(cause, httpx2.ConnectError | httpx2.NetworkError):
             return f"cannot connect to {target}: {type(cause).__name__}"
     for cause in causes:
-        if isinstance(cause, FileNotFoundError | PermissionError):
-            return f"cannot start {target}: {type(cause).__name__}"
+        if isinstance(cause, FileNotFoundError):
+            return f"cannot start {target}: program not found (is it installed and on PATH?)"
+        if isinstance(cause, PermissionError):
+            return f"cannot start {target}: permission denied (is the program executable?)"
     return f"cannot review {target}: {type(error).__name__}"

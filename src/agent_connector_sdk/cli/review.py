@@ -71,6 +71,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
 )
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = [
     "ReviewOptions",
@@ -312,7 +313,7 @@ def _last_line(path: Path | None) -> str | None:
     except OSError:
         return None
     last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return last[:200] if last else None
+    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
 
 
 async def _http_status(target: Target, options: ReviewOptions) -> int | None:

@@ -18,10 +18,24 @@ from typing import Any, Final, TextIO
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
-from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
+from agent_connector_sdk.connectors.openapi import (
+    UpstreamErrorMode,
+    build_openapi_server,
+    tool_disclosure_origins,
+)
 from agent_connector_sdk.connectors.sources import OpenAPISource
 
-__all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
+__all__ = [
+    "bind_socket",
+    "build_openapi_app",
+    "disclosure_read_path",
+    "is_loopback",
+    "log_disclosure_read_path",
+    "one_line_logging",
+    "run_server",
+]
+
+logger = logging.getLogger(__name__)
 
 _LOGGERS: Final = ("uvicorn", "uvicorn.error", "uvicorn.access", "fastmcp", "mcp", "agent_connector_sdk")
 
@@ -85,6 +99,9 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
         logger.handlers = [handler]
         logger.propagate = False
         logger.setLevel(level)
+    # The start-up line saying how disclosure reads resolve (log_disclosure_read_path) is INFO when all is
+    # well and must still be seen: this one logger is one level more talkative than the rest.
+    logging.getLogger(__name__).setLevel(min(level, logging.INFO))
 
 
 def build_openapi_app(
@@ -93,10 +110,12 @@ def build_openapi_app(
     upstream: str | None,
     state: str | None = None,
     replica_id: str | None = None,
+    upstream_errors: UpstreamErrorMode = "generic",
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
-    document's ``info``. Returns the ASGI app and the tool count."""
+    document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
+    error body (default: the status and a generic message). Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -112,7 +131,9 @@ def build_openapi_app(
             "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
         )
     title, version = document_info(source.document)
-    openapi = build_openapi_server(source.document, base_url=base_url, name=title, version=version)
+    openapi = build_openapi_server(
+        source.document, base_url=base_url, name=title, version=version, upstream_errors=upstream_errors
+    )
 
     # Lazy: each disclosure is built on its first read, from the schemas that read sees, so start-up
     # lists and hashes nothing per operation (the source document is hashed once).
@@ -131,6 +152,30 @@ def build_openapi_app(
             disclosures
         )
     return gated_http_app(server, stateless_http=True), len(disclosures)
+
+
+def disclosure_read_path(app: Any) -> str | None:
+    """Why disclosure reads on ``app`` (as :func:`build_openapi_app` or the lab build it) take the exact
+    whole-catalog path, ``None`` when they resolve by name; ``"no disclosure registry"`` when the app
+    serves none."""
+    from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
+
+    inner = getattr(app, "app", app)  # a replica wraps the gated app
+    server = getattr(getattr(inner, "state", None), "fastmcp_server", None)
+    registry = SchemaDisclosureRegistry.of(server) if server is not None else None
+    if registry is None:
+        return "no disclosure registry"
+    return registry.fast_path_blocker()
+
+
+def log_disclosure_read_path(app: Any) -> None:
+    """One start-up line: do disclosure reads resolve by name (cost independent of the catalog's size)
+    or fall back to listing the caller's whole catalog per read, and why."""
+    blocker = disclosure_read_path(app)
+    if blocker is None:
+        logger.info("disclosure reads resolve by name (cost independent of the catalog's size)")
+    else:
+        logger.warning("disclosure reads list the whole catalog per read: %s", blocker)
 
 
 def run_server(app: Any, sock: socket.socket, announce: Callable[[str], None]) -> None:

@@ -128,6 +128,11 @@ _EVIDENCE_OUTPUT: dict[str, Any] = {
 }
 
 
+# The lab's tools that only read say so, through tools/list and through search alike: a host confirms
+# only the tools that may write (route_shipment, nested_route carry no hints, so they "may write").
+_READ_ONLY = mcp_types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+
 class Route(BaseModel):
     region: str
     priority: int
@@ -253,7 +258,7 @@ def contract_lab_server(
         """Route a shipment; gateways route on the Mcp-Param-Region header."""
         return Route(region=region, priority=priority, express=express, carrier="lab-post")
 
-    @server.tool
+    @server.tool(annotations=_READ_ONLY)
     def fetch_report(
         report_id: str,
         api_token: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Api-Token"})],
@@ -264,6 +269,7 @@ def contract_lab_server(
     server.add_tool(
         _RawTool(
             name="list_regions",
+            annotations=_READ_ONLY,
             description="Regions, as the array the output schema promises.",
             parameters=_OPEN_OBJECT,
             output_schema={"type": "array", "items": {"type": "string"}},
@@ -273,6 +279,7 @@ def contract_lab_server(
     server.add_tool(
         _RawTool(
             name="inventory_snapshot",
+            annotations=_READ_ONLY,
             description="Promises an object, returns an array (the server's output check withholds it).",
             parameters=_OPEN_OBJECT,
             output_schema={
@@ -286,6 +293,7 @@ def contract_lab_server(
     server.add_tool(
         _RawTool(
             name="flaky_search",
+            annotations=_READ_ONLY,
             description="Always fails; its failure must still conform to the array output schema.",
             parameters={"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
             output_schema={"type": "array", "items": {"type": "string"}},
@@ -313,6 +321,7 @@ def contract_lab_server(
     server.add_tool(
         _EvidenceSearch(
             name="search_evidence",
+            annotations=_READ_ONLY,
             title="Search evidence",
             description="Practice tool: find evidence items; routes on Mcp-Param-Region.",
             parameters=_EVIDENCE_INPUT,
@@ -322,6 +331,7 @@ def contract_lab_server(
     server.add_tool(
         _ContentGallery(
             name="content_gallery",
+            annotations=_READ_ONLY,
             description="Returns one text, image, audio, resource_link and embedded resource block.",
             parameters=_OPEN_OBJECT,
         )

@@ -23,7 +23,7 @@ Server side (``agent_connector_sdk.mcp.server``, ``demo``):
   ``FastMCP.get_tool``: FastMCP has no hook between "resolved, filtered, authorized" and "run", and its
   ``call_tool`` resolves through ``self.get_tool``.
 
-Disclosure read path (``schema_disclosure_provider``: resolving one tool by name instead of listing
+Disclosure read path (``mcp/server/disclosure.py``: resolving one tool by name instead of listing
 the whole catalog; on another FastMCP version :data:`SCALE_READ_PATH_SUPPORTED` is false and reads keep
 the exact full-catalog path, so an upgrade can cost speed, never correctness):
 

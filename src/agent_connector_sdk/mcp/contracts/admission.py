@@ -24,6 +24,20 @@ Duplicate names: *every* descriptor sharing a name is rejected, not only the lat
 cannot know which definition the server will execute for that name, and keeping the first would let a
 reordering server silently swap the contract under an admitted name. Failing closed on all of them is
 the only choice that never calls a tool under a schema it does not run.
+
+Bounds (each a policy field with a documented default; a host session applies its
+:class:`~agent_connector_sdk.mcp.host.options.HostBounds` on top, the stricter value winning):
+
+* ``name``: 1–:data:`MAX_TOOL_NAME_LENGTH` characters, none of them a control, format (bidi) or
+  separator character — ``malformed`` (a name like ``crlf\r\nX-Evil: 1`` is never admitted);
+* the descriptor's size (``max_descriptor_bytes``, UTF-8 JSON bytes, measured without serializing)
+  — ``malformed``; its schemas' nesting (``max_schema_depth`` JSON levels) — ``invalid_schema``;
+  both are measured before any schema check runs, so a 10,000-level schema costs one bounded walk;
+* ``x-mcp-header`` names at most ``max_header_name_length`` characters and at most
+  ``max_mirrored_headers`` annotations per tool — ``invalid_header_annotation``. The defaults (64 and
+  32) keep one call's ``Mcp-Param-*`` block well under common proxy limits (8 KiB).
+
+Every bound reason names the bound (``max_schema_depth (64)``), never the offending value.
 """
 
 from __future__ import annotations
@@ -48,6 +62,7 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
+    "MAX_TOOL_NAME_LENGTH",
     "SUPPORTED_DIALECTS",
     "AdmissionPolicy",
     "AdmissionReport",
@@ -80,6 +95,12 @@ DEFAULT_SENSITIVE_NAMES: Final = frozenset(
 
 _NON_ALNUM: Final = re.compile(r"[^a-z0-9]")
 
+MAX_TOOL_NAME_LENGTH: Final = 128
+"""The spec's bound on a tool name (1–128 characters)."""
+
+_UNPRINTABLE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Controls, format characters (bidi controls, zero-width joiners), surrogates, line separators."""
+
 
 @dataclass(frozen=True, slots=True)
 class AdmissionPolicy:
@@ -97,8 +118,21 @@ class AdmissionPolicy:
     profile: Literal["strict", "spec"] = "strict"
     sensitive_names: frozenset[str] = field(default=DEFAULT_SENSITIVE_NAMES)
     dialects: frozenset[DialectName] = field(default=ALL_DIALECTS)
+    max_descriptor_bytes: int = 1 << 20
+    max_schema_depth: int = 64
+    max_header_name_length: int = 64
+    max_mirrored_headers: int = 32
 
     def __post_init__(self) -> None:
+        for bound in (
+            "max_descriptor_bytes",
+            "max_schema_depth",
+            "max_header_name_length",
+            "max_mirrored_headers",
+        ):
+            value = getattr(self, bound)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"AdmissionPolicy.{bound} must be a positive integer")
         unknown = set(self.dialects) - ALL_DIALECTS
         if unknown:
             raise ValueError(
@@ -152,7 +186,67 @@ def _check_header_placement_elsewhere(schema: Any, where: str) -> None:
             )
 
 
+def _check_name(name: str) -> None:
+    if len(name) > MAX_TOOL_NAME_LENGTH:
+        raise AdmissionError("malformed", f"name is longer than {MAX_TOOL_NAME_LENGTH} characters")
+    if any(unicodedata.category(character) in _UNPRINTABLE_CATEGORIES for character in name):
+        raise AdmissionError("malformed", "name contains a control, format or separator character")
+
+
+def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
+    """Bound the descriptor's JSON size and its schemas' nesting in one iterative walk that stops at
+    the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk)."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(descriptor, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            if depth > policy.max_schema_depth:
+                raise AdmissionError(
+                    "invalid_schema",
+                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
+                )
+            size += 2 + len(value)
+            for key, member in value.items():
+                size += len(key) + 3 if isinstance(key, str) else 8
+                stack.append((member, depth + 1))
+        elif isinstance(value, list):
+            if depth > policy.max_schema_depth:
+                raise AdmissionError(
+                    "invalid_schema",
+                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
+                )
+            size += 2 + len(value)
+            stack.extend((member, depth + 1) for member in value)
+        elif isinstance(value, str):
+            size += 2 + (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass")))
+        else:
+            size += 8
+        if size > policy.max_descriptor_bytes:
+            raise AdmissionError(
+                "malformed",
+                f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})",
+            )
+
+
+def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) -> None:
+    if len(annotations) > policy.max_mirrored_headers:
+        raise AdmissionError(
+            "invalid_header_annotation",
+            f"inputSchema: {len(annotations)} x-mcp-header annotations, more than max_mirrored_headers "
+            f"({policy.max_mirrored_headers})",
+        )
+    for annotation in annotations:
+        if len(annotation.name) > policy.max_header_name_length:
+            raise AdmissionError(
+                "invalid_header_annotation",
+                f"inputSchema{annotation.pointer}: the x-mcp-header name is longer than "
+                f"max_header_name_length ({policy.max_header_name_length})",
+            )
+
+
 def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
+    _check_size(descriptor, policy)
     input_schema = descriptor.get("inputSchema")
     if not isinstance(input_schema, Mapping):
         raise AdmissionError("malformed", "inputSchema must be a JSON object")
@@ -174,7 +268,9 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) ->
         )
     if isinstance(output_schema, Mapping):
         _check_header_placement_elsewhere(output_schema, "outputSchema")
-    for annotation in header_annotations(input_schema, placement=policy.profile):
+    annotations = header_annotations(input_schema, placement=policy.profile)
+    _check_header_bounds(annotations, policy)
+    for annotation in annotations:
         property_name = annotation.path[-1]
         if is_sensitive_name(annotation.name, policy.sensitive_names) or is_sensitive_name(
             property_name, policy.sensitive_names
@@ -210,6 +306,7 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
                 raise AdmissionError("malformed", "descriptor must be a JSON object")
             if tool is None:
                 raise AdmissionError("malformed", "name must be a non-empty string")
+            _check_name(tool)
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
             _check_descriptor(cast(Mapping[str, Any], item), policy)

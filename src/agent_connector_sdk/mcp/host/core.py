@@ -309,7 +309,14 @@ class HostCore:
         tool = self._listed.get(label) if label is not None else None
         if tool is None:
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
-            raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery")
+            hint = (
+                # FastMCP's search transforms list this tool in place of the ones they hide.
+                "; this server lists 'search_tools': a tool behind search is called through "
+                "SchemaDisclosureConsumer (discover, disclose, call)"
+                if "search_tools" in self._listed
+                else ""
+            )
+            raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery{hint}")
         return tool
 
     def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:

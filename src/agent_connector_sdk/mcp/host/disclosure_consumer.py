@@ -264,10 +264,25 @@ class DisclosedTool:
     @property
     def descriptor(self) -> dict[str, Any]:
         """A wire-shaped tool descriptor (camelCase) for the contracts' validators."""
-        descriptor: dict[str, Any] = {"name": self.manifest.alias, "inputSchema": self.input_schema}
-        if self.output_schema is not None:
-            descriptor["outputSchema"] = self.output_schema
+        descriptor = _descriptor(self.manifest.alias, self.input_schema, self.output_schema)
+        hints = _hints(self.selection.navigation)
+        if hints is not None:
+            descriptor["annotations"] = hints
         return descriptor
+
+
+def _descriptor(alias: str, input_schema: Any, output_schema: Any) -> dict[str, Any]:
+    descriptor: dict[str, Any] = {"name": alias, "inputSchema": input_schema}
+    if output_schema is not None:
+        descriptor["outputSchema"] = output_schema
+    return descriptor
+
+
+def _hints(entry: SchemaNavigation) -> dict[str, bool] | None:
+    """The navigation entry's tool hints, wire-shaped (``None`` when it states none)."""
+    if entry.annotations is None:
+        return None
+    return entry.annotations.model_dump(exclude_none=True)
 
 
 # ----------------------------------------------------------------------------------------- consumer
@@ -284,6 +299,9 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
         entry.schema_sha256,
         entry.fragment_count,
         entry.manifest_uri,
+        # The hints are not under the digests: a later search that sees them change (say readOnlyHint
+        # dropped) moves the catalog, so a tool selected under the old hints must be discovered again.
+        _hints(entry),
     )
 
 
@@ -522,9 +540,12 @@ class SchemaDisclosureConsumer:
         """Step 4: the host core's Admit gate on the reconstructed descriptor, before any call. The core
         keeps its own copy, by (alias, schema digest): calls validate against it, never against the
         caller-held DisclosedTool's (mutable, forgeable) dicts."""
-        descriptor: dict[str, Any] = {"name": manifest.alias, "inputSchema": document["inputSchema"]}
-        if document["outputSchema"] is not None:
-            descriptor["outputSchema"] = document["outputSchema"]
+        descriptor = _descriptor(manifest.alias, document["inputSchema"], document["outputSchema"])
+        # The entry's hints go into the admitted descriptor, so write confirmation decides on the same
+        # readOnlyHint/destructiveHint a listed tool carries (hints only ever add a confirmation).
+        hints = _hints(navigation)
+        if hints is not None:
+            descriptor["annotations"] = hints
         # A navigation entry may carry the tool's header map; when it does, it must agree with the
         # schema the digests prove (the schema decides; a disagreeing claim is refused, not trusted).
         known = (

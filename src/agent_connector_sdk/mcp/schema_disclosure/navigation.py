@@ -54,6 +54,7 @@ __all__ = [
     "ParameterHeader",
     "ReadRefusalCategory",
     "SchemaNavigation",
+    "ToolHints",
     "VerifiedSchemaSnapshots",
     "VisibleToolSchemas",
     "authorize_disclosure_read",
@@ -62,6 +63,7 @@ __all__ = [
     "serve_disclosure_read",
     "summarize_arguments",
     "summarize_parameter_headers",
+    "summarize_tool_hints",
 ]
 
 NAVIGATION_KIND: Final = "schema-navigation"
@@ -109,6 +111,23 @@ class ParameterHeader(BaseModel):
     type: HeaderType
 
 
+class ToolHints(BaseModel):
+    """The tool's behaviour hints (MCP ``ToolAnnotations``), as ``tools/list`` would show them.
+
+    Untrusted, exactly like the listing's: a host may only use them to *add* a confirmation (a tool
+    that does not say ``readOnlyHint: true``, or says ``destructiveHint: true``, may write)."""
+
+    model_config = _STRICT
+
+    readOnlyHint: StrictBool | None = None
+    destructiveHint: StrictBool | None = None
+    idempotentHint: StrictBool | None = None
+    openWorldHint: StrictBool | None = None
+
+
+_HINT_NAMES: Final = tuple(ToolHints.model_fields)
+
+
 class SchemaNavigation(BaseModel):
     """A search result entry that points at a tool's disclosed schemas instead of containing them.
 
@@ -135,6 +154,9 @@ class SchemaNavigation(BaseModel):
     """The tool's header map, so a host can send the ``Mcp-Param-*`` headers a call needs without
     reading the schema. ``None``: not stated (an older provider, invalid annotations, or more than
     :data:`MAX_NAVIGATION_HEADERS`) — read the schema. ``[]``: the tool declares none."""
+    annotations: ToolHints | None = None
+    """The tool's hints, so write confirmation decides on the same ``readOnlyHint``/``destructiveHint``
+    a listed tool would carry. ``None``: not stated (an older provider, or a tool without hints)."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -207,6 +229,16 @@ def summarize_parameter_headers(input_schema: Any) -> list[dict[str, Any]] | Non
     return [{"argument": list(a.path), "header": a.header, "type": a.type} for a in annotations]
 
 
+def summarize_tool_hints(annotations: Mapping[str, Any] | None) -> dict[str, bool] | None:
+    """The boolean hints of a tool's wire-form ``annotations`` (camelCase), JSON-ready for
+    :class:`ToolHints`; ``None`` when there are none. Anything but a real ``true``/``false`` is dropped
+    (as good as absent, which a host reads as "may write")."""
+    if not isinstance(annotations, Mapping):
+        return None
+    hints = {name: annotations[name] for name in _HINT_NAMES if isinstance(annotations.get(name), bool)}
+    return hints or None
+
+
 def _document_identity(input_schema: Any, output_schema: Any) -> tuple[SchemaDigests, int]:
     document, digests = encode_schema_document(input_schema, output_schema)
     return digests, len(split_utf8(document))
@@ -220,13 +252,15 @@ def build_navigation_entry(
     input_schema: Any,
     output_schema: Any,
     memo: SchemaIdentityMemo | None = None,
+    annotations: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``schema-navigation`` entry for one tool, as a JSON-ready dict valid for :class:`SchemaNavigation`.
 
     ``input_schema``/``output_schema`` must be the schemas exactly as the wire shows them; the digests
     and ``fragment_count`` are those a disclosure built from the same schemas has, so the entry's
     ``manifest_uri`` names the resource a provider serves for the tool as it is now. ``memo`` (optional)
-    skips re-hashing schemas fingerprinted before; the entry is the same.
+    skips re-hashing schemas fingerprinted before; the entry is the same. ``annotations`` (optional) are
+    the tool's wire-form ``annotations``; their boolean hints travel in the entry (:class:`ToolHints`).
     """
     cut = description is not None and len(description) > MAX_DESCRIPTION_CHARS
     arguments, omitted = summarize_arguments(input_schema)
@@ -244,6 +278,7 @@ def build_navigation_entry(
         "fragment_count": None,
         "manifest_uri": None,
         "headers": summarize_parameter_headers(input_schema),
+        "annotations": summarize_tool_hints(annotations),
     }
     try:
         if memo is None:
