@@ -342,7 +342,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
         from agent_connector_sdk.cli.sarif import sarif_log
 
         try:
-            text = json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+            text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
             contract.sarif.write_text(text, "utf-8")
         except OSError as error:
             raise CliError(

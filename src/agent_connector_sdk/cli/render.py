@@ -213,14 +213,14 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
     for tool in report.tools:
         for finding in tool.findings:
             console.print(
-                f"finding  {escape(tool.name or '?')}: [yellow]{escape(finding.rule)}[/yellow] "
-                f"({escape(finding.category)}) {escape(finding.message)}"
+                f"finding  {_s(tool.name or '?')}: [yellow]{_s(finding.rule)}[/yellow] "
+                f"({_s(finding.category)}) {_s(finding.message)}"
             )
     if report.lock is not None:
         lock = report.lock
         where = "" if lock.entry else " (no entry for this server: every tool is new)"
         console.print(
-            f"lock     {escape(lock.file)} for {escape(lock.server)}{where}: "
+            f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
             f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
         )
         for drift in lock.tools:
@@ -229,14 +229,14 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
             style = "red"
             detail = ""
             if drift.fields and drift.status == "changed":
-                detail = f" ({escape(', '.join(drift.fields))})"
+                detail = f" ({_s(', '.join(drift.fields))})"
             elif drift.previous is not None:
-                detail = f" (was {escape(drift.previous)})"
-            console.print(f"         {escape(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+                detail = f" (was {_s(drift.previous)})"
+            console.print(f"         {_s(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
     if report.skills is not None:
         console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
         for skill in report.skills:
             console.print(
-                f"         {escape(skill.name)}: {escape(skill.description)} "
-                f"({count(skill.files, 'file')}, {escape(skill.uri)})"
+                f"         {_s(skill.name)}: {_s(skill.description)} "
+                f"({count(skill.files, 'file')}, {_s(skill.uri)})"
             )

@@ -53,7 +53,7 @@ from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValue
 from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
 from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
-from agent_connector_sdk.mcp.contracts.poisoning import poisoning_findings
+from agent_connector_sdk.mcp.contracts.poisoning import SEARCH_PAIR, poisoning_findings
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import CallSummary
 from agent_connector_sdk.mcp.host.contract_client import (
@@ -202,7 +202,7 @@ def with_contract_checks(
     two references are not findings.
     """
     names = [t.name for t in tools if t.name is not None]
-    companions = {search_tool, "call_tool"} if search_tool is not None else set()
+    companions = ({search_tool} | SEARCH_PAIR) if search_tool is not None else set()
     checked = []
     for tool in tools:
         if tool.descriptor is None:
