@@ -21,7 +21,9 @@ from typing import Any, Final, Literal, cast
 
 import fastmcp
 import mcp_types
-from pydantic import TypeAdapter
+from fastmcp.skills import SkillsClientExtension
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
@@ -43,6 +45,7 @@ from agent_connector_sdk.cli.report import (
     ReviewSummary,
     SearchReport,
     ServerIdentity,
+    SkillEntry,
     Target,
     ToolReview,
     output_kind,
@@ -232,6 +235,7 @@ def build_review_report(
     search: SearchReport | None = None,
     completion: CompletionProbe | None = None,
     call: CallReport | None = None,
+    skills: list[SkillEntry] | None = None,
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
@@ -246,6 +250,7 @@ def build_review_report(
         tools=tools,
         completion=completion,
         call=call,
+        skills=skills,
         summary=summarize(tools, call, extra),
     )
 
@@ -266,7 +271,12 @@ def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
         # when the server dies its last line is quoted in the one-line error.
         transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
     return fastmcp.Client(
-        transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
+        transport,
+        auth=options.token,
+        timeout=options.timeout,
+        init_timeout=options.timeout,
+        # Opt into the Skills extension (SEP-2640) so the review can list a server's skills.
+        extensions=[SkillsClientExtension()],
     )
 
 
@@ -379,7 +389,26 @@ async def _review(
         search=search_report,
         completion=completion,
         call=call,
+        skills=await _list_skills(client),
     )
+
+
+async def _list_skills(client: fastmcp.Client[Any]) -> list[SkillEntry] | None:
+    """The server's skills over the Skills extension, or ``None`` when it offers none (not negotiated,
+    an older revision, or the listing failed: the review stands without it)."""
+    try:
+        skills = await client.list_skills(max_pages=10)
+    except (RuntimeError, MCPError, ValidationError):
+        return None
+    return [
+        SkillEntry(
+            name=skill.frontmatter.name,
+            description=skill.frontmatter.description,
+            uri=str(skill.uri),
+            files=len(skill.resources),
+        )
+        for skill in skills
+    ]
 
 
 async def _listed_reviews(

@@ -38,6 +38,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.skills import skills_provider
 
 __all__ = [
     "ANALYST_TOKEN",
@@ -108,6 +109,8 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
     )
     server.add_transform(search)
     register_schema_resources(server, search, hidden)
+    # The reviewer skill (SEP-2640 Skills extension: skills/list, skills/get, per-file digests).
+    server.add_provider(skills_provider())
     return server
 
 
