@@ -73,7 +73,8 @@ def _run(line: str, variables: dict[str, str], cwd: Path) -> subprocess.Complete
         at = words.index(">")
         words, redirect = words[:at], words[at + 1]
     if words[0] == "agent-connector":
-        argv = [sys.executable, "-c", "from agent_connector_sdk.cli import main_exit; main_exit()", *words[1:]]
+        entry = "from agent_connector_sdk.cli import main_exit; main_exit()"
+        argv = [sys.executable, "-c", entry, *words[1:]]
     else:
         assert words[:3] == ["python", "-m", "pytest"], words
         argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *words[3:]]
