@@ -21,7 +21,7 @@ PRIVATE_ACCESS = re.compile(
     r"\._mcp_server\b|\._on_list_|\._list_page_size\b|\b_srctx\b|\._call_tool_name\b|_make_verify_factory"
     r"|mcp\.shared\._httpx_utils|setattr\(server, \"get_tool\""
     r"|_dispatch_component_middleware|\b_bypass\b|_search_tool_name|_SchemaCacheLocalProvider"
-    r"|mcp\.client\._input_required"
+    r"|mcp\.client\._input_required|_session_kwargs"
 )
 # Modules allowed to reach private internals without going through `compat`: none (kept as an empty set
 # so the scan below stays explicit about it).

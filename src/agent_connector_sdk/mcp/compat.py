@@ -36,7 +36,11 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
-* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``.
+* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``;
+* :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
+  is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
+  wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
+  caller's handler (which keeps running first, unchanged).
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ __all__ = [
     "low_level_server",
     "make_verify_factory",
     "middleware_touches_list_tools",
+    "on_tool_list_changed",
     "replace_tool_resolution",
     "run_input_required_driver",
     "search_proxy_tool_name",
@@ -189,6 +194,24 @@ def disable_sdk_parameter_header_check(server: FastMCP[Any]) -> None:
     codec (a superset), and running both would make the answer depend on which fired first.
     """
     low_level_server(server).get_tool_input_schema = _unknown_input_schema
+
+
+def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], None]) -> None:
+    """Call ``callback()`` (synchronously, after the client's own handler) whenever the server sends
+    ``notifications/tools/list_changed``. Install before the client connects (the session is built
+    from these kwargs when it connects)."""
+    import mcp_types
+
+    kwargs: Any = client._session_kwargs
+    inner = kwargs.get("message_handler")
+
+    async def handler(message: Any) -> None:
+        if inner is not None:
+            await inner(message)
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            callback()
+
+    kwargs["message_handler"] = handler
 
 
 def make_verify_factory(transport: Any) -> Any:

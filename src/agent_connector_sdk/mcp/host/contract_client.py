@@ -37,6 +37,7 @@ import mcp_types
 from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, Rejection
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.host.core import ToolResult
 from agent_connector_sdk.mcp.host.errors import (
     InvalidCompletionRequest,
@@ -80,6 +81,7 @@ class ContractClient:
     sink (default :class:`~agent_connector_sdk.audit.BoundedAuditSink`; pass your own ``audit=``) of
     events naming tools, headers, categories and outcomes — never argument or header values.
     ``confirm_write`` / ``require_confirmation``: see :class:`~agent_connector_sdk.mcp.host.HostSession`.
+    ``lock``: the contract lock (``HostOptions.lock``): drifted listed tools are refused (``contract_drift``).
     """
 
     def __init__(
@@ -91,6 +93,7 @@ class ContractClient:
         audit: AuditSink | None = None,
         confirm_write: ConfirmWrite | None = None,
         require_confirmation: bool = True,
+        lock: ContractLock | None = None,
     ) -> None:
         if client.is_connected():
             # The HTTP client (and our header hook on it) is built when the session connects.
@@ -103,6 +106,7 @@ class ContractClient:
             max_pages=max_pages,
             confirm_write=confirm_write,
             require_confirmation=require_confirmation,
+            lock=lock,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------

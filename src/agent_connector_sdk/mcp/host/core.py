@@ -37,6 +37,7 @@ from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
 from agent_connector_sdk.mcp.contracts.headers import header_annotations, parameter_headers
+from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
@@ -230,6 +231,10 @@ class HostCore:
         self._outstanding: OrderedDict[int, PreparedCall] = OrderedDict()
         self._tickets = itertools.count()
         self.last_report: AdmissionReport | None = None
+        self.lock: LockedServer | None = None
+        """The contract lock's entry for this server (set by the session from ``HostOptions.lock``);
+        with ``lock_applies``, a listed tool is admitted only while its contract is the approved one."""
+        self.lock_applies = False
         self.header_gates: HeaderGates = "required"
         """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
         recorded on every header event, so a transport without headers is reported, not hidden."""
@@ -238,6 +243,8 @@ class HostCore:
     def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
         """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools."""
         report = admit_tools(list(descriptors), self.policy)
+        if self.lock_applies:  # approved contracts only: drift is contract_drift, no entry refuses all
+            report = lock_admission(descriptors, report, self.lock)
         self._listed = {
             name: self._admitted(name, descriptor, "listing", None)
             for name, descriptor in report.admitted.items()
@@ -308,6 +315,10 @@ class HostCore:
         label = name if isinstance(name, str) else None  # never echo a non-string name
         tool = self._listed.get(label) if label is not None else None
         if tool is None:
+            drift = self._drift_rejection(label)
+            if drift is not None:  # say why: the contract changed since it was approved
+                self.audit({"event": "call", "tool": label, "outcome": "contract_drift"})
+                raise AdmissionError("contract_drift", f"tool {label!r}: {drift}")
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
             hint = (
                 # FastMCP's search transforms list this tool in place of the ones they hide.
@@ -318,6 +329,15 @@ class HostCore:
             )
             raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery{hint}")
         return tool
+
+    def _drift_rejection(self, name: str | None) -> str | None:
+        report = self.last_report
+        if name is None or report is None or not self.lock_applies:
+            return None
+        return next(
+            (r["reason"] for r in report.rejected if r["tool"] == name and r["category"] == "contract_drift"),
+            None,
+        )
 
     def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
         """The tool admitted from the disclosure ``(alias, schema_sha256)``, if still remembered."""

@@ -19,6 +19,7 @@ What it adds to the core is the connection's facts (:class:`ConnectionReport`):
 from __future__ import annotations
 
 import inspect
+import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -45,6 +46,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
@@ -112,6 +114,17 @@ ConfirmWrite: TypeAlias = Callable[[CallSummary], "bool | Awaitable[bool]"]
 """The host's write confirmation: ``True`` lets a call of a tool that may write go ahead (may be async)."""
 
 
+def server_key(client: fastmcp.Client[Any]) -> str:
+    """The key a contract lock files this connection's server under: the Streamable HTTP URL, or the
+    stdio command line (what ``agent-connector review`` was given); ``""`` for other transports."""
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return str(transport.url)
+    if isinstance(transport, StdioTransport):
+        return shlex.join([transport.command, *transport.args])
+    return ""
+
+
 def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
     transport = client.transport
     if isinstance(transport, StreamableHttpTransport):
@@ -148,9 +161,17 @@ class HostSession:
         max_disclosed: int = 256,
         confirm_write: ConfirmWrite | None = None,
         require_confirmation: bool = True,
+        lock: ContractLock | None = None,
     ) -> None:
         self.client = client
         self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
+        if lock is not None:  # HostOptions.lock: approved contracts only
+            self.core.lock_applies = True
+            self.core.lock = lock.server(server_key(client))
+        # notifications/tools/list_changed: the catalog is stale; re-list (and re-apply the lock) before
+        # the next call of a listed tool. Set from the session's receive loop, read on our own task.
+        self.tools_changed = False
+        compat.on_tool_list_changed(client, self._tools_list_changed)
         self._max_pages = max_pages
         self._channel = ParamHeaderChannel(client)
         self._confirm_write = confirm_write
@@ -229,7 +250,12 @@ class HostSession:
             self.core.discovery_failed(error.category, pages=len(error.trace))
             raise
         self.cursor_trace = list(pages.trace)
+        self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    def _tools_list_changed(self) -> None:
+        self.tools_changed = True
+        self.core.audit({"event": "tools_list_changed"})
 
     # -- Invoke + Execute + Consume ----------------------------------------------------------------
     async def call(
@@ -247,6 +273,11 @@ class HostSession:
         server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
         ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
         """
+        if self.tools_changed and (not isinstance(tool, AdmittedTool) or tool.origin == "listing"):
+            # The server said its tools changed since they were admitted: admit them again first, so a
+            # drifted contract is refused (contract_drift) instead of called under the old verdict.
+            await self.discover_tools()
+            tool = tool.name if isinstance(tool, AdmittedTool) else tool
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
         self.core.header_gates = self.header_gates
         prepared = self.core.invoke(admitted, arguments)
