@@ -60,6 +60,7 @@ from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 
@@ -234,8 +235,12 @@ def _server_local_provider_type() -> type[Provider] | None:
     return found if isinstance(found, type) and issubclass(found, LocalProvider) else None
 
 
+# SkillCatalogProvider (the Skills extension) serves resources only: it keeps the base Provider's
+# `_list_tools` (empty) and `_get_tool` (filters that empty list), so both sides agree trivially.
 _NAME_CONSISTENT_PROVIDERS: Final[tuple[type[Provider], ...]] = tuple(
-    kind for kind in (LocalProvider, OpenAPIProvider, _server_local_provider_type()) if kind is not None
+    kind
+    for kind in (LocalProvider, OpenAPIProvider, SkillCatalogProvider, _server_local_provider_type())
+    if kind is not None
 )
 
 
