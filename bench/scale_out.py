@@ -177,8 +177,17 @@ def measure(url: str, operation: str, manifest: str, requests: int, concurrency:
     share = max(1, requests // processes)
     launched = [
         subprocess.Popen(
-            [sys.executable, "-m", "bench.scale_out", "--load", url, operation, manifest, str(share),
-             str(concurrency)],
+            [
+                sys.executable,
+                "-m",
+                "bench.scale_out",
+                "--load",
+                url,
+                operation,
+                manifest,
+                str(share),
+                str(concurrency),
+            ],
             stdout=subprocess.PIPE,
         )
         for _ in range(processes)
@@ -218,6 +227,9 @@ def main() -> None:
     manifest = _manifest_uri()
     with ExitStack() as stack:
         redis = stack.enter_context(redis_server())
+        from tests.state._replica import initialize_catalog
+
+        initialize_catalog(redis.url, prefix="agent-connector")  # the operator's one-time state.admin init
         embedded, embedded_pid = stack.enter_context(replica_process("memory", "embedded"))
         first, first_pid = stack.enter_context(replica_process(redis.url, "replica-1"))
         second, second_pid = stack.enter_context(replica_process(redis.url, "replica-2"))

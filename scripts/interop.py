@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agent_connector_sdk.mcp.host import HostOptions
 from scripts.conformance import NODE_VERSION, ensure_node
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -340,7 +341,9 @@ async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int])
 
     client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
     # Write confirmation: the matrix calls exactly the three named tools, confirmed here by name.
-    host = ContractClient(client, confirm_write=lambda summary: summary.tool in CONFIRMED_TOOLS)
+    host = ContractClient(
+        client, options=HostOptions(confirm_write=lambda summary: summary.tool in CONFIRMED_TOOLS)
+    )
     async with host:
         run.revision = str(client.protocol_version or "?")
         report = await host.discover_tools()
@@ -703,7 +706,7 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  2025-11-25 (initialize handshake, sessions), not 2026-07-28, so there is no `server/discover`",
         "  and no `Mcp-Param-*` header obligation (its tools declare no `x-mcp-header`). Its schemas",
         "  declare JSON Schema draft-07, which the host admits and validates as draft-07.",
-        "- \"Refused before sending\" is observed: on stdio a tap between host and server logs each",
+        '- "Refused before sending" is observed: on stdio a tap between host and server logs each',
         "  client message's JSON-RPC method (never its params); on HTTP the server's own log counts the",
         "  POSTs it received.",
         "- The HTTP server binds its port on every interface (server-everything has no host option); the",

@@ -8,7 +8,8 @@ import json
 
 import fastmcp
 
-from agent_connector_sdk.cli import build_serve_app, main
+from agent_connector_sdk.cli import main
+from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -42,7 +43,7 @@ def test_review_in_process_reports_rejections_with_categories() -> None:
 
 
 def test_served_app_discloses_the_largest_operation_over_http() -> None:
-    app, count = build_serve_app(load_github_extract(), upstream="http://127.0.0.1:9")
+    app, count = build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9")
     assert count == 10
 
     async def disclose(url: str) -> DisclosedTool:

@@ -29,13 +29,9 @@ from agent_connector_sdk.mcp.contracts.errors import (
 from agent_connector_sdk.mcp.contracts.lock import LockFileError
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    AdmissionRefused,
-    CallFailed,
     DisclosureMismatch,
     DisclosureReadFailed,
     DiscoveryFailed,
-    InvocationRefused,
-    ResultRejected,
     StaleSelection,
 )
 from agent_connector_sdk.mcp.host.errors import (
@@ -71,11 +67,7 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         DiscoveryFailed,
         DisclosureReadFailed,
         DisclosureMismatch,
-        AdmissionRefused,
         StaleSelection,
-        InvocationRefused,
-        CallFailed,
-        ResultRejected,
         CliError,
         ArgumentsRefused,
         StateUnavailable,

@@ -156,9 +156,9 @@ def test_poisoning_findings_offline_human_json_and_sarif(tmp_path: Path) -> None
     descriptors.write_text(json.dumps(POISONED), encoding="utf-8")
     sarif = tmp_path / "out.sarif"
     lenient = run_cli("review", "--descriptor", str(descriptors), "--json", "--sarif", str(sarif))
-    strict = run_cli("review", "--descriptor", str(descriptors), "--strict")
+    human = run_cli("review", "--descriptor", str(descriptors))
+    strict = run_cli("review", "--descriptor", str(descriptors), "--strict", "--json")
     assert lenient.code == 0, lenient.err
-    assert strict.code == 1
     report = lenient.json()
     Draft202012Validator(REPORT_SCHEMA).validate(report)
     rules = {(t["name"], f["rule"], f["path"]) for t in report["tools"] for f in t["findings"]}
@@ -167,22 +167,34 @@ def test_poisoning_findings_offline_human_json_and_sarif(tmp_path: Path) -> None
         ("add", "cross-reference", "/description"),
         ("send_email", "hidden-unicode", "/title"),
     }
-    # Findings, not rejections (default profile); the one rejection is the sensitive header.
-    assert report["summary"]["rejected"] == ["leaky"] and report["summary"]["findings"] == 4
+    # Default profile: findings, not rejections; the one rejection is the sensitive header.
+    assert report["summary"]["rejected"] == ["leaky"] and report["summary"]["findings"] == 1
+    assert report["summary"]["project_findings"] == 3
     assert all(len(t["fingerprint"]) == 64 for t in report["tools"])
     assert "id_rsa" not in json.dumps([f for t in report["tools"] for f in t["findings"]])
-    assert "instruction-markup" in strict.out and "hidden-unicode" in strict.out
-    assert "id_rsa" not in strict.out.split("finding", 1)[1]
+    assert "instruction-markup" in human.out and "hidden-unicode" in human.out
+    assert "id_rsa" not in human.out.split("finding", 1)[1]
+    # Strict profile: the project rules reject.
+    assert strict.code == 1
+    verdicts = {t["name"]: t["admission"].get("category") for t in strict.json()["tools"]}
+    assert verdicts == {"add": "tool_poisoning", "send_email": "tool_poisoning", "leaky": "sensitive_header"}
 
     log = _sarif_valid(sarif)
     (run,) = log["runs"]
     ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert ids == sorted(ids) and "admit/sensitive_header" in ids and "poisoning/hidden-unicode" in ids
-    for rule in run["tool"]["driver"]["rules"]:
-        assert rule["properties"]["rule_class"] in ("spec", "project") and rule["help"]["text"]
+    assert ids == [
+        "admit/sensitive_header",
+        "rule/cross-reference",
+        "rule/hidden-unicode",
+        "rule/instruction-markup",
+    ]
+    rules_by_id = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert rules_by_id["rule/hidden-unicode"]["properties"]["rule_class"] == "project"
+    assert "security-considerations" in rules_by_id["rule/hidden-unicode"]["help"]["text"]
+    assert rules_by_id["rule/hidden-unicode"]["helpUri"].endswith("server/tools#security-considerations")
     levels = {(r["ruleId"], r["level"]) for r in run["results"]}
-    assert ("admit/sensitive_header", "warning") not in levels
-    assert ("poisoning/instruction-markup", "warning") in levels
+    assert ("admit/sensitive_header", "error") in levels
+    assert ("rule/instruction-markup", "warning") in levels
     assert len(run["results"]) == 4  # one per finding or rejection
     first = run["results"][0]["locations"][0]
     assert first["physicalLocation"]["artifactLocation"]["uri"] == str(descriptors)

@@ -111,4 +111,5 @@ def test_poisoning_admission_findings_by_default_rejections_in_strict() -> None:
         "index": 1,
         "category": "tool_poisoning",
         "reason": "tool poisoning: instruction-markup at /description",
+        "descriptor": listing[1],
     }

@@ -45,9 +45,13 @@ def _rug_pull_server() -> FastMCP[Any]:
     return server
 
 
+def _options(**fields: Any) -> HostOptions:
+    return HostOptions(require_confirmation=False, **fields)  # read-only tools: nothing to confirm
+
+
 async def _approved(url: str) -> ContractLock:
     """What ``review --write-lock`` approves: the server's current contracts."""
-    async with ContractClient(fastmcp.Client(url)) as host:
+    async with ContractClient(fastmcp.Client(url), _options()) as host:
         await host.discover_tools()
         return ContractLock().with_server(url, list(host.admitted.values()))
 
@@ -55,19 +59,18 @@ async def _approved(url: str) -> ContractLock:
 async def test_list_changed_relists_and_refuses_the_drifted_tool_until_reapproved() -> None:
     with serve_asgi(_rug_pull_server().http_app(stateless_http=True)) as url:
         lock = await _approved(url)
-        assert HostOptions(lock=lock).lock is lock  # the agreed option carries it
         audit = BoundedAuditSink()
-        async with ContractClient(fastmcp.Client(url), lock=lock, audit=audit) as host:
+        async with ContractClient(fastmcp.Client(url), _options(lock=lock, audit=audit)) as host:
             report = await host.discover_tools()
             assert set(report.admitted) == {"add", "mutate"}
             assert (await host.call("add", {"a": 1, "b": 2})).content[0]["text"] == "3"
             await host.call("mutate", {})
-            assert host.host.tools_changed  # the notification arrived on mutate's response stream
+            assert host.session.tools_changed  # the notification arrived on mutate's response stream
             with pytest.raises(AdmissionError) as caught:
                 await host.call("add", {"a": 1, "b": 2})
             assert caught.value.category == "contract_drift" and caught.value.gate == "admit"
             assert "description" in caught.value.message and "IMPORTANT" not in caught.value.message
-            assert not host.host.tools_changed  # re-listed
+            assert not host.session.tools_changed  # re-listed
             (rejection,) = host.rejections
             assert rejection["tool"] == "add" and rejection["category"] == "contract_drift"
             assert (await host.call("mutate", {})).content[0]["text"] == "changed"
@@ -78,14 +81,14 @@ async def test_list_changed_relists_and_refuses_the_drifted_tool_until_reapprove
 
         # Re-approval: a new lock (review --write-lock again) admits the new contract.
         reapproved = await _approved(url)
-        async with ContractClient(fastmcp.Client(url), lock=reapproved) as host:
+        async with ContractClient(fastmcp.Client(url), _options(lock=reapproved)) as host:
             await host.discover_tools()
             assert (await host.call("add", {"a": 2, "b": 2})).content[0]["text"] == "4"
 
 
 async def test_without_a_lock_the_change_is_admitted_and_without_an_entry_nothing_is() -> None:
     with serve_asgi(_rug_pull_server().http_app(stateless_http=True)) as url:
-        async with ContractClient(fastmcp.Client(url)) as host:
+        async with ContractClient(fastmcp.Client(url), _options()) as host:
             await host.discover_tools()
             await host.call("mutate", {})
             assert (await host.call("add", {"a": 1, "b": 1})).content[0]["text"] == "2"
@@ -93,7 +96,7 @@ async def test_without_a_lock_the_change_is_admitted_and_without_an_entry_nothin
         # Two servers in the lock, neither this one: fail closed.
         other = approved.with_server("http://127.0.0.1:1/mcp", []).with_server("http://127.0.0.1:2/mcp", [])
         elsewhere = ContractLock(servers=[s for s in other.servers if s.server != url])
-        async with ContractClient(fastmcp.Client(url), lock=elsewhere) as host:
+        async with ContractClient(fastmcp.Client(url), _options(lock=elsewhere)) as host:
             report = await host.discover_tools()
             assert report.admitted == {}
             assert {r["category"] for r in report.rejected} == {"contract_drift"}

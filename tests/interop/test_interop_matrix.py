@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from agent_connector_sdk.mcp.host import HostOptions
 from scripts import interop
 
 EXPECTED_CHECKS = [
@@ -83,7 +84,7 @@ def test_a_2020_12_only_policy_rejects_every_draft_07_tool(toolchain: interop.To
     async def discover() -> Any:
         transport = StdioTransport(command=str(toolchain.node), args=[str(toolchain.everything), "stdio"])
         policy = AdmissionPolicy(dialects=frozenset({"2020-12"}))
-        host = ContractClient(fastmcp.Client(transport), policy=policy)
+        host = ContractClient(fastmcp.Client(transport), options=HostOptions(policy=policy))
         async with host:
             return await host.discover_tools()
 

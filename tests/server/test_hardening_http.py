@@ -14,7 +14,7 @@ import pytest
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.cli import build_serve_app
+from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
@@ -61,7 +61,7 @@ def fresh_upstream(upstream: tuple[RecordingUpstream, str]) -> tuple[RecordingUp
 def serve_url(upstream: tuple[RecordingUpstream, str]) -> Iterator[str]:
     """`agent-connector serve`'s own app (the GitHub extract behind search), calling the local upstream."""
     _, base = upstream
-    app, _ = build_serve_app(load_github_extract(), upstream=base)
+    app, _ = build_openapi_app(load_github_extract(), upstream=base)
     with serve_asgi(app) as url:
         yield url
 

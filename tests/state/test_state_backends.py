@@ -18,6 +18,7 @@ from agent_connector_sdk.state import (
     MemoryStateBackend,
     StateBackend,
     StateConfigError,
+    StateNotInitialized,
     StateUnavailable,
     describe_state_url,
     open_state_backend,
@@ -42,6 +43,8 @@ async def backend(request: pytest.FixtureRequest, redis: RedisServer) -> AsyncIt
         if request.param == "memory"
         else RedisStateBackend.from_url(redis.url, prefix="t")
     )
+    for namespace in ("lab", "other"):  # what an operator's `state.admin init` does once per store
+        await state.catalog.initialize(namespace, frozenset())
     yield state
     await state.aclose()
 
@@ -122,6 +125,70 @@ async def test_the_switched_off_set_is_bounded(
     assert (await backend.catalog.disabled_tools("lab"))[1] == {"a", "b"}
 
 
+async def test_a_store_that_lost_its_data_is_never_read_as_nothing_switched_off(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="lost")
+    with pytest.raises(StateNotInitialized):  # never initialised: not "nothing is off"
+        await backend.catalog.disabled_tools("lab")
+    first = await backend.catalog.initialize("lab", frozenset({"a"}))
+    assert await backend.catalog.disabled_tools("lab") == (first, frozenset({"a"}))
+    with pytest.raises(StateConfigError) as again:  # a second init by mistake must not switch "a" back on
+        await backend.catalog.initialize("lab", frozenset())
+    assert again.value.category == "already_initialized"
+    off = await backend.catalog.set_tool_enabled("lab", "b", False)
+
+    redis.stop()
+    redis.start()  # no persistence: the store is empty now
+    catalog = backend.catalog
+    for attempt in (catalog.disabled_tools("lab"), catalog.set_tool_enabled("lab", "c", False)):
+        with pytest.raises(StateNotInitialized) as refused:
+            await attempt
+        assert refused.value.category == "state_not_initialized" and refused.value.gate is None
+    assert redis_sync.Redis.from_url(redis.url).keys("lost:off:*") == []  # the refused switch wrote nothing
+    again_first = await backend.catalog.initialize("lab", frozenset({"a", "b"}))
+    assert again_first > off  # generations keep growing across the loss
+    assert await backend.catalog.disabled_tools("lab") == (again_first, frozenset({"a", "b"}))
+    replaced = await backend.catalog.initialize("lab", frozenset({"b"}), replace=True)
+    assert await backend.catalog.disabled_tools("lab") == (replaced, frozenset({"b"}))
+    await backend.aclose()
+
+
+async def test_a_hung_redis_costs_one_short_timeout_per_retry_window(redis: RedisServer) -> None:
+    """SIGSTOP freezes the real redis-server: connections are accepted by the kernel, nothing answers."""
+    import os
+    import signal
+    import time
+
+    backend = RedisStateBackend.from_url(redis.url, prefix="hung")
+    limiter = backend.rate_limiter("completion", max_requests=100, window_seconds=60.0)
+    assert await limiter.acquire("alice") is None
+    assert redis.process is not None
+    os.kill(redis.process.pid, signal.SIGSTOP)
+    try:
+        timings = []
+        for _ in range(20):
+            started = time.perf_counter()
+            with pytest.raises(StateUnavailable):
+                await limiter.acquire("alice")
+            timings.append(time.perf_counter() - started)
+        # The first request waits for the operation timeout (0.25 s, not retried); the breaker then
+        # answers every other request in the retry window at once.
+        assert 0.2 <= timings[0] < 0.6, timings
+        assert max(timings[1:]) < 0.02, timings
+        started = time.perf_counter()
+        assert await backend.ping() is False
+        assert time.perf_counter() - started < 0.02
+        await asyncio.sleep(0.6)  # the window passed: one more probe pays the timeout once
+        started = time.perf_counter()
+        with pytest.raises(StateUnavailable):
+            await limiter.acquire("alice")
+        assert time.perf_counter() - started < 0.6
+    finally:
+        os.kill(redis.process.pid, signal.SIGCONT)
+    await asyncio.sleep(0.6)
+    assert await limiter.acquire("alice") is None  # back: answers again after the window
+    await backend.aclose()
+
+
 @pytest.mark.parametrize("bad", ["", "a b", "x" * 129, "ns:colon", "ümlaut"])
 async def test_names_that_would_break_out_of_their_key_are_refused(backend: StateBackend, bad: str) -> None:
     with pytest.raises(StateConfigError) as refused:
@@ -147,6 +214,7 @@ async def test_a_lost_redis_is_a_typed_refusal_never_an_unlimited_admission(redi
         await backend.catalog.set_tool_enabled("lab", "list_regions", False)
     assert await backend.ping() is False
     redis.start()
+    await asyncio.sleep(backend.breaker.retry_seconds)  # the breaker's window after the last failure
     assert await limiter.acquire("dave") is None  # the pool reconnects on its own
     await backend.aclose()
 
@@ -268,6 +336,9 @@ async def test_operator_command_switches_tools_for_every_replica(
 
     out = io.StringIO()
     url = redis.url.replace("redis://", "redis://:unused-password@")
+    operator = RedisStateBackend.from_url(redis.url)
+    await operator.catalog.initialize("lab", frozenset())
+    await operator.aclose()
     # The command runs its own event loop, so it is run in a thread here (this test is async).
     code = await asyncio.to_thread(
         admin, ["--state", url, "--namespace", "lab", "disable", "list_regions"], out

@@ -30,6 +30,7 @@ from agent_connector_sdk import __version__
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
+from agent_connector_sdk.mcp.contracts.findings import Profile
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
@@ -146,7 +147,12 @@ def review(
         ),
     ] = False,
     strict: Annotated[
-        bool, Parameter(help="exit 1 when anything was rejected or failed", negative=())
+        bool,
+        Parameter(
+            help="strict profile: project rules reject too (not only spec MUST rules); exit 1 when "
+            "anything was rejected or failed",
+            negative=(),
+        ),
     ] = False,
     timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
     header: Annotated[
@@ -154,9 +160,6 @@ def review(
         Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
     ] = None,
     token: Annotated[str | None, Parameter(help="bearer token for the server")] = None,
-    profile: Annotated[
-        Literal["strict", "spec"], Parameter(help="x-mcp-header placement rule for admission")
-    ] = "strict",
     search: Annotated[
         list[str] | None,
         Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=()),
@@ -211,6 +214,9 @@ def review(
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
+    # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
+    # findings by default and rejections with --strict.
+    profile: Profile = "strict" if strict else "default"
     headers = _parse_headers(header or [])
     out = _out()
     contract = _ContractOutputs(

@@ -96,7 +96,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             f" · protocol {_s(server.protocol_version or '?', 40)}"
         )
     gates = "applicable" if report.header_gates == "applicable" else "not applicable (no HTTP headers)"
-    console.print(f"policy   admission profile {report.profile} · Mcp-Param-* header gates {gates}")
+    console.print(f"policy   host profile {report.profile} · Mcp-Param-* header gates {gates}")
     if report.target.kind != "descriptor":
         trace = escape(sanitize_text(" → ".join(_cursor(cursor) for cursor in report.page_trace), 2_000))
         console.print(
@@ -158,19 +158,42 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
         console.print(line)
+        if call.code is not None:
+            console.print(f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+        if call.text is not None:
+            # The server's own words (tool error text, a text result, a rejected result's text).
+            console.print(f"         text: {_s(call.text, 1_000)}")
         if call.headers_sent:
             console.print(f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
         if call.content_types:
             console.print(f"         content blocks: {_s(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
             console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
+    _render_findings(report, console)
     _render_contract(report, console)
     summary = report.summary
     console.print(
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
         f"{len(summary.rejected)} rejected, {len(summary.disclosure_failures)} disclosure failures; "
         f"{count(summary.findings, 'finding')}"
+        + (
+            f"; {count(summary.project_findings, 'project-rule finding')} (rejections with --strict)"
+            if summary.project_findings
+            else ""
+        )
     )
+
+
+def _render_findings(report: ReviewReport, console: Console) -> None:
+    """Project rules the server breaks that this profile reported instead of rejecting."""
+    rows = [(tool.name or "?", finding) for tool in report.tools for finding in tool.findings]
+    if report.call is not None:
+        rows += [(report.call.tool, finding) for finding in report.call.findings]
+    for name, finding in rows[:200]:
+        console.print(
+            f"finding  {_s(name, _NAME)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
+            f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}"
+        )
 
 
 def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
@@ -209,13 +232,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
 
 
 def _render_contract(report: ReviewReport, console: Console) -> None:
-    """Poisoning findings, the contract lock's verdict per tool, and the server's skills."""
-    for tool in report.tools:
-        for finding in tool.findings:
-            console.print(
-                f"finding  {_s(tool.name or '?')}: [yellow]{_s(finding.rule)}[/yellow] "
-                f"({_s(finding.category)}) {_s(finding.message)}"
-            )
+    """The contract lock's verdict per tool, and the server's skills (findings: :func:`_render_findings`)."""
     if report.lock is not None:
         lock = report.lock
         where = "" if lock.entry else " (no entry for this server: every tool is new)"

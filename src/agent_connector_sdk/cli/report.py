@@ -117,13 +117,14 @@ class DisclosureCheck(BaseModel):
 
 
 class FindingReport(BaseModel):
-    """A project-rule finding (e.g. tool poisoning): reported by default, a rejection in ``strict``."""
+    """A project rule the server breaks that the ``default`` profile reports instead of rejecting
+    (the README's rule table lists the rules; ``strict`` turns each into a rejection)."""
 
     model_config = _FROZEN
-    rule: str = Field(description="stable rule id, e.g. hidden-unicode, instruction-markup, cross-reference")
-    category: str = Field(description="the category a strict host rejects with, e.g. tool_poisoning")
-    message: str = Field(description="names fields, rules and counts; never quotes the text")
-    path: str | None = Field(default=None, description="JSON pointer into the descriptor")
+    rule: str = Field(description="rule id from the rule table, e.g. text-serialization")
+    category: str = Field(description="the category a strict host rejects with")
+    message: str
+    path: str | None = None
 
 
 class ToolReview(BaseModel):
@@ -144,7 +145,9 @@ class ToolReview(BaseModel):
     fingerprint: str | None = Field(
         default=None, description="sha256 of the tool's contract (contract lock fingerprint), when computable"
     )
-    findings: list[FindingReport] = Field(default_factory=list)
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the admitted descriptor breaks (default profile)"
+    )
 
 
 class ToolDriftReport(BaseModel):
@@ -216,6 +219,20 @@ class CallReport(BaseModel):
     content_types: list[str] = Field(default_factory=list)
     structured_content: Any = None
     is_error: bool | None = None
+    text: str | None = Field(
+        default=None,
+        description=(
+            "the server's own words: the result's text blocks (also of a tool error or a rejected "
+            "result), sanitized and capped"
+        ),
+    )
+    code: int | None = Field(default=None, description="the JSON-RPC error code the server answered")
+    message: str | None = Field(
+        default=None, description="the server's JSON-RPC error message, sanitized and capped"
+    )
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the result breaks (default profile)"
+    )
 
 
 class ReviewSummary(BaseModel):
@@ -226,6 +243,9 @@ class ReviewSummary(BaseModel):
     rejected: list[str]
     disclosure_failures: list[str]
     findings: int
+    project_findings: int = Field(
+        default=0, description="project-rule findings reported without rejecting (default profile)"
+    )
     drifted: int = Field(default=0, description="tools drifted from the contract lock (with --lock)")
 
 
@@ -236,7 +256,9 @@ class ReviewReport(BaseModel):
     report_version: Literal[1] = REPORT_VERSION
     target: Target
     server: ServerIdentity | None = None
-    profile: Literal["strict", "spec"]
+    profile: Literal["default", "strict"] = Field(
+        description="default: spec MUST rules reject, project rules are findings; strict: both reject"
+    )
     header_gates: Literal["applicable", "not_applicable"]
     page_trace: list[str | None] = Field(
         default_factory=list,

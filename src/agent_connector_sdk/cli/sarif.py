@@ -1,10 +1,11 @@
 """``review --sarif FILE``: the review as SARIF 2.1.0, for code-scanning UIs (pure: report in, dict out).
 
-One run, tool driver ``agent-connector``. Every rule has a stable id ``AREA/CATEGORY`` (``admit/…``,
-``disclosure/…``, ``poisoning/…``, ``lock/contract_drift``, ``search/…``, ``completion/…``,
-``call/…``), a class (``spec``: the specification says MUST, rejected everywhere; ``project``: this
-project's stricter rule, a finding by default) and help naming the spec clause or project rule. There is
-one result per rejection or finding, naming the tool (``logicalLocations``, kind ``function``), with the
+One run, tool driver ``agent-connector``. Every rule has a stable id: ``AREA/CATEGORY`` for refusals
+(``admit/…``, ``disclosure/…``, ``lock/contract_drift``, ``search/…``, ``completion/…``, ``call/…``)
+and ``rule/ID`` for findings (a row of the rule table, e.g. ``rule/hidden-unicode``). Each rule has a
+class (``spec``: the specification says MUST, rejected everywhere; ``project``: this project's
+stricter rule, a finding by default) and help naming the spec clause or project rule. There is one
+result per rejection or finding, naming the tool (``logicalLocations``, kind ``function``), with the
 tool's contract fingerprint as a partial fingerprint so a code-scanning UI tracks it across runs.
 Levels: ``error`` for rejections, failures and drift, ``warning`` for project-rule findings.
 Messages are the review's own value-free reasons.
@@ -21,6 +22,7 @@ from typing import Any, Final, Literal
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.mcp.contracts.findings import RULES_BY_ID
 
 __all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "RuleHelp", "rule_help", "sarif_log"]
 
@@ -82,18 +84,10 @@ _HELP: Final[dict[str, RuleHelp]] = {
         "Contract lock: a tool's name, title, description, schemas, annotations or header map differ from "
         "the approved lock (added, removed, renamed or changed); re-approve with review --write-lock",
     ),
-    "poisoning/hidden-unicode": RuleHelp(
+    "admit/tool_poisoning": RuleHelp(
         "project",
-        "Tool poisoning: names, titles and descriptions carry no invisible characters (tag characters "
-        "U+E0000-E007F, zero-width, bidirectional controls)",
-    ),
-    "poisoning/instruction-markup": RuleHelp(
-        "project",
-        "Tool poisoning: descriptions carry no instruction-like markup addressed to the model "
-        "(<IMPORTANT>-style tags, chat-template tokens, 'ignore previous instructions')",
-    ),
-    "poisoning/cross-reference": RuleHelp(
-        "project", "Tool poisoning: a tool's text does not name other tools or other servers"
+        "Tool poisoning: names, titles and descriptions carry no invisible characters, no instruction-like "
+        "markup addressed to the model and no references to other tools or servers (strict profile)",
     ),
     "call/output_schema_violation": RuleHelp(
         "spec", "structuredContent must conform to the tool's outputSchema", _TOOLS
@@ -117,12 +111,24 @@ _AREA_HELP: Final[dict[str, RuleHelp]] = {
 
 
 def rule_help(rule_id: str) -> RuleHelp:
-    """The help for ``rule_id`` (``AREA/CATEGORY``); an unlisted category falls back to its area's."""
+    """The help for ``rule_id``: ``rule/ID`` is a row of the rule table (its class and clause); an
+    ``AREA/CATEGORY`` has its own entry or falls back to its area's."""
     found = _HELP.get(rule_id)
     if found is not None:
         return found
-    area = rule_id.split("/", 1)[0]
-    return _AREA_HELP.get(area, RuleHelp("project", "See the README's error table for this category"))
+    area, _, name = rule_id.partition("/")
+    table_row = RULES_BY_ID.get(name) if area == "rule" else None
+    if table_row is not None:
+        page = table_row.clause.split(":")[0]
+        uri = None
+        if page.startswith("server/"):
+            uri = f"{_SPEC}/{page}"
+        elif page.startswith("transports"):
+            uri = f"{_SPEC}/basic/{page}"
+        return RuleHelp(
+            table_row.rule_class, f"Rule {table_row.id} ({table_row.category}): {table_row.clause}", uri
+        )
+    return _AREA_HELP.get(area, RuleHelp("project", "See the README's error and rule tables"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +154,7 @@ def _results(report: ReviewReport) -> Iterator[_Result]:
             )
         for finding in tool.findings:
             where = f" at {finding.path}" if finding.path else ""
-            yield _Result(f"poisoning/{finding.rule}", "warning", f"{finding.message}{where}", tool)
+            yield _Result(f"rule/{finding.rule}", "warning", f"{finding.message}{where}", tool)
     by_name = {tool.name: tool for tool in report.tools if tool.name is not None}
     if report.lock is not None:
         for drift in report.lock.tools:
@@ -172,6 +178,11 @@ def _results(report: ReviewReport) -> Iterator[_Result]:
         probe = report.completion
         yield _Result(f"completion/{probe.category}", "error", probe.reason or probe.category or "")
     call = report.call
+    if call is not None:
+        for finding in call.findings:
+            where = f" at {finding.path}" if finding.path else ""
+            message = f"{finding.message}{where}"
+            yield _Result(f"rule/{finding.rule}", "warning", message, by_name.get(call.tool), call.tool)
     if call is not None and call.outcome not in ("validated", "tool_error"):
         yield _Result(
             f"call/{call.category or call.outcome}",

@@ -144,12 +144,14 @@ class AdmissionPolicy:
 
 class Rejection(TypedDict):
     """Why one descriptor was not admitted. ``tool`` is its name, or ``None`` when it has no usable name;
-    ``index`` is its position in the server's listing."""
+    ``index`` is its position in the server's listing; ``descriptor`` is the item as listed (so a
+    reviewer shows what was refused without listing again; never sent anywhere by the SDK)."""
 
     tool: str | None
     index: int
     category: str
     reason: str
+    descriptor: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +314,13 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
             _check_descriptor(cast(Mapping[str, Any], item), policy)
         except AdmissionError as refusal:
             rejected.append(
-                {"tool": tool, "index": index, "category": refusal.category, "reason": refusal.message}
+                {
+                    "tool": tool,
+                    "index": index,
+                    "category": refusal.category,
+                    "reason": refusal.message,
+                    "descriptor": item,
+                }
             )
             continue
         except RecursionError:
@@ -322,6 +330,7 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
                     "index": index,
                     "category": "invalid_schema",
                     "reason": "schema is nested too deeply",
+                    "descriptor": item,
                 }
             )
             continue

@@ -193,11 +193,20 @@ class CompletionError(ContractError):
 
 
 class ContractViolation(ContractError):
-    """Consume: a tool result or content block breaks the tool's contract. ``path`` is JSON-pointer-like."""
+    """Consume: a tool result or content block breaks the tool's contract. ``path`` is JSON-pointer-like.
+
+    ``server_text`` is what the server *said* in the refused result (its text blocks, sanitized and
+    bounded), so a caller still sees the server's words; ``None`` when it said nothing. It is the
+    server's text, not ours: like ``JsonRpcError.message`` it stays an attribute and never enters
+    ``str(error)`` or the audit trail.
+    """
 
     gate = "consume"
     category: ConsumeCategory
 
-    def __init__(self, category: ConsumeCategory, message: str, *, path: str = "") -> None:
+    def __init__(
+        self, category: ConsumeCategory, message: str, *, path: str = "", server_text: str | None = None
+    ) -> None:
         super().__init__(category, message)
         self.path = path
+        self.server_text = server_text

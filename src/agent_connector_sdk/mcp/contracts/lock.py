@@ -290,6 +290,7 @@ def lock_admission(
                 "index": positions.get(name, -1),
                 "category": "contract_drift",
                 "reason": verdict.reason(),
+                "descriptor": descriptor,
             }
         )
     rejected.sort(key=lambda rejection: rejection["index"])

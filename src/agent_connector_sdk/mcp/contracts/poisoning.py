@@ -171,6 +171,7 @@ def poisoning_admission(
                     "index": positions.get(name, -1),
                     "category": POISONING_CATEGORY,
                     "reason": f"tool poisoning: {rules}",
+                    "descriptor": descriptor,
                 }
             )
             continue

@@ -13,9 +13,12 @@ silently truncated report).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+
+# Profile: one definition, shared with the pure rules (contracts.findings); the host profile selects them.
+from agent_connector_sdk.mcp.contracts.findings import Profile
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
 
 if TYPE_CHECKING:  # the session module imports this one
@@ -23,8 +26,6 @@ if TYPE_CHECKING:  # the session module imports this one
 
 __all__ = ["HostBounds", "HostOptions", "Profile"]
 
-Profile = Literal["default", "strict"]
-"""``default``: spec MUST rules reject, project rules are findings. ``strict``: project rules reject too."""
 
 
 @dataclass(frozen=True, slots=True)

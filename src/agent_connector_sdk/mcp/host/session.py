@@ -36,9 +36,8 @@ from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
-from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import (
     ConfirmationCategory,
     ContractError,
@@ -46,7 +45,6 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
@@ -63,6 +61,7 @@ from agent_connector_sdk.mcp.host.errors import (
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.mcp.host.param_headers import (
     TRANSPORT_EXCEPTIONS,
     ParamHeaderChannel,
@@ -76,6 +75,7 @@ __all__ = [
     "HeaderGates",
     "HostSession",
     "TransportKind",
+    "as_session",
 ]
 
 JsonObject: TypeAlias = dict[str, Any]
@@ -137,7 +137,13 @@ def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
 
 
 class HostSession:
-    """Run the host core over ``client`` (a ``fastmcp.Client``).
+    """Run the host core over ``client`` (a ``fastmcp.Client``): ONE per connection.
+
+    It holds the connection's one :class:`~.core.HostCore` and one
+    :class:`~.param_headers.ParamHeaderChannel`; ``options`` (:class:`~.options.HostOptions`, frozen)
+    say how it admits, audits, confirms and bounds.
+    The faces (``ContractClient``, ``SchemaDisclosureConsumer``) are built *over* a session, so a host
+    that uses both on one connection shares one core: one set of admitted tools, one audit trail.
 
     Create it before the client connects when the transport is Streamable HTTP, so the ``Mcp-Param-*``
     hook is in the HTTP client built on connect (otherwise a call that needs headers is refused as
@@ -147,35 +153,24 @@ class HostSession:
     says how to call a tool, never that the host may): before every call of a tool that may write
     (:func:`~.core.may_write` — annotations that do not say ``readOnlyHint: true``, or that say
     ``destructiveHint: true``) ``confirm_write`` is asked with a value-free :class:`CallSummary`; without
-    a callback such a call is refused (``confirmation_required``). ``require_confirmation=False`` is the
-    host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
+    a callback such a call is refused (``confirmation_required``). ``HostOptions(require_confirmation=False)``
+    is the host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
     """
 
-    def __init__(
-        self,
-        client: fastmcp.Client[Any],
-        *,
-        policy: AdmissionPolicy | None = None,
-        audit: AuditSink | None = None,
-        max_pages: int = 100,
-        max_disclosed: int = 256,
-        confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = True,
-        lock: ContractLock | None = None,
-    ) -> None:
+    def __init__(self, client: fastmcp.Client[Any], options: HostOptions | None = None) -> None:
         self.client = client
-        self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
-        if lock is not None:  # HostOptions.lock: approved contracts only
-            self.core.lock_applies = True
-            self.core.lock = lock.server(server_key(client))
+        self.options = options if options is not None else HostOptions()
+        self.core = HostCore(self.options)
+        if self.options.lock is not None and len(self.options.lock.servers) != 1:
+            # Several servers in the lock: this connection's entry is the one filed under its address.
+            self.core.lock = self.options.lock.server(server_key(client))
         # notifications/tools/list_changed: the catalog is stale; re-list (and re-apply the lock) before
         # the next call of a listed tool. Set from the session's receive loop, read on our own task.
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
-        self._max_pages = max_pages
         self._channel = ParamHeaderChannel(client)
-        self._confirm_write = confirm_write
-        self._require_confirmation = require_confirmation or confirm_write is not None
+        self._confirm_write: ConfirmWrite | None = self.options.confirm_write
+        self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
 
     # -- connection facts --------------------------------------------------------------------------
@@ -244,7 +239,7 @@ class HostSession:
             return await self.request(mcp_types.ListToolsRequest(params=params), gate="discover")
 
         try:
-            pages = await apaginate(fetch_page, max_pages=self._max_pages, items_key="tools")
+            pages = await apaginate(fetch_page, max_pages=self.options.bounds.max_pages, items_key="tools")
         except PaginationError as error:
             self.cursor_trace = list(error.trace)
             self.core.discovery_failed(error.category, pages=len(error.trace))
@@ -279,6 +274,23 @@ class HostSession:
             await self.discover_tools()
             tool = tool.name if isinstance(tool, AdmittedTool) else tool
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
+        result = await self._run(admitted, arguments, confirm=True)
+        if result.is_error and raise_on_error:
+            raise ToolExecutionError(admitted.name, result)
+        return result
+
+    async def call_control(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a listed tool the *host itself* uses to run the session (the disclosure consumer's
+        search tool): admitted, invoked and consumed by the core like any call, audited with
+        ``control: true``, but never put to write confirmation — that question is for a model's
+        actions, and a host that had to confirm its own catalog searches could not discover at all.
+        """
+        admitted = self.core.listed_tool(name)
+        return await self._run(admitted, arguments, confirm=False)
+
+    async def _run(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
         self.core.header_gates = self.header_gates
         prepared = self.core.invoke(admitted, arguments)
         try:
@@ -286,7 +298,8 @@ class HostSession:
         except ContractError as refusal:
             self.core.refused(admitted, refusal.category, call=prepared)
             raise
-        await self._confirm(prepared)
+        if confirm:
+            await self._confirm(prepared)
 
         async def send(responses: mcp_types.InputResponses | None, state: str | None) -> Any:
             # SEP-2322: a retry is a new request (fresh JSON-RPC id) carrying the same arguments and
@@ -336,10 +349,7 @@ class HostSession:
             raise ContractViolation(
                 "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
             ) from error
-        result = self.core.consume(prepared, raw)
-        if result.is_error and raise_on_error:
-            raise ToolExecutionError(admitted.name, result)
-        return result
+        return self.core.consume(prepared, raw)
 
     async def _confirm(self, prepared: PreparedCall) -> None:
         tool = prepared.tool
@@ -443,6 +453,20 @@ class HostSession:
             if call is not None:
                 self.core.refused(call.tool, "transport_failure", call=call)
             raise TransportFailure(f"transport failed: {type(error).__name__}") from error
+
+
+def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptions | None) -> HostSession:
+    """The session a face runs over: ``connection`` itself when it is a :class:`HostSession` (then
+    ``options`` must be ``None``), else a new session for that client.
+
+    A session should wrap the client before it connects: the ``Mcp-Param-*`` hook lives in the HTTP
+    client the transport builds on connect (otherwise calls that need headers are refused).
+    """
+    if isinstance(connection, HostSession):
+        if options is not None:
+            raise ValueError("the session already has its options; pass options to HostSession")
+        return connection
+    return HostSession(connection, options)
 
 
 def _report_event(report: ConnectionReport) -> dict[str, Any]:

@@ -43,7 +43,9 @@ from fastmcp.server.dependencies import get_access_token, get_http_request
 from fastmcp.utilities.authorization import AuthCheck, AuthContext, run_auth_checks
 from mcp.shared.exceptions import MCPError
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.completion import (
+    AsyncRateLimiter,
     RateLimiter,
     completion_result,
     filter_completions,
@@ -51,7 +53,6 @@ from agent_connector_sdk.mcp.contracts.completion import (
 )
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
 from agent_connector_sdk.mcp.server.logsafe import quoted
-from agent_connector_sdk.state.base import AsyncRateLimiter, StateUnavailable
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
@@ -174,12 +175,16 @@ class AuthorizedCompletions:
         try:
             # A shared (async) limiter may be unreachable: refuse rather than admit unlimited.
             retry_after_ms = await verdict if inspect.isawaitable(verdict) else verdict
-        except StateUnavailable:
-            logger.warning("completion refused: rate limit state unavailable caller=%s", quoted(key))
+        except AgentConnectorError as unavailable:
+            # Any typed failure of the limiter (the state backends' `state_unavailable`: the store is
+            # away) refuses the request with its category; an untyped one propagates (-32603).
+            logger.warning(
+                "completion refused: rate limit %s caller=%s", unavailable.category, quoted(key)
+            )
             raise MCPError(
                 code=self.rate_limit_code,
                 message="completion rate limit unavailable",
-                data={"category": "state_unavailable", "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
+                data={"category": unavailable.category, "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
             ) from None
         if retry_after_ms is not None:
             logger.info("completion refused: rate_limited caller=%s", quoted(key))

@@ -87,7 +87,8 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     parse_disclosure_uri,
     serve_disclosure_read,
 )
-from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
+from agent_connector_sdk.mcp.server.catalog import navigation_entry
+from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 
 __all__ = [
     "DisclosureOrigin",
@@ -145,20 +146,23 @@ def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     The search transform hands over the caller's visible tools with the schemas as the wire shows them
     (after FastMCP's listing middleware, e.g. ``$ref`` inlining), and the entries' digests are computed
     from exactly those — the same objects every disclosure read re-hashes. Returns a list of dicts,
-    which is what the search tool's output schema (``str | list[dict]``) admits.
+    which is what the search tool's output schema (``str | list[dict]``) admits. Tools that came out of
+    a catalog cache (:func:`~agent_connector_sdk.mcp.server.catalog.cache_tool_catalog`: never edited in
+    place) have their entry built once; any other tool's is built afresh.
     """
-    return [
-        build_navigation_entry(
-            name=tool.name,
-            title=_title(tool),
-            description=tool.description,
-            input_schema=tool.parameters,
-            output_schema=tool.output_schema,
-            memo=_SHARED_IDENTITY_MEMO,
-            annotations=_wire_annotations(tool),
-        )
-        for tool in tools
-    ]
+    return [navigation_entry(tool, _navigation_entry) for tool in tools]
+
+
+def _navigation_entry(tool: Tool) -> dict[str, Any]:
+    return build_navigation_entry(
+        name=tool.name,
+        title=_title(tool),
+        description=tool.description,
+        input_schema=tool.parameters,
+        output_schema=tool.output_schema,
+        memo=_SHARED_IDENTITY_MEMO,
+        annotations=_wire_annotations(tool),
+    )
 
 
 class _DisclosureNotFound(FastMCPError, MCPError):
@@ -436,10 +440,9 @@ class SchemaDisclosureRegistry:
         return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity)
 
 
-# Our own gates, as `ServerGates` installs them: `ResolvedToolRecorder` returns what it resolves
-# unchanged (it only records it) and overrides no list hook; `OutputSelfCheck` acts on `tools/call` only
-# and passes every other message through the base hooks. Exact types: a subclass may override more.
-_PASS_THROUGH_TRANSFORMS: Final[tuple[type, ...]] = (ResolvedToolRecorder,)
+# Our own gates, as `ServerGates` installs them (no transform: the resolution hook shadows `get_tool`
+# and returns what it resolves unchanged): `OutputSelfCheck` acts on `tools/call` only and passes every
+# other message through the base hooks. Exact types: a subclass may override more.
 _PASS_THROUGH_MIDDLEWARE: Final[tuple[type, ...]] = (OutputSelfCheck,)
 _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
 
@@ -447,11 +450,8 @@ _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
 def _name_consistent_transform(transform: object) -> bool:
     """Transforms that treat a tool alike whether it is listed or resolved by name: FastMCP's
     enable/disable (``Visibility``, also a subclass that only changes *which* tools match — e.g. the
-    replicas' ``SharedToolSwitch`` — since both its list and get hooks mark through that one predicate)
-    and our pass-through recorder."""
+    replicas' ``SharedToolSwitch`` — since both its list and get hooks mark through that one predicate)."""
     kind = type(transform)
-    if kind in _PASS_THROUGH_TRANSFORMS:
-        return True
     if not isinstance(transform, Visibility):
         return False
     return all(getattr(kind, hook) is getattr(Visibility, hook) for hook in _VISIBILITY_HOOKS)

@@ -17,8 +17,7 @@ from pydantic import Field
 from starlette.middleware import Middleware
 
 from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
-from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+from agent_connector_sdk.mcp.server import HeaderParityMiddleware, gated_http_app
 from tests.support.http_server import serve_asgi
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -128,7 +127,7 @@ def _entry_app(server: FastMCP[Any], entry: str, audit: list[dict[str, Any]] | N
             stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, **options)], **kw
         )
     return gated_http_app(
-        server, stateless_http=True, header_audit=audit.append if audit is not None else None, **kw
+        server, stateless_http=True, audit=audit.append if audit is not None else None, **kw
     )
 
 
@@ -442,7 +441,7 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
     server = make_server()
     app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
     with (
-        caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.header_parity"),
+        caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.parity"),
         serve_asgi(app) as url,
         httpx2.Client(timeout=30) as client,
     ):
@@ -451,7 +450,7 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
         )
         assert response.status_code == 400
     records = [
-        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.header_parity"
+        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.parity"
     ]
     assert any("Mcp-Param-Region" in message and "mismatched" in message for message in records)
     assert not any("private" in message or "λ" in message for message in records)
