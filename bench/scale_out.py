@@ -229,7 +229,7 @@ def main() -> None:
         redis = stack.enter_context(redis_server())
         from tests.state._replica import initialize_catalog
 
-        initialize_catalog(redis.url, prefix="agent-connector")  # the operator's one-time state.admin init
+        initialize_catalog(redis.url, prefix="agent-connector")  # the operator's one-time `state init`
         embedded, embedded_pid = stack.enter_context(replica_process("memory", "embedded"))
         first, first_pid = stack.enter_context(replica_process(redis.url, "replica-1"))
         second, second_pid = stack.enter_context(replica_process(redis.url, "replica-2"))

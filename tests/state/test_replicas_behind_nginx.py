@@ -66,7 +66,7 @@ def _cluster(
     with ExitStack() as stack:
         redis = stack.enter_context(redis_server())
         if shared:
-            initialize_catalog(redis.url, prefix=prefix)  # the operator's one-time `state.admin init`
+            initialize_catalog(redis.url, prefix=prefix)  # the operator's one-time `state init`
         replicas: dict[str, str] = {}
         disclosures: dict[str, SchemaDisclosure] = {}
         for replica_id in (EU, US):

@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.output import current_output, writing_to
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
@@ -42,7 +43,8 @@ app = App(
         "Review, serve and disclose MCP tools safely (MCP 2026-07-28).\n\n"
         "review: what a host would admit, send and accept. serve: the contract lab or an OpenAPI "
         "document as a gated MCP server behind search. disclose: hash-bound schema fragments of an "
-        "OpenAPI document, offline.\n\n"
+        "OpenAPI document, offline. state: switch a tool off or on for every replica sharing a "
+        "state store.\n\n"
         "Exit codes: 0 ran; 1 with --strict when something was rejected or failed; 2 could not run "
         "(one line on stderr says why)."
     ),
@@ -52,11 +54,7 @@ app = App(
     suppress_keyboard_interrupt=False,  # main() reports it: one line, exit 130
 )
 
-_OUT: list[TextIO] = []  # the output stream of the current ``main`` call (tests pass a StringIO)
-
-
-def _out() -> TextIO:
-    return _OUT[-1] if _OUT else sys.stdout
+_out = current_output
 
 
 def _console(stream: TextIO) -> Console:
@@ -155,6 +153,9 @@ def review(
         ),
     ] = False,
     timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
+    deadline: Annotated[
+        float, Parameter(help="seconds for the whole review: connect, every page, search, disclosures, call")
+    ] = 300.0,
     header: Annotated[
         list[str] | None,
         Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
@@ -204,6 +205,8 @@ def review(
         return 0
     if timeout <= 0:
         raise CliError("--timeout must be a positive number of seconds")
+    if not deadline > 0:  # also refuses NaN
+        raise CliError("--deadline must be a positive number of seconds")
     sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
     if sources != 1:
         raise CliError(
@@ -248,6 +251,7 @@ def review(
     options = ReviewOptions(
         profile=profile,
         timeout=timeout,
+        deadline=deadline,
         headers=headers,
         token=token,
         search_patterns=tuple(search or (".*",)),
@@ -645,6 +649,8 @@ def _render_disclosures(
             m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
         )
     console.print(table)
+    if len(manifests) == 1:
+        _render_fragments(next(iter(run.disclosures.values())), console)
     if verify:
         intact = len(manifests) - len(failures)
         where = f" from the files in {out}" if out is not None else ""
@@ -661,6 +667,23 @@ def _render_disclosures(
         console.print("refused  none")
 
 
+def _render_fragments(disclosure: Any, console: Console) -> None:
+    """One disclosure's fragments: the URI a host reads, its size and its digest."""
+    from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
+
+    manifest = disclosure.manifest
+    console.print(f"manifest {manifest.manifest_uri}")
+    console.print(f"fragment {manifest.fragment_uri_template}")
+    for index in range(manifest.fragment_count):
+        fragment = read_schema_fragment(disclosure, str(index))
+        size = len(fragment.text.encode("utf-8"))
+        console.print(f"  {{index}}={index:<4d} {size:5,d} bytes  sha256 {fragment.fragment_sha256[:16]}…")
+
+
+# ---------------------------------------------------------------------------------------- state
+app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
+
+
 # ------------------------------------------------------------------------------------------ main
 def _interrupt(signum: int, frame: Any) -> None:
     # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
@@ -670,7 +693,11 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the CLI and return its exit code (never raises for bad input or an unreachable server)."""
-    _OUT.append(out if out is not None else sys.stdout)
+    with writing_to(out):
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, _interrupt)
@@ -689,7 +716,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         print("agent-connector: interrupted", file=sys.stderr)
         return 130
     finally:
-        _OUT.pop()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     return result if isinstance(result, int) else 0

@@ -35,6 +35,7 @@ def short_json(value: Any, limit: int = 120) -> str:
 
 _NAME: Final = 160  # tool names are ≤ 128 characters when admitted; rejected ones may be anything
 _FIELD: Final = 400
+_HEADER_ROWS: Final = 32  # the default max_mirrored_headers
 
 
 def _s(value: Any, limit: int = _FIELD) -> str:
@@ -197,7 +198,10 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
 
 
 def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
-    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules]
+    # At most _HEADER_ROWS rules per tool: a tool mirroring thousands of arguments is rejected anyway
+    # (max_mirrored_headers); the row after them says how many were not shown.
+    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules[:_HEADER_ROWS]]
+    hidden = {id(tool): len(tool.headers.rules) - _HEADER_ROWS for tool in tools}
     invalid = [tool for tool in tools if tool.headers.category is not None]
     if not rows and not invalid:
         return
@@ -205,7 +209,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
     table = Table(title=title, title_justify="left")
     for column in ("tool", "argument", "header", "type", "sample → field value"):
         table.add_column(column, overflow="fold")
-    for tool, rule in rows:
+    for index, (tool, rule) in enumerate(rows):
         samples = []
         for sample in rule.samples:
             shown = _s(json.dumps(sample.value, ensure_ascii=False), 120)
@@ -220,6 +224,9 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             _s(rule.type, 40),
             "\n".join(samples),
         )
+        last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
+        if last_of_tool and hidden[id(tool)] > 0:
+            table.add_row(_s(tool.name or "?", _NAME), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
     for tool in invalid:
         table.add_row(
             _s(tool.name or "?", _NAME),

@@ -51,6 +51,11 @@ Host side (for the client adapters; routed here so both sides share one list):
   is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
   wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
   caller's handler (which keeps running first, unchanged).
+* :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
+  ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
+  revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
+  ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
+  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host.wire`).
 """
 
 from __future__ import annotations
@@ -112,6 +117,7 @@ __all__ = [
     "replace_tool_resolution",
     "run_input_required_driver",
     "search_proxy_tool_name",
+    "send_unvalidated_request",
     "synthetic_tool_names",
     "untested_versions",
     "visibility_enabled",
@@ -391,3 +397,24 @@ def memoize_search_text(text: Callable[[Tool, SearchText], str]) -> None:
     searchable_text.__agent_connector_memo__ = text  # type: ignore[attr-defined]
     searchable_text.__wrapped__ = original  # type: ignore[attr-defined]
     setattr(regex, "_extract_searchable_text", searchable_text)  # noqa: B010 (private, not re-exported)
+
+
+async def send_unvalidated_request(session: Any, request: Any) -> Any:
+    """``ClientSession.send_request`` without the result-model validation (``mcp`` 2.3): the request is
+    stamped (``_meta``, routing headers) and timed exactly as the SDK does, and the raw JSON-RPC result
+    (whatever JSON value the server sent) is returned for the caller to judge."""
+    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
+
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    headers = opts.setdefault("headers", {})
+    key = type(request).name_param
+    if key is not None and MCP_NAME_HEADER not in headers:
+        name = (data.get("params") or {}).get(key)
+        if isinstance(name, str):
+            headers[MCP_NAME_HEADER] = encode_header_value(name)
+    timeout = session._session_read_timeout_seconds
+    if timeout is not None:
+        opts["timeout"] = timeout
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)

@@ -86,6 +86,8 @@ class ContractClient:
     session's bounded sink (:class:`~.options.HostOptions` ``audit``; default a
     :class:`~agent_connector_sdk.audit.BoundedAuditSink`) of events naming tools, headers, categories
     and outcomes — never argument or header values. Write confirmation: see :class:`~.session.HostSession`.
+    Bounds (:class:`~.options.HostOptions` ``bounds``): what it takes from the server at most; a bound
+    hit is :class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`.
     """
 
     def __init__(

@@ -49,6 +49,7 @@ from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
 from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from agent_connector_sdk.mcp.host.bounds import bounded_policy
 from agent_connector_sdk.mcp.host.options import HostOptions
 
 __all__ = [
@@ -242,7 +243,9 @@ class HostCore:
         # The x-mcp-header placement is a project rule (strict: root properties only) the spec relaxed
         # on 2026-06-17: the host profile decides it, whatever placement the policy value carries.
         placement: Literal["strict", "spec"] = "strict" if self.options.profile == "strict" else "spec"
-        self.policy = dataclasses.replace(self.options.policy, profile=placement)
+        # The host's bounds on descriptors and x-mcp-header annotations apply on top (the stricter wins).
+        policy = dataclasses.replace(self.options.policy, profile=placement)
+        self.policy = bounded_policy(policy, self.options.bounds)
         self.audit: AuditSink = self.options.audit if self.options.audit is not None else BoundedAuditSink()
         self._listed: dict[str, AdmittedTool] = {}
         self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()

@@ -50,6 +50,11 @@ class HostBounds:
     """One ``tools/call`` result (text, blobs and structuredContent together)."""
     max_message_bytes: int = 32 << 20
     """One JSON-RPC message read from the transport (enforced while reading where the transport allows)."""
+    max_message_values: int = 400_000
+    """JSON values in one message (objects and arrays, and their members after the first), counted while
+    reading on Streamable HTTP. Parsed, each value costs a few hundred bytes, far more than its text: a
+    page of 100,000 tiny tools is 9 MB on the wire and ~270 MB parsed. 400,000 keeps a parsed message
+    near 200 MB; a schema-dense page (GitHub's REST descriptions) holds ~45 values per KB, ~9 MB."""
     max_header_name_length: int = 64
     max_mirrored_headers: int = 32
 

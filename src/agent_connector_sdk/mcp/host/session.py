@@ -46,6 +46,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.host.bounds import (
+    BoundExceeded,
+    check_listing_size,
+    check_result_size,
+    operation_deadline,
+)
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
     HeaderGates,
@@ -58,15 +64,17 @@ from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
     JsonRpcError,
     MalformedResponse,
+    ProtocolError,
     ToolExecutionError,
     TransportFailure,
 )
-from agent_connector_sdk.mcp.host.options import HostOptions
+from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.param_headers import (
     TRANSPORT_EXCEPTIONS,
     ParamHeaderChannel,
     is_local_transport_error,
 )
+from agent_connector_sdk.mcp.host.wire import HttpGuard, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -160,6 +168,7 @@ class HostSession:
     def __init__(self, client: fastmcp.Client[Any], options: HostOptions | None = None) -> None:
         self.client = client
         self.options = options if options is not None else HostOptions()
+        self.bounds: HostBounds = self.options.bounds
         self.core = HostCore(self.options)
         if self.options.lock is not None and len(self.options.lock.servers) != 1:
             # Several servers in the lock: this connection's entry is the one filed under its address.
@@ -169,6 +178,8 @@ class HostSession:
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
         self._channel = ParamHeaderChannel(client)
+        # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
+        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
@@ -234,12 +245,23 @@ class HostSession:
         trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
         """
 
+        listed = 0
+
         async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
             params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            return await self.request(mcp_types.ListToolsRequest(params=params), gate="discover")
+            # Raw: each descriptor is judged alone by Admit (an SDK result model fails the whole page).
+            page = await self.request(
+                mcp_types.ListToolsRequest(params=params), gate="discover", validate=False
+            )
+            tools = page.get("tools")
+            listed += len(tools) if isinstance(tools, list) else 0
+            check_listing_size(listed, self.bounds)
+            return page
 
         try:
-            pages = await apaginate(fetch_page, max_pages=self.options.bounds.max_pages, items_key="tools")
+            async with operation_deadline(self.bounds, "tools/list"):
+                pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key="tools")
         except PaginationError as error:
             self.cursor_trace = list(error.trace)
             self.core.discovery_failed(error.category, pages=len(error.trace))
@@ -349,6 +371,11 @@ class HostSession:
             raise ContractViolation(
                 "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
             ) from error
+        try:
+            check_result_size(raw, self.bounds)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
         return self.core.consume(prepared, raw)
 
     async def _confirm(self, prepared: PreparedCall) -> None:
@@ -418,9 +445,40 @@ class HostSession:
         *,
         gate: Literal["discover", "consume"] = "consume",
         call: PreparedCall | None = None,
+        validate: bool = True,
     ) -> JsonObject:
-        """Send one request and return the raw result dict, translating failures into our families."""
+        """Send one request and return the raw result dict, translating failures into our families.
+
+        ``validate=False`` skips the SDK's result model (the caller judges the raw dict); a response
+        over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`, whatever the SDK made of it.
+        """
+        with self.http_guard.watch() as watch:
+            try:
+                return await self._request(request, gate=gate, call=call, validate=validate)
+            except (ProtocolError, ContractViolation) as error:
+                # The SDK reports a read this host cut short (or a message nested past its parser) as
+                # the server's failure; it was this host's bound.
+                refusal = bound_behind(error, watch, self.bounds)
+                if refusal is None:
+                    raise
+        if call is not None:
+            self.core.refused(call.tool, "bound_exceeded", call=call)
+        raise refusal
+
+    async def _request(
+        self,
+        request: Any,
+        *,
+        gate: Literal["discover", "consume"],
+        call: PreparedCall | None,
+        validate: bool,
+    ) -> JsonObject:
         try:
+            if not validate:
+                raw = await compat.send_unvalidated_request(self.client.session, request)
+                if not isinstance(raw, dict):
+                    raise MalformedResponse(f"the {request.method} result is not a JSON object")
+                return cast(JsonObject, raw)
             # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
             raw = await self.client.session.send_request(request, cast(Any, _RAW_RESULT))
             return cast(JsonObject, raw)

@@ -34,6 +34,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
     "DEFAULT_MAX_IN_FLIGHT_PER_CALLER",
     "DEFAULT_MAX_JSON_VALUES",
+    "RequestBounds",
     "RequestLimits",
     "json_value_count",
 ]
@@ -59,6 +61,7 @@ DEFAULT_BODY_TIMEOUT_SECONDS: Final = 10.0
 DEFAULT_MAX_JSON_VALUES: Final = 50_000
 """Object members plus array elements one request may carry (a real tool call has a few hundred)."""
 _DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024  # the mcp SDK's own limit, as the header gate's
+_TOO_LARGE: Final = "Request body too large"  # the header gate's words for the same refusal
 
 # A JSON string literal (escapes included); blanking these leaves only structure, numbers and literals.
 _STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -86,36 +89,45 @@ class _Refusal(Exception):
         self.retry_after_ms = retry_after_ms
 
 
+@dataclass(frozen=True)
+class RequestBounds:
+    """The per-request bounds :class:`RequestLimits` enforces (see the module docstring)."""
+
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
+    max_in_flight_per_caller: int = DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+    body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES
+
+    def __post_init__(self) -> None:
+        for name in ("max_in_flight", "max_in_flight_per_caller", "max_json_values"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer")
+        if isinstance(self.body_timeout_seconds, bool) or not self.body_timeout_seconds > 0:
+            raise ValueError("body_timeout_seconds must be positive")
+
+
 class RequestLimits:
-    """ASGI middleware: ``RequestLimits(app, max_in_flight=..., ...)`` (see the module docstring)."""
+    """ASGI middleware: ``RequestLimits(app, bounds=RequestBounds(...), max_body_bytes=...)`` (module doc)."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-        max_in_flight_per_caller: int = DEFAULT_MAX_IN_FLIGHT_PER_CALLER,
-        body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS,
+        bounds: RequestBounds | None = None,
         max_body_bytes: int = _DEFAULT_MAX_BODY_BYTES,
-        max_json_values: int = DEFAULT_MAX_JSON_VALUES,
         rate_limit_code: int = -32010,
     ) -> None:
-        for name, value in (
-            ("max_in_flight", max_in_flight),
-            ("max_in_flight_per_caller", max_in_flight_per_caller),
-            ("max_body_bytes", max_body_bytes),
-            ("max_json_values", max_json_values),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer")
-        if not body_timeout_seconds > 0:
-            raise ValueError("body_timeout_seconds must be positive")
+        if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be a positive integer")
+        bounds = bounds if bounds is not None else RequestBounds()
         self.app = app
-        self.max_in_flight = max_in_flight
-        self.max_in_flight_per_caller = max_in_flight_per_caller
-        self.body_timeout_seconds = body_timeout_seconds
+        self.bounds = bounds
+        self.max_in_flight = bounds.max_in_flight
+        self.max_in_flight_per_caller = bounds.max_in_flight_per_caller
+        self.body_timeout_seconds = bounds.body_timeout_seconds
         self.max_body_bytes = max_body_bytes
-        self.max_json_values = max_json_values
+        self.max_json_values = bounds.max_json_values
         self.rate_limit_code = rate_limit_code
         self._in_flight = 0
         # Only callers with a request in flight have an entry (removed at zero): bounded by max_in_flight.
@@ -140,6 +152,12 @@ class RequestLimits:
             return
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
+            return
+        declared = next(
+            (bytes(v) for k, v in scope.get("headers", []) if bytes(k).lower() == b"content-length"), b""
+        )
+        if declared.strip().isdigit() and int(declared) > self.max_body_bytes:
+            await _refuse(send, _Refusal(413, -32600, _TOO_LARGE, "body_too_large"))
             return
         caller = _caller(scope)
         try:
@@ -193,12 +211,7 @@ class RequestLimits:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_body_bytes:
-                        raise _Refusal(
-                            413,
-                            -32600,
-                            f"request body larger than {self.max_body_bytes} bytes",
-                            "body_too_large",
-                        )
+                        raise _Refusal(413, -32600, _TOO_LARGE, "body_too_large")
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
@@ -249,15 +262,14 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 async def _refuse(send: Send, refusal: _Refusal) -> None:
     _logger.info("request refused before parsing: %s (HTTP %d)", refusal.category, refusal.status)
     data: dict[str, Any] = {"category": refusal.category}
+    error: dict[str, Any] = {"code": refusal.code, "message": str(refusal), "data": data}
+    if refusal.category == "body_too_large":
+        del error["data"]  # answered exactly as the header gate and the mcp SDK's limit answer it
     headers = [(b"content-type", b"application/json")]
     if refusal.retry_after_ms is not None:
         data["retryAfterMs"] = refusal.retry_after_ms
         headers.append((b"retry-after", str(max(1, refusal.retry_after_ms // 1000)).encode()))
-    payload = {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": refusal.code, "message": str(refusal), "data": data},
-    }
+    payload = {"jsonrpc": "2.0", "id": None, "error": error}
     body = json.dumps(payload, separators=(",", ":")).encode()
     headers.append((b"content-length", str(len(body)).encode()))
     if refusal.status in (408, 413):
