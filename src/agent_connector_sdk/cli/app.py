@@ -15,6 +15,7 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
@@ -177,6 +178,17 @@ def review(
     json_schema: Annotated[
         bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
     ] = False,
+    write_lock: Annotated[
+        Path | None,
+        Parameter(help="approve every reviewed tool contract: write this contract lock file (per server)"),
+    ] = None,
+    lock: Annotated[
+        Path | None,
+        Parameter(help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed"),
+    ] = None,
+    sarif: Annotated[
+        Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -210,6 +222,12 @@ def review(
     profile: Profile = "strict" if strict else "default"
     headers = _parse_headers(header or [])
     out = _out()
+    contract = _ContractOutputs(
+        lock=_read_lock(lock) if lock is not None else None,
+        lock_file=lock,
+        write_lock=write_lock,
+        sarif=sarif,
+    )
 
     if descriptor:
         from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
@@ -218,7 +236,15 @@ def review(
         if emit_tests is not None:
             written = emit_failure_tests(report, emit_tests)
             print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
-        return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=None)
+        return _finish(
+            report,
+            out,
+            json_output=json_output,
+            strict=strict,
+            descriptors=descriptors,
+            pin=None,
+            contract=contract,
+        )
 
     from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
 
@@ -266,20 +292,74 @@ def review(
             log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
             options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
             report = anyio.run(review_server, reviewed, options)
-    return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=pin)
+    return _finish(
+        report,
+        out,
+        json_output=json_output,
+        strict=strict,
+        descriptors=descriptors,
+        pin=pin,
+        contract=contract,
+    )
+
+
+@dataclass(frozen=True)
+class _ContractOutputs:
+    """``--lock`` (read before the review, so a bad file fails fast), ``--write-lock``, ``--sarif``."""
+
+    lock: Any = None
+    lock_file: Path | None = None
+    write_lock: Path | None = None
+    sarif: Path | None = None
+
+
+def _read_lock(path: Path) -> Any:
+    from agent_connector_sdk.cli.lockfile import read_lock
+
+    return read_lock(path)
 
 
 def _finish(
-    report: ReviewReport, out: TextIO, *, json_output: bool, strict: bool, descriptors: bool, pin: Path | None
+    report: ReviewReport,
+    out: TextIO,
+    *,
+    json_output: bool,
+    strict: bool,
+    descriptors: bool,
+    pin: Path | None,
+    contract: _ContractOutputs | None = None,
 ) -> int:
     if pin is not None:
         _write_pins(report, pin)
+    if contract is not None:
+        report = _contract_outputs(report, contract)
     if json_output:
         # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
         out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
+
+
+def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> ReviewReport:
+    from agent_connector_sdk.cli.lockfile import apply_lock, write_lock
+
+    if contract.lock is not None:
+        report = apply_lock(report, contract.lock, str(contract.lock_file))
+    if contract.write_lock is not None:
+        write_lock(report, contract.write_lock)
+    if contract.sarif is not None:
+        from agent_connector_sdk.cli.sarif import sarif_log
+
+        try:
+            text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
+            contract.sarif.write_text(text, "utf-8")
+        except OSError as error:
+            raise CliError(
+                f"{contract.sarif}: cannot write the SARIF file ({error.strerror or type(error).__name__})"
+            ) from None
+        print(f"wrote {contract.sarif} (SARIF 2.1.0)", file=sys.stderr)
+    return report
 
 
 def _read_pins(path: Path) -> SourcePins:
