@@ -45,6 +45,7 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
     ├── ArgumentsRefused             execute         server: arguments refused, an isError result
     ├── UpstreamError                execute         connectors.openapi: the upstream API failed
+    ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
     ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError,
     │                                                StateNotInitialized
