@@ -755,6 +755,7 @@ async def _call(
         headers_sent=_headers_sent(audit, name),
         content_types=[str(block.get("type")) for block in content if isinstance(block, dict)],
         structured_content=result.structured_content,
+        structured_content_present=result.has_structured_content,
         is_error=result.is_error,
         text=result.text,
         findings=finding_reports(result.findings),
