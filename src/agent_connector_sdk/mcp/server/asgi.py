@@ -4,7 +4,7 @@ The resolution hook (:mod:`.resolution`) checks 2026-07-28 calls inside FastMCP'
 where that transport maps a -32020 to HTTP 400. The handshake-era transports would answer the same
 refusal with HTTP 200, so their calls are checked here, before the app sees them: the body is buffered
 (bounded), parsed, the tool looked up as this caller sees it and checked with the one checker
-(:class:`.parity.HeaderParityGate`); the request then carries its :class:`.resolution.CallRecord`
+(:class:`.parity.HeaderParityGate`); the request then carries its :class:`._record.CallRecord`
 marked "headers checked", so resolution does not check it again (one verdict, one audit event). On a
 server without the resolution hook this entry checks every call itself.
 
@@ -39,12 +39,9 @@ from starlette.requests import ClientDisconnect
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
+from agent_connector_sdk.mcp.server._record import mark_headers_checked
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
-from agent_connector_sdk.mcp.server.resolution import (
-    ResolutionGate,
-    mark_headers_checked,
-    mistyped_header_argument,
-)
+from agent_connector_sdk.mcp.server.resolution import ResolutionGate, mistyped_header_argument
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "HeaderParityMiddleware"]
 
