@@ -317,20 +317,28 @@ def test_completion_values_capped_with_total_and_has_more() -> None:
     assert completion["total"] == 150 and completion["hasMore"] is True
 
 
-async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def fallbacks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names the output check had to resolve itself (a second lookup), recorded as they happen."""
+    from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+
+    resolved: list[str] = []
+    original = OutputSelfCheck._published_tool
+
+    async def counting(self: OutputSelfCheck, context: Any, name: str) -> Any:
+        resolved.append(name)
+        return await original(self, context, name)
+
+    monkeypatch.setattr(OutputSelfCheck, "_published_tool", counting)
+    return resolved
+
+
+async def test_output_check_reuses_fastmcps_own_tool_resolution(fallbacks: list[str]) -> None:
     """With the resolution hook installed the check never resolves a tool a second time (it reads the
     call's record); without it (a server where only the middleware was added) it falls back to
     ``server.get_tool``. In memory here; over HTTP in the next test."""
     from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 
-    fallbacks: list[str] = []
-    original = OutputSelfCheck._published_tool
-
-    async def counting(self: OutputSelfCheck, context: Any, name: str) -> Any:
-        fallbacks.append(name)
-        return await original(self, context, name)
-
-    monkeypatch.setattr(OutputSelfCheck, "_published_tool", counting)
     gated = contract_lab_server()
     gated_http_app(gated)
     middleware_only = contract_lab_server()
@@ -345,22 +353,13 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pyt
 
 
 def test_output_check_reads_the_call_record_over_http_on_both_transports_and_through_search(
-    monkeypatch: pytest.MonkeyPatch,
+    fallbacks: list[str],
 ) -> None:
     """Over HTTP the record travels in the request's scope: a 2026-07-28 call, a handshake-era call (its
     headers checked at the ASGI entry) and a call through the search proxy (the proxied tool, resolved
     once by the hook) are all checked against the tool that ran, without a second lookup."""
-    from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
     from tests.support.parity import make_server, raw_call, result_of
 
-    fallbacks: list[str] = []
-    original = OutputSelfCheck._published_tool
-
-    async def counting(self: OutputSelfCheck, context: Any, name: str) -> Any:
-        fallbacks.append(name)
-        return await original(self, context, name)
-
-    monkeypatch.setattr(OutputSelfCheck, "_published_tool", counting)
     legacy = {
         "jsonrpc": "2.0",
         "id": 1,
