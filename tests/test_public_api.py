@@ -344,7 +344,7 @@ def test_exported_members() -> None:
         assert getattr(home, name) is value
     assert "__version__" in dir(agent_connector_sdk) and "ContractClient" in dir(agent_connector_sdk)
     try:
-        agent_connector_sdk.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
+        agent_connector_sdk.NoSuchName  # noqa: B018
     except AttributeError as error:
         assert "NoSuchName" in str(error)
     else:
