@@ -13,7 +13,7 @@ import httpx2
 import pytest
 import yaml
 
-from tests.cli.support import ROOT, assert_one_line_error, run_cli
+from tests.support.cli import ROOT, assert_one_line_error, run_cli
 
 PETS = {
     "openapi": "3.1.0",

@@ -23,9 +23,9 @@ from agent_connector_sdk.cli.report import (
 )
 from agent_connector_sdk.cli.review import build_review_report
 from agent_connector_sdk.cli.sarif import rule_help, sarif_log
-from tests.cli.sarif_schema import official_sarif_schema
-from tests.cli.support import assert_one_line_error, run_cli
+from tests.support.cli import assert_one_line_error, run_cli
 from tests.support.http_server import serve_asgi
+from tests.support.sarif_schema import official_sarif_schema
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 REPORT_SCHEMA = json.loads((SCHEMAS / "review-report.schema.json").read_text("utf-8"))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.cli.support import ROOT
+from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
 

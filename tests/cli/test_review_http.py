@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_app
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
-from tests.cli.support import assert_one_line_error, non_mcp_server, run_cli
+from tests.support.cli import assert_one_line_error, non_mcp_server, run_cli
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
@@ -177,7 +177,7 @@ def test_stdio_server_reports_header_gates_not_applicable() -> None:
         '{"region": "Zürich west"}',
         "--",
         sys.executable,
-        "tests/cli/plain_server.py",
+        "tests/support/plain_server.py",
     )
     assert run.code == 0, run.err
     report = _valid(run.json())

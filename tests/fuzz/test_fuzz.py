@@ -379,7 +379,7 @@ def _disclosure_server() -> fastmcp.FastMCP[Any]:
         describe_schema_tools,
         register_schema_resources,
     )
-    from tests.schema_disclosure_provider._servers import StaticTool
+    from tests.support.disclosure_servers import StaticTool
 
     server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("uris")
     server.add_tool(StaticTool(name="fuzz_op", parameters=_INPUT_SCHEMA))

@@ -27,7 +27,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
-from tests.schema_disclosure_provider._servers import StaticTool, big_input_schema, build_server, static_tool
+from tests.support.disclosure_servers import StaticTool, big_input_schema, build_server, static_tool
 from tests.support.http_server import serve_asgi
 
 TOKENS = {

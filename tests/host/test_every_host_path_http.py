@@ -31,7 +31,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.host._servers import lab_behind_search
+from tests.support.host_servers import lab_behind_search
 from tests.support.http_server import serve_asgi
 
 Log = list[tuple[str, list[tuple[str, str]], bytes]]

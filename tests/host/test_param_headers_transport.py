@@ -20,7 +20,7 @@ from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.host import HostOptions, ParamHeaderChannel, prepare_invocation
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi
 
 ROUTE_SHIPMENT: dict[str, Any] = {

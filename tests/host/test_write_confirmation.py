@@ -17,7 +17,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     SchemaDisclosureConsumer,
 )
-from tests.host._servers import lab_behind_search
+from tests.support.host_servers import lab_behind_search
 
 
 class CallCounter(Middleware):

@@ -41,7 +41,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta")
 VERSIONS = (None, "1", "2")

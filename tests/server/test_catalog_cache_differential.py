@@ -33,7 +33,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
 from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
 from agent_connector_sdk.mcp.server.catalog import ToolCatalogCache, cache_tool_catalog
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta", "gamma", "delta")
 VERSIONS = (None, "1", "2")

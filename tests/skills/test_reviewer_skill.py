@@ -23,8 +23,8 @@ from jsonschema import Draft4Validator
 
 from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.skills import REVIEWER_SKILL, reviewer_skill
-from tests.cli.sarif_schema import official_sarif_schema
 from tests.support.http_server import serve_asgi
+from tests.support.sarif_schema import official_sarif_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = ROOT / "src" / "agent_connector_sdk" / "skills" / REVIEWER_SKILL / "SKILL.md"
