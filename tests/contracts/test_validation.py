@@ -19,29 +19,12 @@ from agent_connector_sdk.mcp.contracts.validation import (
     validate_arguments,
     validate_instance,
 )
+from tests.support.schema_cases import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
 from tests.support.schema_server import recording_schema_server
-
-SECRET = "tok-SECRET-9f3a"
 
 
 def tool(schema: Any) -> dict[str, Any]:
     return {"name": "t", "inputSchema": schema}
-
-
-REGION_TOOL = tool(
-    {
-        "type": "object",
-        "properties": {
-            "region": {"type": "string", "enum": ["eu", "us"]},
-            "limit": {"type": "integer", "minimum": 1},
-            "filter": {"$ref": "#/$defs/Filter"},
-            "a/b~c": {"type": "boolean"},
-        },
-        "required": ["region"],
-        "additionalProperties": False,
-        "$defs": {"Filter": {"type": "object", "properties": {"tag": {"type": "string", "maxLength": 4}}}},
-    }
-)
 
 
 def refusal(t: dict[str, Any], arguments: Any) -> ArgumentError:
@@ -183,21 +166,6 @@ def test_ref_to_unroutable_address_is_a_typed_refusal() -> None:
     assert err.category == "unresolvable_ref"
 
 
-LOCAL_REFS_SCHEMA: dict[str, Any] = {
-    "$id": "urn:example:root",
-    "type": "object",
-    "properties": {
-        "a": {"$ref": "#/$defs/A"},
-        "b": {"$ref": "urn:example:b"},
-        "c": {"$ref": "#c-anchor"},
-        "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
-    },
-    "$defs": {
-        "A": {"type": "integer"},
-        "B": {"$id": "urn:example:b", "type": "string"},
-        "C": {"$anchor": "c-anchor", "type": "boolean"},
-    },
-}
 
 
 def test_local_refs_resolve() -> None:
