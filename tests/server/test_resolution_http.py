@@ -1,11 +1,10 @@
 """Header parity checked inside FastMCP's own tool resolution (``resolution.py``), over real HTTP.
 
-``gated_http_app`` no longer resolves the tool a second time in ASGI for 2026-07-28 calls: the check runs
-on the tool FastMCP itself resolved to run. The whole raw-HTTP matrix of ``test_parity_http`` is
-re-run here against ``gated_http_app`` (the imported tests use this module's ``gated`` and
-``gated_search`` fixtures), plus what is specific to the mechanism: the ASGI layer does no lookup for
-those calls, auth decides before any verdict, SSE answers still carry HTTP 400, version fallback and the
-in-memory transport (no headers) are not refused.
+``gated_http_app`` does not resolve the tool a second time in ASGI for 2026-07-28 calls: the check runs
+on the tool FastMCP itself resolved to run. (The raw-HTTP parity matrix runs against both entry points
+in ``test_parity_http``.) Here: what is specific to the mechanism — the ASGI layer does no lookup for
+those calls, one verdict per call, auth decides before any verdict, SSE answers still carry HTTP 400,
+version fallback and the in-memory transport (no headers) are not refused.
 """
 
 from __future__ import annotations
@@ -23,17 +22,17 @@ from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.server.test_parity_http import (
+from tests.support.http_server import serve_asgi
+from tests.support.parity import (
     PROTOCOL_VERSION,
     Gated,
-    _wire_descriptor,
     make_authed_server,
     make_server,
     raw_call,
     refusal_of,
     result_of,
+    wire_descriptor,
 )
-from tests.support.http_server import serve_asgi
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +41,7 @@ def gated() -> Iterator[Gated]:
     audit: list[dict[str, Any]] = []
     # Default (SSE) response mode: the refusal must still be a plain HTTP 400.
     app = gated_http_app(server, stateless_http=True, audit=audit.append)
-    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    descriptor = asyncio.run(wire_descriptor(server, "route"))
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield Gated(url, client, audit, descriptor)
 

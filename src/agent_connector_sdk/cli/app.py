@@ -27,8 +27,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.output import current_output, writing_to
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
@@ -475,6 +475,21 @@ def serve(
             "excerpt of the body, which may carry secrets)"
         ),
     ] = "generic",
+    trusted_proxies: Annotated[
+        list[str] | None,
+        Parameter(
+            help="addresses or CIDR blocks of proxies in front of this server (e.g. the nginx host): "
+            "only their X-Forwarded-For names the caller for rate limits and in-flight caps; "
+            "everyone else is keyed by peer address"
+        ),
+    ] = None,
+    read_timeout: Annotated[
+        float, Parameter(help="seconds a connection may take to send a request's headers, and its body")
+    ] = 10.0,
+    max_in_flight: Annotated[int, Parameter(help="requests served at once (more: HTTP 503)")] = 64,
+    max_in_flight_per_caller: Annotated[
+        int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
+    ] = 8,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -497,6 +512,26 @@ def serve(
         raise CliError("--upstream only applies with --openapi")
     if upstream_errors != "generic" and openapi is None:
         raise CliError("--upstream-errors only applies with --openapi")
+    if not 0 < read_timeout <= 3600:
+        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
+    from agent_connector_sdk.mcp.server.completion import trusted_networks
+    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+
+    for proxy in trusted_proxies or ():
+        try:
+            trusted_networks([proxy])
+        except ValueError:
+            shown = json.dumps(proxy)[:80]
+            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
+    try:
+        bounds = RequestBounds(
+            max_in_flight=max_in_flight,
+            max_in_flight_per_caller=max_in_flight_per_caller,
+            body_timeout_seconds=read_timeout,
+            trusted_proxies=tuple(trusted_proxies or ()),
+        )
+    except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
+        raise CliError(f"--{str(error).replace('_', '-')}") from None
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -522,12 +557,19 @@ def serve(
                 state=shared,
                 replica_id=replica_id,
                 upstream_errors=upstream_errors,
+                request_bounds=bounds,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
             from agent_connector_sdk.demo.lab_service import lab_service_app
 
-            app_ = lab_service_app(demo_tokens=not no_auth, state=shared, replica_id=replica_id)
+            app_ = lab_service_app(
+                demo_tokens=not no_auth,
+                state=shared,
+                replica_id=replica_id,
+                trusted_proxies=bounds.trusted_proxies,
+                request_bounds=bounds,
+            )
     except StateConfigError as error:
         raise CliError(f"--state: {error.message}") from None
     except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
@@ -545,7 +587,7 @@ def serve(
         print(f"serving {what} at {url}", file=out, flush=True)
 
     try:
-        run_server(app_, sock, announce)
+        run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
     finally:
         sock.close()
     return 0

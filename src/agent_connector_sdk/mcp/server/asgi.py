@@ -4,7 +4,7 @@ The resolution hook (:mod:`.resolution`) checks 2026-07-28 calls inside FastMCP'
 where that transport maps a -32020 to HTTP 400. The handshake-era transports would answer the same
 refusal with HTTP 200, so their calls are checked here, before the app sees them: the body is buffered
 (bounded), parsed, the tool looked up as this caller sees it and checked with the one checker
-(:class:`.parity.HeaderParityGate`); the request then carries its :class:`.resolution.CallRecord`
+(:class:`.parity.HeaderParityGate`); the request then carries its :class:`._record.CallRecord`
 marked "headers checked", so resolution does not check it again (one verdict, one audit event). On a
 server without the resolution hook this entry checks every call itself.
 
@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.inbound import decode_header_value as sdk_decode_header_value
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
@@ -39,28 +38,25 @@ from starlette.requests import ClientDisconnect
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
-from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
-from agent_connector_sdk.mcp.server.resolution import (
-    ResolutionGate,
-    mark_headers_checked,
-    mistyped_header_argument,
+from agent_connector_sdk.mcp.server._asgi import (
+    DEFAULT_MAX_BODY_BYTES,
+    TOO_LARGE,
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    replay,
 )
+from agent_connector_sdk.mcp.server._record import mark_headers_checked
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server.resolution import ResolutionGate, mistyped_header_argument
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "HeaderParityMiddleware"]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-DEFAULT_MAX_BODY_BYTES: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
-"""Largest request body (the ``mcp`` SDK's own limit, 4 MiB); larger POSTs get HTTP 413 + JSON-RPC
--32600 on every transport. The gate refuses rather than let an unchecked call through."""
+__all__ = ["HeaderParityMiddleware"]
 
 _PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
+_META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _NAME_HEADER: Final = b"mcp-name"
-_TOO_LARGE: Final = "Request body too large"
 
 _logger = logging.getLogger(__name__)
 
@@ -82,7 +78,7 @@ class HeaderParityMiddleware:
     to run outside it (HTTP 500) rather than miss scope-protected tools, and leaves unauthenticated
     requests to the server's 401. ``gate`` shares one checker with the resolution hook (so the two emit
     to one audit sink); without it the middleware builds its own with ``audit``. ``max_body_bytes``
-    bounds what it buffers (default :data:`DEFAULT_MAX_BODY_BYTES`).
+    bounds what it buffers (default :data:`._asgi.DEFAULT_MAX_BODY_BYTES`, the ``mcp`` SDK's own 4 MiB).
     """
 
     def __init__(
@@ -140,14 +136,16 @@ class HeaderParityMiddleware:
             body = await self._read_body(receive)
             if body is None:  # the client went away while sending; nobody is left to answer
                 return
+            decoded = _decoded(body)
+            _refuse_revision_downgrade(decoded, raw_headers)
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
-            checked = await self._check(body, headers)
+            checked = await self._check(decoded, headers)
         except _Refusal as refusal:
             await _send_json(send, refusal.status, refusal.payload)
             return
         if checked:
             mark_headers_checked(scope)
-        await self._pass_through(scope, _replay(body, receive), send)
+        await self._pass_through(scope, replay(body, receive), send)
 
     async def _pass_through(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Run the app, answering its plain-text 413 as JSON-RPC and a mid-body disconnect quietly."""
@@ -166,14 +164,14 @@ class HeaderParityMiddleware:
             chunk = bytes(message.get("body", b""))
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+                raise _Refusal(413, _jsonrpc_error(None, -32600, TOO_LARGE))
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _check(self, body: bytes, headers: list[tuple[str, str]]) -> bool:
+    async def _check(self, decoded: Any, headers: list[tuple[str, str]]) -> bool:
         """Whether the gate checked this request; raises :class:`_Refusal` on a disagreement."""
-        request = _tools_call_request(body)
+        request = _tools_call_request(decoded)
         if request is None or not gate_applies(headers):
             return False
         request_id, params = request
@@ -223,7 +221,7 @@ class HeaderParityMiddleware:
 def _refuse_oversize_declaration(raw_headers: list[tuple[bytes, bytes]], limit: int) -> None:
     for name, value in raw_headers:
         if name.lower() == b"content-length" and value.strip().isdigit() and int(value) > limit:
-            raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+            raise _Refusal(413, _jsonrpc_error(None, -32600, TOO_LARGE))
 
 
 def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
@@ -242,12 +240,56 @@ def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
     return False
 
 
-def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
-    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
+_UNPARSABLE: Final = object()
+
+
+def _decoded(body: bytes) -> Any:
+    """The body's JSON (parsed once per request), or :data:`_UNPARSABLE` (the server answers -32700)."""
     try:
-        decoded = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError):
-        return None
+        return _UNPARSABLE
+
+
+def _refuse_revision_downgrade(decoded: Any, raw_headers: Iterable[tuple[bytes, bytes]]) -> None:
+    """One header rulebook per request: a request is 2026-07-28 when its header *or* its body says so.
+
+    A body whose ``_meta`` names a protocol version — a key only 2026-07-28 requests carry — must carry
+    the same version in its ``MCP-Protocol-Version`` header. Without it (or with a handshake-era one) it
+    is a 2026-07-28 request routed around its header: served by the handshake-era transport it would
+    skip every 2026-07-28 header rule (``Mcp-Name``/``Mcp-Method`` consistency, the missing-``Mcp-Param``
+    rule), and an intermediary routing on those headers would send it to the wrong place. Refused with
+    HTTP 400 and -32020 (``data.header`` = ``MCP-Protocol-Version``): the header is required and must
+    equal the body's version.
+    """
+    messages = decoded if isinstance(decoded, list) else [decoded]
+    for message in messages:
+        params = message.get("params") if isinstance(message, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict) or _META_PROTOCOL_VERSION not in meta:
+            continue
+        sent = next((value for name, value in raw_headers if name == _PROTOCOL_VERSION_HEADER), None)
+        if sent is not None and sent.decode("latin-1") == meta[_META_PROTOCOL_VERSION]:
+            continue  # header and body agree (this entry also serves apps without the resolution hook)
+        category = "missing" if sent is None else "mismatch"
+        request_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None
+        raise _Refusal(
+            400,
+            _jsonrpc_error(
+                request_id,
+                HEADER_MISMATCH_CODE,
+                "MCP-Protocol-Version header is missing although the request's _meta names a protocol version"
+                if sent is None
+                else "MCP-Protocol-Version header does not match the protocol version in the request's _meta",
+                {"tool": None, "header": "MCP-Protocol-Version", "category": category},
+            ),
+        )
+
+
+def _tools_call_request(decoded: Any) -> tuple[Any, Mapping[str, Any]] | None:
+    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
     if not isinstance(decoded, dict) or "id" not in decoded or decoded.get("method") != "tools/call":
         return None  # batches, notifications and other methods are the server's business
     request_id = decoded["id"]
@@ -319,24 +361,10 @@ def _json_413(send: Send) -> Send:
         nonlocal replacing
         if message.get("type") == "http.response.start" and message.get("status") == 413:
             replacing = True
-            await _send_json(send, 413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+            await _send_json(send, 413, _jsonrpc_error(None, -32600, TOO_LARGE))
             return
         if replacing:
             return  # the replaced plain-text body
         await send(message)
 
     return sending
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that yields the buffered body once, then defers to the real one (disconnects)."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
