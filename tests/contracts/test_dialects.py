@@ -268,9 +268,9 @@ def test_header_annotations_work_in_every_dialect(dialect: str) -> None:
     tool = {"name": "t", "inputSchema": _header_schema(dialect)}
     assert list(admit_tools([tool]).admitted) == ["t"]
     audit: list[dict[str, Any]] = []
-    headers = build_parameter_headers(tool, {"region": "eu"}, audit)
+    headers = build_parameter_headers(tool, {"region": "eu"}, audit=audit.append)
     assert headers == {"Mcp-Param-Region": "eu"}
-    validate_parameter_headers(tool, {"region": "eu"}, headers, audit)
+    validate_parameter_headers(tool, {"region": "eu"}, headers, audit=audit.append)
 
 
 @pytest.mark.parametrize("dialect", LEGACY)

@@ -105,7 +105,7 @@ def test_parameter_headers_on_any_bytes_are_accepted_or_a_typed_mismatch(
 ) -> None:
     audit: list[dict[str, Any]] = []
     try:
-        validate_parameter_headers(ROUTE_TOOL, arguments, headers, audit)
+        validate_parameter_headers(ROUTE_TOOL, arguments, headers, audit=audit.append)
     except HeaderMismatch as refusal:
         assert refusal.category in {"missing", "duplicated", "unexpected", "malformed", "mismatched"}
         assert refusal.header.lower().startswith("mcp-param-")
@@ -459,7 +459,6 @@ def test_base64_sentinel_examples_are_refused_not_crashing() -> None:
                 },
             },
             {"n": 1.5},
-            [],
             [],
         )
     assert invalid.value.category == "invalid_header_annotation"

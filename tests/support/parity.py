@@ -109,7 +109,7 @@ class Gated:
 
     def call_encoded(self, arguments: dict[str, Any]) -> httpx2.Response:
         """Call with the headers our own client-side builder produces for these arguments."""
-        headers = build_parameter_headers(self.descriptor, arguments, [])
+        headers = build_parameter_headers(self.descriptor, arguments)
         return self.call(arguments, list(headers.items()))
 
 
