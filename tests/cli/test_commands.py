@@ -8,10 +8,11 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]
 
 from tests.support.cli import ROOT, assert_one_line_error, run_cli
 
@@ -31,7 +32,7 @@ PETS = {
 }
 
 
-def _yaml(tmp_path: Path, document: dict, name: str = "pets.yaml") -> Path:
+def _yaml(tmp_path: Path, document: dict[str, Any], name: str = "pets.yaml") -> Path:
     path = tmp_path / name
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     return path
@@ -45,7 +46,7 @@ def test_review_prints_the_packaged_report_schema() -> None:
 
 
 def test_help_and_version_everywhere() -> None:
-    commands = (
+    commands: tuple[list[str], ...] = (
         [],
         ["review"],
         ["serve"],

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fastmcp import FastMCP
-from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker
+from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli.report import (
     AdmissionVerdict,
@@ -69,7 +69,7 @@ def _drift_server(variant: str) -> FastMCP[Any]:
 
 
 def _sarif_valid(path: Path) -> dict[str, Any]:
-    log = json.loads(path.read_text(encoding="utf-8"))
+    log: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     validator = Draft4Validator(official_sarif_schema(), format_checker=FormatChecker())
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.absolute_path))
     assert not errors, [(list(e.absolute_path), e.message) for e in errors[:3]]

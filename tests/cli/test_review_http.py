@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_app
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
@@ -23,7 +23,8 @@ SCHEMA = json.loads(
 
 
 def _tool(report: dict[str, Any], name: str) -> dict[str, Any]:
-    (tool,) = [t for t in report["tools"] if t["name"] == name]
+    matches: list[dict[str, Any]] = [t for t in report["tools"] if t["name"] == name]
+    (tool,) = matches
     return tool
 
 

@@ -24,6 +24,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
 )
 from agent_connector_sdk.mcp.contracts.json_schema import (
     DIALECTS,
+    DialectName,
     ValidatorCache,
     check_schema,
     dialect_of,
@@ -83,7 +84,7 @@ def test_keywords_unknown_to_a_dialect_are_not_checked(label: str, schema: Any) 
     ("declared", "name"),
     [(D4, "draft-04"), (D6, "draft-06"), (D7, "draft-07"), (D2019, "2019-09"), (D2020, "2020-12")],
 )
-def test_both_engines_pick_the_declared_dialect(declared: str, name: str) -> None:
+def test_both_engines_pick_the_declared_dialect(declared: str, name: DialectName) -> None:
     for spelling in (declared, declared.rstrip("#"), declared.rstrip("#") + "#"):
         dialect = dialect_of({"$schema": spelling})
         assert dialect is not None and dialect.name == name
@@ -370,7 +371,7 @@ def test_a_draft_07_tool_passes_admit_invoke_and_consume() -> None:
     with pytest.raises(ArgumentError) as refusal:
         validate_arguments(WEATHER, {"location": "Paris"})
     assert (refusal.value.category, refusal.value.path) == ("invalid_arguments", "/location")
-    value = {"temperature": 22.5, "conditions": "Sunny", "humidity": 65}
+    value: dict[str, Any] = {"temperature": 22.5, "conditions": "Sunny", "humidity": 65}
     validate_tool_result(
         WEATHER,
         {
@@ -378,9 +379,10 @@ def test_a_draft_07_tool_passes_admit_invoke_and_consume() -> None:
             "structuredContent": value,
         },
     )
+    windy: dict[str, Any] = {**value, "wind": 3}
     with pytest.raises(ContractViolation) as violation:
         validate_tool_result(
-            WEATHER, {"content": [{"type": "text", "text": "{}"}], "structuredContent": {**value, "wind": 3}}
+            WEATHER, {"content": [{"type": "text", "text": "{}"}], "structuredContent": windy}
         )
     assert violation.value.category == "output_schema_violation"
 

@@ -210,7 +210,7 @@ def test_default_cache_bound_is_honoured() -> None:
 
 def test_cache_key_is_canonical_content() -> None:
     cache = ValidatorCache(maxsize=4)
-    a = {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}
+    a: dict[str, Any] = {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}
     b = {"properties": {"x": {"type": "string"}}, "required": ["x"], "type": "object"}  # same, reordered
     assert validate_instance(a, {"x": "1"}, cache=cache) is None
     assert validate_instance(b, {"x": "1"}, cache=cache) is None

@@ -250,7 +250,7 @@ def _dialect_roots(dialect: str) -> st.SearchStrategy[Any]:
     ``exclusiveMaximum``, boolean subschemas (not in draft-04), ``definitions`` vs ``$defs``."""
     defs = "definitions" if dialect in _LEGACY else "$defs"
     numbers = ["minimum", "maximum"] + ([] if dialect == D4 else ["exclusiveMinimum", "exclusiveMaximum"])
-    plain = [
+    plain: list[st.SearchStrategy[Any]] = [
         st.builds(lambda t: {"type": t}, _TYPES),
         st.builds(
             lambda v: {"enum": v},

@@ -22,7 +22,7 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host import HostOptions, Profile
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -146,7 +146,8 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
     # nested_route's header sits under a nested object: strict admission rejects, spec accepts —
     # the same verdicts ContractClient reaches for the same policy.
     async with _searchable_lab() as (url, _):
-        for profile, admitted in (("strict", False), ("default", True)):
+        cases: tuple[tuple[Profile, bool], ...] = (("strict", False), ("default", True))
+        for profile, admitted in cases:
             client: fastmcp.Client[Any] = fastmcp.Client(url)
             consumer = SchemaDisclosureConsumer(
                 client,

@@ -273,7 +273,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
             if address is not None:
                 fast_tool = await self.registry._visible_tool(address.alias, exact=False)
                 exact_tool = await self.registry._visible_tool(address.alias, exact=True)
-            outcomes = []
+            outcomes: list[tuple[Any, ...]] = []
             for read in (self.registry.read, self.registry.read_exact):
                 try:
                     outcomes.append(("served", await read(uri)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import pytest
@@ -34,6 +34,7 @@ from tests.support.replica import (
     lab_manifest_uri,
     post,
 )
+from tests.support.services import StreamEntries
 
 
 def _complete_many(c: Cluster, count: int, token: str = "analyst-token") -> list[httpx2.Response]:
@@ -169,7 +170,8 @@ def test_mismatched_header_is_refused_by_whichever_replica_receives_it(
     deadline = time.monotonic() + 5
     entries: list[Any] = []
     while time.monotonic() < deadline and not entries:
-        entries = [e for _, e in client.xrange(f"{cluster.prefix}:audit") if b"refused" in e[b"event"]]
+        stream = cast(StreamEntries, client.xrange(f"{cluster.prefix}:audit"))
+        entries = [e for _, e in stream if b"refused" in e[b"event"]]
         time.sleep(0.05)
     assert entries, "no refusal in the shared audit stream"
     for entry in entries:
