@@ -31,6 +31,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from tests.support.audit import recorded
 from tests.support.host_servers import lab_behind_search
 from tests.support.http_server import serve_asgi
 
@@ -137,7 +138,7 @@ async def test_consumer_refuses_a_disclosed_tool_admission_rejects_before_any_ca
     assert ("mcp-param-region", "=?base64?WsO8cmljaCB3ZXN0?=") in [
         (name, value) for name, value in route_headers if name.startswith("mcp-param-")
     ]
-    events = consumer.audit.events()  # type: ignore[attr-defined]
+    events = recorded(consumer.audit).events()
     assert {"event": "admit", "tool": "fetch_report", "outcome": "sensitive_header"} in events
     assert "Zürich" not in json.dumps(events, ensure_ascii=False)
 

@@ -36,6 +36,7 @@ from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
+from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import (
@@ -82,6 +83,7 @@ __all__ = [
     "ConnectionReport",
     "HeaderGates",
     "HostSession",
+    "SessionFace",
     "TransportKind",
     "as_session",
 ]
@@ -540,6 +542,28 @@ def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptio
             raise ValueError("the session already has its options; pass options to HostSession")
         return connection
     return HostSession(connection, options)
+
+
+class SessionFace:
+    """What both faces (``ContractClient``, ``SchemaDisclosureConsumer``) read straight from their one
+    session: the connection facts and the audit sink — written once here, not once per face."""
+
+    session: HostSession
+
+    @property
+    def audit(self) -> AuditSink:
+        """The session's sink (:class:`~.options.HostOptions` ``audit``), shared by both faces."""
+        return self.session.core.audit
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
+        return self.session.protocol_version
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
+        return self.session.header_gates
 
 
 def _report_event(report: ConnectionReport) -> dict[str, Any]:
