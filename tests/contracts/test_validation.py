@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.validation import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,

@@ -61,7 +61,7 @@ Host side (for the client adapters; routed here so both sides share one list):
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
   ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
-  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host.wire`).
+  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host._wire`).
 """
 
 from __future__ import annotations

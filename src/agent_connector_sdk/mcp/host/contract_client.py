@@ -21,7 +21,7 @@ Three failure families never mix (all under :class:`~agent_connector_sdk.errors.
 the spec's looser encoding, for tools it has listed through ``ClientSession.list_tools``. Discovery goes
 through ``session.send_request`` with a raw result type, which never feeds the SDK's per-tool header
 map, and each call carries exactly the headers the host core computed
-(:mod:`agent_connector_sdk.mcp.host.param_headers`).
+(:mod:`agent_connector_sdk.mcp.host._param_headers`).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
 from agent_connector_sdk.mcp.contracts.findings import Finding
@@ -45,7 +46,6 @@ from agent_connector_sdk.mcp.contracts.headers import (
     parameter_headers,
 )
 from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
 from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments

@@ -45,13 +45,13 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.errors import AgentConnectorError, Gate
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.mcp.host._param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostOptions
-from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.session import HostSession, SessionFace, as_session
 from agent_connector_sdk.mcp.schema_disclosure import (
     MAX_DOCUMENT_BYTES,

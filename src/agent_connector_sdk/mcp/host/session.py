@@ -47,6 +47,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.host._param_headers import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
+from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap, Watch, bound_behind
 from agent_connector_sdk.mcp.host.bounds import (
     BoundExceeded,
     check_listing_size,
@@ -70,12 +76,6 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.param_headers import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
-)
-from agent_connector_sdk.mcp.host.wire import HttpGuard, StdioLineCap, Watch, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -180,7 +180,7 @@ class HostSession:
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
         self._channel = ParamHeaderChannel(client)
-        # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
+        # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
         self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write

@@ -1,7 +1,7 @@
 """What the host reads off the wire itself: a byte cap while reading, HTTP error words, raw pages.
 
 :class:`HttpGuard` sits in the HTTP client a Streamable HTTP transport builds on connect (the same
-factory-wrapping technique as :mod:`.param_headers`) and, for every POST response:
+factory-wrapping technique as :mod:`._param_headers`) and, for every POST response:
 
 * caps the bytes read at ``max_message_bytes`` and the JSON values at ``max_message_values`` (a
   :class:`ValueCounter` over the raw bytes) *while reading*: a response announcing more
