@@ -10,7 +10,9 @@ from agent_connector_sdk.mcp.contracts.findings import RULES, RULES_BY_ID
 from tests.test_error_table import _literal_values
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-_ROW = re.compile(r"^\| `(?P<id>[\w-]+)` \| (?P<cls>spec|project) \| `(?P<category>\w+)` \| (?P<clause>[^|]+) \|$")
+_ROW = re.compile(
+    r"^\| `(?P<id>[\w-]+)` \| (?P<cls>spec|project) \| `(?P<category>\w+)` \| (?P<clause>[^|]+) \|$"
+)
 
 
 def _table() -> list[tuple[str, str, str, str]]:
@@ -32,4 +34,4 @@ def test_rule_ids_are_unique_and_categories_are_real() -> None:
     assert len(RULES_BY_ID) == len(RULES)
     consume = _literal_values(ConsumeCategory)
     for rule in RULES:
-        assert rule.category in consume | {"invalid_header_annotation"}
+        assert rule.category in consume | {"invalid_header_annotation", "tool_poisoning"}

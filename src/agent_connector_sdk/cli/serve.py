@@ -158,6 +158,7 @@ def build_openapi_app(
         register_schema_resources,
     )
     from agent_connector_sdk.mcp.server import gated_http_app
+    from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
 
     base_url = upstream if upstream is not None else concrete_server_url(source.document)
     if base_url is None:
@@ -179,6 +180,9 @@ def build_openapi_app(
     server.add_transform(search)
     # from_openapi tools are never edited in place: reads may memoize on the schema objects.
     register_schema_resources(server, search, disclosures, frozen_schemas=True)
+    # Nothing edits these tools in place: search and proxy calls read the caller's catalog from the
+    # exact cache instead of re-listing (and re-dereferencing) every operation per call.
+    cache_tool_catalog(server, search)
     if state is not None or replica_id is not None:
         from agent_connector_sdk.state.replica import build_replica_app
 

@@ -38,6 +38,8 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+from agent_connector_sdk.skills import skills_provider
 
 __all__ = [
     "ANALYST_TOKEN",
@@ -108,6 +110,9 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
     )
     server.add_transform(search)
     register_schema_resources(server, search, hidden)
+    # The reviewer skill (SEP-2640 Skills extension: skills/list, skills/get, per-file digests).
+    server.add_provider(skills_provider())
+    cache_tool_catalog(server, search)  # the lab never edits a tool in place
     return server
 
 

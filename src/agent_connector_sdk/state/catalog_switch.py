@@ -144,7 +144,7 @@ class SharedToolSwitch(Visibility):
             if self._initialized is not False:
                 logger.warning(
                     "catalog namespace %s is not initialised in the shared store; hiding every tool "
-                    "until an operator runs state.admin init",
+                    "until an operator runs agent-connector state init",
                     self.namespace,
                 )
             self._initialized = False
@@ -181,6 +181,11 @@ class SharedToolSwitch(Visibility):
         # A new set object each time (never mutated in place): a concurrent reader sees old or new.
         self.names = set(names)
         self._generation = generation
+
+    def catalog_state(self) -> tuple[int | None, frozenset[str]]:
+        """Everything :meth:`_matches` reads besides the component (for the exact catalog cache of
+        ``agent_connector_sdk.mcp.server.catalog``: a changed switch is a new catalog generation)."""
+        return self._generation, frozenset(self.names or ())
 
     def _matches(self, component: FastMCPComponent) -> bool:
         # Overrides Visibility's matcher: when nothing is confirmed every tool is hidden (module doc).

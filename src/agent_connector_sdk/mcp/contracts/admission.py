@@ -42,9 +42,11 @@ Every bound reason names the bound (``max_schema_depth (64)``), never the offend
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
@@ -57,8 +59,10 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     DialectName,
     check_schema,
     dialect_of,
+    exact_value_key,
     iter_schema_positions,
 )
+from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
@@ -198,37 +202,17 @@ def _check_name(name: str) -> None:
 def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
     """Bound the descriptor's JSON size and its schemas' nesting in one iterative walk that stops at
     the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk)."""
-    size = 0
-    stack: list[tuple[Any, int]] = [(descriptor, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            if depth > policy.max_schema_depth:
-                raise AdmissionError(
-                    "invalid_schema",
-                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
-                )
-            size += 2 + len(value)
-            for key, member in value.items():
-                size += len(key) + 3 if isinstance(key, str) else 8
-                stack.append((member, depth + 1))
-        elif isinstance(value, list):
-            if depth > policy.max_schema_depth:
-                raise AdmissionError(
-                    "invalid_schema",
-                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
-                )
-            size += 2 + len(value)
-            stack.extend((member, depth + 1) for member in value)
-        elif isinstance(value, str):
-            size += 2 + (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass")))
-        else:
-            size += 8
-        if size > policy.max_descriptor_bytes:
-            raise AdmissionError(
-                "malformed",
-                f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})",
-            )
+    crossed = json_bound_crossed(
+        descriptor, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
+    )
+    if crossed == "depth":
+        raise AdmissionError(
+            "invalid_schema", f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})"
+        )
+    if crossed == "bytes":
+        raise AdmissionError(
+            "malformed", f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})"
+        )
 
 
 def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) -> None:
@@ -295,7 +279,67 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
     profile, never appear in an ``outputSchema``, and never mark a sensitive name. One descriptor's
     failure, including an unexpected one such as a pathologically deep schema, never affects another.
     """
-    policy = policy if policy is not None else AdmissionPolicy()
+    return _admit(descriptors, policy if policy is not None else AdmissionPolicy(), _VERDICTS)
+
+
+# ---------------------------------------------------------------------------------- verdict memo
+
+VERDICT_MEMO_ENTRIES: Final = 8192
+"""Descriptor verdicts remembered process-wide (~150 bytes each: a digest and a reason)."""
+
+_Verdict = tuple[AdmissionCategory, str] | None  # None: admitted
+
+
+class _VerdictMemo:
+    """``(policy, SHA-256 of the descriptor's exact bytes)`` → its verdict, bounded (LRU).
+
+    Content-addressed: the key is computed from the descriptor as given, every time (``marshal``
+    writes each value with its type and every key in order, so equal bytes are an equal descriptor and
+    a changed byte is a new key that is checked afresh). A verdict is a pure function of the descriptor
+    and the policy (the name's uniqueness is judged per listing, outside the memo), so a re-list of
+    identical descriptors costs one hash each instead of every schema check.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[tuple[AdmissionPolicy, bytes], _Verdict] = OrderedDict()
+        self._max_entries = max_entries
+        self._lock = threading.Lock()
+
+    def key(self, item: Any, policy: AdmissionPolicy) -> tuple[AdmissionPolicy, bytes] | None:
+        exact = exact_value_key(item)
+        return None if exact is None else (policy, hashlib.sha256(exact).digest())
+
+    def get(self, key: tuple[AdmissionPolicy, bytes]) -> tuple[bool, _Verdict]:
+        with self._lock:
+            if key not in self._entries:
+                return False, None
+            self._entries.move_to_end(key)
+            return True, self._entries[key]
+
+    def put(self, key: tuple[AdmissionPolicy, bytes], verdict: _Verdict) -> None:
+        with self._lock:
+            self._entries[key] = verdict
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+
+_VERDICTS: Final = _VerdictMemo(VERDICT_MEMO_ENTRIES)
+
+
+def _verdict(item: Mapping[str, Any], tool: str, policy: AdmissionPolicy) -> _Verdict:
+    """Every check of one descriptor that does not depend on the rest of the listing."""
+    try:
+        _check_name(tool)
+        _check_descriptor(item, policy)
+    except AdmissionError as refusal:
+        return refusal.category, refusal.message
+    except RecursionError:
+        return "invalid_schema", "schema is nested too deeply"
+    return None
+
+
+def _admit(descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None) -> AdmissionReport:
     items = list(descriptors)
     names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
     counts = Counter(name for name in names if isinstance(name, str))
@@ -311,7 +355,14 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
             _check_name(tool)
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
-            _check_descriptor(cast(Mapping[str, Any], item), policy)
+            key = memo.key(item, policy) if memo is not None else None
+            known, verdict = memo.get(key) if memo is not None and key is not None else (False, None)
+            if not known:
+                verdict = _verdict(cast(Mapping[str, Any], item), tool, policy)
+                if memo is not None and key is not None:
+                    memo.put(key, verdict)
+            if verdict is not None:
+                raise AdmissionError(*verdict)
         except AdmissionError as refusal:
             rejected.append(
                 {

@@ -23,7 +23,7 @@ server has exactly one). For each ``completion/complete`` it:
 5. shapes ``{values ≤ 100, total, hasMore}`` with ``contracts.completion.completion_result``.
 
 Log records carry the caller key, reference type, argument name and counts — never the typed prefix,
-context values or suggestions; caller-chosen text (key, argument name) is escaped (``logsafe.quoted``).
+context values or suggestions; caller-chosen text (key, argument name) is escaped (``_logsafe.quoted``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from agent_connector_sdk.mcp.contracts.completion import (
     parse_completion_params,
 )
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
-from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.mcp.server._logsafe import quoted
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",

@@ -87,6 +87,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     parse_disclosure_uri,
     serve_disclosure_read,
 )
+from agent_connector_sdk.mcp.server.catalog import navigation_entry
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 
 __all__ = [
@@ -145,20 +146,23 @@ def describe_schema_tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     The search transform hands over the caller's visible tools with the schemas as the wire shows them
     (after FastMCP's listing middleware, e.g. ``$ref`` inlining), and the entries' digests are computed
     from exactly those — the same objects every disclosure read re-hashes. Returns a list of dicts,
-    which is what the search tool's output schema (``str | list[dict]``) admits.
+    which is what the search tool's output schema (``str | list[dict]``) admits. Tools that came out of
+    a catalog cache (:func:`~agent_connector_sdk.mcp.server.catalog.cache_tool_catalog`: never edited in
+    place) have their entry built once; any other tool's is built afresh.
     """
-    return [
-        build_navigation_entry(
-            name=tool.name,
-            title=_title(tool),
-            description=tool.description,
-            input_schema=tool.parameters,
-            output_schema=tool.output_schema,
-            memo=_SHARED_IDENTITY_MEMO,
-            annotations=_wire_annotations(tool),
-        )
-        for tool in tools
-    ]
+    return [navigation_entry(tool, _navigation_entry) for tool in tools]
+
+
+def _navigation_entry(tool: Tool) -> dict[str, Any]:
+    return build_navigation_entry(
+        name=tool.name,
+        title=_title(tool),
+        description=tool.description,
+        input_schema=tool.parameters,
+        output_schema=tool.output_schema,
+        memo=_SHARED_IDENTITY_MEMO,
+        annotations=_wire_annotations(tool),
+    )
 
 
 class _DisclosureNotFound(FastMCPError, MCPError):
