@@ -61,7 +61,11 @@ def test_every_lab_resource_read_with_each_token(lab: str, token: str) -> None:
         ]
     }
     assert templates == {DEPLOYMENTS, DISCLOSURE_MANIFEST, DISCLOSURE_FRAGMENT}
-    assert raw_post(lab, "resources/list", {}, headers=_as(token)).json()["result"]["resources"] == []
+    # Concrete resources (the lab's skill files): every one listed to this caller reads back.
+    listed = raw_post(lab, "resources/list", {}, headers=_as(token)).json()["result"]["resources"]
+    for resource in listed:
+        read = _read(lab, token, resource["uri"])
+        assert read["result"]["contents"][0]["uri"] == resource["uri"], read
 
     # deployments://{environment}/status: readable exactly where completion offers the environment.
     offered = _complete_environments(lab, token)
