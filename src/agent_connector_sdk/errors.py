@@ -45,7 +45,8 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── ArgumentsRefused             execute         server: arguments refused, an isError result
     ├── UpstreamError                execute         connectors.openapi: the upstream API failed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
-    ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError
+    ├── StateBackendError            (state)         state: StateUnavailable, StateNotInitialized,
+    │                                                StateConfigError
     └── CliError                                     cli.errors: usage, ServerUnavailable
 
 Project rules that a host reports instead of rejecting are not errors: they are
