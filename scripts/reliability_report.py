@@ -163,7 +163,7 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "exists (a Redis restarted empty makes every replica refuse the catalog until `agent-connector "
         "state init`); during an outage the last confirmed set serves for at most 5 s, then every tool is "
         "hidden; `/healthz` reads the store before it says `catalogSynchronized` and sits behind the Host "
-        "guard; Redis calls time out after 0.25 s and a circuit breaker fails the rest of a 0.5 s window "
+        "guard; Redis calls time out after 0.5 s and a circuit breaker fails the rest of a 0.5 s window "
         "at once.",
         "- Logs at every level: other libraries' records below WARNING are dropped (FastMCP's debug lines "
         "print arguments), control bytes are escaped.",
