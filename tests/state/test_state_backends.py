@@ -5,6 +5,7 @@ consistent tool switching, typed fail-closed errors, a bounded audit sink."""
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -43,7 +44,7 @@ async def backend(request: pytest.FixtureRequest, redis: RedisServer) -> AsyncIt
         if request.param == "memory"
         else RedisStateBackend.from_url(redis.url, prefix="t")
     )
-    for namespace in ("lab", "other"):  # what an operator's `state.admin init` does once per store
+    for namespace in ("lab", "other"):  # what an operator's `agent-connector state init` does once per store
         await state.catalog.initialize(namespace, frozenset())
     yield state
     await state.aclose()
@@ -330,29 +331,59 @@ def test_state_urls() -> None:
 async def test_operator_command_switches_tools_for_every_replica(
     redis: RedisServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import io
+    from agent_connector_sdk.cli import main
 
-    from agent_connector_sdk.state.admin import main as admin
+    def state(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        return main(["state", *argv, "--namespace", "lab"], out), out.getvalue()
 
-    out = io.StringIO()
     url = redis.url.replace("redis://", "redis://:unused-password@")
-    operator = RedisStateBackend.from_url(redis.url)
-    await operator.catalog.initialize("lab", frozenset())
-    await operator.aclose()
     # The command runs its own event loop, so it is run in a thread here (this test is async).
-    code = await asyncio.to_thread(
-        admin, ["--state", url, "--namespace", "lab", "disable", "list_regions"], out
-    )
-    assert code == 0 and "list_regions disabled" in out.getvalue()
+    assert (await asyncio.to_thread(state, "status", "--state", url))[0] == 2
+    assert "state_not_initialized" in capsys.readouterr().err  # nobody initialised the namespace yet
+    code, text = await asyncio.to_thread(state, "init", "fetch_report", "--state", url)
+    assert code == 0 and "lab initialised; switched off: fetch_report" in text
+    assert (await asyncio.to_thread(state, "init", "--state", url))[0] == 2  # never re-run by mistake
+    assert "already_initialized" in capsys.readouterr().err
+    code, text = await asyncio.to_thread(state, "disable", "list_regions", "--state", url)
+    assert code == 0 and "list_regions disabled" in text
     replica = RedisStateBackend.from_url(redis.url, prefix="agent-connector")
-    assert (await replica.catalog.disabled_tools("lab"))[1] == {"list_regions"}
+    assert (await replica.catalog.disabled_tools("lab"))[1] == {"fetch_report", "list_regions"}
+    code, text = await asyncio.to_thread(state, "status", "--state", url)
+    assert code == 0 and text.startswith("generation ")
+    assert "switched off: fetch_report, list_regions" in text
+    code, text = await asyncio.to_thread(state, "enable", "list_regions", "--state", url)
+    assert code == 0 and "list_regions enabled" in text
+    code, text = await asyncio.to_thread(state, "init", "--replace", "--state", url)
+    assert code == 0 and "switched off: (none)" in text
+    assert (await replica.catalog.disabled_tools("lab"))[1] == frozenset()
     await replica.aclose()
     redis.stop()
-    assert (
-        await asyncio.to_thread(admin, ["--state", url, "--namespace", "lab", "status"], io.StringIO()) == 2
-    )
+    assert (await asyncio.to_thread(state, "status", "--state", url))[0] == 2
     error = capsys.readouterr().err
     assert "state_unavailable" in error and "unused-password" not in error and error.count("\n") == 1
+
+
+def test_operator_command_refuses_bad_input_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_connector_sdk.cli import main
+
+    monkeypatch.delenv("AGENT_CONNECTOR_STATE", raising=False)
+    unreachable = "redis://:hunter2@127.0.0.1:1/0"
+    cases = [
+        (["status"], "no shared state given"),  # the embedded store: switching there changes nothing
+        (["disable", "bad\nname", "--state", unreachable], "invalid_tool_name"),
+        (["status", "--state", unreachable, "--namespace", "a/b"], "invalid_namespace"),
+        (["status", "--state", "http://example.invalid"], "invalid_state_url"),
+        (["disable"], "TOOL"),  # cyclopts: the missing argument
+        (["init", "ok", "bad name", "--state", unreachable], "invalid_tool_name"),
+    ]
+    for argv, expected in cases:
+        assert main(["state", *argv], io.StringIO()) == 2, argv
+        error = capsys.readouterr().err
+        assert expected in error and error.count("\n") == 1, (argv, error)
+        assert "hunter2" not in error and "bad\nname" not in error
 
 
 # ------------------------------------------------------------------------- completion handler (edit)
@@ -369,7 +400,8 @@ class _LostLimiter:
 @pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
 async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
-    from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+    from agent_connector_sdk.mcp.host.errors import JsonRpcError
     from agent_connector_sdk.mcp.server import gated_http_app
 
     chosen: Any = {

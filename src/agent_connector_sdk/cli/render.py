@@ -35,6 +35,7 @@ def short_json(value: Any, limit: int = 120) -> str:
 
 _NAME: Final = 160  # tool names are ≤ 128 characters when admitted; rejected ones may be anything
 _FIELD: Final = 400
+_HEADER_ROWS: Final = 32  # the default max_mirrored_headers
 
 
 def _s(value: Any, limit: int = _FIELD) -> str:
@@ -173,6 +174,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         if call.outcome in ("validated", "tool_error"):
             console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
     _render_findings(report, console)
+    _render_contract(report, console)
     summary = report.summary
     console.print(
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
@@ -206,7 +208,10 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
 
 
 def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
-    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules]
+    # At most _HEADER_ROWS rules per tool: a tool mirroring thousands of arguments is rejected anyway
+    # (max_mirrored_headers); the row after them says how many were not shown.
+    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules[:_HEADER_ROWS]]
+    hidden = {id(tool): len(tool.headers.rules) - _HEADER_ROWS for tool in tools}
     invalid = [tool for tool in tools if tool.headers.category is not None]
     if not rows and not invalid:
         return
@@ -214,7 +219,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
     table = Table(title=title, title_justify="left")
     for column in ("tool", "argument", "header", "type", "sample → field value"):
         table.add_column(column, overflow="fold")
-    for tool, rule in rows:
+    for index, (tool, rule) in enumerate(rows):
         samples = []
         for sample in rule.samples:
             shown = _s(json.dumps(sample.value, ensure_ascii=False), 120)
@@ -229,6 +234,9 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             _s(rule.type, 40),
             "\n".join(samples),
         )
+        last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
+        if last_of_tool and hidden[id(tool)] > 0:
+            table.add_row(_s(tool.name or "?", _NAME), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
     for tool in invalid:
         table.add_row(
             _s(tool.name or "?", _NAME),
@@ -238,3 +246,31 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             f"[red]{_s(tool.headers.category, 80)}[/red]: {_s(tool.headers.reason)}",
         )
     console.print(table)
+
+
+def _render_contract(report: ReviewReport, console: Console) -> None:
+    """The contract lock's verdict per tool, and the server's skills (findings: :func:`_render_findings`)."""
+    if report.lock is not None:
+        lock = report.lock
+        where = "" if lock.entry else " (no entry for this server: every tool is new)"
+        console.print(
+            f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
+            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
+        )
+        for drift in lock.tools:
+            if drift.status == "unchanged":
+                continue  # counted above; a drift report lists what needs a person's attention
+            style = "red"
+            detail = ""
+            if drift.fields and drift.status == "changed":
+                detail = f" ({_s(', '.join(drift.fields))})"
+            elif drift.previous is not None:
+                detail = f" (was {_s(drift.previous)})"
+            console.print(f"         {_s(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+    if report.skills is not None:
+        console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        for skill in report.skills:
+            console.print(
+                f"         {_s(skill.name)}: {_s(skill.description)} "
+                f"({count(skill.files, 'file')}, {_s(skill.uri)})"
+            )

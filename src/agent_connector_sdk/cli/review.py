@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 import fastmcp
+from fastmcp.skills import SkillsClientExtension
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
@@ -41,6 +44,7 @@ from agent_connector_sdk.cli.report import (
     ReviewSummary,
     SearchReport,
     ServerIdentity,
+    SkillEntry,
     Target,
     ToolReview,
     output_kind,
@@ -55,6 +59,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
+from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
 from agent_connector_sdk.mcp.contracts.headers import (
     HeaderAnnotation,
     encode_header_value,
@@ -64,12 +69,8 @@ from agent_connector_sdk.mcp.contracts.headers import (
 from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
-    JsonRpcError,
-    ProtocolError,
-    TransportFailure,
-)
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
@@ -78,6 +79,9 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
     StaleSelection,
 )
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -88,6 +92,7 @@ __all__ = [
     "quiet_sdk_loggers",
     "review_server",
     "summarize",
+    "with_fingerprints",
 ]
 
 ProgressHook = Callable[[str, int], None]
@@ -117,6 +122,8 @@ class ReviewOptions:
     progress: ProgressHook | None = None
     stderr_log: Path | None = None
     source_pins: SourcePins | None = None
+    deadline: float | None = 300.0
+    """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
 
 
 @contextlib.contextmanager
@@ -217,6 +224,20 @@ def finding_reports(findings: Iterable[Finding]) -> list[FindingReport]:
     return [FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path) for f in findings]
 
 
+def with_fingerprints(tools: Sequence[ToolReview]) -> list[ToolReview]:
+    """Each tool with its contract fingerprint (the contract lock's ``sha256``), when computable."""
+    checked = []
+    for tool in tools:
+        digest: str | None = None
+        if tool.descriptor is not None:
+            try:
+                digest = fingerprint(tool.descriptor).sha256
+            except AdmissionError:
+                digest = None  # not encodable: the lock cannot approve it either
+        checked.append(tool.model_copy(update={"fingerprint": digest}))
+    return checked
+
+
 def build_review_report(
     *,
     target: Target,
@@ -228,9 +249,11 @@ def build_review_report(
     search: SearchReport | None = None,
     completion: CompletionProbe | None = None,
     call: CallReport | None = None,
+    skills: list[SkillEntry] | None = None,
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
+    tools = with_fingerprints(tools)
     return ReviewReport(
         target=target,
         server=server,
@@ -241,12 +264,15 @@ def build_review_report(
         tools=tools,
         completion=completion,
         call=call,
+        skills=skills,
         summary=summarize(tools, call, extra),
     )
 
 
 # ----------------------------------------------------------------------------------- the session
-def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
+def _client(
+    target: Target, options: ReviewOptions, unreadable: list[Exception] | None = None
+) -> fastmcp.Client[Any]:
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
@@ -260,15 +286,28 @@ def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
         transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+    async def note_unreadable(message: Any) -> None:
+        # The SDK hands a line it could not parse to the message handler and drops it; the request it
+        # answered then times out. Kept (at most a few) so the one-line error can say why.
+        if isinstance(message, Exception) and unreadable is not None and len(unreadable) < 8:
+            unreadable.append(message)
+
     return fastmcp.Client(
-        transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
+        transport,
+        auth=options.token,
+        timeout=options.timeout,
+        init_timeout=options.timeout,
+        message_handler=note_unreadable,
+        # Opt into the Skills extension (SEP-2640) so the review can list a server's skills.
+        extensions=[SkillsClientExtension()],
     )
 
 
 async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     """Review the server at ``target`` (HTTP or stdio). Raises :class:`ServerUnavailable` when no
     review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
-    client = _client(target, options)
+    unreadable: list[Exception] = []
+    client = _client(target, options, unreadable)
     over_http = target.kind == "http"
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
@@ -278,10 +317,12 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
         return options.call is not None and summary.tool == options.call
 
     # ONE host session for the connection: both faces run over its one core (one policy, one set of
-    # admitted tools, one audit trail that the report quotes header names from).
+    # admitted tools, one audit trail that the report quotes header names from). Bounds (deadline,
+    # sizes) hold in the library; the reviewer only chooses the deadline.
+    bounds = HostBounds(deadline_s=options.deadline)
     session = HostSession(
         client,
-        HostOptions(profile=options.profile, audit=audit, confirm_write=confirm),
+        HostOptions(profile=options.profile, audit=audit, confirm_write=confirm, bounds=bounds),
     )
     host = ContractClient(session)
     consumer = SchemaDisclosureConsumer(
@@ -289,14 +330,28 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     )
     failure: BaseException
     try:
-        async with host:
+        async with operation_deadline(bounds, "the review"), host:
             return await _review(host, consumer, target, options, over_http, audit)
+    except BoundExceeded as refusal:
+        # This host's own refusal: said as such, never as the server being unreachable.
+        hint = " (raise --deadline?)" if refusal.bound == "deadline_s" else ""
+        raise ServerUnavailable(f"refused by this host: {refusal.message}{hint}") from None
     except (ProtocolError, OSError, RuntimeError) as error:
         failure = error
     except BaseExceptionGroup as group:
         failure = group
-    status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
-    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    if any("recursion limit exceeded" in str(error) for error in unreadable):
+        deep = BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+        raise ServerUnavailable(f"refused by this host: {deep.message}") from None
+    seen = session.http_guard.last_error
+    status, words = (seen.status, seen.message) if seen is not None else (None, None)
+    if status is None and over_http and needs_status_probe(failure):
+        status, words = await _http_status(target, options)
+    message = explain_unreachable(
+        failure, target=target.address, timeout=options.timeout, http_status=status, http_words=words
+    )
     last = _last_line(options.stderr_log) if not over_http else None
     raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
 
@@ -310,21 +365,29 @@ def _last_line(path: Path | None) -> str | None:
     return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
 
 
-async def _http_status(target: Target, options: ReviewOptions) -> int | None:
-    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials)."""
+async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:
+    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials), and the
+    server's own words in the answer (at most :data:`~.wire.ERROR_BODY_BYTES` read)."""
     import httpx2
 
     headers = {**options.headers, "Accept": "application/json, text/event-stream"}
     if options.token is not None:
         headers["Authorization"] = f"Bearer {options.token}"
+    body = bytearray()
     try:
-        async with httpx2.AsyncClient(timeout=options.timeout) as http:
-            answer = await http.post(
-                target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
-            )
+        async with (
+            httpx2.AsyncClient(timeout=options.timeout) as http,
+            http.stream(
+                "POST", target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+            ) as answer,
+        ):
+            async for chunk in answer.aiter_raw():
+                body += chunk
+                if len(body) >= ERROR_BODY_BYTES:
+                    break
     except httpx2.HTTPError:
-        return None
-    return answer.status_code
+        return None, None
+    return answer.status_code, error_words(bytes(body[:ERROR_BODY_BYTES]))
 
 
 async def _review(
@@ -373,7 +436,26 @@ async def _review(
         search=search_report,
         completion=completion,
         call=call,
+        skills=await _list_skills(client),
     )
+
+
+async def _list_skills(client: fastmcp.Client[Any]) -> list[SkillEntry] | None:
+    """The server's skills over the Skills extension, or ``None`` when it offers none (not negotiated,
+    an older revision, or the listing failed: the review stands without it)."""
+    try:
+        skills = await client.list_skills(max_pages=10)
+    except (RuntimeError, MCPError, ValidationError):
+        return None
+    return [
+        SkillEntry(
+            name=skill.frontmatter.name,
+            description=skill.frontmatter.description,
+            uri=str(skill.uri),
+            files=len(skill.resources),
+        )
+        for skill in skills
+    ]
 
 
 async def _listed_reviews(
@@ -430,7 +512,8 @@ async def _review_hidden(
         await enumeration.run(options.search_patterns)
     except AgentConnectorError as error:
         # The search is a call through the core: its admission, result and protocol failures arrive
-        # as themselves (AdmissionError, ContractViolation, JsonRpcError, ...), each with its category.
+        # as themselves (AdmissionError, ContractViolation, JsonRpcError, BoundExceeded, ...), each
+        # with its category.
         search = SearchReport(
             tool=search_tool,
             patterns=list(options.search_patterns),
@@ -721,6 +804,15 @@ async def _call(
     except TransportFailure as error:
         return CallReport(
             tool=name, outcome="failed", gate="exchange", category=error.category, reason=error.message
+        )
+    except BoundExceeded as error:  # this host refused the answer (too large): not the server's error
+        return CallReport(
+            tool=name,
+            outcome="rejected_result",
+            gate="consume",
+            category=error.category,
+            reason=error.message,
+            headers_sent=_headers_sent(audit, name),
         )
     content = result.content
     return CallReport(

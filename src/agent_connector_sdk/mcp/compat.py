@@ -46,7 +46,16 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
-* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``.
+* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``;
+* :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
+  is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
+  wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
+  caller's handler (which keeps running first, unchanged).
+* :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
+  ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
+  revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
+  ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
+  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host.wire`).
 """
 
 from __future__ import annotations
@@ -66,6 +75,7 @@ from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 
@@ -101,11 +111,13 @@ __all__ = [
     "make_verify_factory",
     "memoize_search_text",
     "middleware_touches_list_tools",
+    "on_tool_list_changed",
     "raw_provider_tools",
     "replace_tool_catalog",
     "replace_tool_resolution",
     "run_input_required_driver",
     "search_proxy_tool_name",
+    "send_unvalidated_request",
     "synthetic_tool_names",
     "untested_versions",
     "visibility_enabled",
@@ -210,6 +222,24 @@ def disable_sdk_parameter_header_check(server: FastMCP[Any]) -> None:
     low_level_server(server).get_tool_input_schema = _unknown_input_schema
 
 
+def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], None]) -> None:
+    """Call ``callback()`` (synchronously, after the client's own handler) whenever the server sends
+    ``notifications/tools/list_changed``. Install before the client connects (the session is built
+    from these kwargs when it connects)."""
+    import mcp_types
+
+    kwargs: Any = client._session_kwargs
+    inner = kwargs.get("message_handler")
+
+    async def handler(message: Any) -> None:
+        if inner is not None:
+            await inner(message)
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            callback()
+
+    kwargs["message_handler"] = handler
+
+
 def make_verify_factory(transport: Any) -> Any:
     """``StreamableHttpTransport._make_verify_factory()`` of a ``fastmcp`` client transport."""
     return transport._make_verify_factory()
@@ -230,8 +260,12 @@ def _server_local_provider_type() -> type[Provider] | None:
     return found if isinstance(found, type) and issubclass(found, LocalProvider) else None
 
 
+# SkillCatalogProvider (the Skills extension) serves resources only: it keeps the base Provider's
+# `_list_tools` (empty) and `_get_tool` (filters that empty list), so both sides agree trivially.
 _NAME_CONSISTENT_PROVIDERS: Final[tuple[type[Provider], ...]] = tuple(
-    kind for kind in (LocalProvider, OpenAPIProvider, _server_local_provider_type()) if kind is not None
+    kind
+    for kind in (LocalProvider, OpenAPIProvider, SkillCatalogProvider, _server_local_provider_type())
+    if kind is not None
 )
 
 
@@ -363,3 +397,24 @@ def memoize_search_text(text: Callable[[Tool, SearchText], str]) -> None:
     searchable_text.__agent_connector_memo__ = text  # type: ignore[attr-defined]
     searchable_text.__wrapped__ = original  # type: ignore[attr-defined]
     setattr(regex, "_extract_searchable_text", searchable_text)  # noqa: B010 (private, not re-exported)
+
+
+async def send_unvalidated_request(session: Any, request: Any) -> Any:
+    """``ClientSession.send_request`` without the result-model validation (``mcp`` 2.3): the request is
+    stamped (``_meta``, routing headers) and timed exactly as the SDK does, and the raw JSON-RPC result
+    (whatever JSON value the server sent) is returned for the caller to judge."""
+    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
+
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    headers = opts.setdefault("headers", {})
+    key = type(request).name_param
+    if key is not None and MCP_NAME_HEADER not in headers:
+        name = (data.get("params") or {}).get(key)
+        if isinstance(name, str):
+            headers[MCP_NAME_HEADER] = encode_header_value(name)
+    timeout = session._session_read_timeout_seconds
+    if timeout is not None:
+        opts["timeout"] = timeout
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)

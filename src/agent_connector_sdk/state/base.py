@@ -20,8 +20,8 @@ known to the store (never initialised, or lost: a Redis restarted without persis
 Why an explicit initialisation: a store that restarts empty looks exactly like a store where nothing
 was ever switched off. Reading "nothing is off" from it would switch every withdrawn tool back on, on
 every replica. So a namespace's set is trusted only while its *initialisation marker* exists; an operator
-creates it (``state.admin init``, with the tools to keep off) and a store that lost it makes every
-replica refuse the namespace's tools until an operator initialises it again.
+creates it (``agent-connector state init``, with the tools to keep off) and a store that lost it makes
+every replica refuse the namespace's tools until an operator initialises it again.
 """
 
 from __future__ import annotations
@@ -103,8 +103,9 @@ class StateNotInitialized(StateBackendError):
     """``state_not_initialized``: the store has no initialisation marker for the namespace.
 
     Either nobody initialised it yet or the store lost its data (module doc). Replicas refuse the
-    namespace's tools until an operator runs ``state.admin init`` (which re-applies the switched-off
-    tools it is given); switching a single tool is refused too, so a half-initialised set never exists.
+    namespace's tools until an operator runs ``agent-connector state init`` (which re-applies the
+    switched-off tools it is given); switching a single tool is refused too, so a half-initialised set
+    never exists.
     """
 
     category: Literal["state_not_initialized"]
@@ -113,7 +114,8 @@ class StateNotInitialized(StateBackendError):
         super().__init__(
             "state_not_initialized",
             f"catalog namespace {namespace} is not initialised in the shared store "
-            "(never initialised, or the store lost its data): an operator must run state.admin init",
+            "(never initialised, or the store lost its data): an operator must run "
+            "agent-connector state init",
         )
         self.namespace = namespace
 

@@ -144,7 +144,7 @@ class SharedToolSwitch(Visibility):
             if self._initialized is not False:
                 logger.warning(
                     "catalog namespace %s is not initialised in the shared store; hiding every tool "
-                    "until an operator runs state.admin init",
+                    "until an operator runs agent-connector state init",
                     self.namespace,
                 )
             self._initialized = False

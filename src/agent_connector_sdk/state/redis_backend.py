@@ -25,7 +25,7 @@ as the Redis host's clock does not go back.
 A Redis that restarts without persistence loses the initialisation marker with everything else, so the
 empty switched-off set it would report is never believed: reads raise
 :class:`~agent_connector_sdk.state.base.StateNotInitialized` until an operator initialises the
-namespace again (``state.admin init``; docs/deploy.md, "Recovering a store that lost its data").
+namespace again (``agent-connector state init``; docs/deploy.md, "Recovering a store that lost its data").
 
 Atomicity: a rate-limit window is checked and charged by one Lua script using the Redis server's clock
 (replica clocks never disagree); switching a tool and bumping its namespace is one script; reading the

@@ -62,6 +62,7 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     exact_value_key,
     iter_schema_positions,
 )
+from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
@@ -201,37 +202,17 @@ def _check_name(name: str) -> None:
 def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
     """Bound the descriptor's JSON size and its schemas' nesting in one iterative walk that stops at
     the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk)."""
-    size = 0
-    stack: list[tuple[Any, int]] = [(descriptor, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            if depth > policy.max_schema_depth:
-                raise AdmissionError(
-                    "invalid_schema",
-                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
-                )
-            size += 2 + len(value)
-            for key, member in value.items():
-                size += len(key) + 3 if isinstance(key, str) else 8
-                stack.append((member, depth + 1))
-        elif isinstance(value, list):
-            if depth > policy.max_schema_depth:
-                raise AdmissionError(
-                    "invalid_schema",
-                    f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})",
-                )
-            size += 2 + len(value)
-            stack.extend((member, depth + 1) for member in value)
-        elif isinstance(value, str):
-            size += 2 + (len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass")))
-        else:
-            size += 8
-        if size > policy.max_descriptor_bytes:
-            raise AdmissionError(
-                "malformed",
-                f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})",
-            )
+    crossed = json_bound_crossed(
+        descriptor, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
+    )
+    if crossed == "depth":
+        raise AdmissionError(
+            "invalid_schema", f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})"
+        )
+    if crossed == "bytes":
+        raise AdmissionError(
+            "malformed", f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})"
+        )
 
 
 def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) -> None:

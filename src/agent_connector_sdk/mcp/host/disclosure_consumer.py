@@ -48,6 +48,7 @@ from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostOptions
@@ -251,7 +252,10 @@ class SchemaDisclosureConsumer:
     any fragment is read, with :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourceNotPinned`.
 
     Policy, profile, audit sink and write confirmation are the session's :class:`~.options.HostOptions`.
-    ``session`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs.
+    ``session`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs. Its bounds
+    (``HostOptions.bounds``): a search answering more than ``max_navigation_entries``, a disclosure
+    past ``deadline_s`` are refused (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`); the
+    bytes read for one disclosure are at most ``max_schema_bytes`` plus the envelope (``too_large``).
     """
 
     def __init__(
@@ -270,6 +274,8 @@ class SchemaDisclosureConsumer:
             raise ValueError("bounds must be positive")
         self.session = as_session(connection, options)
         self.audit: AuditSink = self.session.core.audit
+        self.bounds = self.session.bounds
+        max_total_bytes = min(max_total_bytes, self.bounds.max_schema_bytes + _ENVELOPE_ALLOWANCE)
         self._scope = scope
         self._source_pins = source_pins
         self._search_tool = search_tool
@@ -317,6 +323,7 @@ class SchemaDisclosureConsumer:
         entries = structured.get("result") if isinstance(structured, dict) else structured
         if raw.get("isError") is True or not isinstance(entries, list):
             raise DiscoveryFailed("search_failed", "the search tool returned no navigation list")
+        check_navigation_entries(len(entries), self.bounds)  # before any entry is parsed
         try:
             found = [SchemaNavigation.model_validate(entry) for entry in entries]
         except ValidationError as error:
@@ -361,11 +368,16 @@ class SchemaDisclosureConsumer:
         return disclosed
 
     async def verify(self, selection: SelectedTool) -> DisclosedTool:
-        """Steps 2–3: read the manifest and all fragments of ``selection`` and verify them.
+        """Steps 2–3: read the manifest and all fragments of ``selection`` and verify them, within the
+        bounds' ``deadline_s`` (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`).
 
         The result is not callable until :meth:`admit` admits it (a reviewer shows what verified even
         when the host's policy then refuses it).
         """
+        async with operation_deadline(self.bounds, "the disclosure"):
+            return await self._verify(selection)
+
+    async def _verify(self, selection: SelectedTool) -> DisclosedTool:
         self._require_scope(selection.scope)
         navigation = selection.navigation
         if navigation.manifest_uri is None:

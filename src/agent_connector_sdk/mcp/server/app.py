@@ -47,6 +47,7 @@ from agent_connector_sdk.mcp.server.asgi import DEFAULT_MAX_BODY_BYTES, HeaderPa
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate
+from agent_connector_sdk.mcp.server.request_limits import RequestBounds, RequestLimits
 from agent_connector_sdk.mcp.server.resolution import install_resolution
 
 __all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app"]
@@ -70,7 +71,8 @@ class ServerGates:
     events (one per checked call; names and categories only; default: a bounded record at
     ``.headers.audit.recent`` plus the ``parity`` module's logger);
     ``max_body_bytes`` bounds request bodies; ``validate_arguments=False`` leaves argument validation to
-    the tools themselves.
+    the tools themselves; ``request_bounds`` sets the in-flight caps, the body deadline and the JSON
+    value bound that :class:`~.request_limits.RequestLimits` enforces before anything parses a body.
     """
 
     def __init__(
@@ -81,9 +83,11 @@ class ServerGates:
         audit: AuditSink | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         validate_arguments: bool = True,
+        request_bounds: RequestBounds | None = None,
     ) -> None:
         self.headers = HeaderParityGate(audit=audit)
         self.max_body_bytes = max_body_bytes
+        self.request_bounds = request_bounds if request_bounds is not None else RequestBounds()
         self.output_check = output_check if output_check is not None else OutputSelfCheck()
         self.completions = completions
         self.validate_arguments = validate_arguments
@@ -106,9 +110,13 @@ class ServerGates:
 
     def http_app(self, server: FastMCP[Any], **http_app_kwargs: Any) -> Any:
         """:meth:`install`, then ``server.http_app(**http_app_kwargs)`` with the ASGI entry appended to any
-        ``middleware=[...]`` given (so it runs innermost) and DNS-rebinding protection defaulted on."""
+        ``middleware=[...]`` given (so it runs innermost), :class:`~.request_limits.RequestLimits` put
+        before them (first after FastMCP's Host guard and authentication, so no body is read or parsed
+        beyond the bounds) and DNS-rebinding protection defaulted on."""
         self.install(server)
         middleware = list(http_app_kwargs.pop("middleware", None) or [])
+        bounds, max_body = self.request_bounds, self.max_body_bytes
+        middleware.insert(0, StarletteMiddleware(RequestLimits, bounds=bounds, max_body_bytes=max_body))
         middleware.append(self.asgi_middleware(server))
         http_app_kwargs.setdefault("host_origin_protection", DEFAULT_HOST_ORIGIN_PROTECTION)
         return server.http_app(middleware=middleware, **http_app_kwargs)
@@ -120,12 +128,16 @@ def gated_http_app(
     output_check: OutputSelfCheck | None = None,
     completions: AuthorizedCompletions | None = None,
     audit: AuditSink | None = None,
+    request_bounds: RequestBounds | None = None,
     **http_app_kwargs: Any,
 ) -> Any:
     """``ServerGates(...).http_app(server, **http_app_kwargs)``: installs the gates on ``server``
-    (idempotently) and returns ``server.http_app(...)`` with the ASGI entry and DNS-rebinding
-    protection (``host_origin_protection="auto"``; ``allowed_hosts`` / ``allowed_origins`` extend it)."""
-    gates = ServerGates(output_check=output_check, completions=completions, audit=audit)
+    (idempotently) and returns ``server.http_app(...)`` with the ASGI entry, the request bounds and
+    DNS-rebinding protection (``host_origin_protection="auto"``; ``allowed_hosts`` / ``allowed_origins``
+    extend it)."""
+    gates = ServerGates(
+        output_check=output_check, completions=completions, audit=audit, request_bounds=request_bounds
+    )
     return gates.http_app(server, **http_app_kwargs)
 
 

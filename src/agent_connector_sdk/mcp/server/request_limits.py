@@ -28,19 +28,22 @@ app unchanged. Nothing is logged with a value: refusals are logged at INFO with 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import re
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import Any, Final
+
+from agent_connector_sdk.mcp.server.completion import network_caller_key, trusted_networks
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_SECONDS",
     "DEFAULT_MAX_IN_FLIGHT",
     "DEFAULT_MAX_IN_FLIGHT_PER_CALLER",
     "DEFAULT_MAX_JSON_VALUES",
+    "RequestBounds",
     "RequestLimits",
     "json_value_count",
 ]
@@ -59,6 +62,7 @@ DEFAULT_BODY_TIMEOUT_SECONDS: Final = 10.0
 DEFAULT_MAX_JSON_VALUES: Final = 50_000
 """Object members plus array elements one request may carry (a real tool call has a few hundred)."""
 _DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024  # the mcp SDK's own limit, as the header gate's
+_TOO_LARGE: Final = "Request body too large"  # the header gate's words for the same refusal
 
 # A JSON string literal (escapes included); blanking these leaves only structure, numbers and literals.
 _STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -86,37 +90,50 @@ class _Refusal(Exception):
         self.retry_after_ms = retry_after_ms
 
 
+@dataclass(frozen=True)
+class RequestBounds:
+    """The per-request bounds :class:`RequestLimits` enforces (see the module docstring)."""
+
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
+    max_in_flight_per_caller: int = DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+    body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or CIDR blocks whose ``X-Forwarded-For`` names the caller (as for completion)."""
+
+    def __post_init__(self) -> None:
+        trusted_networks(self.trusted_proxies)  # ValueError for a bad address or block
+        for name in ("max_in_flight", "max_in_flight_per_caller", "max_json_values"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer")
+        if isinstance(self.body_timeout_seconds, bool) or not self.body_timeout_seconds > 0:
+            raise ValueError("body_timeout_seconds must be positive")
+
+
 class RequestLimits:
-    """ASGI middleware: ``RequestLimits(app, max_in_flight=..., ...)`` (see the module docstring)."""
+    """ASGI middleware: ``RequestLimits(app, bounds=RequestBounds(...), max_body_bytes=...)`` (module doc)."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
-        max_in_flight_per_caller: int = DEFAULT_MAX_IN_FLIGHT_PER_CALLER,
-        body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS,
+        bounds: RequestBounds | None = None,
         max_body_bytes: int = _DEFAULT_MAX_BODY_BYTES,
-        max_json_values: int = DEFAULT_MAX_JSON_VALUES,
         rate_limit_code: int = -32010,
     ) -> None:
-        for name, value in (
-            ("max_in_flight", max_in_flight),
-            ("max_in_flight_per_caller", max_in_flight_per_caller),
-            ("max_body_bytes", max_body_bytes),
-            ("max_json_values", max_json_values),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer")
-        if not body_timeout_seconds > 0:
-            raise ValueError("body_timeout_seconds must be positive")
+        if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
+            raise ValueError("max_body_bytes must be a positive integer")
+        bounds = bounds if bounds is not None else RequestBounds()
         self.app = app
-        self.max_in_flight = max_in_flight
-        self.max_in_flight_per_caller = max_in_flight_per_caller
-        self.body_timeout_seconds = body_timeout_seconds
+        self.bounds = bounds
+        self.max_in_flight = bounds.max_in_flight
+        self.max_in_flight_per_caller = bounds.max_in_flight_per_caller
+        self.body_timeout_seconds = bounds.body_timeout_seconds
         self.max_body_bytes = max_body_bytes
-        self.max_json_values = max_json_values
+        self.max_json_values = bounds.max_json_values
         self.rate_limit_code = rate_limit_code
+        self._networks = trusted_networks(bounds.trusted_proxies)
         self._in_flight = 0
         # Only callers with a request in flight have an entry (removed at zero): bounded by max_in_flight.
         self._per_caller: Counter[str] = Counter()
@@ -141,7 +158,13 @@ class RequestLimits:
         if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        caller = _caller(scope)
+        declared = next(
+            (bytes(v) for k, v in scope.get("headers", []) if bytes(k).lower() == b"content-length"), b""
+        )
+        if declared.strip().isdigit() and int(declared) > self.max_body_bytes:
+            await _refuse(send, _Refusal(413, -32600, _TOO_LARGE, "body_too_large"))
+            return
+        caller = _caller(scope, self._networks)
         try:
             self._acquire(caller)
         except _Refusal as refusal:
@@ -193,12 +216,7 @@ class RequestLimits:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_body_bytes:
-                        raise _Refusal(
-                            413,
-                            -32600,
-                            f"request body larger than {self.max_body_bytes} bytes",
-                            "body_too_large",
-                        )
+                        raise _Refusal(413, -32600, _TOO_LARGE, "body_too_large")
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
@@ -220,17 +238,20 @@ class RequestLimits:
         return body
 
 
-def _caller(scope: Scope) -> str:
-    """The in-flight identity: the verified token's client (and subject), else the peer address."""
+def _caller(scope: Scope, networks: frozenset[Any]) -> str:
+    """The in-flight identity, by :func:`.completion.caller_key`'s rule: the verified token's client (and
+    subject), else the peer address (the forwarded client only from a trusted proxy)."""
     user = scope.get("user")
     token = getattr(user, "access_token", None)
     client_id = getattr(token, "client_id", None)
     if isinstance(client_id, str) and getattr(user, "is_authenticated", False):
         subject = getattr(token, "subject", None) or (getattr(token, "claims", None) or {}).get("sub")
-        identity = f"client:{client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
-        return hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"client:{client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
     client = scope.get("client")
-    return f"peer:{client[0]}" if client else "peer:unknown"
+    headers = [(bytes(k).lower(), bytes(v).decode("latin-1")) for k, v in scope.get("headers", [])]
+    forwarded = any(name in (b"x-forwarded-for", b"forwarded") for name, _ in headers)
+    chain = [value for name, value in headers if name == b"x-forwarded-for"]
+    return network_caller_key(client[0] if client else None, forwarded, chain, networks)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
@@ -249,15 +270,14 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 async def _refuse(send: Send, refusal: _Refusal) -> None:
     _logger.info("request refused before parsing: %s (HTTP %d)", refusal.category, refusal.status)
     data: dict[str, Any] = {"category": refusal.category}
+    error: dict[str, Any] = {"code": refusal.code, "message": str(refusal), "data": data}
+    if refusal.category == "body_too_large":
+        del error["data"]  # answered exactly as the header gate and the mcp SDK's limit answer it
     headers = [(b"content-type", b"application/json")]
     if refusal.retry_after_ms is not None:
         data["retryAfterMs"] = refusal.retry_after_ms
         headers.append((b"retry-after", str(max(1, refusal.retry_after_ms // 1000)).encode()))
-    payload = {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {"code": refusal.code, "message": str(refusal), "data": data},
-    }
+    payload = {"jsonrpc": "2.0", "id": None, "error": error}
     body = json.dumps(payload, separators=(",", ":")).encode()
     headers.append((b"content-length", str(len(body)).encode()))
     if refusal.status in (408, 413):

@@ -66,7 +66,8 @@ def _lab_disclosures(server: Any) -> dict[str, SchemaDisclosure]:
 def initialize_catalog(
     url: str, *, prefix: str, disabled: frozenset[str] = frozenset(), replace: bool = False
 ) -> int:
-    """What an operator runs once per store (``state.admin init``): the lab namespace's marker and set."""
+    """What an operator runs once per store (``agent-connector state init``):
+    the lab namespace's marker and set."""
 
     async def run() -> int:
         backend = RedisStateBackend.from_url(url, prefix=prefix)
