@@ -83,3 +83,10 @@ def test_a_capped_pattern_of_the_callers_own_is_reported_incomplete(url: str) ->
     text = run_cli("review", url, "--search", "issues")
     assert "3 of 3+ tools reviewed" in text.out
     assert "incomplete" in text.out
+
+
+def test_a_callers_pattern_below_the_cap_is_complete(url: str) -> None:
+    run = run_cli("review", url, "--json", "--search", "^repos_get")  # 2 matches, below the cap of 3
+    assert run.code == 0, run.err
+    search = run.json()["search"]
+    assert search["entries"] == 2 and search["complete"] is True and search["searches"] == 2

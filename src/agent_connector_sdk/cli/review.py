@@ -656,6 +656,12 @@ class _Enumeration:
 
     async def run(self, patterns: Sequence[str]) -> None:
         counts = [await self._search(pattern) for pattern in patterns]
+        if ".*" not in patterns and counts and max(counts) >= self.most:
+            # A caller's pattern that returned as many as any search did: one broad search (counted,
+            # not reviewed) tells whether that was the cap or simply every match.
+            probe = await self.consumer.discover(".*")
+            self.searches += 1
+            self.most = max(self.most, len(probe))
         for pattern, found in zip(patterns, counts, strict=True):
             if found == 0 or found < self.most:
                 continue  # fewer than some search returned: not capped
