@@ -298,6 +298,9 @@ def processes_part(document_path: Path, upstream: str, calls: int, review: bool)
             )
             elapsed = time.perf_counter() - started
             report = json.loads(run.stdout) if run.stdout.strip().startswith("{") else {}
+            if not report:
+                last = (run.stderr.strip().splitlines() or ["?"])[-1][:300]
+                print(f"  review exited {run.returncode}: {last}")
             hidden = [t for t in report.get("tools", []) if t.get("found") == "search"]
             verified = sum(1 for t in hidden if (t.get("disclosure") or {}).get("verified"))
             search = report.get("search") or {}
