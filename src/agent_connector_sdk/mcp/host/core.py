@@ -312,8 +312,8 @@ class HostCore:
         """Admit one descriptor reconstructed from a verified disclosure, before its first call.
 
         Raises :class:`AdmissionError` with the admission category (``contract_drift`` under a lock,
-        ``sensitive_header``, ``invalid_header_annotation``, ...) when the policy rejects it, and ``header_map_mismatch``
-        when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
+        ``sensitive_header``, ``invalid_header_annotation``, ...) when the policy rejects it, and
+        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
         not say exactly what the schema's annotations say (header names compare case-insensitively).
         """
         name = descriptor.get("name")
