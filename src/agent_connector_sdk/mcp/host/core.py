@@ -313,8 +313,9 @@ class HostCore:
 
         Raises :class:`AdmissionError` with the admission category (``contract_drift`` under a lock,
         ``sensitive_header``, ``invalid_header_annotation``, ...) when the policy rejects it, and
-        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
-        not say exactly what the schema's annotations say (header names compare case-insensitively).
+        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a
+        navigation entry) does not say exactly what the schema's annotations say (header names compare
+        case-insensitively).
         """
         name = descriptor.get("name")
         report = admit_tools([descriptor], self.policy)
