@@ -603,6 +603,9 @@ def _render_fragments(disclosure: Any, console: Console) -> None:
 # ---------------------------------------------------------------------------------------- state
 app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
 
+# -------------------------------------------------------------------------------------- gateway
+app.command("agent_connector_sdk.cli.gateway:gateway", name="gateway")  # imported when run
+
 
 # ------------------------------------------------------------------------------------------ main
 def _interrupt(signum: int, frame: Any) -> None:

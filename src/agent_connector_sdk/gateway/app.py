@@ -190,31 +190,33 @@ class Gateway:
         self.server.custom_route("/healthz", methods=["GET"], include_in_schema=False)(self._healthz)
 
     # -- lifecycle -------------------------------------------------------------------------------
-    async def start(self) -> None:
+    async def start(self, *, supervise: bool = True) -> None:
         """Connect every child concurrently (each within ``connect_timeout``; a child that fails is
-        ``down`` and retried with backoff), publish the catalogs, start the supervisors."""
+        ``down`` and, with ``supervise``, retried with backoff), publish the catalogs, start the
+        supervisors (``supervise=False``: one attempt each, e.g. for ``--check``)."""
         if self._started:
             return
         self._started = True
-        await asyncio.gather(*(self._first_connect(child) for child in self.children.values()))
+        await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
         # One registration for every tool published so far (registering checks the server holds them).
         self._registry = register_schema_resources(
             self.server, self.search, dict(self._pending_origins), frozen_schemas=True
         )
         self._pending_origins.clear()
         cache_tool_catalog(self.server, self.search)
+        if not supervise:
+            return
         self._tasks = [
             asyncio.create_task(child.supervise(), name=f"gateway-child-{child.name}")
             for child in self.children.values()
         ]
 
-    async def _first_connect(self, child: Child) -> None:
+    async def _first_connect(self, child: Child, supervise: bool) -> None:
         try:
             await child.connect()
         except (AgentConnectorError, OSError, RuntimeError):
-            logger.warning(
-                "child %s is down at start (%s); retrying with backoff", child.name, child.last_error
-            )
+            then = "; retrying with backoff" if supervise else ""
+            logger.warning("child %s is down at start (%s)%s", child.name, child.last_error, then)
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []

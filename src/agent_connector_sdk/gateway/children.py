@@ -160,7 +160,7 @@ class Child:
         other failure is raised as it happened (``TransportFailure``, ``JsonRpcError``,
         ``PaginationError``...). Either way the child is left ``down``."""
         await self._drop_session()
-        self.state = "connecting"
+        # The state stays what it was ("connecting" at first, "down" while reconnecting) until this works.
         try:
             session = HostSession(self._client(), self.options)  # before connect: the header hook
             self.session = session
