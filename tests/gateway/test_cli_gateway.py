@@ -106,7 +106,7 @@ def test_serve_prints_the_real_url_after_the_children_connected(children: tuple[
         assert process.stdout is not None
         line = process.stdout.readline()
         assert line.startswith(
-            "serving 3 tools from 2 children (weather up, gone down) at http://127.0.0.1:"
+            "serving 4 tools from 2 children (weather up, gone down) at http://127.0.0.1:"
         ), line
         url = line.split(" at ")[-1].strip()
         assert not url.endswith(":0/mcp")

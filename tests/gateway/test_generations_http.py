@@ -137,3 +137,16 @@ def test_per_child_credentials_come_from_the_environment_and_are_never_logged(
     assert log and all(headers.get("authorization") == "Bearer child-secret-7" for headers in log)
     everything = caplog.text + repr(audit.events()) + repr(spec)
     assert "child-secret-7" not in everything and "caller-secret-9" not in everything
+
+
+def test_list_changed_from_a_child_re_lists_it_at_once() -> None:
+    with serve_asgi(gated_http_app(weather_server(), stateless_http=True)) as child_url:
+        config = GatewayConfig(children=(ChildSpec("weather", url=child_url),), refresh=3600)
+        gateway = Gateway(config)
+        with serve_asgi(gateway.http_app()) as url:
+            assert search(url, "extra") == []
+            assert call(url, "weather_grow", {})["content"][0]["text"] == "grown"
+            wait_for(lambda: gateway.tool("weather_extra") is not None, timeout=10, what="re-list")
+            assert gateway.children["weather"].health().generation == 1
+            assert [e["name"] for e in search(url, "extra")] == ["weather_extra"]
+            assert call(url, "weather_extra", {})["structuredContent"] == {"result": "extra"}
