@@ -48,7 +48,8 @@ from pydantic import ValidationError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.errors import ProtocolError
 
 
 class ScenarioFailed(Exception):
@@ -392,9 +393,9 @@ async def run(url: str, scenario: str, context: Mapping[str, Any], *, baseline: 
         else:
             # The suite's fixture tools carry no annotations ("may write"); the conformance runner is the
             # operator who confirmed running them, so write confirmation is explicitly opted out here.
-            async with ContractClient(
-                build_client(url, scenario, context), options=HostOptions(require_confirmation=False)
-            ) as gated:
+            # The strict profile: conformance holds servers to the project rules too (rejections).
+            options = HostOptions(profile="strict", require_confirmation=False)
+            async with ContractClient(build_client(url, scenario, context), options) as gated:
                 await handler(gated, context)
     except ScenarioFailed as failure:
         say(f"{scenario}: {failure}")

@@ -80,13 +80,6 @@ PUBLIC_API: dict[str, list[str]] = {
     "agent_connector_sdk.mcp.host.contract_client": [
         "CompletionResult",
         "ContractClient",
-        "InvalidCompletionRequest",
-        "JsonRpcError",
-        "MalformedResponse",
-        "ProtocolError",
-        "ToolExecutionError",
-        "ToolResult",
-        "TransportFailure",
     ],
     "agent_connector_sdk.mcp.contracts": [
         "AdmissionError",

@@ -34,4 +34,4 @@ def test_rule_ids_are_unique_and_categories_are_real() -> None:
     assert len(RULES_BY_ID) == len(RULES)
     consume = _literal_values(ConsumeCategory)
     for rule in RULES:
-        assert rule.category in consume | {"invalid_header_annotation"}
+        assert rule.category in consume | {"invalid_header_annotation", "tool_poisoning"}

@@ -234,6 +234,7 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
         "disclosure_failures": [],
         "findings": 1,
         "project_findings": 0,
+        "drifted": 0,
     }
     text = emitted.read_text(encoding="utf-8")
     assert "Mcp-Param-Shard: unsafe integer" in text and "an unknown property" in text

@@ -20,6 +20,7 @@ from agent_connector_sdk.cli.report import (
     CallReport,
     CompletionProbe,
     DisclosureCheck,
+    FindingReport,
     HeaderPolicy,
     HeaderRule,
     HeaderSample,
@@ -113,6 +114,7 @@ def _report(s: str) -> ReviewReport:
             ],
         ),
         disclosure=DisclosureCheck(verified=False, step=s, category=s, reason=s, schema_sha256=s),
+        findings=[FindingReport(rule=s, category=s, message=s, path=s)],
     )
     other = tool.model_copy(update={"headers": HeaderPolicy(applicable=True, category=s, reason=s)})
     return ReviewReport(
@@ -127,7 +129,17 @@ def _report(s: str) -> ReviewReport:
             advertised=True, ref={"type": "ref/prompt", "name": s}, argument=s, category=s, reason=s
         ),
         call=CallReport(
-            tool=s, outcome="failed", gate=s, category=s, reason=s, headers_sent=[s], content_types=[s]
+            tool=s,
+            outcome="failed",
+            gate=s,
+            category=s,
+            reason=s,
+            headers_sent=[s],
+            content_types=[s],
+            text=s,
+            code=-32000,
+            message=s,
+            findings=[FindingReport(rule=s, category=s, message=s, path=s)],
         ),
         summary=ReviewSummary(admitted=[s], rejected=[s], disclosure_failures=[s], findings=3),
     )

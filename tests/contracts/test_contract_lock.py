@@ -167,3 +167,23 @@ def test_runtime_check_is_a_lookup_by_name() -> None:
     assert entry.check(_tool()).status == "unchanged"
     assert entry.check(_tool(description="new")).fields == ("description",)
     assert entry.check(_tool("other")).status == "added"
+
+
+def test_lock_admission_refuses_drift_and_keeps_the_rest() -> None:
+    from agent_connector_sdk.mcp.contracts.admission import admit_tools
+    from agent_connector_sdk.mcp.contracts.lock import lock_admission
+
+    lock = ContractLock().with_server(SERVER, [_tool("a"), _tool("b"), _tool("old")])
+    listing = [_tool("b", description="changed"), _tool("a"), _tool("new"), {"name": "bad"}]
+    report = lock_admission(listing, admit_tools(listing), lock.server(SERVER))
+    assert list(report.admitted) == ["a"]
+    by_tool = {r["tool"]: r for r in report.rejected}
+    assert by_tool["b"]["category"] == "contract_drift" and by_tool["b"]["index"] == 0
+    assert by_tool["b"]["reason"].endswith(": description") and "changed" not in by_tool["b"]["reason"][-12:]
+    assert by_tool["new"]["category"] == "contract_drift"  # renamed from "old": not approved under "new"
+    assert "'old'" in by_tool["new"]["reason"]
+    assert by_tool["bad"]["category"] == "malformed"
+    assert [r["index"] for r in report.rejected] == [0, 2, 3]
+    # No entry for the server: fail closed.
+    none = lock_admission(listing[:2], admit_tools(listing[:2]), None)
+    assert none.admitted == {} and {r["category"] for r in none.rejected} == {"contract_drift"}

@@ -35,13 +35,13 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.host import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.errors import (
     InvalidCompletionRequest,
     JsonRpcError,
     ProtocolError,
     ToolExecutionError,
-    ToolResult,
     TransportFailure,
 )
 from agent_connector_sdk.mcp.server import ServerGates

@@ -25,7 +25,8 @@ from agent_connector_sdk.demo.contract_lab import (
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 

@@ -25,8 +25,8 @@ from pydantic import BaseModel, Field
 
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.server.test_parity_http import raw_call
 from tests.support.http_server import serve_asgi
+from tests.support.parity import raw_call
 
 
 class Forecast(BaseModel):

@@ -23,17 +23,17 @@ from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.server.test_parity_http import (
+from tests.support.http_server import serve_asgi
+from tests.support.parity import (
     PROTOCOL_VERSION,
     Gated,
-    _wire_descriptor,
     make_authed_server,
     make_server,
     raw_call,
     refusal_of,
     result_of,
+    wire_descriptor,
 )
-from tests.support.http_server import serve_asgi
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def gated() -> Iterator[Gated]:
     audit: list[dict[str, Any]] = []
     # Default (SSE) response mode: the refusal must still be a plain HTTP 400.
     app = gated_http_app(server, stateless_http=True, audit=audit.append)
-    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    descriptor = asyncio.run(wire_descriptor(server, "route"))
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield Gated(url, client, audit, descriptor)
 

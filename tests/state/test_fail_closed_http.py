@@ -18,7 +18,6 @@ import pytest
 
 from agent_connector_sdk.state import MemoryStateBackend, StateNotInitialized, StateUnavailable
 from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
-from tests.state._replica import initialize_catalog
 from tests.state.test_replicas_behind_nginx import (
     EU,
     US,
@@ -29,6 +28,7 @@ from tests.state.test_replicas_behind_nginx import (
     error_of,
     result_of,
 )
+from tests.support.replica import initialize_catalog
 
 STALENESS = 1.5
 

@@ -22,14 +22,14 @@ import redis as redis_sync
 from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
 from agent_connector_sdk.state.redis_backend import RedisStateBackend
 from agent_connector_sdk.state.replica import REPLICA_HEADER
-from tests.state._replica import (
+from tests.support.http_server import serve_asgi
+from tests.support.replica import (
     completion_params,
     initialize_catalog,
     lab_manifest_uri,
     lab_replica,
     post,
 )
-from tests.support.http_server import serve_asgi
 from tests.support.services import SHIPPED_REPLICAS, RedisServer, nginx_balancer, redis_server
 
 EU, US = "eu-west-1", "us-east-1"  # replica ids; the shipped config routes eu-west / us-east to them

@@ -400,7 +400,8 @@ class _LostLimiter:
 @pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
 async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
-    from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+    from agent_connector_sdk.mcp.host.errors import JsonRpcError
     from agent_connector_sdk.mcp.server import gated_http_app
 
     chosen: Any = {

@@ -15,6 +15,7 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
@@ -26,8 +27,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.output import current_output, writing_to
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
@@ -177,6 +178,17 @@ def review(
     json_schema: Annotated[
         bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
     ] = False,
+    write_lock: Annotated[
+        Path | None,
+        Parameter(help="approve every reviewed tool contract: write this contract lock file (per server)"),
+    ] = None,
+    lock: Annotated[
+        Path | None,
+        Parameter(help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed"),
+    ] = None,
+    sarif: Annotated[
+        Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -210,6 +222,12 @@ def review(
     profile: Profile = "strict" if strict else "default"
     headers = _parse_headers(header or [])
     out = _out()
+    contract = _ContractOutputs(
+        lock=_read_lock(lock) if lock is not None else None,
+        lock_file=lock,
+        write_lock=write_lock,
+        sarif=sarif,
+    )
 
     if descriptor:
         from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
@@ -218,7 +236,15 @@ def review(
         if emit_tests is not None:
             written = emit_failure_tests(report, emit_tests)
             print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
-        return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=None)
+        return _finish(
+            report,
+            out,
+            json_output=json_output,
+            strict=strict,
+            descriptors=descriptors,
+            pin=None,
+            contract=contract,
+        )
 
     from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
 
@@ -266,20 +292,74 @@ def review(
             log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
             options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
             report = anyio.run(review_server, reviewed, options)
-    return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=pin)
+    return _finish(
+        report,
+        out,
+        json_output=json_output,
+        strict=strict,
+        descriptors=descriptors,
+        pin=pin,
+        contract=contract,
+    )
+
+
+@dataclass(frozen=True)
+class _ContractOutputs:
+    """``--lock`` (read before the review, so a bad file fails fast), ``--write-lock``, ``--sarif``."""
+
+    lock: Any = None
+    lock_file: Path | None = None
+    write_lock: Path | None = None
+    sarif: Path | None = None
+
+
+def _read_lock(path: Path) -> Any:
+    from agent_connector_sdk.cli.lockfile import read_lock
+
+    return read_lock(path)
 
 
 def _finish(
-    report: ReviewReport, out: TextIO, *, json_output: bool, strict: bool, descriptors: bool, pin: Path | None
+    report: ReviewReport,
+    out: TextIO,
+    *,
+    json_output: bool,
+    strict: bool,
+    descriptors: bool,
+    pin: Path | None,
+    contract: _ContractOutputs | None = None,
 ) -> int:
     if pin is not None:
         _write_pins(report, pin)
+    if contract is not None:
+        report = _contract_outputs(report, contract)
     if json_output:
         # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
         out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
+
+
+def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> ReviewReport:
+    from agent_connector_sdk.cli.lockfile import apply_lock, write_lock
+
+    if contract.lock is not None:
+        report = apply_lock(report, contract.lock, str(contract.lock_file))
+    if contract.write_lock is not None:
+        write_lock(report, contract.write_lock)
+    if contract.sarif is not None:
+        from agent_connector_sdk.cli.sarif import sarif_log
+
+        try:
+            text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
+            contract.sarif.write_text(text, "utf-8")
+        except OSError as error:
+            raise CliError(
+                f"{contract.sarif}: cannot write the SARIF file ({error.strerror or type(error).__name__})"
+            ) from None
+        print(f"wrote {contract.sarif} (SARIF 2.1.0)", file=sys.stderr)
+    return report
 
 
 def _read_pins(path: Path) -> SourcePins:
@@ -395,6 +475,21 @@ def serve(
             "excerpt of the body, which may carry secrets)"
         ),
     ] = "generic",
+    trusted_proxies: Annotated[
+        list[str] | None,
+        Parameter(
+            help="addresses or CIDR blocks of proxies in front of this server (e.g. the nginx host): "
+            "only their X-Forwarded-For names the caller for rate limits and in-flight caps; "
+            "everyone else is keyed by peer address"
+        ),
+    ] = None,
+    read_timeout: Annotated[
+        float, Parameter(help="seconds a connection may take to send a request's headers, and its body")
+    ] = 10.0,
+    max_in_flight: Annotated[int, Parameter(help="requests served at once (more: HTTP 503)")] = 64,
+    max_in_flight_per_caller: Annotated[
+        int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
+    ] = 8,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -417,6 +512,26 @@ def serve(
         raise CliError("--upstream only applies with --openapi")
     if upstream_errors != "generic" and openapi is None:
         raise CliError("--upstream-errors only applies with --openapi")
+    if not 0 < read_timeout <= 3600:
+        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
+    from agent_connector_sdk.mcp.server.completion import trusted_networks
+    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+
+    for proxy in trusted_proxies or ():
+        try:
+            trusted_networks([proxy])
+        except ValueError:
+            shown = json.dumps(proxy)[:80]
+            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
+    try:
+        bounds = RequestBounds(
+            max_in_flight=max_in_flight,
+            max_in_flight_per_caller=max_in_flight_per_caller,
+            body_timeout_seconds=read_timeout,
+            trusted_proxies=tuple(trusted_proxies or ()),
+        )
+    except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
+        raise CliError(f"--{str(error).replace('_', '-')}") from None
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -442,12 +557,19 @@ def serve(
                 state=shared,
                 replica_id=replica_id,
                 upstream_errors=upstream_errors,
+                request_bounds=bounds,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
             from agent_connector_sdk.demo.lab_service import lab_service_app
 
-            app_ = lab_service_app(demo_tokens=not no_auth, state=shared, replica_id=replica_id)
+            app_ = lab_service_app(
+                demo_tokens=not no_auth,
+                state=shared,
+                replica_id=replica_id,
+                trusted_proxies=bounds.trusted_proxies,
+                request_bounds=bounds,
+            )
     except StateConfigError as error:
         raise CliError(f"--state: {error.message}") from None
     except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
@@ -465,7 +587,7 @@ def serve(
         print(f"serving {what} at {url}", file=out, flush=True)
 
     try:
-        run_server(app_, sock, announce)
+        run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
     finally:
         sock.close()
     return 0

@@ -171,6 +171,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         if call.outcome in ("validated", "tool_error"):
             console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
     _render_findings(report, console)
+    _render_contract(report, console)
     summary = report.summary
     console.print(
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
@@ -235,3 +236,31 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             f"[red]{_s(tool.headers.category, 80)}[/red]: {_s(tool.headers.reason)}",
         )
     console.print(table)
+
+
+def _render_contract(report: ReviewReport, console: Console) -> None:
+    """The contract lock's verdict per tool, and the server's skills (findings: :func:`_render_findings`)."""
+    if report.lock is not None:
+        lock = report.lock
+        where = "" if lock.entry else " (no entry for this server: every tool is new)"
+        console.print(
+            f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
+            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
+        )
+        for drift in lock.tools:
+            if drift.status == "unchanged":
+                continue  # counted above; a drift report lists what needs a person's attention
+            style = "red"
+            detail = ""
+            if drift.fields and drift.status == "changed":
+                detail = f" ({_s(', '.join(drift.fields))})"
+            elif drift.previous is not None:
+                detail = f" (was {_s(drift.previous)})"
+            console.print(f"         {_s(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+    if report.skills is not None:
+        console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        for skill in report.skills:
+            console.print(
+                f"         {_s(skill.name)}: {_s(skill.description)} "
+                f"({count(skill.files, 'file')}, {_s(skill.uri)})"
+            )

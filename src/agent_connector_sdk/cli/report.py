@@ -25,12 +25,15 @@ __all__ = [
     "HeaderPolicy",
     "HeaderRule",
     "HeaderSample",
+    "LockCheck",
     "OutputKind",
     "ReviewReport",
     "ReviewSummary",
     "SearchReport",
     "ServerIdentity",
+    "SkillEntry",
     "Target",
+    "ToolDriftReport",
     "ToolReview",
     "output_kind",
 ]
@@ -139,9 +142,43 @@ class ToolReview(BaseModel):
     admission: AdmissionVerdict
     headers: HeaderPolicy
     disclosure: DisclosureCheck | None = None
+    fingerprint: str | None = Field(
+        default=None, description="sha256 of the tool's contract (contract lock fingerprint), when computable"
+    )
     findings: list[FindingReport] = Field(
         default_factory=list, description="project rules the admitted descriptor breaks (default profile)"
     )
+
+
+class ToolDriftReport(BaseModel):
+    """One tool against the contract lock (``--lock``)."""
+
+    model_config = _FROZEN
+    tool: str
+    status: Literal["unchanged", "changed", "added", "removed", "renamed"]
+    fields: list[str] = Field(default_factory=list, description="changed contract fields (never values)")
+    previous: str | None = Field(default=None, description="renamed: the locked name")
+
+
+class LockCheck(BaseModel):
+    """``--lock FILE``: every current and locked tool with its drift status."""
+
+    model_config = _FROZEN
+    file: str
+    server: str = Field(description="the lock entry compared (a one-server lock applies to any target)")
+    entry: bool = Field(description="false when the lock has no entry for this server (all tools added)")
+    tools: list[ToolDriftReport]
+    drifted: int = Field(description="tools whose status is not unchanged")
+
+
+class SkillEntry(BaseModel):
+    """One skill the server offers over the MCP Skills extension (SEP-2640)."""
+
+    model_config = _FROZEN
+    name: str
+    description: str
+    uri: str = Field(description="the skill's SKILL.md resource URI")
+    files: int = Field(description="files the entry lists, each with its size and sha256 digest")
 
 
 class SearchReport(BaseModel):
@@ -209,6 +246,7 @@ class ReviewSummary(BaseModel):
     project_findings: int = Field(
         default=0, description="project-rule findings reported without rejecting (default profile)"
     )
+    drifted: int = Field(default=0, description="tools drifted from the contract lock (with --lock)")
 
 
 class ReviewReport(BaseModel):
@@ -232,6 +270,10 @@ class ReviewReport(BaseModel):
     tools: list[ToolReview]
     completion: CompletionProbe | None = None
     call: CallReport | None = None
+    lock: LockCheck | None = None
+    skills: list[SkillEntry] | None = Field(
+        default=None, description="skills listed over the Skills extension (null: not offered)"
+    )
     summary: ReviewSummary
 
 

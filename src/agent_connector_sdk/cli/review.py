@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 import fastmcp
+from fastmcp.skills import SkillsClientExtension
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
@@ -41,6 +44,7 @@ from agent_connector_sdk.cli.report import (
     ReviewSummary,
     SearchReport,
     ServerIdentity,
+    SkillEntry,
     Target,
     ToolReview,
     output_kind,
@@ -55,6 +59,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
+from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
 from agent_connector_sdk.mcp.contracts.headers import (
     HeaderAnnotation,
     encode_header_value,
@@ -65,12 +70,7 @@ from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
-    JsonRpcError,
-    ProtocolError,
-    TransportFailure,
-)
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
@@ -79,6 +79,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
     StaleSelection,
 )
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostBounds
 from agent_connector_sdk.mcp.host.wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
@@ -91,6 +92,7 @@ __all__ = [
     "quiet_sdk_loggers",
     "review_server",
     "summarize",
+    "with_fingerprints",
 ]
 
 ProgressHook = Callable[[str, int], None]
@@ -222,6 +224,20 @@ def finding_reports(findings: Iterable[Finding]) -> list[FindingReport]:
     return [FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path) for f in findings]
 
 
+def with_fingerprints(tools: Sequence[ToolReview]) -> list[ToolReview]:
+    """Each tool with its contract fingerprint (the contract lock's ``sha256``), when computable."""
+    checked = []
+    for tool in tools:
+        digest: str | None = None
+        if tool.descriptor is not None:
+            try:
+                digest = fingerprint(tool.descriptor).sha256
+            except AdmissionError:
+                digest = None  # not encodable: the lock cannot approve it either
+        checked.append(tool.model_copy(update={"fingerprint": digest}))
+    return checked
+
+
 def build_review_report(
     *,
     target: Target,
@@ -233,9 +249,11 @@ def build_review_report(
     search: SearchReport | None = None,
     completion: CompletionProbe | None = None,
     call: CallReport | None = None,
+    skills: list[SkillEntry] | None = None,
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
+    tools = with_fingerprints(tools)
     return ReviewReport(
         target=target,
         server=server,
@@ -246,6 +264,7 @@ def build_review_report(
         tools=tools,
         completion=completion,
         call=call,
+        skills=skills,
         summary=summarize(tools, call, extra),
     )
 
@@ -279,6 +298,8 @@ def _client(
         timeout=options.timeout,
         init_timeout=options.timeout,
         message_handler=note_unreadable,
+        # Opt into the Skills extension (SEP-2640) so the review can list a server's skills.
+        extensions=[SkillsClientExtension()],
     )
 
 
@@ -415,7 +436,26 @@ async def _review(
         search=search_report,
         completion=completion,
         call=call,
+        skills=await _list_skills(client),
     )
+
+
+async def _list_skills(client: fastmcp.Client[Any]) -> list[SkillEntry] | None:
+    """The server's skills over the Skills extension, or ``None`` when it offers none (not negotiated,
+    an older revision, or the listing failed: the review stands without it)."""
+    try:
+        skills = await client.list_skills(max_pages=10)
+    except (RuntimeError, MCPError, ValidationError):
+        return None
+    return [
+        SkillEntry(
+            name=skill.frontmatter.name,
+            description=skill.frontmatter.description,
+            uri=str(skill.uri),
+            files=len(skill.resources),
+        )
+        for skill in skills
+    ]
 
 
 async def _listed_reviews(

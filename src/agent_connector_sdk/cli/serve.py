@@ -26,6 +26,7 @@ from agent_connector_sdk.connectors.openapi import (
     tool_disclosure_origins,
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
+from agent_connector_sdk.mcp.server.request_limits import RequestBounds
 
 __all__ = [
     "bind_socket",
@@ -143,6 +144,7 @@ def build_openapi_app(
     state: str | None = None,
     replica_id: str | None = None,
     upstream_errors: UpstreamErrorMode = "generic",
+    request_bounds: RequestBounds | None = None,
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
@@ -184,10 +186,11 @@ def build_openapi_app(
     if state is not None or replica_id is not None:
         from agent_connector_sdk.state.replica import build_replica_app
 
-        return build_replica_app(server, state=state, namespace="openapi", replica_id=replica_id), len(
-            disclosures
+        replica = build_replica_app(
+            server, state=state, namespace="openapi", replica_id=replica_id, request_bounds=request_bounds
         )
-    return gated_http_app(server, stateless_http=True), len(disclosures)
+        return replica, len(disclosures)
+    return gated_http_app(server, stateless_http=True, request_bounds=request_bounds), len(disclosures)
 
 
 def disclosure_read_path(app: Any) -> str | None:

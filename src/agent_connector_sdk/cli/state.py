@@ -25,8 +25,8 @@ from typing import Annotated
 from cyclopts import App, Parameter
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.output import current_output
 from agent_connector_sdk.state.base import StateBackend, StateBackendError, StateConfigError
 from agent_connector_sdk.state.catalog_switch import set_tool_enabled
 from agent_connector_sdk.state.config import describe_state_url, open_state_backend, state_url_from_env

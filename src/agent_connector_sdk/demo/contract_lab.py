@@ -34,6 +34,7 @@ import base64
 import json
 import logging
 import struct
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -383,9 +384,12 @@ def contract_lab_server(
     return server
 
 
-def contract_lab_completions(*, rate_limiter: RateLimiter | None = None) -> AuthorizedCompletions:
-    """The lab's completion provider: ``production`` only for callers holding ``deploy:production``."""
-    completions = AuthorizedCompletions(rate_limiter=rate_limiter)
+def contract_lab_completions(
+    *, rate_limiter: RateLimiter | None = None, trusted_proxies: Collection[str] = ()
+) -> AuthorizedCompletions:
+    """The lab's completion provider: ``production`` only for callers holding ``deploy:production``.
+    ``trusted_proxies`` (addresses or CIDR blocks) may name unauthenticated callers by X-Forwarded-For."""
+    completions = AuthorizedCompletions(rate_limiter=rate_limiter, trusted_proxies=trusted_proxies)
     environments = [
         Suggestion(name, auth=require_scopes(scope) if scope is not None else None)
         for name, scope in _ENVIRONMENT_SCOPES.items()

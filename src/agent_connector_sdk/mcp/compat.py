@@ -46,7 +46,11 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
-* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``.
+* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``;
+* :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
+  is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
+  wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
+  caller's handler (which keeps running first, unchanged).
 * :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
@@ -71,6 +75,7 @@ from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 
@@ -106,6 +111,7 @@ __all__ = [
     "make_verify_factory",
     "memoize_search_text",
     "middleware_touches_list_tools",
+    "on_tool_list_changed",
     "raw_provider_tools",
     "replace_tool_catalog",
     "replace_tool_resolution",
@@ -216,6 +222,24 @@ def disable_sdk_parameter_header_check(server: FastMCP[Any]) -> None:
     low_level_server(server).get_tool_input_schema = _unknown_input_schema
 
 
+def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], None]) -> None:
+    """Call ``callback()`` (synchronously, after the client's own handler) whenever the server sends
+    ``notifications/tools/list_changed``. Install before the client connects (the session is built
+    from these kwargs when it connects)."""
+    import mcp_types
+
+    kwargs: Any = client._session_kwargs
+    inner = kwargs.get("message_handler")
+
+    async def handler(message: Any) -> None:
+        if inner is not None:
+            await inner(message)
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            callback()
+
+    kwargs["message_handler"] = handler
+
+
 def make_verify_factory(transport: Any) -> Any:
     """``StreamableHttpTransport._make_verify_factory()`` of a ``fastmcp`` client transport."""
     return transport._make_verify_factory()
@@ -236,8 +260,12 @@ def _server_local_provider_type() -> type[Provider] | None:
     return found if isinstance(found, type) and issubclass(found, LocalProvider) else None
 
 
+# SkillCatalogProvider (the Skills extension) serves resources only: it keeps the base Provider's
+# `_list_tools` (empty) and `_get_tool` (filters that empty list), so both sides agree trivially.
 _NAME_CONSISTENT_PROVIDERS: Final[tuple[type[Provider], ...]] = tuple(
-    kind for kind in (LocalProvider, OpenAPIProvider, _server_local_provider_type()) if kind is not None
+    kind
+    for kind in (LocalProvider, OpenAPIProvider, SkillCatalogProvider, _server_local_provider_type())
+    if kind is not None
 )
 
 

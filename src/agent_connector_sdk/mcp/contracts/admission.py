@@ -42,9 +42,11 @@ Every bound reason names the bound (``max_schema_depth (64)``), never the offend
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
@@ -57,6 +59,7 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     DialectName,
     check_schema,
     dialect_of,
+    exact_value_key,
     iter_schema_positions,
 )
 from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
@@ -276,7 +279,67 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
     profile, never appear in an ``outputSchema``, and never mark a sensitive name. One descriptor's
     failure, including an unexpected one such as a pathologically deep schema, never affects another.
     """
-    policy = policy if policy is not None else AdmissionPolicy()
+    return _admit(descriptors, policy if policy is not None else AdmissionPolicy(), _VERDICTS)
+
+
+# ---------------------------------------------------------------------------------- verdict memo
+
+VERDICT_MEMO_ENTRIES: Final = 8192
+"""Descriptor verdicts remembered process-wide (~150 bytes each: a digest and a reason)."""
+
+_Verdict = tuple[AdmissionCategory, str] | None  # None: admitted
+
+
+class _VerdictMemo:
+    """``(policy, SHA-256 of the descriptor's exact bytes)`` → its verdict, bounded (LRU).
+
+    Content-addressed: the key is computed from the descriptor as given, every time (``marshal``
+    writes each value with its type and every key in order, so equal bytes are an equal descriptor and
+    a changed byte is a new key that is checked afresh). A verdict is a pure function of the descriptor
+    and the policy (the name's uniqueness is judged per listing, outside the memo), so a re-list of
+    identical descriptors costs one hash each instead of every schema check.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[tuple[AdmissionPolicy, bytes], _Verdict] = OrderedDict()
+        self._max_entries = max_entries
+        self._lock = threading.Lock()
+
+    def key(self, item: Any, policy: AdmissionPolicy) -> tuple[AdmissionPolicy, bytes] | None:
+        exact = exact_value_key(item)
+        return None if exact is None else (policy, hashlib.sha256(exact).digest())
+
+    def get(self, key: tuple[AdmissionPolicy, bytes]) -> tuple[bool, _Verdict]:
+        with self._lock:
+            if key not in self._entries:
+                return False, None
+            self._entries.move_to_end(key)
+            return True, self._entries[key]
+
+    def put(self, key: tuple[AdmissionPolicy, bytes], verdict: _Verdict) -> None:
+        with self._lock:
+            self._entries[key] = verdict
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+
+_VERDICTS: Final = _VerdictMemo(VERDICT_MEMO_ENTRIES)
+
+
+def _verdict(item: Mapping[str, Any], tool: str, policy: AdmissionPolicy) -> _Verdict:
+    """Every check of one descriptor that does not depend on the rest of the listing."""
+    try:
+        _check_name(tool)
+        _check_descriptor(item, policy)
+    except AdmissionError as refusal:
+        return refusal.category, refusal.message
+    except RecursionError:
+        return "invalid_schema", "schema is nested too deeply"
+    return None
+
+
+def _admit(descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None) -> AdmissionReport:
     items = list(descriptors)
     names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
     counts = Counter(name for name in names if isinstance(name, str))
@@ -292,7 +355,14 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
             _check_name(tool)
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
-            _check_descriptor(cast(Mapping[str, Any], item), policy)
+            key = memo.key(item, policy) if memo is not None else None
+            known, verdict = memo.get(key) if memo is not None and key is not None else (False, None)
+            if not known:
+                verdict = _verdict(cast(Mapping[str, Any], item), tool, policy)
+                if memo is not None and key is not None:
+                    memo.put(key, verdict)
+            if verdict is not None:
+                raise AdmissionError(*verdict)
         except AdmissionError as refusal:
             rejected.append(
                 {

@@ -91,6 +91,25 @@ RULES: tuple[Rule, ...] = (
         "invalid_header_annotation",
         "transports#x-mcp-header: any property reachable through properties keys (since 2026-06-17)",
     ),
+    # Admit (contracts.poisoning), project rules: tool poisoning in names, titles and descriptions.
+    Rule(
+        "hidden-unicode",
+        "project",
+        "tool_poisoning",
+        "server/tools#security-considerations: silent on invisible characters (tags, zero-width, bidi)",
+    ),
+    Rule(
+        "instruction-markup",
+        "project",
+        "tool_poisoning",
+        "server/tools#security-considerations: silent on <IMPORTANT>-style text addressed to the model",
+    ),
+    Rule(
+        "cross-reference",
+        "project",
+        "tool_poisoning",
+        "server/tools#security-considerations: silent on a tool's text naming other tools or servers",
+    ),
 )
 """The rule table (the README's rule table is kept equal to it by a test)."""
 

@@ -93,8 +93,10 @@ def _normalized(value: Any) -> Any:
             copy: dict[str, Any] = {}
             parent[key] = copy
             for member, child in item.items():
-                if member in _ORDER_FREE and isinstance(child, list) and all(
-                    isinstance(entry, str) for entry in child
+                if (
+                    member in _ORDER_FREE
+                    and isinstance(child, list)
+                    and all(isinstance(entry, str) for entry in child)
                 ):
                     copy[member] = sorted(child)
                 else:
@@ -147,6 +149,4 @@ def fingerprint(descriptor: Mapping[str, Any]) -> ContractFingerprint:
     view = contract_view(descriptor)
     fields = {field: _digest(value) for field, value in view.items()}
     body = {field: value for field, value in view.items() if field != "name"}
-    return ContractFingerprint(
-        name=name, sha256=_digest(view), contract_sha256=_digest(body), fields=fields
-    )
+    return ContractFingerprint(name=name, sha256=_digest(view), contract_sha256=_digest(body), fields=fields)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -42,6 +42,7 @@ from pydantic import (
     model_validator,
 )
 
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import ContractError
 from agent_connector_sdk.mcp.contracts.fingerprint import (
     CONTRACT_FIELDS,
@@ -60,6 +61,7 @@ __all__ = [
     "LockedTool",
     "ToolDrift",
     "compare_tools",
+    "lock_admission",
 ]
 
 LOCK_VERSION: Literal[1] = 1
@@ -219,9 +221,7 @@ def _against(locked: LockedTool | None, current: ContractFingerprint) -> ToolDri
     if locked.sha256 == current.sha256:
         return ToolDrift(current.name, "unchanged")
     changed = tuple(
-        field
-        for field in CONTRACT_FIELDS
-        if locked.fields.get(field) != current.fields.get(field)
+        field for field in CONTRACT_FIELDS if locked.fields.get(field) != current.fields.get(field)
     )
     return ToolDrift(current.name, "changed", changed)
 
@@ -263,3 +263,35 @@ def compare_tools(locked: LockedServer | None, descriptors: Iterable[Mapping[str
     for name in removed:
         results[name] = ToolDrift(name, "removed")
     return [results[name] for name in sorted(results)]
+
+
+def lock_admission(
+    descriptors: Sequence[Any], report: AdmissionReport, locked: LockedServer | None
+) -> AdmissionReport:
+    """Admit only what the lock approved: every admitted tool whose status against ``locked`` is not
+    ``unchanged`` moves to ``rejected`` with category ``contract_drift`` (the reason names the changed
+    fields, or added/renamed; never a value). ``locked=None`` (the lock has no entry for this server)
+    rejects every tool: fail closed. ``descriptors`` is the listing ``report`` was made from (for the
+    rejection's index). Pure; O(listing), run once per discovery."""
+    drift = {d.tool: d for d in compare_tools(locked, list(report.admitted.values()))}
+    admitted: dict[str, dict[str, Any]] = {}
+    rejected = list(report.rejected)
+    positions = {
+        item.get("name"): index for index, item in enumerate(descriptors) if isinstance(item, Mapping)
+    }
+    for name, descriptor in report.admitted.items():
+        verdict = drift.get(name)
+        if verdict is None or not verdict.drifted:
+            admitted[name] = descriptor
+            continue
+        rejected.append(
+            {
+                "tool": name,
+                "index": positions.get(name, -1),
+                "category": "contract_drift",
+                "reason": verdict.reason(),
+                "descriptor": descriptor,
+            }
+        )
+    rejected.sort(key=lambda rejection: rejection["index"])
+    return AdmissionReport(admitted=admitted, rejected=rejected)

@@ -23,20 +23,26 @@ Messages name the field, the rule and counts or code-point classes; they never q
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.findings import Finding
 
 __all__ = [
     "POISONING_CATEGORY",
     "POISONING_RULES",
+    "SEARCH_PAIR",
     "hidden_characters",
+    "poisoning_admission",
     "poisoning_findings",
 ]
 
 POISONING_CATEGORY: Final = "tool_poisoning"
 POISONING_RULES: Final = ("hidden-unicode", "instruction-markup", "cross-reference")
+SEARCH_PAIR: Final = frozenset({"search_tools", "call_tool"})
+"""A search transform's two synthetic tools (FastMCP's default names): they name each other by design,
+so those two references are not findings."""
 _TEXT_FIELDS: Final = ("name", "title", "description")
 
 _HIDDEN_CLASSES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
@@ -137,3 +143,40 @@ def poisoning_findings(
                 Finding("cross-reference", POISONING_CATEGORY, f"{field} names {' and '.join(parts)}", path)
             )
     return findings
+
+
+def poisoning_admission(
+    descriptors: Sequence[Any], report: AdmissionReport, *, strict: bool, other_servers: Collection[str] = ()
+) -> tuple[AdmissionReport, dict[str, tuple[Finding, ...]]]:
+    """Apply the poisoning rules to an admission report, by profile (pure).
+
+    ``strict=False`` (the ``default`` profile): every admitted tool stays admitted; its findings are
+    returned by name. ``strict=True``: a tool with any finding moves to ``rejected`` with category
+    ``tool_poisoning`` (the reason lists the rules), and no findings are returned for it. Other names of
+    the same listing are the ``cross-reference`` candidates.
+    """
+    names = list(report.admitted)
+    positions = {item.get("name"): i for i, item in enumerate(descriptors) if isinstance(item, Mapping)}
+    admitted: dict[str, dict[str, Any]] = {}
+    rejected = list(report.rejected)
+    findings: dict[str, tuple[Finding, ...]] = {}
+    for name, descriptor in report.admitted.items():
+        others = [n for n in names if not (name in SEARCH_PAIR and n in SEARCH_PAIR)]
+        found = tuple(poisoning_findings(descriptor, other_tools=others, other_servers=other_servers))
+        if found and strict:
+            rules = ", ".join(sorted({f"{f.rule} at {f.path}" for f in found}))
+            rejected.append(
+                {
+                    "tool": name,
+                    "index": positions.get(name, -1),
+                    "category": POISONING_CATEGORY,
+                    "reason": f"tool poisoning: {rules}",
+                    "descriptor": descriptor,
+                }
+            )
+            continue
+        admitted[name] = descriptor
+        if found:
+            findings[name] = found
+    rejected.sort(key=lambda rejection: rejection["index"])
+    return AdmissionReport(admitted=admitted, rejected=rejected), findings

@@ -38,28 +38,11 @@ from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.host.core import ToolResult
-from agent_connector_sdk.mcp.host.errors import (
-    InvalidCompletionRequest,
-    JsonRpcError,
-    MalformedResponse,
-    ProtocolError,
-    ToolExecutionError,
-    TransportFailure,
-)
+from agent_connector_sdk.mcp.host.errors import InvalidCompletionRequest
 from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.mcp.host.session import ConnectionReport, HeaderGates, HostSession, as_session
 
-__all__ = [
-    "CompletionResult",
-    "ContractClient",
-    "InvalidCompletionRequest",
-    "JsonRpcError",
-    "MalformedResponse",
-    "ProtocolError",
-    "ToolExecutionError",
-    "ToolResult",
-    "TransportFailure",
-]
+__all__ = ["CompletionResult", "ContractClient"]
 
 JsonObject = dict[str, Any]
 _MAX_COMPLETION_VALUES = 100
@@ -178,8 +161,10 @@ class ContractClient:
         Admit: ``AdmissionError('not_admitted')`` for a tool that was not admitted (or before
         discovery). Invoke: ``validate_arguments`` and header refusals (and ``ConfirmationRefused`` when
         write confirmation is on). Execute: the server's verdict arrives as ``JsonRpcError`` (e.g.
-        -32020 for header mismatch). Consume: ``validate_tool_result`` — error results must conform
-        too. ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
+        -32020 for header mismatch). Consume: ``validate_tool_result`` — spec MUST rules reject
+        (``ContractViolation``, carrying the server's text), project rules follow the session's profile
+        (findings on ``ToolResult.findings`` by default, rejections in ``strict``). ``raise_on_error``
+        turns a valid ``isError`` result into ``ToolExecutionError``.
         """
         return await self.session.call(name, arguments, raise_on_error=raise_on_error)
 

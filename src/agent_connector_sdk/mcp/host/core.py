@@ -44,7 +44,9 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     parameter_headers,
 )
+from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
 from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
 from agent_connector_sdk.mcp.host.bounds import bounded_policy
@@ -254,6 +256,12 @@ class HostCore:
         self._outstanding: OrderedDict[int, PreparedCall] = OrderedDict()
         self._tickets = itertools.count()
         self.last_report: AdmissionReport | None = None
+        self.lock_applies = self.options.lock is not None
+        lock = self.options.lock
+        self.lock: LockedServer | None = lock.servers[0] if lock and len(lock.servers) == 1 else None
+        """The contract lock's entry for this server (``HostOptions.lock``; the session picks it by the
+        server's address when the lock holds several): with ``lock_applies``, a listed tool is admitted
+        only while its contract is the approved one."""
         self.header_gates: HeaderGates = "required"
         """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
         recorded on every header event, so a transport without headers is reported, not hidden."""
@@ -262,8 +270,12 @@ class HostCore:
     def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
         """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools."""
         report = admit_tools(list(descriptors), self.policy)
+        if self.lock_applies:  # approved contracts only: drift is contract_drift, no entry refuses all
+            report = lock_admission(descriptors, report, self.lock)
+        # Tool poisoning (project rules): findings by default, tool_poisoning rejections in strict.
+        report, poisoning = poisoning_admission(descriptors, report, strict=self.options.profile == "strict")
         self._listed = {
-            name: self._admitted(name, descriptor, "listing", None)
+            name: self._admitted(name, descriptor, "listing", None, poisoning.get(name, ()))
             for name, descriptor in report.admitted.items()
         }
         self.last_report = report
@@ -302,11 +314,14 @@ class HostCore:
         """
         name = descriptor.get("name")
         report = admit_tools([descriptor], self.policy)
+        # Tool poisoning in what the navigation entry said (name, title, description): as for listings.
+        report, poisoning = poisoning_admission([descriptor], report, strict=self.options.profile == "strict")
         if report.rejected or not isinstance(name, str):
             (rejection,) = report.rejected
             self.audit({"event": "admit", "tool": rejection["tool"], "outcome": rejection["category"]})
             raise AdmissionError(cast(Any, rejection["category"]), rejection["reason"])
-        tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256)
+        found = poisoning.get(name, ())
+        tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256, found)
         if known_headers is not None and not _same_header_map(known_headers, tool.descriptor):
             self.audit({"event": "admit", "tool": name, "outcome": "header_map_mismatch"})
             raise AdmissionError(
@@ -322,12 +337,18 @@ class HostCore:
         return tool
 
     def _admitted(
-        self, name: str, descriptor: Mapping[str, Any], origin: ToolOrigin, digest: str | None
+        self,
+        name: str,
+        descriptor: Mapping[str, Any],
+        origin: ToolOrigin,
+        digest: str | None,
+        extra_findings: tuple[Finding, ...] = (),
     ) -> AdmittedTool:
         private = copy.deepcopy(dict(descriptor))  # a caller mutating its dict cannot change the contract
         annotations = header_annotations(private.get("inputSchema"), placement="spec")
         mapping = {".".join(annotation.path): annotation.header for annotation in annotations}
-        return AdmittedTool(name, private, mapping, origin, digest, annotations, _admit_findings(annotations))
+        findings = _admit_findings(annotations) + extra_findings
+        return AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
 
     @property
     def listed(self) -> Mapping[str, AdmittedTool]:
@@ -339,6 +360,10 @@ class HostCore:
         label = name if isinstance(name, str) else None  # never echo a non-string name
         tool = self._listed.get(label) if label is not None else None
         if tool is None:
+            drift = self._drift_rejection(label)
+            if drift is not None:  # say why: the contract changed since it was approved
+                self.audit({"event": "call", "tool": label, "outcome": "contract_drift"})
+                raise AdmissionError("contract_drift", f"tool {label!r}: {drift}")
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
             hint = (
                 # FastMCP's search transforms list this tool in place of the ones they hide.
@@ -349,6 +374,15 @@ class HostCore:
             )
             raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery{hint}")
         return tool
+
+    def _drift_rejection(self, name: str | None) -> str | None:
+        report = self.last_report
+        if name is None or report is None or not self.lock_applies:
+            return None
+        return next(
+            (r["reason"] for r in report.rejected if r["tool"] == name and r["category"] == "contract_drift"),
+            None,
+        )
 
     def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
         """The tool admitted from the disclosure ``(alias, schema_sha256)``, if still remembered."""

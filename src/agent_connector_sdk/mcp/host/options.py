@@ -19,6 +19,7 @@ from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 
 # Profile: one definition, shared with the pure rules (contracts.findings); the host profile selects them.
 from agent_connector_sdk.mcp.contracts.findings import Profile
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 
 if TYPE_CHECKING:  # the session module imports this one
     from agent_connector_sdk.audit import AuditSink
@@ -73,7 +74,8 @@ class HostOptions:
     ``policy`` admits descriptors; ``profile`` decides what project rules do (findings by default,
     rejections in ``strict``); ``audit`` receives every event (default: a bounded in-memory sink);
     ``confirm_write``/``require_confirmation`` are write confirmation (on by default); ``bounds`` are
-    :class:`HostBounds`; ``max_disclosed`` bounds the tools remembered from disclosures.
+    :class:`HostBounds`; ``max_disclosed`` bounds the tools remembered from disclosures; ``lock`` is the
+    contract lock (approved contracts, see the field).
     """
 
     policy: AdmissionPolicy = field(default_factory=AdmissionPolicy)
@@ -84,3 +86,9 @@ class HostOptions:
     require_confirmation: bool = True
     bounds: HostBounds = field(default_factory=HostBounds)
     max_disclosed: int = 256
+    lock: ContractLock | None = None
+    """Approved tool contracts (``review --write-lock``): a listed tool whose contract drifted is refused
+    at Admit (``contract_drift``, naming the changed fields) until re-approved; on
+    ``notifications/tools/list_changed`` the session re-lists before its next call. A lock holding one
+    server applies to this connection; otherwise the entry keyed by the server's URL (or stdio command
+    line) does, and without one every listed tool is refused (fail closed)."""

@@ -19,6 +19,7 @@ What it adds to the core is the connection's facts (:class:`ConnectionReport`):
 from __future__ import annotations
 
 import inspect
+import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -121,6 +122,17 @@ ConfirmWrite: TypeAlias = Callable[[CallSummary], "bool | Awaitable[bool]"]
 """The host's write confirmation: ``True`` lets a call of a tool that may write go ahead (may be async)."""
 
 
+def server_key(client: fastmcp.Client[Any]) -> str:
+    """The key a contract lock files this connection's server under: the Streamable HTTP URL, or the
+    stdio command line (what ``agent-connector review`` was given); ``""`` for other transports."""
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return str(transport.url)
+    if isinstance(transport, StdioTransport):
+        return shlex.join([transport.command, *transport.args])
+    return ""
+
+
 def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
     transport = client.transport
     if isinstance(transport, StreamableHttpTransport):
@@ -158,6 +170,13 @@ class HostSession:
         self.options = options if options is not None else HostOptions()
         self.bounds: HostBounds = self.options.bounds
         self.core = HostCore(self.options)
+        if self.options.lock is not None and len(self.options.lock.servers) != 1:
+            # Several servers in the lock: this connection's entry is the one filed under its address.
+            self.core.lock = self.options.lock.server(server_key(client))
+        # notifications/tools/list_changed: the catalog is stale; re-list (and re-apply the lock) before
+        # the next call of a listed tool. Set from the session's receive loop, read on our own task.
+        self.tools_changed = False
+        compat.on_tool_list_changed(client, self._tools_list_changed)
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
@@ -248,7 +267,12 @@ class HostSession:
             self.core.discovery_failed(error.category, pages=len(error.trace))
             raise
         self.cursor_trace = list(pages.trace)
+        self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    def _tools_list_changed(self) -> None:
+        self.tools_changed = True
+        self.core.audit({"event": "tools_list_changed"})
 
     # -- Invoke + Execute + Consume ----------------------------------------------------------------
     async def call(
@@ -266,6 +290,11 @@ class HostSession:
         server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
         ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
         """
+        if self.tools_changed and (not isinstance(tool, AdmittedTool) or tool.origin == "listing"):
+            # The server said its tools changed since they were admitted: admit them again first, so a
+            # drifted contract is refused (contract_drift) instead of called under the old verdict.
+            await self.discover_tools()
+            tool = tool.name if isinstance(tool, AdmittedTool) else tool
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
         result = await self._run(admitted, arguments, confirm=True)
         if result.is_error and raise_on_error:

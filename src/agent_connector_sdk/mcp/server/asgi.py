@@ -59,6 +59,7 @@ DEFAULT_MAX_BODY_BYTES: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
 -32600 on every transport. The gate refuses rather than let an unchecked call through."""
 
 _PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
+_META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _NAME_HEADER: Final = b"mcp-name"
 _TOO_LARGE: Final = "Request body too large"
 
@@ -140,8 +141,10 @@ class HeaderParityMiddleware:
             body = await self._read_body(receive)
             if body is None:  # the client went away while sending; nobody is left to answer
                 return
+            decoded = _decoded(body)
+            _refuse_revision_downgrade(decoded, raw_headers)
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
-            checked = await self._check(body, headers)
+            checked = await self._check(decoded, headers)
         except _Refusal as refusal:
             await _send_json(send, refusal.status, refusal.payload)
             return
@@ -171,9 +174,9 @@ class HeaderParityMiddleware:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _check(self, body: bytes, headers: list[tuple[str, str]]) -> bool:
+    async def _check(self, decoded: Any, headers: list[tuple[str, str]]) -> bool:
         """Whether the gate checked this request; raises :class:`_Refusal` on a disagreement."""
-        request = _tools_call_request(body)
+        request = _tools_call_request(decoded)
         if request is None or not gate_applies(headers):
             return False
         request_id, params = request
@@ -242,12 +245,56 @@ def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
     return False
 
 
-def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
-    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
+_UNPARSABLE: Final = object()
+
+
+def _decoded(body: bytes) -> Any:
+    """The body's JSON (parsed once per request), or :data:`_UNPARSABLE` (the server answers -32700)."""
     try:
-        decoded = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError):
-        return None
+        return _UNPARSABLE
+
+
+def _refuse_revision_downgrade(decoded: Any, raw_headers: Iterable[tuple[bytes, bytes]]) -> None:
+    """One header rulebook per request: a request is 2026-07-28 when its header *or* its body says so.
+
+    A body whose ``_meta`` names a protocol version — a key only 2026-07-28 requests carry — must carry
+    the same version in its ``MCP-Protocol-Version`` header. Without it (or with a handshake-era one) it
+    is a 2026-07-28 request routed around its header: served by the handshake-era transport it would
+    skip every 2026-07-28 header rule (``Mcp-Name``/``Mcp-Method`` consistency, the missing-``Mcp-Param``
+    rule), and an intermediary routing on those headers would send it to the wrong place. Refused with
+    HTTP 400 and -32020 (``data.header`` = ``MCP-Protocol-Version``): the header is required and must
+    equal the body's version.
+    """
+    messages = decoded if isinstance(decoded, list) else [decoded]
+    for message in messages:
+        params = message.get("params") if isinstance(message, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict) or _META_PROTOCOL_VERSION not in meta:
+            continue
+        sent = next((value for name, value in raw_headers if name == _PROTOCOL_VERSION_HEADER), None)
+        if sent is not None and sent.decode("latin-1") == meta[_META_PROTOCOL_VERSION]:
+            continue  # header and body agree (this entry also serves apps without the resolution hook)
+        category = "missing" if sent is None else "mismatch"
+        request_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None
+        raise _Refusal(
+            400,
+            _jsonrpc_error(
+                request_id,
+                HEADER_MISMATCH_CODE,
+                "MCP-Protocol-Version header is missing although the request's _meta names a protocol version"
+                if sent is None
+                else "MCP-Protocol-Version header does not match the protocol version in the request's _meta",
+                {"tool": None, "header": "MCP-Protocol-Version", "category": category},
+            ),
+        )
+
+
+def _tools_call_request(decoded: Any) -> tuple[Any, Mapping[str, Any]] | None:
+    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
     if not isinstance(decoded, dict) or "id" not in decoded or decoded.get("method") != "tools/call":
         return None  # batches, notifications and other methods are the server's business
     request_id = decoded["id"]

@@ -56,7 +56,7 @@ from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.input_required import validate_input_required_result
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
-from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server.resolution import resolved_tool
 
 __all__ = [

@@ -28,7 +28,6 @@ app unchanged. Nothing is logged with a value: refusals are logged at INFO with 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import re
@@ -36,6 +35,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from agent_connector_sdk.mcp.server.completion import network_caller_key, trusted_networks
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_SECONDS",
@@ -97,8 +98,11 @@ class RequestBounds:
     max_in_flight_per_caller: int = DEFAULT_MAX_IN_FLIGHT_PER_CALLER
     body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
     max_json_values: int = DEFAULT_MAX_JSON_VALUES
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or CIDR blocks whose ``X-Forwarded-For`` names the caller (as for completion)."""
 
     def __post_init__(self) -> None:
+        trusted_networks(self.trusted_proxies)  # ValueError for a bad address or block
         for name in ("max_in_flight", "max_in_flight_per_caller", "max_json_values"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -129,6 +133,7 @@ class RequestLimits:
         self.max_body_bytes = max_body_bytes
         self.max_json_values = bounds.max_json_values
         self.rate_limit_code = rate_limit_code
+        self._networks = trusted_networks(bounds.trusted_proxies)
         self._in_flight = 0
         # Only callers with a request in flight have an entry (removed at zero): bounded by max_in_flight.
         self._per_caller: Counter[str] = Counter()
@@ -159,7 +164,7 @@ class RequestLimits:
         if declared.strip().isdigit() and int(declared) > self.max_body_bytes:
             await _refuse(send, _Refusal(413, -32600, _TOO_LARGE, "body_too_large"))
             return
-        caller = _caller(scope)
+        caller = _caller(scope, self._networks)
         try:
             self._acquire(caller)
         except _Refusal as refusal:
@@ -233,17 +238,20 @@ class RequestLimits:
         return body
 
 
-def _caller(scope: Scope) -> str:
-    """The in-flight identity: the verified token's client (and subject), else the peer address."""
+def _caller(scope: Scope, networks: frozenset[Any]) -> str:
+    """The in-flight identity, by :func:`.completion.caller_key`'s rule: the verified token's client (and
+    subject), else the peer address (the forwarded client only from a trusted proxy)."""
     user = scope.get("user")
     token = getattr(user, "access_token", None)
     client_id = getattr(token, "client_id", None)
     if isinstance(client_id, str) and getattr(user, "is_authenticated", False):
         subject = getattr(token, "subject", None) or (getattr(token, "claims", None) or {}).get("sub")
-        identity = f"client:{client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
-        return hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"client:{client_id}" + (f"/sub:{subject}" if isinstance(subject, str) else "")
     client = scope.get("client")
-    return f"peer:{client[0]}" if client else "peer:unknown"
+    headers = [(bytes(k).lower(), bytes(v).decode("latin-1")) for k, v in scope.get("headers", [])]
+    forwarded = any(name in (b"x-forwarded-for", b"forwarded") for name, _ in headers)
+    chain = [value for name, value in headers if name == b"x-forwarded-for"]
+    return network_caller_key(client[0] if client else None, forwarded, chain, networks)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -61,7 +61,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.headers import header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
-from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
 
 __all__ = [
