@@ -46,6 +46,7 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── UpstreamError                execute         connectors.openapi: the upstream API failed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
     ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError
+    ├── GatewayError                 (gateway)       gateway: config, a child down/slow/changed
     └── CliError                                     cli.errors: usage, ServerUnavailable
 
 Project rules that a host reports instead of rejecting are not errors: they are

@@ -20,8 +20,8 @@ from typing import Annotated, Any
 
 from cyclopts import Parameter
 
+from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.output import current_output
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["gateway", "render_evidence"]
