@@ -4,11 +4,14 @@
                             --child 'files=-- python files_server.py' --port 0 --no-auth
     agent-connector gateway --config gateway.toml --check
 
+Authentication: an ``[auth]`` table in ``--config`` (FastMCP's JWT verifier: JWKS URL or public key
+file, issuer, audience; scopes per child or tool). Without one the gateway serves only with
+``--no-auth``, and only on a loopback address.
+
 Serving binds the socket first (a bad or busy port is one line, exit 2), connects every child within
 its connect timeout (a child that is down is reported and retried with backoff; the others serve), then
 prints the real URL. ``--check`` connects, prints each child's compatibility evidence and exits: 0 when
-every child was reachable, 2 when one was not. Without authentication configured the gateway only
-serves with ``--no-auth`` on a loopback address.
+every child was reachable, 2 when one was not.
 """
 
 from __future__ import annotations
@@ -69,11 +72,14 @@ def gateway(
     one_line_logging()
     if check:
         return asyncio.run(_check(Gateway(settings), json_output=json_output))
-    if not no_auth:
+    if settings.auth is not None and no_auth:
+        raise CliError("--no-auth contradicts the [auth] table of --config: drop one")
+    if settings.auth is None and not no_auth:
         raise CliError(
-            "the gateway has no authentication configured: pass --no-auth to serve on a loopback --host"
+            "the gateway has no authentication configured: add an [auth] table to --config "
+            "(see docs/gateway.md), or pass --no-auth to serve on a loopback --host"
         )
-    if not is_loopback(host):
+    if no_auth and not is_loopback(host):
         raise CliError(f"refusing to bind {host} without authentication: use a loopback --host")
     front = Gateway(settings)
     app_ = front.http_app()

@@ -35,6 +35,7 @@ from typing import Any
 import mcp_types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.auth import require_scopes
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import RawStructuredToolResult, Tool
 from fastmcp.tools.base import ToolResult as FastMCPToolResult
@@ -86,7 +87,9 @@ class GatewayTool(Tool):
     _source: ChildTool | None = PrivateAttr(default=None)
 
     @classmethod
-    def of(cls, child: Child, source: ChildTool) -> GatewayTool:
+    def of(cls, child: Child, source: ChildTool, scopes: tuple[str, ...] = ()) -> GatewayTool:
+        """``scopes``: every one is required of a caller (FastMCP's ``require_scopes``: the same rule
+        filters search results, disclosure reads and calls)."""
         descriptor = source.descriptor
         annotations = None
         raw_annotations = descriptor.get("annotations")
@@ -103,6 +106,7 @@ class GatewayTool(Tool):
             parameters=copy.deepcopy(dict(descriptor["inputSchema"])),
             output_schema=copy.deepcopy(descriptor.get("outputSchema")),
             annotations=annotations,
+            auth=require_scopes(*scopes) if scopes else None,
         )
         tool._child = child
         tool._source = source
@@ -172,7 +176,9 @@ class Gateway:
             finally:
                 await self.stop()
 
-        self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan)
+        auth = config.auth
+        verifier = None if auth is None else auth.verifier()
+        self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
         self.search = RegexSearchTransform(
             search_result_serializer=describe_schema_tools, max_results=max_results
         )
@@ -256,7 +262,7 @@ class Gateway:
             self._pending_origins.pop(name, None)
         for name in (*diff.changed, *diff.added):
             source = catalog.tools[name]
-            tool = GatewayTool.of(child, source)
+            tool = GatewayTool.of(child, source, self._scopes(child.name, name))
             self.server.add_tool(tool)
             self._tools[name] = tool
             origin = DisclosureOrigin(
@@ -277,6 +283,10 @@ class Gateway:
                 "rejected": [{"tool": r.tool, "category": r.category} for r in catalog.rejected],
             }
         )
+
+    def _scopes(self, child: str, exposed: str) -> tuple[str, ...]:
+        auth = self.config.auth
+        return () if auth is None else auth.scopes_for(child, exposed)
 
     def tool(self, exposed: str) -> GatewayTool | None:
         return self._tools.get(exposed)
