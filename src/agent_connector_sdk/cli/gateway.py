@@ -54,6 +54,17 @@ def gateway(
         ),
     ] = False,
     json_output: Annotated[bool, Parameter(name="--json", help="--check: print JSON", negative=())] = False,
+    state: Annotated[
+        str | None,
+        Parameter(
+            help="run as one replica sharing this state (memory:// or redis://HOST:PORT/DB; "
+            "default: $AGENT_CONNECTOR_STATE); see docs/gateway.md"
+        ),
+    ] = None,
+    replica_id: Annotated[
+        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
+    ] = None,
+    namespace: Annotated[str, Parameter(help="the catalog namespace the replicas share")] = "gateway",
 ) -> int:
     """Serve many MCP servers behind one gated catalog with schema disclosure (or --check them)."""
     from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
@@ -81,8 +92,17 @@ def gateway(
         )
     if no_auth and not is_loopback(host):
         raise CliError(f"refusing to bind {host} without authentication: use a loopback --host")
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state.config import state_url_from_env
+
+    shared = state if state is not None else state_url_from_env()
     front = Gateway(settings)
-    app_ = front.http_app()
+    try:
+        app_ = front.http_app(state=shared, replica_id=replica_id, namespace=namespace)
+    except StateConfigError as error:
+        raise CliError(f"--state: {error.message}") from None
+    except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
+        raise CliError(str(error)) from None
     sock = bind_socket(host, port)
 
     def announce(url: str) -> None:

@@ -193,7 +193,6 @@ class Gateway:
         self._registry: SchemaDisclosureRegistry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
-        self.server.custom_route("/healthz", methods=["GET"], include_in_schema=False)(self._healthz)
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self, *, supervise: bool = True) -> None:
@@ -302,8 +301,32 @@ class Gateway:
         return JSONResponse({"status": status, "children": children}, status_code=200 if up else 503)
 
     # -- serving ---------------------------------------------------------------------------------------
-    def http_app(self, **http_app_kwargs: Any) -> Any:
-        """The gated ASGI app (stateless Streamable HTTP at ``/mcp`` and ``/healthz``); its lifespan
-        starts and stops the children."""
-        http_app_kwargs.setdefault("stateless_http", True)
-        return self.gates.http_app(self.server, **http_app_kwargs)
+    def http_app(
+        self,
+        *,
+        state: Any = None,
+        replica_id: str | None = None,
+        namespace: str = "gateway",
+        **http_app_kwargs: Any,
+    ) -> Any:
+        """The gated ASGI app (stateless Streamable HTTP at ``/mcp``); its lifespan starts and stops the
+        children. Per-child health is ``GET /healthz``.
+
+        With ``state`` (a backend or URL, e.g. ``redis://…``) or ``replica_id`` the app is one replica
+        among many (``state.replica.build_replica_app``: a shared tool switch under ``namespace``, shared
+        audit, ``Agent-Connector-Replica`` on every answer); the replica's own health is then
+        ``GET /healthz`` and the children's ``GET /healthz/children``. Every replica holds its own
+        connections to the children."""
+        if state is None and replica_id is None:
+            self._route_health("/healthz")
+            http_app_kwargs.setdefault("stateless_http", True)
+            return self.gates.http_app(self.server, **http_app_kwargs)
+        from agent_connector_sdk.state.replica import build_replica_app
+
+        self._route_health("/healthz/children")
+        return build_replica_app(
+            self.server, state=state, namespace=namespace, replica_id=replica_id, **http_app_kwargs
+        )
+
+    def _route_health(self, path: str) -> None:
+        self.server.custom_route(path, methods=["GET"], include_in_schema=False)(self._healthz)
