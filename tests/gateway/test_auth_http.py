@@ -161,3 +161,34 @@ def test_auth_settings_are_checked(tmp_path: Path, key: RSAKeyPair) -> None:
     )
     with pytest.raises(GatewayError, match="wether names no child or tool"):
         GatewayConfig(children=(ChildSpec("weather", url="http://x"),), auth=auth)
+
+
+def test_a_jwks_url_verifies_tokens_by_key_id(key: RSAKeyPair) -> None:
+    from joserfc import jwk
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    public = jwk.RSAKey.import_key(key.public_key).as_dict(private=False)
+    keys = {"keys": [{**public, "kid": "k1", "use": "sig", "alg": "RS256"}]}
+
+    async def jwks(request: object) -> JSONResponse:
+        return JSONResponse(keys)
+
+    issuer_app = Starlette(routes=[Route("/jwks.json", jwks)])
+    with (
+        serve_asgi(issuer_app, path="/jwks.json") as jwks_url,
+        serve_asgi(gated_http_app(weather_server(), stateless_http=True)) as child,
+    ):
+        auth = AuthSettings(issuer=ISSUER, audience=AUDIENCE, jwks_url=jwks_url, require={"weather": ("w",)})
+        gateway = Gateway(GatewayConfig(children=(ChildSpec("weather", url=child),), auth=auth))
+        with serve_asgi(gateway.http_app()) as url:
+            good = key.create_token(issuer=ISSUER, audience=AUDIENCE, scopes=["w"], kid="k1")
+            status, message = rpc(
+                url, "tools/call", {"name": "weather_forecast", "arguments": {}}, headers=_as(good)
+            )
+            assert status == 200 and message["result"]["structuredContent"]["celsius"] == 21
+            stranger = RSAKeyPair.generate().create_token(
+                issuer=ISSUER, audience=AUDIENCE, scopes=["w"], kid="k1"
+            )
+            assert raw_post(url, "tools/list", {}, headers=_as(stranger)).status_code == 401
