@@ -111,7 +111,8 @@ def test_a_child_that_dies_is_refused_at_once_others_keep_working_and_it_comes_b
         # Its tools stay findable; the other child keeps working.
         assert [e["name"] for e in search(url, "weather_forecast")] == ["weather_forecast"]
         assert call(url, "bad_ok", {})["content"][0]["text"] == "ok v1"
-        health = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10).json()
+        health = httpx2.get(url.removesuffix("/mcp") + "/healthz?detail=1", timeout=10).json()
+        assert "admitted" not in health["children"][0]  # detail is off unless the operator turns it on
         assert health["status"] == "degraded"
         assert {c["name"]: c["state"] for c in health["children"]} == {"weather": "down", "bad": "up"}
 

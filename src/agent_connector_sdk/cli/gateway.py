@@ -65,6 +65,14 @@ def gateway(
         str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
     ] = None,
     namespace: Annotated[str, Parameter(help="the catalog namespace the replicas share")] = "gateway",
+    health_detail: Annotated[
+        bool,
+        Parameter(
+            help="GET /healthz?detail=1 also lists each child's admitted and rejected tools (the route "
+            "is unauthenticated: for operators on a private network)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Serve many MCP servers behind one gated catalog with schema disclosure (or --check them)."""
     from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
@@ -96,7 +104,7 @@ def gateway(
     from agent_connector_sdk.state.config import state_url_from_env
 
     shared = state if state is not None else state_url_from_env()
-    front = Gateway(settings)
+    front = Gateway(settings, health_detail=health_detail)
     try:
         app_ = front.http_app(state=shared, replica_id=replica_id, namespace=namespace)
     except StateConfigError as error:

@@ -163,6 +163,7 @@ class Gateway:
         environ: Mapping[str, str] | None = None,
         max_results: int = 50,
         name: str = "agent-connector-gateway",
+        health_detail: bool = False,
     ) -> None:
         self.config = config
         self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
@@ -193,6 +194,7 @@ class Gateway:
         self._registry: SchemaDisclosureRegistry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
+        self.health_detail = health_detail
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self, *, supervise: bool = True) -> None:
@@ -295,9 +297,18 @@ class Gateway:
         return [child.health() for child in self.children.values()]
 
     async def _healthz(self, request: Request) -> JSONResponse:
+        """Per-child state; with ``health_detail`` on, ``?detail=1`` adds each child's evidence (page
+        trace, admitted and rejected tools with reasons) for operators. Unauthenticated, like every
+        health route, so the detail (tool names) is off unless the operator turns it on."""
+        if self.health_detail and request.query_params.get("detail") == "1":
+            from agent_connector_sdk.gateway.evidence import collect_evidence
+
+            detail = [(await collect_evidence(c, probe=False)).as_json() for c in self.children.values()]
+            up = sum(1 for item in detail if item["state"] == "up")
+            return JSONResponse({"status": _status(up, len(detail)), "children": detail})
         children = [health.as_json() for health in self.health()]
         up = sum(1 for health in children if health["state"] == "up")
-        status = "ok" if up == len(children) else ("degraded" if up else "down")
+        status = _status(up, len(children))
         return JSONResponse({"status": status, "children": children}, status_code=200 if up else 503)
 
     # -- serving ---------------------------------------------------------------------------------------
@@ -330,3 +341,7 @@ class Gateway:
 
     def _route_health(self, path: str) -> None:
         self.server.custom_route(path, methods=["GET"], include_in_schema=False)(self._healthz)
+
+
+def _status(up: int, children: int) -> str:
+    return "ok" if up == children else ("degraded" if up else "down")
