@@ -279,20 +279,21 @@ class HostCore:
             for name, descriptor in report.admitted.items()
         }
         self.last_report = report
-        self.audit(
-            {
-                "event": "discover",
-                "outcome": "ok",
-                "pages": pages,
-                "admitted": list(report.admitted),
-                "findings": [
-                    {"tool": name, "rule": f.rule, "category": f.category}
-                    for name, tool in self._listed.items()
-                    for f in tool.findings
-                ],
-                "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
-            }
-        )
+        event: AuditEvent = {
+            "event": "discover",
+            "outcome": "ok",
+            "pages": pages,
+            "admitted": list(report.admitted),
+            "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
+        }
+        findings = [
+            {"tool": name, "rule": f.rule, "category": f.category}
+            for name, tool in self._listed.items()
+            for f in tool.findings
+        ]
+        if findings:  # project rules the default profile admitted anyway (names and rule ids only)
+            event["findings"] = findings
+        self.audit(event)
         return report
 
     def discovery_failed(self, category: str, *, pages: int) -> None:
@@ -333,7 +334,10 @@ class HostCore:
         self._disclosed.move_to_end(key)
         while len(self._disclosed) > self._max_disclosed:
             self._disclosed.popitem(last=False)
-        self.audit({"event": "admit", "tool": name, "outcome": "ok"})
+        event: AuditEvent = {"event": "admit", "tool": name, "outcome": "ok"}
+        if tool.findings:
+            event["findings"] = [{"rule": f.rule, "category": f.category} for f in tool.findings]
+        self.audit(event)
         return tool
 
     def _admitted(

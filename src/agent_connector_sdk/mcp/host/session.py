@@ -303,8 +303,8 @@ class HostSession:
 
     async def call_control(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """Call a listed tool the *host itself* uses to run the session (the disclosure consumer's
-        search tool): admitted, invoked and consumed by the core like any call, audited with
-        ``control: true``, but never put to write confirmation — that question is for a model's
+        search tool): admitted, invoked, consumed and audited by the core like any call, but never put
+        to write confirmation — that question is for a model's
         actions, and a host that had to confirm its own catalog searches could not discover at all.
         """
         admitted = self.core.listed_tool(name)
