@@ -533,3 +533,26 @@ def stdio_line_cap(cap: Any) -> Iterator[None]:
         yield
     finally:
         _STDIO_CAP.reset(token)
+
+
+def require_tool_scopes(server: FastMCP[Any], requirements: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """Put FastMCP's ``require_scopes(*scopes)`` on the OpenAPI tools named in ``requirements`` (before
+    anything lists or caches them) and return the names no OpenAPI tool of ``server`` has.
+
+    FastMCP offers no public way to set a generated tool's ``auth`` (``from_openapi`` builds the tools;
+    ``mcp_component_fn`` is taken by the connector), so this writes the attribute on the objects
+    ``OpenAPIProvider`` stores in its private ``_tools`` dict (checked in FastMCP 4.2.3: ``_get_tool`` and
+    ``_list_tools`` return those very objects). Refused on other versions (``RuntimeError``)."""
+    from fastmcp.server.auth import require_scopes
+
+    if not fastmcp.__version__.startswith("4.2."):
+        raise RuntimeError("per-tool scopes on OpenAPI tools are verified for FastMCP 4.2 only")
+    stored: dict[str, Any] = {}
+    for provider in server.providers:
+        if type(provider) is OpenAPIProvider:
+            stored.update(provider._tools)
+    for name, scopes in requirements.items():
+        tool = stored.get(name)
+        if tool is not None and scopes:
+            tool.auth = require_scopes(*scopes)
+    return set(requirements) - set(stored)
