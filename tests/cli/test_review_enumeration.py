@@ -9,13 +9,18 @@ with "N of N+ tools reviewed" in the text output.
 
 from __future__ import annotations
 
+import asyncio
+import random
+import re
 from collections.abc import Iterator
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from fastmcp import FastMCP
 from fastmcp.server.transforms.search import RegexSearchTransform
 
+from agent_connector_sdk.cli.review import _Enumeration
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
@@ -90,3 +95,56 @@ def test_a_callers_pattern_below_the_cap_is_complete(url: str) -> None:
     assert run.code == 0, run.err
     search = run.json()["search"]
     assert search["entries"] == 2 and search["complete"] is True and search["searches"] == 2
+
+
+class _CappedCatalog:
+    """FastMCP's regex search in memory: first ``cap`` matches of ``(?i)pattern`` over name + text."""
+
+    def __init__(self, names: list[str], cap: int) -> None:
+        self.texts = [(name, f"{name} a description q") for name in names]
+        self.cap = cap
+
+    async def discover(self, pattern: str) -> list[Any]:
+        matcher = re.compile("(?i)" + pattern)
+        found: list[Any] = []
+        for name, text in self.texts:
+            if matcher.search(text):
+                found.append(SimpleNamespace(name=name))
+                if len(found) >= self.cap:
+                    break
+        return found
+
+
+def _enumerate(names: list[str], cap: int) -> _Enumeration:
+    entries: dict[str, Any] = {}
+    enumeration = _Enumeration(cast(Any, _CappedCatalog(names, cap)), entries)
+    asyncio.run(enumeration.run([".*"]))
+    assert sorted(entries) == sorted(names) and enumeration.incomplete is None
+    return enumeration
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+@pytest.mark.parametrize("cap", [5, 50])
+def test_searches_grow_with_tools_over_the_cap_not_the_alphabet(order: str, cap: int) -> None:
+    # 1,200 names shaped like an OpenAPI catalog's (shared "group_verb_object" prefixes).
+    groups = ["actions", "activity", "apps", "repos", "issues", "orgs", "users", "git", "teams", "pulls"]
+    names = [
+        f"{groups[i % 10]}_{verb}_{i}"
+        for i, verb in zip(range(1200), ["get", "list", "set"] * 400, strict=True)
+    ]
+    if order == "sorted":
+        names.sort()
+    else:
+        random.Random(7).shuffle(names)
+    searches = _enumerate(names, cap).searches
+    # One search per cap-full of tools is the floor; the old split (every alphabet character at
+    # every prefix) took tens of times that.
+    assert len(names) / cap <= searches <= 6 * len(names) / cap + 10
+
+
+def test_prefixes_case_and_name_alphabet_split_exactly() -> None:
+    names = [*NAMES, "REPOS_get_y", "a.b.c", "a-b-c", "a_b", "9", "-", "."]
+    for cap in (2, 3, 4):
+        _enumerate(names, cap)
+    random.Random(3).shuffle(names)
+    _enumerate(names, 2)
