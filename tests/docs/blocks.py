@@ -23,6 +23,7 @@ they do in a checkout after ``make demo``; ``PYTHONPATH`` puts this checkout's s
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import socket
@@ -147,7 +148,8 @@ def matches(expected: str, actual: str) -> str | None:
 
     if walk(0, 0):
         return None
-    return "expected (normalised):\n" + "\n".join(want) + "\n--- actual (normalised):\n" + "\n".join(got)
+    diff = difflib.unified_diff(want, got, "documented (normalised)", "actual (normalised)", lineterm="")
+    return "\n".join(diff)
 
 
 def _line_matches(want: str, got: str) -> bool:
