@@ -61,10 +61,15 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        return f"{shown(self.path)}:{self.line}"
 
     def describe(self) -> str:
         return f"{self.where} (block {self.index + 1}, {self.language or 'no language'})"
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it (how failures name files)."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def extract(path: Path) -> list[Block]:
@@ -80,7 +85,7 @@ def extract(path: Path) -> list[Block]:
         if match is None:
             marker = _MARKER.match(lines[i].strip())
             if marker is not None and marker["name"] not in MARKERS and lines[i].startswith("<!--"):
-                raise ValueError(f"{path.relative_to(ROOT)}:{i + 1}: unknown doc marker {marker['name']!r}")
+                raise ValueError(f"{shown(path)}:{i + 1}: unknown doc marker {marker['name']!r}")
             i += 1
             continue
         fence, start = match["fence"], i
@@ -93,7 +98,7 @@ def extract(path: Path) -> list[Block]:
             body.append(lines[i])
             i += 1
         if i == len(lines):
-            raise ValueError(f"{path.relative_to(ROOT)}:{start + 1}: unclosed code fence")
+            raise ValueError(f"{shown(path)}:{start + 1}: unclosed code fence")
         markers: dict[str, str] = {}
         above = start - 1
         while above >= 0 and (marker := _MARKER.match(lines[above].strip())) is not None:
