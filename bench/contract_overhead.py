@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:  # allow `python bench/contract_overhead.py` as we
 
 import fastmcp  # noqa: E402
 
+from agent_connector_sdk.mcp.host import HostOptions  # noqa: E402
 from agent_connector_sdk.mcp.host.contract_client import ContractClient  # noqa: E402
 
 WARMUP_CALLS = 100
@@ -66,19 +67,22 @@ def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
     if kind == "gated":
         app = gated_http_app(server, stateless_http=True)
     elif kind == "output-check-only":
-        from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
+        from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+        from agent_connector_sdk.mcp.server.resolution import install_resolution
 
         server.add_middleware(OutputSelfCheck())
-        server.add_transform(ResolvedToolRecorder())
+        install_resolution(server, None, arguments=False)  # only records the resolved tool for the check
         app = server.http_app(stateless_http=True)
     elif kind == "header-gate-only":
         from starlette.middleware import Middleware
 
-        from agent_connector_sdk.mcp.server.header_gate import install_header_gate
-        from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+        from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
+        from agent_connector_sdk.mcp.server.parity import HeaderParityGate
+        from agent_connector_sdk.mcp.server.resolution import install_resolution
 
-        install_header_gate(server)
-        gate = Middleware(HeaderParityMiddleware, server=server)
+        headers = HeaderParityGate()
+        install_resolution(server, headers)
+        gate = Middleware(HeaderParityMiddleware, server=server, gate=headers)
         app = server.http_app(stateless_http=True, middleware=[gate])
     else:
         app = server.http_app(stateless_http=True)
@@ -226,7 +230,9 @@ async def gate_overhead(pairs: int) -> None:
         async with (
             fastmcp.Client(gated_url) as raw,
             # Confirmation is the host's UI, not gate overhead: opted out so both sides send the same call.
-            ContractClient(fastmcp.Client(gated_url), require_confirmation=False) as contract,
+            ContractClient(
+                fastmcp.Client(gated_url), options=HostOptions(require_confirmation=False)
+            ) as contract,
         ):
             await raw.list_tools()
             await contract.discover_tools()

@@ -23,6 +23,7 @@ from agent_connector_sdk.mcp.contracts.headers import parameter_headers
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
 from agent_connector_sdk.mcp.host.core import HostCore, require_json_data
+from agent_connector_sdk.mcp.host.options import HostOptions
 
 REPEATS = 7
 ROUNDS = 5
@@ -80,7 +81,10 @@ def best(fn: Any) -> float:
 
 
 def main() -> None:
-    small, large = HostCore(audit=BoundedAuditSink()), HostCore(audit=BoundedAuditSink())
+    small, large = (
+        HostCore(HostOptions(audit=BoundedAuditSink())),
+        HostCore(HostOptions(audit=BoundedAuditSink())),
+    )
     small.admit_listing(_catalog(10), pages=1)
     large.admit_listing(_catalog(2000), pages=1)
     bare_calls()  # warm the validator caches for both sides

@@ -57,7 +57,7 @@ OPERATIONS = ("tools/call", "disclosure read")
 def _run_replica(port: int, state: str, replica_id: str) -> None:
     import uvicorn
 
-    from tests.state._replica import lab_replica
+    from tests.support.replica import lab_replica
 
     app, _ = lab_replica(None if state == "memory" else state, replica_id=replica_id, limit=10**6)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
@@ -102,7 +102,7 @@ def replica_process(state: str, replica_id: str) -> Iterator[tuple[str, int]]:
 
 def _manifest_uri() -> str:
     from agent_connector_sdk.demo.contract_lab import contract_lab_server
-    from tests.state._replica import _lab_disclosures, lab_manifest_uri
+    from tests.support.replica import _lab_disclosures, lab_manifest_uri
 
     return lab_manifest_uri(_lab_disclosures(contract_lab_server()), "route_shipment")
 
@@ -177,8 +177,17 @@ def measure(url: str, operation: str, manifest: str, requests: int, concurrency:
     share = max(1, requests // processes)
     launched = [
         subprocess.Popen(
-            [sys.executable, "-m", "bench.scale_out", "--load", url, operation, manifest, str(share),
-             str(concurrency)],
+            [
+                sys.executable,
+                "-m",
+                "bench.scale_out",
+                "--load",
+                url,
+                operation,
+                manifest,
+                str(share),
+                str(concurrency),
+            ],
             stdout=subprocess.PIPE,
         )
         for _ in range(processes)
@@ -218,6 +227,9 @@ def main() -> None:
     manifest = _manifest_uri()
     with ExitStack() as stack:
         redis = stack.enter_context(redis_server())
+        from tests.support.replica import initialize_catalog
+
+        initialize_catalog(redis.url, prefix="agent-connector")  # the operator's one-time `state init`
         embedded, embedded_pid = stack.enter_context(replica_process("memory", "embedded"))
         first, first_pid = stack.enter_context(replica_process(redis.url, "replica-1"))
         second, second_pid = stack.enter_context(replica_process(redis.url, "replica-2"))

@@ -47,7 +47,9 @@ from pydantic import ValidationError
 
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
+from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.errors import ProtocolError
 
 
 class ScenarioFailed(Exception):
@@ -78,8 +80,9 @@ class PlainClient:
 
     async def discover_tools(self) -> AdmissionReport:
         tools = await self._client.list_tools()
-        admitted = {tool.name: tool.model_dump(by_alias=True, mode="json", exclude_none=True)
-                    for tool in tools}
+        admitted = {
+            tool.name: tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in tools
+        }
         return AdmissionReport(admitted=admitted, rejected=[])
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
@@ -305,8 +308,12 @@ async def json_schema_preservation(client: ScenarioClient, context: Mapping[str,
 async def request_state(client: ScenarioClient, context: Mapping[str, Any]) -> None:
     """``sep-2322-client-request-state``: every call is driven to its final result by ``call``."""
     admitted = await discover(client)
-    for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state",
-                 "test_mrtr_no_result_type"):
+    for name in (
+        "test_mrtr_echo_state",
+        "test_mrtr_unrelated",
+        "test_mrtr_no_state",
+        "test_mrtr_no_result_type",
+    ):
         if name not in admitted:
             raise ScenarioFailed(f"{name} was not admitted")
         await client.call(name, {})
@@ -386,9 +393,9 @@ async def run(url: str, scenario: str, context: Mapping[str, Any], *, baseline: 
         else:
             # The suite's fixture tools carry no annotations ("may write"); the conformance runner is the
             # operator who confirmed running them, so write confirmation is explicitly opted out here.
-            async with ContractClient(
-                build_client(url, scenario, context), require_confirmation=False
-            ) as gated:
+            # The strict profile: conformance holds servers to the project rules too (rejections).
+            options = HostOptions(profile="strict", require_confirmation=False)
+            async with ContractClient(build_client(url, scenario, context), options) as gated:
                 await handler(gated, context)
     except ScenarioFailed as failure:
         say(f"{scenario}: {failure}")

@@ -3,9 +3,10 @@
 ``python -m scripts.generate_schema_disclosure`` writes ``schemas/schema-manifest.schema.json`` and
 ``schemas/schema-fragment.schema.json`` from ``SchemaManifest.model_json_schema()`` and
 ``SchemaFragment.model_json_schema()``, and ``schemas/review-report.schema.json`` (the output of
-``agent-connector review --json``) from ``ReviewReport.model_json_schema()``. Each artifact is also
-written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package data. ``--check``
-writes nothing and exits 1 naming each stale file.
+``agent-connector review --json``) from ``ReviewReport.model_json_schema()``, and
+``schemas/contract-lock.schema.json`` (``review --write-lock``) from ``ContractLock.model_json_schema()``.
+Each artifact is also written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package
+data. ``--check`` writes nothing and exits 1 naming each stale file.
 
 The manifest schema holds the shared identity as ``$defs/SchemaIdentity``; the fragment schema refers
 to it by ``$id`` and adds only its own three fields, with ``unevaluatedProperties: false`` so unknown
@@ -22,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_connector_sdk.cli.report import ReviewReport
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 PACKAGED_SCHEMAS = ROOT / "src" / "agent_connector_sdk" / "schemas"
 REVIEW_REPORT_ID = "urn:agent-connector-sdk:review-report:1"
+CONTRACT_LOCK_ID = "urn:agent-connector-sdk:contract-lock:1"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MANIFEST_ID = "urn:agent-connector-sdk:schema-disclosure:schema-manifest:1"
 FRAGMENT_ID = "urn:agent-connector-sdk:schema-disclosure:schema-fragment:1"
@@ -78,10 +81,18 @@ def build_artifacts() -> dict[str, dict[str, Any]]:
         **{key: value for key, value in review_report.items() if key != "description"},
         "description": inspect.cleandoc(ReviewReport.__doc__ or ""),
     }
+    contract_lock = ContractLock.model_json_schema()
+    lock_artifact = {
+        "$schema": DIALECT,
+        "$id": CONTRACT_LOCK_ID,
+        **{key: value for key, value in contract_lock.items() if key != "description"},
+        "description": inspect.cleandoc(ContractLock.__doc__ or ""),
+    }
     return {
         "schema-manifest.schema.json": manifest_artifact,
         "schema-fragment.schema.json": fragment_artifact,
         "review-report.schema.json": review_artifact,
+        "contract-lock.schema.json": lock_artifact,
     }
 
 

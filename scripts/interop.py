@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agent_connector_sdk.mcp.host import HostOptions
 from scripts.conformance import NODE_VERSION, ensure_node
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +63,11 @@ CACHE = ROOT / ".cache" / "interop"
 DOCS = ROOT / "docs" / "interop.md"
 
 SERVER_EVERYTHING = "@modelcontextprotocol/server-everything"
+SERVER_FILESYSTEM = "@modelcontextprotocol/server-filesystem"
+SERVER_MEMORY = "@modelcontextprotocol/server-memory"
+TIME_SERVER = "mcp-server-time"
+PYTHON_PEERS = PINS / "python-peers.txt"
+PYTHON_CACHE = ROOT / ".cache" / "interop-python"
 TS_CLIENT = "@modelcontextprotocol/client"
 TS_CLIENT_DRIVER = PINS / "ts_client.mjs"
 INSPECTOR = "@modelcontextprotocol/inspector"
@@ -161,8 +167,67 @@ class Toolchain:
     def inspector(self) -> Path:
         return _bin(self.packages, INSPECTOR, "mcp-inspector")
 
+    @property
+    def filesystem(self) -> Path:
+        return _bin(self.packages, SERVER_FILESYSTEM, "mcp-server-filesystem")
+
+    @property
+    def memory(self) -> Path:
+        return _bin(self.packages, SERVER_MEMORY, "mcp-server-memory")
+
+    @property
+    def time_server(self) -> Path:
+        return self.python_peers / "bin" / TIME_SERVER
+
+    python_peers: Path = PYTHON_CACHE
+
     def version(self, package: str) -> str:
+        if package == TIME_SERVER:
+            return _python_pins()[TIME_SERVER]
         return _locked_versions()[package]
+
+
+def _python_pins() -> dict[str, str]:
+    """``{distribution: version}`` from ``interop/python-peers.txt`` (``name==version`` lines)."""
+    pins = {}
+    for line in PYTHON_PEERS.read_text().splitlines():
+        name, _, version = line.partition("==")
+        if line.strip() and not line.startswith("#"):
+            pins[name.strip()] = version.strip()
+    return pins
+
+
+def _python_installed(venv: Path, name: str) -> str | None:
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        return None
+    done = subprocess.run(
+        [str(python), "-c", f"import importlib.metadata as m; print(m.version({name!r}))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
+    """The pinned Python peers (``mcp-server-time``) in a virtual environment this script owns, from
+    PyPI through pip; every pinned version is checked after installing."""
+    pins = _python_pins()
+    if all(_python_installed(venv, name) == version for name, version in pins.items()):
+        return venv
+    log(f"installing {', '.join(f'{n}=={v}' for n, v in pins.items())} into {venv.relative_to(ROOT)}")
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(PYTHON_PEERS)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    for name, version in pins.items():
+        installed = _python_installed(venv, name)
+        if installed != version:
+            raise RuntimeError(f"{name}: installed {installed}, pinned {version}")
+    return venv
 
 
 def ensure_toolchain() -> Toolchain:
@@ -171,7 +236,7 @@ def ensure_toolchain() -> Toolchain:
     except SystemExit as exit_:
         # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
         raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
-    return Toolchain(node=node, packages=ensure_packages(node))
+    return Toolchain(node=node, packages=ensure_packages(node), python_peers=ensure_python_peers())
 
 
 # --------------------------------------------------------------------------- results
@@ -340,7 +405,9 @@ async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int])
 
     client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
     # Write confirmation: the matrix calls exactly the three named tools, confirmed here by name.
-    host = ContractClient(client, confirm_write=lambda summary: summary.tool in CONFIRMED_TOOLS)
+    host = ContractClient(
+        client, options=HostOptions(confirm_write=lambda summary: summary.tool in CONFIRMED_TOOLS)
+    )
     async with host:
         run.revision = str(client.protocol_version or "?")
         report = await host.discover_tools()
@@ -423,6 +490,164 @@ def run_everything_http(toolchain: Toolchain) -> Run:
     run = Run(HOST, f"server-everything {toolchain.version(SERVER_EVERYTHING)}", "Streamable HTTP")
     with everything_over_http(toolchain) as (url, posts):
         _guarded(run, lambda: asyncio.run(exercise_host(run, url, posts)))
+    return run
+
+
+# --------------------------------------------------------------------------- reference servers
+
+REFERENCE_WRITES: Final = frozenset({"create_entities", "add_observations"})
+"""The writes the matrix makes on server-memory (confirmed by name; nothing else is confirmed)."""
+
+
+def _findings(result: Any) -> str:
+    rules = sorted({finding.rule for finding in result.findings})
+    return f"findings: {', '.join(rules)}" if rules else "no findings"
+
+
+async def _admit_all(run: Run, host: Any, client: Any) -> dict[str, Any]:
+    """Discover + Admit in the default profile: every tool admitted, each named in the detail."""
+    run.revision = str(client.protocol_version or "?")
+    report = await host.discover_tools()
+    findings = sorted({f.rule for tool in host.session.core.listed.values() for f in tool.findings})
+    run.check(
+        "discover + admit",
+        bool(report.admitted) and not report.rejected,
+        f"{len(report.admitted)}/{len(report.admitted) + len(report.rejected)} admitted: "
+        f"{', '.join(report.admitted)}"
+        + (f"; admission findings: {', '.join(findings)}" if findings else "")
+        + "".join(f"; {r['tool']}: {r['category']}" for r in report.rejected),
+    )
+    return dict(report.admitted)
+
+
+def _reference_host(transport: Any) -> tuple[Any, Any]:
+    import fastmcp
+
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+
+    client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
+    # The default profile: spec MUST rules reject, project rules are findings on the result.
+    options = HostOptions(confirm_write=lambda summary: summary.tool in REFERENCE_WRITES)
+    return client, ContractClient(client, options)
+
+
+async def exercise_filesystem(run: Run, transport: Any, root: Path) -> None:
+    client, host = _reference_host(transport)
+    async with host:
+        await _admit_all(run, host, client)
+        read = await host.call("read_text_file", {"path": str(root / "notes.txt")})
+        run.check(
+            "call read_text_file",
+            not read.is_error and read.structured_content == {"content": "hello interop\n"},
+            f"structuredContent validated; {_findings(read)}",
+        )
+        listed = await host.call("list_directory", {"path": str(root)})
+        listing = (
+            listed.structured_content.get("content") if isinstance(listed.structured_content, dict) else ""
+        )
+        run.check(
+            "call list_directory",
+            not listed.is_error and "[FILE] notes.txt" in str(listing) and "[DIR] sub" in str(listing),
+            f"structuredContent validated; {_findings(listed)}",
+        )
+        missing = await host.call("read_text_file", {"path": str(root / "missing.txt")})
+        text = missing.text or ""
+        run.check(
+            "read a missing file",
+            missing.is_error and "ENOENT" in text,
+            f"tool error with the server's text kept ({'ENOENT' if 'ENOENT' in text else 'no text'}); "
+            f"{_findings(missing)}",
+        )
+
+
+async def exercise_memory(run: Run, transport: Any) -> None:
+    client, host = _reference_host(transport)
+    async with host:
+        await _admit_all(run, host, client)
+        entity = {"name": "interop", "entityType": "check", "observations": ["created"]}
+        created = await host.call("create_entities", {"entities": [entity]})
+        run.check(
+            "write create_entities",
+            not created.is_error and created.structured_content == {"entities": [entity]},
+            f"confirmed write, structuredContent validated; {_findings(created)}",
+        )
+        added = await host.call(
+            "add_observations", {"observations": [{"entityName": "interop", "contents": ["observed"]}]}
+        )
+        run.check(
+            "write add_observations",
+            not added.is_error
+            and added.structured_content
+            == {"results": [{"entityName": "interop", "addedObservations": ["observed"]}]},
+            f"confirmed write, structuredContent validated; {_findings(added)}",
+        )
+        graph = await host.call("read_graph", {})
+        entities = (
+            graph.structured_content.get("entities") if isinstance(graph.structured_content, dict) else None
+        )
+        run.check(
+            "read_graph sees both writes",
+            not graph.is_error and entities == [{**entity, "observations": ["created", "observed"]}],
+            f"structuredContent validated; {_findings(graph)}",
+        )
+
+
+async def exercise_time(run: Run, transport: Any) -> None:
+    client, host = _reference_host(transport)
+    async with host:
+        await _admit_all(run, host, client)
+        now = await host.call("get_current_time", {"timezone": "Europe/Zurich"})
+        structured = now.structured_content if isinstance(now.structured_content, dict) else {}
+        run.check(
+            "valid timezone",
+            not now.is_error and structured.get("timezone") == "Europe/Zurich",
+            f"structuredContent validated; {_findings(now)}",
+        )
+        invalid = await host.call("get_current_time", {"timezone": "Mars/Olympus"})
+        said = "Invalid timezone" in (invalid.text or "")
+        run.check(
+            "invalid timezone",
+            invalid.is_error and said,
+            f"tool error with the server's text kept ({'Invalid timezone' if said else 'no text'}); "
+            f"{_findings(invalid)}",
+        )
+
+
+def run_filesystem(toolchain: Toolchain, scratch: Path) -> Run:
+    from fastmcp.client.transports import StdioTransport
+
+    run = Run(HOST, f"server-filesystem {toolchain.version(SERVER_FILESYSTEM)}", "stdio")
+    root = scratch / "filesystem-root"
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "sub").mkdir(parents=True)
+    (root / "notes.txt").write_text("hello interop\n", encoding="utf-8")
+    transport = StdioTransport(str(toolchain.node), [str(toolchain.filesystem), str(root)], cwd=str(ROOT))
+    _guarded(run, lambda: asyncio.run(exercise_filesystem(run, transport, root)))
+    return run
+
+
+def run_memory(toolchain: Toolchain, scratch: Path) -> Run:
+    from fastmcp.client.transports import StdioTransport
+
+    run = Run(HOST, f"server-memory {toolchain.version(SERVER_MEMORY)}", "stdio")
+    memory_file = scratch / "memory.jsonl"
+    memory_file.unlink(missing_ok=True)  # a fresh graph per run: the writes are the test
+    transport = StdioTransport(
+        str(toolchain.node),
+        [str(toolchain.memory)],
+        env={"MEMORY_FILE_PATH": str(memory_file)},
+        cwd=str(ROOT),
+    )
+    _guarded(run, lambda: asyncio.run(exercise_memory(run, transport)))
+    return run
+
+
+def run_time(toolchain: Toolchain) -> Run:
+    from fastmcp.client.transports import StdioTransport
+
+    run = Run(HOST, f"mcp-server-time {toolchain.version(TIME_SERVER)} (PyPI)", "stdio")
+    transport = StdioTransport(str(toolchain.time_server), ["--local-timezone", "UTC"], cwd=str(ROOT))
+    _guarded(run, lambda: asyncio.run(exercise_time(run, transport)))
     return run
 
 
@@ -668,6 +893,9 @@ def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
         run_everything_http(toolchain),
         run_ts_client(toolchain),
         run_inspector(toolchain),
+        run_filesystem(toolchain, CACHE),
+        run_memory(toolchain, CACHE),
+        run_time(toolchain),
     ]
 
 
@@ -680,7 +908,8 @@ def render_docs(runs: Sequence[Run]) -> str:
         "",
         "Generated by `python -m scripts.interop --docs` (do not edit by hand; `make interop` checks it).",
         "Real MCP peers nobody here wrote, pinned in `interop/package-lock.json` (npm verifies every",
-        f"tarball's integrity), run on Node {NODE_VERSION} from the npm registry.",
+        f"tarball's integrity), run on Node {NODE_VERSION} from the npm registry, and in",
+        "`interop/python-peers.txt` (PyPI, installed into a virtual environment under `.cache/`).",
         "",
         "| client | server | transport | revision | result |",
         "|---|---|---|---|---|",
@@ -703,7 +932,7 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  2025-11-25 (initialize handshake, sessions), not 2026-07-28, so there is no `server/discover`",
         "  and no `Mcp-Param-*` header obligation (its tools declare no `x-mcp-header`). Its schemas",
         "  declare JSON Schema draft-07, which the host admits and validates as draft-07.",
-        "- \"Refused before sending\" is observed: on stdio a tap between host and server logs each",
+        '- "Refused before sending" is observed: on stdio a tap between host and server logs each',
         "  client message's JSON-RPC method (never its params); on HTTP the server's own log counts the",
         "  POSTs it received.",
         "- The HTTP server binds its port on every interface (server-everything has no host option); the",
@@ -720,6 +949,13 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  the search transform's `call_tool`. It does not mirror `x-mcp-header` arguments on its own; the",
         "  headers are the ones a host derives from the disclosed schema, passed with `--header`. Our",
         "  server checks them against the proxied tool's arguments and refuses the call without them.",
+        "- server-filesystem, server-memory and mcp-server-time run with the host's `default` profile:",
+        "  spec MUST rules reject, project rules are findings on the result (the README's rule table).",
+        "  The reference servers return `structuredContent` without a text block carrying its JSON (the",
+        "  spec's SHOULD: `text-serialization`) and `isError` results without `structuredContent` although",
+        "  their tools publish an `outputSchema` (the spec is silent: `error-structured-content`); the",
+        "  results are kept, the tool errors reach the caller with the server's own text (sanitized).",
+        "  With `review --strict` the same results are rejected.",
         "",
     ]
     return "\n".join(lines)

@@ -143,7 +143,7 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "- Error results: the failure text first, cut to 512 characters (`ERROR_TEXT_LIMIT`), then the "
         "placeholder's JSON serialization.",
         "- Log lines: caller-chosen text (tool and argument names, caller keys) is JSON-escaped and cut to "
-        "200 characters (`logsafe.quoted`).",
+        "200 characters (`mcp.server._logsafe.quoted`).",
         "",
     ]
     passed = sum(case["outcome"] == "passed" for case in cases)

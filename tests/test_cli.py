@@ -8,7 +8,8 @@ import json
 
 import fastmcp
 
-from agent_connector_sdk.cli import build_serve_app, main
+from agent_connector_sdk.cli import main
+from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -33,6 +34,31 @@ def test_disclose_in_process_json_for_one_operation_by_operation_id() -> None:
     assert entry["manifest"]["fragment_count"] == 105
 
 
+def test_disclose_one_operation_lists_its_fragments_and_reconstructs_them() -> None:
+    """What the removed ``python -m agent_connector_sdk.mcp.schema_disclosure`` demo showed, for a real
+    operation: the manifest and fragment URIs, each fragment's size and digest, and the reconstruction."""
+    from agent_connector_sdk.cli.disclose import build_disclosures
+    from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
+
+    code, text = _run("disclose", "--operation", "issues/list-events-for-timeline", "--verify")
+    assert code == 0
+    (disclosure,) = build_disclosures(
+        load_github_extract(), operation="issues/list-events-for-timeline"
+    ).disclosures.values()
+    manifest = disclosure.manifest
+    assert f"manifest {manifest.manifest_uri}" in text
+    assert f"fragment {manifest.fragment_uri_template}" in text
+    rows = [line.split() for line in text.splitlines() if line.startswith("  {index}=")]
+    assert len(rows) == manifest.fragment_count == 105
+    last = read_schema_fragment(disclosure, "104")
+    assert rows[-1][:3] == ["{index}=104", f"{len(last.text.encode()):,}", "bytes"]
+    assert rows[-1][4] == last.fragment_sha256[:16] + "…"
+    assert "verified 1 of 1 reconstructed intact" in text
+    # Several disclosures: the summary only, no fragment listing.
+    code, text = _run("disclose")
+    assert code == 0 and "{index}=" not in text
+
+
 def test_review_in_process_reports_rejections_with_categories() -> None:
     with serve_asgi(contract_lab_app()) as url:
         code, text = _run("review", url, "--strict")
@@ -42,7 +68,7 @@ def test_review_in_process_reports_rejections_with_categories() -> None:
 
 
 def test_served_app_discloses_the_largest_operation_over_http() -> None:
-    app, count = build_serve_app(load_github_extract(), upstream="http://127.0.0.1:9")
+    app, count = build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9")
     assert count == 10
 
     async def disclose(url: str) -> DisclosedTool:

@@ -28,15 +28,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.lock import LockFileError
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    AdmissionRefused,
-    CallFailed,
     DisclosureMismatch,
     DisclosureReadFailed,
     DiscoveryFailed,
-    InvocationRefused,
-    ResultRejected,
     StaleSelection,
 )
 from agent_connector_sdk.mcp.host.errors import (
@@ -72,17 +69,14 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         DiscoveryFailed,
         DisclosureReadFailed,
         DisclosureMismatch,
-        AdmissionRefused,
         StaleSelection,
-        InvocationRefused,
-        CallFailed,
-        ResultRejected,
         CliError,
         ArgumentsRefused,
         StateUnavailable,
         StateConfigError,
         SourceNotPinned,
         PinFileError,
+        LockFileError,
     )
 }
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"

@@ -3,19 +3,58 @@
 A host routes any failure of ours with three attributes and no message parsing:
 
 * ``category`` — *what* went wrong: a stable, machine-readable string. Each family declares its
-  categories as a ``Literal`` (``AdmissionCategory``, ``SchemaDisclosureCategory``, ...); the README
-  has the one table of them all.
+  categories as a ``Literal`` beside its class (``AdmissionCategory`` next to ``AdmissionError``, ...);
+  the README has the one table of them all (a test keeps it equal to the code).
 * ``gate`` — *which* of the five gates owns the failure (``discover``, ``admit``, ``invoke``,
-  ``execute``, ``consume``), or ``None`` for failures outside a tool call's pipeline (building or
-  registering a disclosure on the server).
+  ``execute``, ``consume``), or ``None`` for failures outside a tool call's pipeline.
 * ``step`` — the finer step inside the gate where the family has one (the disclosure consumer's
-  ``read``/``verify``/``bind``, ...); it equals ``gate`` otherwise.
+  ``read``/``verify``/``bind``, ...); ``where`` is ``step`` or else ``gate``.
+
+One family per failure, raised once where it happens and never re-wrapped: a face (``ContractClient``,
+``SchemaDisclosureConsumer``, the CLI reviewer) lets the core's and the exchange's errors through as
+they are, so the same failure has the same class on every path. The tree (module in brackets)::
+
+    AgentConnectorError                              errors
+    ├── ContractError                                mcp.contracts.errors — our gates refused
+    │   ├── PaginationError          discover        cursor chain cannot be followed
+    │   ├── SourceNotPinned          discover        mcp.contracts.source_pins
+    │   ├── PinFileError             discover        (also ValueError)
+    │   ├── AdmissionError           admit           a descriptor or tool is not admitted
+    │   ├── LockFileError            admit           mcp.contracts.lock (also ValueError)
+    │   ├── ArgumentError            invoke          THE invalid-arguments error of a host
+    │   ├── HeaderValueError         invoke          a value cannot become a header (also ValueError)
+    │   ├── ConfirmationRefused      invoke          mcp.host.errors: write not confirmed
+    │   ├── InvalidCompletionRequest invoke          mcp.host.errors (also ValueError)
+    │   ├── HeaderMismatch           execute         server: headers vs body (-32020)
+    │   ├── CompletionError          execute         server: completion refused
+    │   │   └── CompletionRateLimited
+    │   └── ContractViolation        consume         a result breaks its contract (server_text kept)
+    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed
+    │   ├── JsonRpcError                             the peer's error object (code, message, data)
+    │   ├── TransportFailure                         connection lost, timed out, unreachable
+    │   └── MalformedResponse                        a page had the wrong shape
+    ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
+    ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps
+    │   ├── DiscoveryFailed          discover        the search answer is unusable
+    │   ├── DisclosureReadFailed     discover/read   the provider refused or sent a bad body
+    │   ├── DisclosureMismatch       discover/verify the fragments are not the document
+    │   └── StaleSelection           invoke/bind     the bound identity no longer holds
+    ├── SchemaDisclosureError        (disclosure)    mcp.schema_disclosure (also ValueError)
+    ├── DisclosureReadRefused        (disclosure_read) server: the uniform read refusal
+    ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
+    ├── ArgumentsRefused             execute         server: arguments refused, an isError result
+    ├── UpstreamError                execute         connectors.openapi: the upstream API failed
+    ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
+    ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError
+    └── CliError                                     cli.errors: usage, ServerUnavailable
+
+Project rules that a host reports instead of rejecting are not errors: they are
+:class:`~agent_connector_sdk.mcp.contracts.findings.Finding` values (``ToolResult.findings``,
+``AdmittedTool.findings``); the ``strict`` profile raises them as the family above instead.
 
 Messages and attributes never carry argument or header *values* (they name fields, paths, header names
-and bounds), because these errors end up in logs and audit trails.
-
-Families keep their historical extra bases so existing ``except`` clauses keep working:
-``SchemaDisclosureError`` and ``SchemaResourceRegistrationError`` are ``ValueError`` s, as documented.
+and bounds), because these errors end up in logs and audit trails. The server's own words travel as
+separate attributes (``JsonRpcError.message``, ``ContractViolation.server_text``), never in ``str()``.
 """
 
 from __future__ import annotations

@@ -123,7 +123,14 @@ def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
     for tool in hidden.values():
         assert tool["disclosure"]["verified"] is True
         assert tool["disclosure"]["manifest_uri"].startswith(f"schema-disclosure://tools/{tool['name']}/")
-    assert hidden["nested_route"]["admission"]["category"] == "invalid_header_annotation"  # strict profile
+    # The default profile: the nested x-mcp-header (allowed by the spec since 2026-06-17) is admitted
+    # with a project-rule finding; `review --strict` rejects it (invalid_header_annotation).
+    nested = hidden["nested_route"]
+    assert nested["admission"]["decision"] == "admitted"
+    assert [(f["rule"], f["category"]) for f in nested["findings"]] == [
+        ("header-placement", "invalid_header_annotation")
+    ]
+    assert report["profile"] == "default" and report["summary"]["project_findings"] >= 1
     evidence = hidden["search_evidence"]
     assert evidence["output_kind"] == "array" and evidence["admission"]["decision"] == "admitted"
     assert evidence["descriptor"]["inputSchema"]["additionalProperties"] is False

@@ -21,7 +21,7 @@ PRIVATE_ACCESS = re.compile(
     r"\._mcp_server\b|\._on_list_|\._list_page_size\b|\b_srctx\b|\._call_tool_name\b|_make_verify_factory"
     r"|mcp\.shared\._httpx_utils|setattr\(server, \"get_tool\""
     r"|_dispatch_component_middleware|\b_bypass\b|_search_tool_name|_SchemaCacheLocalProvider"
-    r"|mcp\.client\._input_required"
+    r"|mcp\.client\._input_required|_session_kwargs"
 )
 # Modules allowed to reach private internals without going through `compat`: none (kept as an empty set
 # so the scan below stays explicit about it).
@@ -152,3 +152,14 @@ def test_the_disclosure_read_path_accessors_reach_their_targets() -> None:
     with compat.catalog_bypassed(search):
         assert search._bypass.get() is True  # the one private read outside compat.py: the test itself
     assert search._bypass.get() is False
+
+
+def test_the_skills_provider_serves_no_tools_so_it_resolves_names_like_it_lists() -> None:
+    from fastmcp.server.providers.base import Provider
+    from fastmcp.skills.provider import SkillCatalogProvider
+
+    from agent_connector_sdk.skills import skills_provider
+
+    assert SkillCatalogProvider._list_tools is Provider._list_tools
+    assert SkillCatalogProvider._get_tool is Provider._get_tool
+    assert compat.is_name_consistent_provider(skills_provider())

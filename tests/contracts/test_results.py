@@ -181,7 +181,9 @@ def test_missing_text_serialization_is_refused(value: Any, texts: list[str]) -> 
     result = {"content": [{"type": "text", "text": t} for t in texts], "structuredContent": value}
     err = violation(with_output(True), result)
     assert (err.category, err.path) == ("missing_text_serialization", "/content")
-    validate_tool_result(with_output(True), result, require_text_serialization=False)
+    # A project rule (the spec's SHOULD): the default profile reports it and keeps the result.
+    (finding,) = validate_tool_result(with_output(True), result, profile="default")
+    assert (finding.rule, finding.category, finding.path) == ("text-serialization", err.category, "/content")
 
 
 def test_string_output_may_be_serialized_raw_or_as_json() -> None:
@@ -251,3 +253,54 @@ def test_any_json_serialization_of_the_value_qualifies(
     validate_tool_result(
         with_output(True), {"content": [{"type": "text", "text": text}], "structuredContent": value}
     )
+
+
+# --- profiles: spec MUST rules reject, project rules are findings by default ------------------------
+
+OBJECT_TOOL = with_output({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+
+
+def test_an_error_result_without_structured_content_is_a_finding_by_default_and_refused_when_strict() -> None:
+    result = {"content": [{"type": "text", "text": "Invalid timezone: 'Mars/Olympus'"}], "isError": True}
+    (finding,) = validate_tool_result(OBJECT_TOOL, result, profile="default")
+    assert (finding.rule, finding.category) == ("error-structured-content", "missing_structured_content")
+    err = violation(OBJECT_TOOL, result, profile="strict")
+    assert err.category == "missing_structured_content"
+    assert err.server_text == "Invalid timezone: 'Mars/Olympus'"  # the server's words travel with it
+    assert "Mars" not in str(err)  # ... as an attribute, never in the message
+
+
+def test_an_error_result_whose_structured_content_does_not_conform_is_a_finding_by_default() -> None:
+    result = structured({"result": {"error": "boom"}}, isError=True)
+    (finding,) = validate_tool_result(OBJECT_TOOL, result, profile="default")
+    assert (finding.rule, finding.category) == ("error-output-schema", "output_schema_violation")
+    assert violation(OBJECT_TOOL, result).category == "output_schema_violation"
+
+
+@pytest.mark.parametrize(
+    ("result", "category"),
+    [
+        ({"content": [{"type": "text", "text": "{}"}]}, "missing_structured_content"),
+        (structured({"ok": "yes"}), "output_schema_violation"),
+        ({"content": [{"type": "text"}], "structuredContent": {"ok": True}}, "invalid_content_block"),
+        ({"content": [], "structuredContent": {"ok": True}, "resultType": "task"}, "invalid_result_type"),
+    ],
+)
+def test_spec_rules_reject_in_the_default_profile_too(result: dict[str, Any], category: str) -> None:
+    assert violation(OBJECT_TOOL, result, profile="default").category == category
+
+
+def test_a_structured_result_without_its_text_block_is_accepted_with_a_finding() -> None:
+    # server-filesystem / server-memory: structuredContent with a human text, not its JSON.
+    result = {"content": [{"type": "text", "text": "done"}], "structuredContent": {"ok": True}}
+    (finding,) = validate_tool_result(OBJECT_TOOL, result, profile="default")
+    assert finding.rule == "text-serialization"
+    assert validate_tool_result(OBJECT_TOOL, structured({"ok": True}), profile="default") == ()
+
+
+def test_the_server_text_on_a_refusal_is_sanitized_and_bounded() -> None:
+    hostile = "\x1b[31mred\u202e" + "x" * 5000
+    err = violation(OBJECT_TOOL, {"content": [{"type": "text", "text": hostile}], "structuredContent": {}})
+    assert err.server_text is not None
+    assert "\x1b" not in err.server_text and "\u202e" not in err.server_text
+    assert len(err.server_text) <= 2_100

@@ -20,6 +20,7 @@ import fastmcp
 import httpx2
 import pytest
 
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from scripts import conformance, conformance_table
 from tests.support.http_server import serve_asgi
@@ -146,7 +147,9 @@ def test_baseline_is_plain_fastmcp_with_the_same_tools() -> None:
 
 
 async def test_client_scenarios_run_against_the_fixture_server(ours_url: str) -> None:
-    async with ContractClient(fastmcp.Client(ours_url), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(ours_url), options=HostOptions(require_confirmation=False)
+    ) as client:
         admitted = await client_example.discover(client)
         assert "test_header_mirroring" in admitted
         context = {
@@ -215,7 +218,8 @@ INPUT_REQUIRED_TOOLS = set(server_example.INPUT_REQUIRED_TOOLS)
 def _gated_client(url: str) -> ContractClient:
     # The conformance client's callbacks: declaring them declares elicitation, sampling and roots.
     return ContractClient(
-        client_example.build_client(url, "sep-2322-client-request-state", {}), require_confirmation=False
+        client_example.build_client(url, "sep-2322-client-request-state", {}),
+        options=HostOptions(require_confirmation=False),
     )
 
 

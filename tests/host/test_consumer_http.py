@@ -16,11 +16,12 @@ from fastmcp.server.dependencies import get_http_request
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.authorization import require_scopes
 
+from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosureReadFailed,
     DiscoveryFailed,
-    InvocationRefused,
     SchemaDisclosureConsumer,
     SelectedTool,
 )
@@ -72,15 +73,20 @@ async def test_authorized_caller_discloses_and_calls_with_mirrored_headers(serve
     url, _ = served
     client: Client[Any] = Client(url, auth="admin-token")
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("admin", url), max_in_flight=4, require_confirmation=False
+        client,
+        scope=CallerScope("admin", url),
+        max_in_flight=4,
+        options=HostOptions(require_confirmation=False),
     )
     async with client:
         disclosed = await consumer.disclose(await consumer.select("admin_echo", "admin_echo"))
         result = await consumer.call(disclosed, {"field_000": "x", "region": "eu west ü", "priority": 3})
-    headers = result["structuredContent"]["headers"]
+    headers = result.structured_content["headers"]
     # Non-ASCII travels base64-wrapped; the integer in decimal; one header per annotation.
     assert headers == {"mcp-param-region": "=?base64?ZXUgd2VzdCDDvA==?=", "mcp-param-priority": "3"}
-    (built,) = [e for e in consumer.audit if e.get("event") == "parameter_headers_built"]
+    (built,) = [
+        e for e in consumer.audit if e.get("event") == "parameter_headers_built" and e["tool"] == "admin_echo"
+    ]
     assert sorted(built["headers"]) == ["Mcp-Param-Priority", "Mcp-Param-Region"]  # names only, no values
     assert "eu west" not in repr(consumer.audit.events())
 
@@ -89,13 +95,15 @@ async def test_reader_cannot_discover_or_disclose_the_admin_tool(served: tuple[s
     url, _ = served
     admin_client: Client[Any] = Client(url, auth="admin-token")
     admin = SchemaDisclosureConsumer(
-        admin_client, scope=CallerScope("admin", url), require_confirmation=False
+        admin_client, scope=CallerScope("admin", url), options=HostOptions(require_confirmation=False)
     )
     async with admin_client:
         admin_selection = await admin.select("admin_echo", "admin_echo")
     reader_client: Client[Any] = Client(url, auth="reader-token")
     reader_scope = CallerScope("reader", url)
-    reader = SchemaDisclosureConsumer(reader_client, scope=reader_scope, require_confirmation=False)
+    reader = SchemaDisclosureConsumer(
+        reader_client, scope=reader_scope, options=HostOptions(require_confirmation=False)
+    )
     async with reader_client:
         with pytest.raises(DiscoveryFailed) as hidden:
             await reader.select("admin_echo", "admin_echo")
@@ -106,7 +114,7 @@ async def test_reader_cannot_discover_or_disclose_the_admin_tool(served: tuple[s
             await reader.disclose(copied)
         assert refused.value.category == "not_found"
         own = await reader.disclose(await reader.select("public_events", "public_events"))
-        assert (await reader.call(own, {"field_000": "y"}))["structuredContent"] == {"ok": True}
+        assert (await reader.call(own, {"field_000": "y"})).structured_content == {"ok": True}
 
 
 async def test_a_lost_connection_is_a_typed_transport_refusal() -> None:
@@ -114,7 +122,9 @@ async def test_a_lost_connection_is_a_typed_transport_refusal() -> None:
     serving = serve_asgi(server.http_app(stateless_http=True))
     url = serving.__enter__()
     client: Client[Any] = Client(url)
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url), require_confirmation=False)
+    consumer = SchemaDisclosureConsumer(
+        client, scope=CallerScope("anyone", url), options=HostOptions(require_confirmation=False)
+    )
     # Closing a fastmcp.Client re-raises its transport's background connection failure; that is the
     # client's own behaviour, not what is under test here (the refusal raised inside is).
     with contextlib.suppress(httpx2.ConnectError):
@@ -136,13 +146,13 @@ async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_hea
     client: Client[Any] = Client(url, auth="admin-token")
     async with client:
         consumer = SchemaDisclosureConsumer(
-            client, scope=CallerScope("admin", url), require_confirmation=False
+            client, scope=CallerScope("admin", url), options=HostOptions(require_confirmation=False)
         )
         disclosed = await consumer.disclose(await consumer.select("admin_echo", "admin_echo"))
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(HeaderValueError) as refused:
             await consumer.call(disclosed, {"field_000": "x", "region": "secret-region"})
         # Without annotated arguments there is nothing to deliver, and the call goes through.
         result = await consumer.call(disclosed, {"field_000": "x"})
     assert refused.value.category == "undeliverable"
     assert "secret-region" not in str(refused.value)
-    assert result["structuredContent"]["headers"] == {}
+    assert result.structured_content["headers"] == {}

@@ -15,14 +15,14 @@ from fastmcp import Client, FastMCP
 from fastmcp.resources.base import ResourceContent, ResourceResult
 from fastmcp.server.middleware import Middleware
 
+from agent_connector_sdk.mcp.contracts.errors import ArgumentError, ContractViolation
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosedTool,
     DisclosureMismatch,
     DisclosureReadFailed,
     DiscoveryFailed,
-    InvocationRefused,
-    ResultRejected,
     SchemaDisclosureConsumer,
     StaleSelection,
 )
@@ -48,14 +48,16 @@ def events_tool(note: str = "", result: dict[str, Any] | None = None) -> StaticT
 async def test_discover_select_disclose_and_call() -> None:
     server, _, registry = build_server([events_tool(), static_tool("other", {"type": "object"})])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=4, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, max_in_flight=4, options=HostOptions(require_confirmation=False)
+        )
         selection = await consumer.select("list_events", "list_events")
         disclosed = await consumer.disclose(selection)
         assert disclosed.input_schema == big_input_schema(300)
         assert disclosed.output_schema == OUTPUT_SCHEMA
         assert disclosed.manifest == registry.get("list_events").manifest  # type: ignore[union-attr]
         result = await consumer.call(disclosed, {"field_000": "x"})
-    assert result["structuredContent"] == {"ok": True}
+    assert result.structured_content == {"ok": True}
     assert disclosed.bytes_read > disclosed.manifest.schema_bytes
 
 
@@ -72,7 +74,9 @@ async def disclosed_events(tool: StaticTool) -> AsyncIterator[Disclosed]:
     """An in-memory session on a server serving only ``tool``, with ``list_events`` already disclosed."""
     server, _, registry = build_server([tool])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
+        )
         disclosed = await consumer.disclose(await consumer.select("list_events", "list_events"))
         yield Disclosed(server, registry, consumer, disclosed)
 
@@ -87,7 +91,7 @@ def swap_events_tool(server: FastMCP[Any], note: str) -> StaticTool:
 
 async def test_arguments_are_validated_before_anything_is_sent() -> None:
     async with disclosed_events(events_tool()) as lab:
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ArgumentError) as refused:
             await lab.consumer.call(lab.tool, {"field_001": "missing the required field_000"})
     assert refused.value.category == "invalid_arguments"
     assert "missing the required" not in str(refused.value)  # never the value
@@ -95,10 +99,10 @@ async def test_arguments_are_validated_before_anything_is_sent() -> None:
 
 async def test_a_result_that_breaks_the_reconstructed_output_schema_is_rejected() -> None:
     async with disclosed_events(events_tool(result={"ok": "yes"})) as lab:
-        with pytest.raises(ResultRejected) as rejected:
+        with pytest.raises(ContractViolation) as rejected:
             await lab.consumer.call(lab.tool, {"field_000": "x"})
     assert rejected.value.category == "output_schema_violation"
-    assert rejected.value.step == "consume"
+    assert rejected.value.gate == "consume"
     assert rejected.value.path == "/structuredContent/ok"
 
 
@@ -117,7 +121,7 @@ async def test_replaced_schema_refuses_the_stale_call_and_rediscovery_works() ->
         assert fresh.manifest.schema_sha256 != disclosed.manifest.schema_sha256
         assert fresh.input_schema == big_input_schema(300, note="v2")
         result = await consumer.call(fresh, {"field_000": "x"})
-    assert result["structuredContent"] == {"ok": True}
+    assert result.structured_content == {"ok": True}
 
 
 async def test_a_discovery_that_sees_the_catalog_move_invalidates_earlier_selections() -> None:
@@ -135,9 +139,11 @@ async def test_a_discovery_that_sees_the_catalog_move_invalidates_earlier_select
 async def test_a_selection_made_under_another_scope_is_refused() -> None:
     server, _, _ = build_server([events_tool()])
     async with Client(server) as client:
-        alice = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        alice = SchemaDisclosureConsumer(client, scope=SCOPE, options=HostOptions(require_confirmation=False))
         bob = SchemaDisclosureConsumer(
-            client, scope=CallerScope(principal="bob", server="test"), require_confirmation=False
+            client,
+            scope=CallerScope(principal="bob", server="test"),
+            options=HostOptions(require_confirmation=False),
         )
         selection = await alice.select("list_events", "list_events")
         disclosed = await alice.disclose(selection)
@@ -151,7 +157,9 @@ async def test_a_selection_made_under_another_scope_is_refused() -> None:
 async def test_disabled_tool_cannot_be_disclosed_or_called() -> None:
     server, _, _ = build_server([events_tool()])
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
+        )
         selection = await consumer.select("list_events", "list_events")
         disclosed = await consumer.disclose(selection)
         server.disable(names={"list_events"}, components={"tool"})
@@ -170,12 +178,18 @@ async def test_byte_and_fragment_bounds_refuse_before_reading_fragments() -> Non
     manifest = registry.get("list_events").manifest  # type: ignore[union-attr]
     async with Client(server) as client:
         small = SchemaDisclosureConsumer(
-            client, scope=SCOPE, max_total_bytes=manifest.schema_bytes // 2, require_confirmation=False
+            client,
+            scope=SCOPE,
+            max_total_bytes=manifest.schema_bytes // 2,
+            options=HostOptions(require_confirmation=False),
         )
         with pytest.raises(DisclosureReadFailed) as too_large:
             await small.disclose(await small.select("list_events", "list_events"))
         few = SchemaDisclosureConsumer(
-            client, scope=SCOPE, max_fragments=manifest.fragment_count - 1, require_confirmation=False
+            client,
+            scope=SCOPE,
+            max_fragments=manifest.fragment_count - 1,
+            options=HostOptions(require_confirmation=False),
         )
         with pytest.raises(DisclosureReadFailed) as too_many:
             await few.disclose(await few.select("list_events", "list_events"))
@@ -206,7 +220,9 @@ async def test_in_flight_reads_are_bounded() -> None:
     gauge = ReadConcurrency()
     server.add_middleware(gauge)
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, max_in_flight=3, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, max_in_flight=3, options=HostOptions(require_confirmation=False)
+        )
         await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert 1 < gauge.highest <= 3
 
@@ -221,7 +237,9 @@ async def test_a_manifest_that_disagrees_with_the_navigation_is_refused() -> Non
     server, search, _ = build_server([events_tool()])
     search._search_result_serializer = lying_serializer
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
+        )
         with pytest.raises(DisclosureMismatch) as mismatch:
             await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert mismatch.value.category == "navigation_mismatch"
@@ -234,7 +252,9 @@ async def test_malformed_navigation_is_refused() -> None:
     server, search, _ = build_server([events_tool()])
     search._search_result_serializer = schema_pasting_serializer
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
+        )
         with pytest.raises(DiscoveryFailed) as refused:
             await consumer.discover("list_events")
     assert refused.value.category == "malformed_navigation"
@@ -258,7 +278,9 @@ async def test_a_body_that_is_not_unicode_text_is_a_typed_refusal() -> None:
     server, _, _ = build_server([events_tool()])
     server.add_middleware(LoneSurrogateFragment())
     async with Client(server) as client:
-        consumer = SchemaDisclosureConsumer(client, scope=SCOPE, require_confirmation=False)
+        consumer = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
+        )
         with pytest.raises(DisclosureReadFailed) as refused:
             await consumer.disclose(await consumer.select("list_events", "list_events"))
     assert refused.value.category == "malformed_body"
@@ -276,7 +298,7 @@ async def test_a_body_that_is_not_unicode_text_is_a_typed_refusal() -> None:
 )
 async def test_arguments_that_are_not_json_data_are_refused_before_sending(arguments: Any) -> None:
     async with disclosed_events(events_tool()) as lab:
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ArgumentError) as refused:
             await lab.consumer.call(lab.tool, arguments)
     assert refused.value.category == "invalid_arguments"
     assert "secret" not in str(refused.value)
@@ -287,9 +309,9 @@ async def test_calls_enforce_the_verified_schemas_not_the_callers_copy() -> None
         # The caller-held schemas are plain dicts; loosening them must not loosen what is enforced.
         lab.tool.input_schema["required"] = []
         lab.tool.output_schema["properties"]["ok"] = {}
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ArgumentError) as refused:
             await lab.consumer.call(lab.tool, {"field_001": "no field_000"})
-        with pytest.raises(ResultRejected) as rejected:
+        with pytest.raises(ContractViolation) as rejected:
             await lab.consumer.call(lab.tool, {"field_000": "x"})
     assert refused.value.category == "invalid_arguments"
     assert rejected.value.category == "output_schema_violation"
@@ -298,10 +320,12 @@ async def test_calls_enforce_the_verified_schemas_not_the_callers_copy() -> None
 async def test_a_tool_this_consumer_did_not_verify_or_has_forgotten_is_refused() -> None:
     server, _, _ = build_server([events_tool(), static_tool("other", {"type": "object"})])
     async with Client(server) as client:
-        first = SchemaDisclosureConsumer(client, scope=SCOPE, max_disclosed=1, require_confirmation=False)
+        first = SchemaDisclosureConsumer(
+            client, scope=SCOPE, options=HostOptions(max_disclosed=1, require_confirmation=False)
+        )
         events = await first.disclose(await first.select("list_events", "list_events"))
         second = SchemaDisclosureConsumer(
-            client, scope=SCOPE, require_confirmation=False
+            client, scope=SCOPE, options=HostOptions(require_confirmation=False)
         )  # same scope, but never verified it
         with pytest.raises(StaleSelection) as unverified:
             await second.call(events, {"field_000": "x"})
@@ -309,5 +333,5 @@ async def test_a_tool_this_consumer_did_not_verify_or_has_forgotten_is_refused()
         with pytest.raises(StaleSelection) as forgotten:
             await first.call(events, {"field_000": "x"})
         again = await first.disclose(await first.select("list_events", "list_events"))
-        assert (await first.call(again, {"field_000": "x"}))["structuredContent"] == {"ok": True}
+        assert (await first.call(again, {"field_000": "x"})).structured_content == {"ok": True}
     assert unverified.value.category == forgotten.value.category == "not_disclosed"

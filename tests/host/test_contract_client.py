@@ -26,7 +26,6 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
     ArgumentError,
@@ -35,16 +34,17 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
+from agent_connector_sdk.mcp.host import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.errors import (
     InvalidCompletionRequest,
     JsonRpcError,
     ProtocolError,
     ToolExecutionError,
-    ToolResult,
     TransportFailure,
 )
-from agent_connector_sdk.mcp.server.app import install_gates
+from agent_connector_sdk.mcp.server import ServerGates
 from tests.support.http_server import serve_asgi
 
 
@@ -94,7 +94,9 @@ def _param_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
 @asynccontextmanager
 async def _discovered(target: FastMCP[Any] | str) -> AsyncIterator[ContractClient]:
     """A connected ContractClient on ``target`` (in-memory server or URL) that has run discovery."""
-    async with ContractClient(fastmcp.Client(target), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(target), options=HostOptions(profile="strict", require_confirmation=False)
+    ) as client:
         await client.discover_tools()
         yield client
 
@@ -102,7 +104,7 @@ async def _discovered(target: FastMCP[Any] | str) -> AsyncIterator[ContractClien
 @pytest.fixture
 def lab() -> FastMCP[Any]:
     server = contract_lab_server(empty_cursor_pages=True)
-    install_gates(server)
+    ServerGates().install(server)
     return server
 
 
@@ -110,7 +112,9 @@ def lab() -> FastMCP[Any]:
 async def test_empty_string_cursor_is_followed_and_order_is_stable(lab: FastMCP[Any]) -> None:
     orders = []
     for _ in range(2):
-        async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
+        async with ContractClient(
+            fastmcp.Client(lab), options=HostOptions(profile="strict", require_confirmation=False)
+        ) as client:
             report = await client.discover_tools()
             assert client.cursor_trace == [None, "", "page-3"]
             orders.append(list(report.admitted))
@@ -139,22 +143,35 @@ async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_r
             await client.call("fetch_report", {"report_id": "r1", "api_token": "s3cr3t"})
         assert refused.value.category == "not_admitted"
     async with ContractClient(
-        fastmcp.Client(lab), policy=AdmissionPolicy(profile="spec"), require_confirmation=False
+        fastmcp.Client(lab),
+        options=HostOptions(require_confirmation=False),  # the default profile: the spec's placement
     ) as spec_client:
         await spec_client.discover_tools()
         assert "nested_route" in spec_client.admitted
-        assert "fetch_report" not in spec_client.admitted
+        assert "fetch_report" not in spec_client.admitted  # sensitive: rejected in every profile
+        (finding,) = spec_client.session.core.listed["nested_route"].findings
+        assert (finding.rule, finding.category) == ("header-placement", "invalid_header_annotation")
+        discover = next(e for e in spec_client.audit if e.get("event") == "discover")
+        assert {
+            "tool": "nested_route",
+            "rule": "header-placement",
+            "category": "invalid_header_annotation",
+        } in (discover["findings"])
 
 
 async def test_calls_before_discovery_are_refused(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(lab), options=HostOptions(profile="strict", require_confirmation=False)
+    ) as client:
         with pytest.raises(AdmissionError):
             await client.call("list_regions", {})
 
 
 async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> None:
     with _scripted_listing({None: "a", "a": "a"}) as (url, received):
-        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
+        async with ContractClient(
+            fastmcp.Client(url), options=HostOptions(profile="strict", require_confirmation=False)
+        ) as client:
             with pytest.raises(PaginationError) as refused:
                 await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
@@ -164,7 +181,9 @@ async def test_repeated_cursor_refused_after_exactly_the_requests_needed() -> No
 
 async def test_cyclic_cursor_refused_before_another_request() -> None:
     with _scripted_listing({None: "a", "a": "b", "b": "a"}) as (url, received):
-        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
+        async with ContractClient(
+            fastmcp.Client(url), options=HostOptions(profile="strict", require_confirmation=False)
+        ) as client:
             with pytest.raises(PaginationError) as refused:
                 await client.discover_tools()
     assert refused.value.category == "repeated_cursor"
@@ -172,7 +191,9 @@ async def test_cyclic_cursor_refused_before_another_request() -> None:
 
 
 async def test_page_limit(lab: FastMCP[Any]) -> None:
-    async with ContractClient(fastmcp.Client(lab), max_pages=2, require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(lab), options=HostOptions(bounds=HostBounds(max_pages=2), require_confirmation=False)
+    ) as client:
         with pytest.raises(PaginationError) as refused:
             await client.discover_tools()
     assert refused.value.category == "page_limit"
@@ -181,7 +202,9 @@ async def test_page_limit(lab: FastMCP[Any]) -> None:
 
 async def test_server_refusing_a_cursor_is_a_protocol_error() -> None:
     with _scripted_listing({None: "gone"}) as (url, _):  # the server then fails on its own cursor
-        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as client:
+        async with ContractClient(
+            fastmcp.Client(url), options=HostOptions(profile="strict", require_confirmation=False)
+        ) as client:
             with pytest.raises(JsonRpcError):
                 await client.discover_tools()
 
@@ -209,9 +232,31 @@ async def test_ungated_server_violations_are_refused_at_the_consume_gate() -> No
             await client.call("flaky_search", {"query": "boats"})
         assert omitted.value.category == "missing_structured_content"
     assert not isinstance(wrong_shape.value, JsonRpcError)
+    assert omitted.value.server_text  # the server's own words travel with the refusal
     assert [e["outcome"] for e in client.audit if e.get("event") == "call"] == [
         "output_schema_violation",
         "missing_structured_content",
+    ]
+
+
+async def test_default_profile_reports_project_rules_as_findings_and_keeps_the_result() -> None:
+    server = contract_lab_server()  # no gates: FastMCP's isError result has no structuredContent
+    async with ContractClient(
+        fastmcp.Client(server), options=HostOptions(require_confirmation=False)
+    ) as client:
+        await client.discover_tools()
+        failed = await client.call("flaky_search", {"query": "boats"})
+        with pytest.raises(ContractViolation) as wrong_shape:  # a spec MUST: rejected in every profile
+            await client.call("inventory_snapshot", {})
+    assert failed.is_error
+    assert [(f.rule, f.category) for f in failed.findings] == [
+        ("error-structured-content", "missing_structured_content")
+    ]
+    assert failed.text  # the tool's error text is kept for the caller
+    assert wrong_shape.value.category == "output_schema_violation"
+    call = [e for e in client.audit if e.get("event") == "call" and e.get("tool") == "flaky_search"][-1]
+    assert call["findings"] == [
+        {"rule": "error-structured-content", "category": "missing_structured_content"}
     ]
 
 
@@ -253,7 +298,9 @@ async def test_completion_shape_over_the_cap(lab: FastMCP[Any]) -> None:
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
 
     contract_lab_completions().install(lab)
-    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(lab), options=HostOptions(profile="strict", require_confirmation=False)
+    ) as client:
         many = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "serv")
         assert len(many.values) == 100 and many.total == 150 and many.has_more is True
         few = await client.complete({"type": "ref/prompt", "name": "deploy_plan"}, "service", "service-14")
@@ -347,7 +394,9 @@ async def test_transport_failure_is_its_own_protocol_error_type() -> None:
     server_context = serve_asgi(contract_lab_app(stateless_http=True))
     url = server_context.__enter__()
     raised = []
-    client = ContractClient(fastmcp.Client(url), require_confirmation=False)
+    client = ContractClient(
+        fastmcp.Client(url), options=HostOptions(profile="strict", require_confirmation=False)
+    )
     with contextlib.suppress(TransportFailure):  # closing a session whose server vanished fails too
         async with client:
             await client.discover_tools()
@@ -362,7 +411,7 @@ async def test_transport_failure_is_its_own_protocol_error_type() -> None:
 async def test_wrapping_a_connected_client_is_refused(lab: FastMCP[Any]) -> None:
     async with fastmcp.Client(lab) as connected:
         with pytest.raises(ValueError):
-            ContractClient(connected, require_confirmation=False)
+            ContractClient(connected, options=HostOptions(profile="strict", require_confirmation=False))
 
 
 # ------------------------------------------------------------------------------ values never leak
@@ -415,7 +464,9 @@ async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> 
 async def test_an_unsendable_completion_request_is_a_typed_refusal(
     lab: FastMCP[Any], ref: Any, argument: Any, value: Any, context: Any
 ) -> None:
-    async with ContractClient(fastmcp.Client(lab), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(lab), options=HostOptions(profile="strict", require_confirmation=False)
+    ) as client:
         with pytest.raises(InvalidCompletionRequest) as refused:
             await client.complete(ref, argument, value, context_arguments=context)
     assert refused.value.category == "invalid_request"
@@ -437,7 +488,10 @@ async def test_an_unreachable_server_is_a_transport_failure_not_a_bare_runtime_e
     with socket.socket() as probe:  # a loopback port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = ContractClient(fastmcp.Client(f"http://127.0.0.1:{port}/mcp"), require_confirmation=False)
+    client = ContractClient(
+        fastmcp.Client(f"http://127.0.0.1:{port}/mcp"),
+        options=HostOptions(profile="strict", require_confirmation=False),
+    )
     with pytest.raises(TransportFailure) as failed:
         async with client:
             pass

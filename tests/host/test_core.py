@@ -10,7 +10,14 @@ import pytest
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
-from agent_connector_sdk.mcp.host import AdmittedTool, HostCore, PreparedCall, header_map, may_write
+from agent_connector_sdk.mcp.host import (
+    AdmittedTool,
+    HostCore,
+    HostOptions,
+    PreparedCall,
+    header_map,
+    may_write,
+)
 from agent_connector_sdk.mcp.host.core import MAX_OUTSTANDING_CALLS
 
 ROUTE: dict[str, Any] = {
@@ -38,7 +45,7 @@ def _ok_result() -> dict[str, Any]:
 
 
 def test_listing_admits_invokes_and_consumes_in_sequence() -> None:
-    core = HostCore(policy=SPEC)
+    core = HostCore(HostOptions(policy=SPEC))
     report = core.admit_listing([ROUTE, TOKEN], pages=1)
     assert list(report.admitted) == ["route"] and report.rejected[0]["category"] == "sensitive_header"
     tool = core.listed_tool("route")
@@ -52,7 +59,7 @@ def test_listing_admits_invokes_and_consumes_in_sequence() -> None:
 
 
 def test_a_tool_the_core_did_not_admit_cannot_be_invoked() -> None:
-    core, other = HostCore(policy=SPEC), HostCore(policy=SPEC)
+    core, other = HostCore(HostOptions(policy=SPEC)), HostCore(HostOptions(policy=SPEC))
     core.admit_listing([ROUTE], pages=1)
     other.admit_listing([ROUTE], pages=1)
     forged = AdmittedTool("route", TOKEN, {}, "listing")
@@ -67,7 +74,7 @@ def test_a_tool_the_core_did_not_admit_cannot_be_invoked() -> None:
 
 
 def test_a_call_another_core_prepared_cannot_be_consumed() -> None:
-    core, other = HostCore(policy=SPEC), HostCore(policy=SPEC)
+    core, other = HostCore(HostOptions(policy=SPEC)), HostCore(HostOptions(policy=SPEC))
     other.admit_listing([ROUTE], pages=1)
     call = other.invoke(other.listed_tool("route"), {"region": "x"})
     with pytest.raises(AdmissionError):
@@ -82,7 +89,7 @@ def test_a_call_another_core_prepared_cannot_be_consumed() -> None:
 
 
 def test_the_core_keeps_its_own_copy_of_the_contract() -> None:
-    core = HostCore(policy=SPEC)
+    core = HostCore(HostOptions(policy=SPEC))
     descriptor = {
         "name": "route",
         "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
@@ -94,12 +101,12 @@ def test_the_core_keeps_its_own_copy_of_the_contract() -> None:
 
 
 def test_disclosed_tools_are_admitted_with_the_policy_and_bounded() -> None:
-    core = HostCore(policy=SPEC, max_disclosed=2)
+    core = HostCore(HostOptions(policy=SPEC, max_disclosed=2))
     with pytest.raises(AdmissionError) as refused:
         core.admit_disclosed(TOKEN, schema_sha256=DIGEST)
     assert refused.value.category == "sensitive_header"
     assert core.disclosed_tool("fetch", DIGEST) is None
-    strict = HostCore()  # the default strict profile refuses the nested header
+    strict = HostCore(HostOptions(profile="strict"))  # the strict profile refuses the nested header
     with pytest.raises(AdmissionError) as nested:
         strict.admit_disclosed(ROUTE, schema_sha256=DIGEST)
     assert nested.value.category == "invalid_header_annotation"
@@ -113,7 +120,7 @@ def test_disclosed_tools_are_admitted_with_the_policy_and_bounded() -> None:
 
 
 def test_a_known_header_map_must_agree_with_the_schema() -> None:
-    core = HostCore(policy=SPEC)
+    core = HostCore(HostOptions(policy=SPEC))
     known = {"region": "mcp-param-region", "target.zone": "Mcp-Param-Zone"}  # names fold case
     admitted = core.admit_disclosed(ROUTE, schema_sha256=DIGEST, known_headers=known)
     assert admitted.header_map == header_map(ROUTE)
@@ -134,7 +141,7 @@ def test_a_known_header_map_must_agree_with_the_schema() -> None:
 
 def test_audit_events_are_values_free_and_bounded() -> None:
     sink = BoundedAuditSink(maxlen=3)
-    core = HostCore(policy=SPEC, audit=sink)
+    core = HostCore(HostOptions(policy=SPEC, audit=sink))
     core.admit_listing([ROUTE], pages=1)
     for _ in range(5):
         core.consume(core.invoke(core.listed_tool("route"), {"region": "secret-λ"}), _ok_result())
@@ -163,7 +170,7 @@ def test_may_write_treats_missing_hints_as_writing(annotations: Any, writes: boo
 
 
 def test_outstanding_calls_are_bounded_and_the_oldest_fails_closed() -> None:
-    core = HostCore(policy=SPEC)
+    core = HostCore(HostOptions(policy=SPEC))
     core.admit_listing([ROUTE], pages=1)
     tool = core.listed_tool("route")
     calls = [core.invoke(tool, {"region": "x"}) for _ in range(MAX_OUTSTANDING_CALLS + 1)]

@@ -21,11 +21,10 @@ import pytest
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    AdmissionRefused,
     CallerScope,
     DisclosedTool,
     SchemaDisclosureConsumer,
@@ -90,7 +89,7 @@ async def _searchable_lab() -> AsyncIterator[tuple[str, Log]]:
 
 async def test_contract_client_never_calls_a_tool_admission_rejected(plain_lab: tuple[str, Log]) -> None:
     url, log = plain_lab
-    async with ContractClient(fastmcp.Client(url), require_confirmation=False) as host:
+    async with ContractClient(fastmcp.Client(url), options=HostOptions(require_confirmation=False)) as host:
         await host.discover_tools()
         assert {r["tool"]: r["category"] for r in host.rejections}["fetch_report"] == "sensitive_header"
         with pytest.raises(AdmissionError) as refused:
@@ -106,11 +105,11 @@ async def test_consumer_refuses_a_disclosed_tool_admission_rejects_before_any_ca
     async with _searchable_lab() as (url, log):
         client: fastmcp.Client[Any] = fastmcp.Client(url)
         consumer = SchemaDisclosureConsumer(
-            client, scope=CallerScope("alice", url), require_confirmation=False
+            client, scope=CallerScope("alice", url), options=HostOptions(require_confirmation=False)
         )
         async with client:
             selection = await consumer.select("fetch_report", "fetch_report")
-            with pytest.raises(AdmissionRefused) as refused:
+            with pytest.raises(AdmissionError) as refused:
                 await consumer.disclose(selection)
             # The reads happened (verification is not admission); a hand-built DisclosedTool for the
             # verified manifest is still not callable: the host core never admitted it.
@@ -129,9 +128,9 @@ async def test_consumer_refuses_a_disclosed_tool_admission_rejects_before_any_ca
             assert forged_refused.value.category == "not_disclosed"
             result = await consumer.call(admitted, {"region": "Zürich west", "priority": 2})
     assert refused.value.category == "sensitive_header"
-    assert refused.value.gate == "admit" and refused.value.step == "admit"
+    assert refused.value.gate == "admit" and refused.value.where == "admit"
     assert isinstance(refused.value, AgentConnectorError)
-    assert result["structuredContent"]["region"] == "Zürich west"
+    assert result.structured_content["region"] == "Zürich west"
     assert [name for name, _ in _tool_calls(log) if name != "search_tools"] == ["route_shipment"]
     assert not _sent_header(log, "mcp-param-api-token")
     ((_, route_headers),) = [call for call in _tool_calls(log) if call[0] == "route_shipment"]
@@ -147,21 +146,20 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
     # nested_route's header sits under a nested object: strict admission rejects, spec accepts —
     # the same verdicts ContractClient reaches for the same policy.
     async with _searchable_lab() as (url, _):
-        for profile, admitted in (("strict", False), ("spec", True)):
+        for profile, admitted in (("strict", False), ("default", True)):
             client: fastmcp.Client[Any] = fastmcp.Client(url)
             consumer = SchemaDisclosureConsumer(
                 client,
                 scope=CallerScope("alice", url),
-                policy=AdmissionPolicy(profile=profile),
-                require_confirmation=False,
+                options=HostOptions(profile=profile, require_confirmation=False),
             )
             async with client:
                 selection = await consumer.select("nested_route", "nested_route")
                 if admitted:
                     tool = await consumer.disclose(selection)
-                    assert (await consumer.call(tool, {"target": {"zone": "z1"}}))["structuredContent"]
+                    assert (await consumer.call(tool, {"target": {"zone": "z1"}})).structured_content
                 else:
-                    with pytest.raises(AdmissionRefused) as refused:
+                    with pytest.raises(AdmissionError) as refused:
                         await consumer.disclose(selection)
                     assert refused.value.category == "invalid_header_annotation"
 
@@ -169,7 +167,9 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
 async def test_audit_is_bounded_on_every_path(plain_lab: tuple[str, Log]) -> None:
     url, _ = plain_lab
     sink = BoundedAuditSink(maxlen=5)
-    async with ContractClient(fastmcp.Client(url), audit=sink, require_confirmation=False) as host:
+    async with ContractClient(
+        fastmcp.Client(url), options=HostOptions(audit=sink, require_confirmation=False)
+    ) as host:
         await host.discover_tools()
         for index in range(10):
             await host.call("route_shipment", {"region": f"r{index}"})

@@ -25,10 +25,10 @@ from starlette.routing import Route
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, list_operation_tools
 from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.mcp.contracts.errors import ArgumentError, ContractViolation
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
-    InvocationRefused,
-    ResultRejected,
     SchemaDisclosureConsumer,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
@@ -109,7 +109,9 @@ async def test_timeline_is_reconstructed_over_http_and_called_against_the_fake_u
     url, expected = github_mcp
     fake, _ = upstream
     client: Client[Any] = Client(url)
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url), require_confirmation=False)
+    consumer = SchemaDisclosureConsumer(
+        client, scope=CallerScope("anyone", url), options=HostOptions(require_confirmation=False)
+    )
     async with client:
         entries = await consumer.discover("timeline")
         assert TIMELINE_ALIAS in [entry.name for entry in entries]
@@ -123,16 +125,16 @@ async def test_timeline_is_reconstructed_over_http_and_called_against_the_fake_u
         result = await consumer.call(
             disclosed, {"owner": "octo", "repo": "hello", "issue_number": 42, "per_page": 5}
         )
-        assert result["structuredContent"] == {"result": [LOCKED_EVENT]}
+        assert result.structured_content == {"result": [LOCKED_EVENT]}
         assert fake.requests == [("GET", "/repos/octo/hello/issues/42/timeline", {"per_page": "5"})]
 
         # Invalid arguments never leave the host; an upstream answer that breaks the schema is rejected.
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ArgumentError) as refused:
             await consumer.call(disclosed, {"owner": "octo", "repo": "hello", "issue_number": "42"})
         assert refused.value.category == "invalid_arguments"
         assert len(fake.requests) == 1
         fake.timeline = ["not an event"]
-        with pytest.raises(ResultRejected) as rejected:
+        with pytest.raises(ContractViolation) as rejected:
             await consumer.call(disclosed, {"owner": "octo", "repo": "hello", "issue_number": 42})
         assert rejected.value.category == "output_schema_violation"
         assert rejected.value.path.startswith("/structuredContent/result/0")

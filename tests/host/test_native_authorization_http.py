@@ -17,6 +17,7 @@ from fastmcp.server.middleware import Middleware
 from fastmcp.utilities.authorization import require_scopes
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -56,18 +57,27 @@ def _served(*, search: bool) -> tuple[Any, dict[str, dict[str, Any]], CallCounte
 async def test_contract_client_surfaces_a_revoked_scope_as_a_typed_refusal() -> None:
     app, tokens, counter = _served(search=False)
     with serve_asgi(app) as url:
-        async with ContractClient(
-            fastmcp.Client(url, auth="alice-token"), require_confirmation=False
-        ) as host:
+        strict = HostOptions(profile="strict", require_confirmation=False)
+        async with (
+            ContractClient(
+                fastmcp.Client(url, auth="alice-token"), HostOptions(require_confirmation=False)
+            ) as host,
+            ContractClient(fastmcp.Client(url, auth="alice-token"), strict) as strict_host,
+        ):
             assert "close_account" in (await host.discover_tools()).admitted
+            assert "close_account" in (await strict_host.discover_tools()).admitted
             tokens["alice-token"]["scopes"] = ["read"]  # the caller loses `admin`
+            answer = await host.call("close_account", {"account": "a-1"})
             with pytest.raises(ContractViolation) as refused:
-                await host.call("close_account", {"account": "a-1"})
-    # FastMCP answers a tool the caller may no longer see with an ``isError`` "Unknown tool" result;
-    # it cannot honour the tool's output schema, so the Consume gate refuses it: typed, not a success.
+                await strict_host.call("close_account", {"account": "a-1"})
+    # FastMCP answers a tool the caller may no longer see with an ``isError`` "Unknown tool" result
+    # without structuredContent: by default a tool error with a finding (the server's words kept), typed,
+    # never a success; the strict profile refuses it at the Consume gate.
+    assert answer.is_error and answer.text
+    assert [f.category for f in answer.findings] == ["missing_structured_content"]
     assert refused.value.category == "missing_structured_content"
     assert "a-1" not in str(refused.value)
-    assert counter.calls == ["close_account"]  # the server was asked (and refused); nothing else
+    assert counter.calls == ["close_account", "close_account"]  # the server was asked; nothing else
 
 
 async def test_consumer_surfaces_a_revoked_scope_before_the_call() -> None:
@@ -75,7 +85,7 @@ async def test_consumer_surfaces_a_revoked_scope_before_the_call() -> None:
     with serve_asgi(app) as url:
         client: fastmcp.Client[Any] = fastmcp.Client(url, auth="alice-token")
         consumer = SchemaDisclosureConsumer(
-            client, scope=CallerScope("alice", url), require_confirmation=False
+            client, scope=CallerScope("alice", url), options=HostOptions(require_confirmation=False)
         )
         async with client:
             tool = await consumer.disclose(await consumer.select("close_account", "close_account"))

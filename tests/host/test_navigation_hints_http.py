@@ -27,14 +27,14 @@ from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.cli.sources import load_openapi
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.host import CallSummary
+from agent_connector_sdk.mcp.host import CallSummary, HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
-    InvocationRefused,
     SchemaDisclosureConsumer,
     StaleSelection,
 )
+from agent_connector_sdk.mcp.host.errors import ConfirmationRefused
 from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
 from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     SchemaNavigation,
@@ -110,10 +110,10 @@ async def test_an_openapi_get_runs_unasked_and_a_delete_is_refused_before_sendin
         timeline = await consumer.disclose(await consumer.select("timeline", TIMELINE))
         assert timeline.descriptor["annotations"]["readOnlyHint"] is True
         result = await consumer.call(timeline, {"owner": "octo", "repo": "hello", "issue_number": 42})
-        assert result["structuredContent"] == {"result": []}
+        assert result.structured_content == {"result": []}
         delete = await consumer.disclose(await consumer.select("repos_delete", "repos_delete"))
         assert delete.descriptor["annotations"]["destructiveHint"] is True
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ConfirmationRefused) as refused:
             await consumer.call(delete, {"owner": "octo", "repo": "hello"})
     assert refused.value.category == "confirmation_required"
     assert upstream.requests == [("GET", "/repos/octo/hello/issues/42/timeline")]
@@ -131,10 +131,12 @@ async def test_the_confirmation_callback_sees_the_hints_the_listing_would_show(
         return False
 
     client: Client[Any] = Client(url)
-    consumer = SchemaDisclosureConsumer(client, scope=CallerScope("anyone", url), confirm_write=decline)
+    consumer = SchemaDisclosureConsumer(
+        client, scope=CallerScope("anyone", url), options=HostOptions(confirm_write=decline)
+    )
     async with client:
         delete = await consumer.disclose(await consumer.select("repos_delete", "repos_delete"))
-        with pytest.raises(InvocationRefused):
+        with pytest.raises(ConfirmationRefused):
             await consumer.call(delete, {"owner": "octo", "repo": "hello"})
     (summary,) = seen
     assert summary.tool == "repos_delete"
@@ -155,7 +157,7 @@ async def test_the_lab_behind_search_marks_search_evidence_read_only() -> None:
         async with client:
             tool = await consumer.disclose(await consumer.select("evidence", "search_evidence"))
             result = await consumer.call(tool, {"query": "latency", "limit": 2})
-            assert isinstance(result["structuredContent"], list)
+            assert isinstance(result.structured_content, list)
     assert tool.descriptor["annotations"]["readOnlyHint"] is True  # ran unasked: confirmation is on
 
 
@@ -191,7 +193,7 @@ async def test_hints_that_change_between_searches_move_the_catalog() -> None:
         consumer = SchemaDisclosureConsumer(client, scope=CallerScope("h", url))
         async with client:
             tool = await consumer.disclose(await consumer.select("lookup", "lookup"))
-            assert (await consumer.call(tool, {"key": "k"}))["structuredContent"] == {"key": "k"}
+            assert (await consumer.call(tool, {"key": "k"})).structured_content == {"key": "k"}
             # Same schemas (same digests), hints now say "may write": the old selection is stale.
             server.local_provider.remove_tool("lookup")
             _add_lookup(server, read_only=False)
@@ -202,7 +204,7 @@ async def test_hints_that_change_between_searches_move_the_catalog() -> None:
                 await consumer.call(tool, {"key": "k"})
             assert stale.value.category == "catalog_changed"
             again = await consumer.disclose(await consumer.select("lookup", "lookup"))
-            with pytest.raises(InvocationRefused) as refused:
+            with pytest.raises(ConfirmationRefused) as refused:
                 await consumer.call(again, {"key": "k"})
     assert refused.value.category == "confirmation_required"
 

@@ -18,7 +18,7 @@ from fastmcp.server.middleware import Middleware
 
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
-from agent_connector_sdk.mcp.host import ParamHeaderChannel, prepare_invocation
+from agent_connector_sdk.mcp.host import HostOptions, ParamHeaderChannel, prepare_invocation
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.schema_disclosure_provider._servers import static_tool
 from tests.support.http_server import serve_asgi
@@ -70,7 +70,9 @@ async def test_arguments_that_are_not_json_data_are_refused_before_sending(
     server.add_tool(static_tool("route_shipment", ROUTE_SHIPMENT["inputSchema"], output_schema=None))
     counter = CallCounter()
     server.add_middleware(counter)
-    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(server), options=HostOptions(require_confirmation=False)
+    ) as client:
         await client.discover_tools()
         assert (await client.call("route_shipment", {"region": "eu-west", "extra": [1.5, None]})).raw
         with pytest.raises(ArgumentError) as refused:
@@ -86,7 +88,9 @@ async def test_arguments_that_are_not_json_data_are_refused_before_sending(
 @pytest.mark.parametrize("arguments", [[("region", "eu-west")], "region", 42])
 async def test_arguments_that_are_not_an_object_are_a_typed_refusal(arguments: Any) -> None:
     # Before: dict(arguments) turned a list of pairs into an object, and crashed on a string.
-    async with ContractClient(fastmcp.Client(contract_lab_server()), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(contract_lab_server()), options=HostOptions(require_confirmation=False)
+    ) as client:
         await client.discover_tools()
         with pytest.raises(ArgumentError) as refused:
             await client.call("route_shipment", arguments)

@@ -18,11 +18,13 @@ import pytest
 from fastmcp import Client
 
 from agent_connector_sdk.demo.lab_service import lab_service_app
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosureConsumerError,
     SchemaDisclosureConsumer,
 )
+from agent_connector_sdk.mcp.host.errors import TransportFailure
 from tests.support.http_server import serve_asgi
 
 
@@ -43,7 +45,7 @@ async def test_a_server_restarted_between_selection_and_call() -> None:
     url = first.__enter__()
     client: Client[Any] = Client(url)
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("alice", url), confirm_write=lambda summary: True
+        client, scope=CallerScope("alice", url), options=HostOptions(confirm_write=lambda summary: True)
     )
     # Closing a fastmcp.Client re-raises its transport's background connection failure from the
     # outage; that is the client's own behaviour, not what is under test.
@@ -54,7 +56,7 @@ async def test_a_server_restarted_between_selection_and_call() -> None:
             first.__exit__(None, None, None)  # the server goes away after selection
             with pytest.raises(DisclosureConsumerError) as down:
                 await consumer.call(tool, arguments)
-            with pytest.raises(DisclosureConsumerError) as unreachable:
+            with pytest.raises(TransportFailure) as unreachable:
                 await consumer.select("search_evidence", "search_evidence")
     with serve_asgi(await anyio.to_thread.run_sync(_lab), port=port):
         # The lost connection ended the caller's session; the caller reconnects its own client (the
@@ -66,9 +68,9 @@ async def test_a_server_restarted_between_selection_and_call() -> None:
             fresh = await consumer.disclose(await consumer.select("search_evidence", "search_evidence"))
             after = await consumer.call(fresh, arguments)
     assert down.value.category == "stale"  # "the disclosed identity is no longer served (transport)"
-    assert unreachable.value.category == "transport"
+    assert unreachable.value.category == "transport_failure"  # the search call's own failure family
     assert old.value.category == "catalog_changed"
     assert "audit" not in str(down.value) + str(old.value)
     assert fresh.manifest == tool.manifest  # the restarted server serves the same bound identity
-    assert before["isError"] is False and after["isError"] is False
-    assert after["structuredContent"] == before["structuredContent"]
+    assert before.is_error is False and after.is_error is False
+    assert after.structured_content == before.structured_content

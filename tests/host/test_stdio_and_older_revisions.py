@@ -23,9 +23,9 @@ from fastmcp.client.transports import PythonStdioTransport
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
+from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    AdmissionRefused,
     CallerScope,
     SchemaDisclosureConsumer,
 )
@@ -48,7 +48,9 @@ def _header_events(sink: BoundedAuditSink) -> list[dict[str, Any]]:
 async def test_a_server_without_server_discover_is_used_at_2025_11_25() -> None:
     with serve_asgi(handshake_era_server().streamable_http_app()) as url:
         sink = BoundedAuditSink()
-        async with ContractClient(fastmcp.Client(url), audit=sink, require_confirmation=False) as host:
+        async with ContractClient(
+            fastmcp.Client(url), options=HostOptions(audit=sink, require_confirmation=False)
+        ) as host:
             assert host.protocol_version == "2025-11-25"
             assert host.report.discovery == "initialize"
             assert host.header_gates == "optional"  # no Mcp-Param-* obligation at this revision
@@ -73,11 +75,15 @@ async def test_a_server_without_server_discover_is_used_at_2025_11_25() -> None:
 
 async def test_the_gated_lab_reached_over_the_handshake_reports_2025_11_25() -> None:
     with serve_asgi(contract_lab_app(stateless_http=True)) as url:
-        async with ContractClient(fastmcp.Client(url, mode="legacy"), require_confirmation=False) as legacy:
+        async with ContractClient(
+            fastmcp.Client(url, mode="legacy"), options=HostOptions(require_confirmation=False)
+        ) as legacy:
             await legacy.discover_tools()
             routed = await legacy.call("route_shipment", {"region": "Zürich west", "priority": 2})
             legacy_report = legacy.report
-        async with ContractClient(fastmcp.Client(url), require_confirmation=False) as modern:
+        async with ContractClient(
+            fastmcp.Client(url), options=HostOptions(require_confirmation=False)
+        ) as modern:
             modern_report = modern.report
     assert (legacy_report.protocol_version, legacy_report.header_gates) == ("2025-11-25", "optional")
     assert (modern_report.protocol_version, modern_report.header_gates) == ("2026-07-28", "required")
@@ -89,7 +95,8 @@ async def test_the_gated_lab_reached_over_the_handshake_reports_2025_11_25() -> 
 # ------------------------------------------------------------------------------------------ stdio
 async def test_contract_client_over_stdio_runs_every_gate_and_reports_headers_not_applicable() -> None:
     sink = BoundedAuditSink()
-    async with ContractClient(_stdio(), audit=sink, require_confirmation=False) as host:
+    strict = HostOptions(profile="strict", audit=sink, require_confirmation=False)  # the contract lab: strict
+    async with ContractClient(_stdio(), options=strict) as host:
         assert host.report.transport == "stdio"
         assert host.header_gates == "not_applicable"
         report = await host.discover_tools()
@@ -114,38 +121,38 @@ async def test_contract_client_over_stdio_runs_every_gate_and_reports_headers_no
 async def test_consumer_over_stdio_admits_before_calling() -> None:
     client = _stdio("--search")
     consumer = SchemaDisclosureConsumer(
-        client, scope=CallerScope("alice", "stdio:lab"), require_confirmation=False
+        client, scope=CallerScope("alice", "stdio:lab"), options=HostOptions(require_confirmation=False)
     )
     async with client:
         assert consumer.header_gates == "not_applicable"
         assert consumer.protocol_version == "2026-07-28"
-        with pytest.raises(AdmissionRefused) as refused:
+        with pytest.raises(AdmissionError) as refused:
             await consumer.disclose(await consumer.select("fetch_report", "fetch_report"))
         tool = await consumer.disclose(await consumer.select("route_shipment", "route_shipment"))
         result = await consumer.call(tool, {"region": "eu west"})
     assert refused.value.category == "sensitive_header"
-    assert result["structuredContent"]["region"] == "eu west"
+    assert result.structured_content["region"] == "eu west"
 
 
 async def test_consumer_at_2025_11_25_admits_before_calling_and_reports_the_revision() -> None:
     with serve_asgi(gated_http_app(await lab_behind_search(), stateless_http=True)) as url:
         client: fastmcp.Client[Any] = fastmcp.Client(url, mode="legacy")
         consumer = SchemaDisclosureConsumer(
-            client, scope=CallerScope("alice", url), require_confirmation=False
+            client, scope=CallerScope("alice", url), options=HostOptions(require_confirmation=False)
         )
         async with client:
             assert (consumer.protocol_version, consumer.header_gates) == ("2025-11-25", "optional")
-            with pytest.raises(AdmissionRefused) as refused:
+            with pytest.raises(AdmissionError) as refused:
                 await consumer.disclose(await consumer.select("fetch_report", "fetch_report"))
             tool = await consumer.disclose(await consumer.select("route_shipment", "route_shipment"))
             result = await consumer.call(tool, {"region": "Zürich west", "express": True})
     assert refused.value.category == "sensitive_header"
-    assert result["structuredContent"]["region"] == "Zürich west"
+    assert result.structured_content["region"] == "Zürich west"
 
 
 async def test_stdio_at_2025_11_25_reports_both_facts() -> None:
     client = fastmcp.Client(PythonStdioTransport(STDIO_LAB, python_cmd=sys.executable), mode="legacy")
-    async with ContractClient(client, require_confirmation=False) as host:
+    async with ContractClient(client, options=HostOptions(require_confirmation=False)) as host:
         await host.discover_tools()
         routed = await host.call("route_shipment", {"region": "eu west"})
         report = host.report

@@ -11,11 +11,10 @@ from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 from mcp_types import ToolAnnotations
 
-from agent_connector_sdk.mcp.host import CallSummary, ConfirmationRefused
+from agent_connector_sdk.mcp.host import CallSummary, ConfirmationRefused, HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
-    InvocationRefused,
     SchemaDisclosureConsumer,
 )
 from tests.host._servers import lab_behind_search
@@ -68,7 +67,9 @@ async def test_by_default_without_a_callback_a_writing_tool_is_refused_before_se
 
 async def test_an_explicit_opt_out_calls_without_asking() -> None:
     server, counter = _server()
-    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as host:
+    async with ContractClient(
+        fastmcp.Client(server), options=HostOptions(require_confirmation=False)
+    ) as host:
         await host.discover_tools()
         assert (await host.call("transfer", {"account": "a", "amount": 1})).structured_content == {
             "status": "done"
@@ -89,7 +90,7 @@ async def test_the_callback_sees_a_value_free_summary_and_decides(asynchronous: 
         return decide(summary)
 
     confirm = decide_later if asynchronous else decide
-    async with ContractClient(fastmcp.Client(server), confirm_write=confirm) as host:
+    async with ContractClient(fastmcp.Client(server), options=HostOptions(confirm_write=confirm)) as host:
         await host.discover_tools()
         await host.call("read_balance", {"account": "a"})  # read-only: never asked
         assert (await host.call("transfer", {"account": "secret-acct", "amount": 5})).structured_content
@@ -109,7 +110,7 @@ async def test_a_failing_callback_is_a_refusal_not_a_go_ahead() -> None:
     def broken(summary: CallSummary) -> bool:
         raise RuntimeError("confirmation UI crashed")
 
-    async with ContractClient(fastmcp.Client(server), confirm_write=broken) as host:
+    async with ContractClient(fastmcp.Client(server), options=HostOptions(confirm_write=broken)) as host:
         await host.discover_tools()
         with pytest.raises(ConfirmationRefused) as refused:
             await host.call("transfer", {"account": "a", "amount": 1})
@@ -122,12 +123,12 @@ async def test_the_consumer_confirms_through_the_same_core() -> None:
     async with fastmcp.Client(server) as client:
         consumer = SchemaDisclosureConsumer(client, scope=CallerScope("alice", "lab"))
         tool = await consumer.disclose(await consumer.select("route_shipment", "route_shipment"))
-        with pytest.raises(InvocationRefused) as refused:
+        with pytest.raises(ConfirmationRefused) as refused:
             await consumer.call(tool, {"region": "eu-west"})
         confirming = SchemaDisclosureConsumer(
-            client, scope=CallerScope("alice", "lab"), confirm_write=lambda summary: True
+            client, scope=CallerScope("alice", "lab"), options=HostOptions(confirm_write=lambda summary: True)
         )
         tool = await confirming.disclose(await confirming.select("route_shipment", "route_shipment"))
         result = await confirming.call(tool, {"region": "eu-west"})
     assert refused.value.category == "confirmation_required"
-    assert result["structuredContent"]["region"] == "eu-west"
+    assert result.structured_content["region"] == "eu-west"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from agent_connector_sdk.mcp.host import HostOptions
 from scripts import interop
 
 EXPECTED_CHECKS = [
@@ -69,6 +70,84 @@ def test_official_clients_drive_our_gated_server(runs: list[interop.Run], client
     assert run.revision == "2026-07-28"
 
 
+REFERENCE_CELLS = {
+    "server-filesystem": (
+        "2025-11-25",
+        ["discover + admit", "call read_text_file", "call list_directory", "read a missing file"],
+    ),
+    "server-memory": (
+        "2025-11-25",
+        [
+            "discover + admit",
+            "write create_entities",
+            "write add_observations",
+            "read_graph sees both writes",
+        ],
+    ),
+    "mcp-server-time": ("2026-07-28", ["discover + admit", "valid timezone", "invalid timezone"]),
+}
+
+
+@pytest.mark.parametrize("server", sorted(REFERENCE_CELLS))
+def test_reference_servers_pass_with_the_default_profile_and_show_the_findings(
+    runs: list[interop.Run], server: str
+) -> None:
+    (run,) = [r for r in runs if r.server.startswith(server)]
+    revision, names = REFERENCE_CELLS[server]
+    assert [check.name for check in run.checks] == names, run.checks
+    assert run.ok, [check for check in run.checks if not check.ok]
+    assert run.revision == revision
+    details = {check.name: check.detail for check in run.checks}
+    assert "rejected" not in details["discover + admit"] and "admitted:" in details["discover + admit"]
+    if server == "server-filesystem":
+        # Valid results kept with the project-rule finding; the missing file's error text reaches us.
+        assert "findings: text-serialization" in details["call read_text_file"]
+        assert "ENOENT" in details["read a missing file"]
+        assert "findings: error-structured-content" in details["read a missing file"]
+    elif server == "server-memory":
+        assert "findings: text-serialization" in details["write create_entities"]
+    else:
+        assert "Invalid timezone" in details["invalid timezone"]
+        assert "findings: error-structured-content" in details["invalid timezone"]
+
+
+def test_the_strict_profile_rejects_what_the_default_profile_reports(
+    toolchain: interop.Toolchain, tmp_path: Path
+) -> None:
+    # The same reference results, held to the project rules: both become Consume-gate rejections, and
+    # the refusal still carries the server's words.
+    import fastmcp
+    from fastmcp.client.transports import StdioTransport
+
+    from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+
+    async def strict_calls() -> tuple[ContractViolation, ContractViolation]:
+        transport = StdioTransport(str(toolchain.time_server), ["--local-timezone", "UTC"])
+        host = ContractClient(
+            fastmcp.Client(transport), HostOptions(profile="strict", require_confirmation=False)
+        )
+        async with host:
+            await host.discover_tools()
+            with pytest.raises(ContractViolation) as invalid:
+                await host.call("get_current_time", {"timezone": "Mars/Olympus"})
+        root = tmp_path
+        transport = StdioTransport(str(toolchain.node), [str(toolchain.filesystem), str(root)])
+        host = ContractClient(
+            fastmcp.Client(transport), HostOptions(profile="strict", require_confirmation=False)
+        )
+        async with host:
+            await host.discover_tools()
+            with pytest.raises(ContractViolation) as unserialized:
+                await host.call("list_allowed_directories", {})
+        return invalid.value, unserialized.value
+
+    invalid, unserialized = asyncio.run(strict_calls())
+    assert invalid.category == "missing_structured_content"
+    assert invalid.server_text is not None and "Invalid timezone" in invalid.server_text
+    assert unserialized.category == "missing_text_serialization"
+
+
 def test_docs_interop_md_is_what_the_matrix_produces(runs: list[interop.Run]) -> None:
     assert interop.DOCS.read_text() == interop.render_docs(runs), "run `python -m scripts.interop --docs`"
 
@@ -83,7 +162,7 @@ def test_a_2020_12_only_policy_rejects_every_draft_07_tool(toolchain: interop.To
     async def discover() -> Any:
         transport = StdioTransport(command=str(toolchain.node), args=[str(toolchain.everything), "stdio"])
         policy = AdmissionPolicy(dialects=frozenset({"2020-12"}))
-        host = ContractClient(fastmcp.Client(transport), policy=policy)
+        host = ContractClient(fastmcp.Client(transport), options=HostOptions(policy=policy))
         async with host:
             return await host.discover_tools()
 

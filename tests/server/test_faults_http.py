@@ -108,7 +108,7 @@ def test_upstream_binary_garbage_is_a_conforming_error_result(
 
 def test_upstream_error_status_is_a_conforming_error_result(upstream: tuple[RecordingUpstream, str]) -> None:
     result = _call_with_upstream_in(upstream, "error")
-    assert "HTTP error 500" in result["content"][0]["text"]
+    assert result["content"][0]["text"].startswith("upstream_error: the upstream API answered HTTP 500")
 
 
 @asynccontextmanager

@@ -5,6 +5,7 @@ consistent tool switching, typed fail-closed errors, a bounded audit sink."""
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from agent_connector_sdk.state import (
     MemoryStateBackend,
     StateBackend,
     StateConfigError,
+    StateNotInitialized,
     StateUnavailable,
     describe_state_url,
     open_state_backend,
@@ -42,6 +44,8 @@ async def backend(request: pytest.FixtureRequest, redis: RedisServer) -> AsyncIt
         if request.param == "memory"
         else RedisStateBackend.from_url(redis.url, prefix="t")
     )
+    for namespace in ("lab", "other"):  # what an operator's `agent-connector state init` does once per store
+        await state.catalog.initialize(namespace, frozenset())
     yield state
     await state.aclose()
 
@@ -122,6 +126,70 @@ async def test_the_switched_off_set_is_bounded(
     assert (await backend.catalog.disabled_tools("lab"))[1] == {"a", "b"}
 
 
+async def test_a_store_that_lost_its_data_is_never_read_as_nothing_switched_off(redis: RedisServer) -> None:
+    backend = RedisStateBackend.from_url(redis.url, prefix="lost")
+    with pytest.raises(StateNotInitialized):  # never initialised: not "nothing is off"
+        await backend.catalog.disabled_tools("lab")
+    first = await backend.catalog.initialize("lab", frozenset({"a"}))
+    assert await backend.catalog.disabled_tools("lab") == (first, frozenset({"a"}))
+    with pytest.raises(StateConfigError) as again:  # a second init by mistake must not switch "a" back on
+        await backend.catalog.initialize("lab", frozenset())
+    assert again.value.category == "already_initialized"
+    off = await backend.catalog.set_tool_enabled("lab", "b", False)
+
+    redis.stop()
+    redis.start()  # no persistence: the store is empty now
+    catalog = backend.catalog
+    for attempt in (catalog.disabled_tools("lab"), catalog.set_tool_enabled("lab", "c", False)):
+        with pytest.raises(StateNotInitialized) as refused:
+            await attempt
+        assert refused.value.category == "state_not_initialized" and refused.value.gate is None
+    assert redis_sync.Redis.from_url(redis.url).keys("lost:off:*") == []  # the refused switch wrote nothing
+    again_first = await backend.catalog.initialize("lab", frozenset({"a", "b"}))
+    assert again_first > off  # generations keep growing across the loss
+    assert await backend.catalog.disabled_tools("lab") == (again_first, frozenset({"a", "b"}))
+    replaced = await backend.catalog.initialize("lab", frozenset({"b"}), replace=True)
+    assert await backend.catalog.disabled_tools("lab") == (replaced, frozenset({"b"}))
+    await backend.aclose()
+
+
+async def test_a_hung_redis_costs_one_short_timeout_per_retry_window(redis: RedisServer) -> None:
+    """SIGSTOP freezes the real redis-server: connections are accepted by the kernel, nothing answers."""
+    import os
+    import signal
+    import time
+
+    backend = RedisStateBackend.from_url(redis.url, prefix="hung")
+    limiter = backend.rate_limiter("completion", max_requests=100, window_seconds=60.0)
+    assert await limiter.acquire("alice") is None
+    assert redis.process is not None
+    os.kill(redis.process.pid, signal.SIGSTOP)
+    try:
+        timings = []
+        for _ in range(20):
+            started = time.perf_counter()
+            with pytest.raises(StateUnavailable):
+                await limiter.acquire("alice")
+            timings.append(time.perf_counter() - started)
+        # The first request waits for the operation timeout (0.25 s, not retried); the breaker then
+        # answers every other request in the retry window at once.
+        assert 0.2 <= timings[0] < 0.6, timings
+        assert max(timings[1:]) < 0.02, timings
+        started = time.perf_counter()
+        assert await backend.ping() is False
+        assert time.perf_counter() - started < 0.02
+        await asyncio.sleep(0.6)  # the window passed: one more probe pays the timeout once
+        started = time.perf_counter()
+        with pytest.raises(StateUnavailable):
+            await limiter.acquire("alice")
+        assert time.perf_counter() - started < 0.6
+    finally:
+        os.kill(redis.process.pid, signal.SIGCONT)
+    await asyncio.sleep(0.6)
+    assert await limiter.acquire("alice") is None  # back: answers again after the window
+    await backend.aclose()
+
+
 @pytest.mark.parametrize("bad", ["", "a b", "x" * 129, "ns:colon", "ümlaut"])
 async def test_names_that_would_break_out_of_their_key_are_refused(backend: StateBackend, bad: str) -> None:
     with pytest.raises(StateConfigError) as refused:
@@ -147,6 +215,7 @@ async def test_a_lost_redis_is_a_typed_refusal_never_an_unlimited_admission(redi
         await backend.catalog.set_tool_enabled("lab", "list_regions", False)
     assert await backend.ping() is False
     redis.start()
+    await asyncio.sleep(backend.breaker.retry_seconds)  # the breaker's window after the last failure
     assert await limiter.acquire("dave") is None  # the pool reconnects on its own
     await backend.aclose()
 
@@ -262,26 +331,59 @@ def test_state_urls() -> None:
 async def test_operator_command_switches_tools_for_every_replica(
     redis: RedisServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import io
+    from agent_connector_sdk.cli import main
 
-    from agent_connector_sdk.state.admin import main as admin
+    def state(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        return main(["state", *argv, "--namespace", "lab"], out), out.getvalue()
 
-    out = io.StringIO()
     url = redis.url.replace("redis://", "redis://:unused-password@")
     # The command runs its own event loop, so it is run in a thread here (this test is async).
-    code = await asyncio.to_thread(
-        admin, ["--state", url, "--namespace", "lab", "disable", "list_regions"], out
-    )
-    assert code == 0 and "list_regions disabled" in out.getvalue()
+    assert (await asyncio.to_thread(state, "status", "--state", url))[0] == 2
+    assert "state_not_initialized" in capsys.readouterr().err  # nobody initialised the namespace yet
+    code, text = await asyncio.to_thread(state, "init", "fetch_report", "--state", url)
+    assert code == 0 and "lab initialised; switched off: fetch_report" in text
+    assert (await asyncio.to_thread(state, "init", "--state", url))[0] == 2  # never re-run by mistake
+    assert "already_initialized" in capsys.readouterr().err
+    code, text = await asyncio.to_thread(state, "disable", "list_regions", "--state", url)
+    assert code == 0 and "list_regions disabled" in text
     replica = RedisStateBackend.from_url(redis.url, prefix="agent-connector")
-    assert (await replica.catalog.disabled_tools("lab"))[1] == {"list_regions"}
+    assert (await replica.catalog.disabled_tools("lab"))[1] == {"fetch_report", "list_regions"}
+    code, text = await asyncio.to_thread(state, "status", "--state", url)
+    assert code == 0 and text.startswith("generation ")
+    assert "switched off: fetch_report, list_regions" in text
+    code, text = await asyncio.to_thread(state, "enable", "list_regions", "--state", url)
+    assert code == 0 and "list_regions enabled" in text
+    code, text = await asyncio.to_thread(state, "init", "--replace", "--state", url)
+    assert code == 0 and "switched off: (none)" in text
+    assert (await replica.catalog.disabled_tools("lab"))[1] == frozenset()
     await replica.aclose()
     redis.stop()
-    assert (
-        await asyncio.to_thread(admin, ["--state", url, "--namespace", "lab", "status"], io.StringIO()) == 2
-    )
+    assert (await asyncio.to_thread(state, "status", "--state", url))[0] == 2
     error = capsys.readouterr().err
     assert "state_unavailable" in error and "unused-password" not in error and error.count("\n") == 1
+
+
+def test_operator_command_refuses_bad_input_in_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_connector_sdk.cli import main
+
+    monkeypatch.delenv("AGENT_CONNECTOR_STATE", raising=False)
+    unreachable = "redis://:hunter2@127.0.0.1:1/0"
+    cases = [
+        (["status"], "no shared state given"),  # the embedded store: switching there changes nothing
+        (["disable", "bad\nname", "--state", unreachable], "invalid_tool_name"),
+        (["status", "--state", unreachable, "--namespace", "a/b"], "invalid_namespace"),
+        (["status", "--state", "http://example.invalid"], "invalid_state_url"),
+        (["disable"], "TOOL"),  # cyclopts: the missing argument
+        (["init", "ok", "bad name", "--state", unreachable], "invalid_tool_name"),
+    ]
+    for argv, expected in cases:
+        assert main(["state", *argv], io.StringIO()) == 2, argv
+        error = capsys.readouterr().err
+        assert expected in error and error.count("\n") == 1, (argv, error)
+        assert "hunter2" not in error and "bad\nname" not in error
 
 
 # ------------------------------------------------------------------------- completion handler (edit)
@@ -298,7 +400,8 @@ class _LostLimiter:
 @pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
 async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
-    from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+    from agent_connector_sdk.mcp.host.errors import JsonRpcError
     from agent_connector_sdk.mcp.server import gated_http_app
 
     chosen: Any = {

@@ -15,6 +15,7 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
@@ -26,10 +27,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
+from agent_connector_sdk.mcp.contracts.findings import Profile
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
+from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -39,7 +43,8 @@ app = App(
         "Review, serve and disclose MCP tools safely (MCP 2026-07-28).\n\n"
         "review: what a host would admit, send and accept. serve: the contract lab or an OpenAPI "
         "document as a gated MCP server behind search. disclose: hash-bound schema fragments of an "
-        "OpenAPI document, offline.\n\n"
+        "OpenAPI document, offline. state: switch a tool off or on for every replica sharing a "
+        "state store.\n\n"
         "Exit codes: 0 ran; 1 with --strict when something was rejected or failed; 2 could not run "
         "(one line on stderr says why)."
     ),
@@ -49,11 +54,7 @@ app = App(
     suppress_keyboard_interrupt=False,  # main() reports it: one line, exit 130
 )
 
-_OUT: list[TextIO] = []  # the output stream of the current ``main`` call (tests pass a StringIO)
-
-
-def _out() -> TextIO:
-    return _OUT[-1] if _OUT else sys.stdout
+_out = current_output
 
 
 def _console(stream: TextIO) -> Console:
@@ -144,17 +145,22 @@ def review(
         ),
     ] = False,
     strict: Annotated[
-        bool, Parameter(help="exit 1 when anything was rejected or failed", negative=())
+        bool,
+        Parameter(
+            help="strict profile: project rules reject too (not only spec MUST rules); exit 1 when "
+            "anything was rejected or failed",
+            negative=(),
+        ),
     ] = False,
     timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
+    deadline: Annotated[
+        float, Parameter(help="seconds for the whole review: connect, every page, search, disclosures, call")
+    ] = 300.0,
     header: Annotated[
         list[str] | None,
         Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
     ] = None,
     token: Annotated[str | None, Parameter(help="bearer token for the server")] = None,
-    profile: Annotated[
-        Literal["strict", "spec"], Parameter(help="x-mcp-header placement rule for admission")
-    ] = "strict",
     search: Annotated[
         list[str] | None,
         Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=()),
@@ -172,6 +178,17 @@ def review(
     json_schema: Annotated[
         bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
     ] = False,
+    write_lock: Annotated[
+        Path | None,
+        Parameter(help="approve every reviewed tool contract: write this contract lock file (per server)"),
+    ] = None,
+    lock: Annotated[
+        Path | None,
+        Parameter(help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed"),
+    ] = None,
+    sarif: Annotated[
+        Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -188,6 +205,8 @@ def review(
         return 0
     if timeout <= 0:
         raise CliError("--timeout must be a positive number of seconds")
+    if not deadline > 0:  # also refuses NaN
+        raise CliError("--deadline must be a positive number of seconds")
     sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
     if sources != 1:
         raise CliError(
@@ -198,8 +217,17 @@ def review(
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
+    # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
+    # findings by default and rejections with --strict.
+    profile: Profile = "strict" if strict else "default"
     headers = _parse_headers(header or [])
     out = _out()
+    contract = _ContractOutputs(
+        lock=_read_lock(lock) if lock is not None else None,
+        lock_file=lock,
+        write_lock=write_lock,
+        sarif=sarif,
+    )
 
     if descriptor:
         from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
@@ -208,13 +236,22 @@ def review(
         if emit_tests is not None:
             written = emit_failure_tests(report, emit_tests)
             print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
-        return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=None)
+        return _finish(
+            report,
+            out,
+            json_output=json_output,
+            strict=strict,
+            descriptors=descriptors,
+            pin=None,
+            contract=contract,
+        )
 
     from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
 
     options = ReviewOptions(
         profile=profile,
         timeout=timeout,
+        deadline=deadline,
         headers=headers,
         token=token,
         search_patterns=tuple(search or (".*",)),
@@ -255,19 +292,74 @@ def review(
             log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
             options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
             report = anyio.run(review_server, reviewed, options)
-    return _finish(report, out, json_output=json_output, strict=strict, descriptors=descriptors, pin=pin)
+    return _finish(
+        report,
+        out,
+        json_output=json_output,
+        strict=strict,
+        descriptors=descriptors,
+        pin=pin,
+        contract=contract,
+    )
+
+
+@dataclass(frozen=True)
+class _ContractOutputs:
+    """``--lock`` (read before the review, so a bad file fails fast), ``--write-lock``, ``--sarif``."""
+
+    lock: Any = None
+    lock_file: Path | None = None
+    write_lock: Path | None = None
+    sarif: Path | None = None
+
+
+def _read_lock(path: Path) -> Any:
+    from agent_connector_sdk.cli.lockfile import read_lock
+
+    return read_lock(path)
 
 
 def _finish(
-    report: ReviewReport, out: TextIO, *, json_output: bool, strict: bool, descriptors: bool, pin: Path | None
+    report: ReviewReport,
+    out: TextIO,
+    *,
+    json_output: bool,
+    strict: bool,
+    descriptors: bool,
+    pin: Path | None,
+    contract: _ContractOutputs | None = None,
 ) -> int:
     if pin is not None:
         _write_pins(report, pin)
+    if contract is not None:
+        report = _contract_outputs(report, contract)
     if json_output:
-        out.write(report.model_dump_json(indent=2) + "\n")
+        # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
+        out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
+
+
+def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> ReviewReport:
+    from agent_connector_sdk.cli.lockfile import apply_lock, write_lock
+
+    if contract.lock is not None:
+        report = apply_lock(report, contract.lock, str(contract.lock_file))
+    if contract.write_lock is not None:
+        write_lock(report, contract.write_lock)
+    if contract.sarif is not None:
+        from agent_connector_sdk.cli.sarif import sarif_log
+
+        try:
+            text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
+            contract.sarif.write_text(text, "utf-8")
+        except OSError as error:
+            raise CliError(
+                f"{contract.sarif}: cannot write the SARIF file ({error.strerror or type(error).__name__})"
+            ) from None
+        print(f"wrote {contract.sarif} (SARIF 2.1.0)", file=sys.stderr)
+    return report
 
 
 def _read_pins(path: Path) -> SourcePins:
@@ -375,6 +467,29 @@ def serve(
     replica_id: Annotated[
         str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
     ] = None,
+    upstream_errors: Annotated[
+        Literal["generic", "echo"],
+        Parameter(
+            help="--openapi: what a caller learns when the upstream answers an error status: "
+            "generic (the status only; the body goes to the log, bounded) or echo (also a bounded "
+            "excerpt of the body, which may carry secrets)"
+        ),
+    ] = "generic",
+    trusted_proxies: Annotated[
+        list[str] | None,
+        Parameter(
+            help="addresses or CIDR blocks of proxies in front of this server (e.g. the nginx host): "
+            "only their X-Forwarded-For names the caller for rate limits and in-flight caps; "
+            "everyone else is keyed by peer address"
+        ),
+    ] = None,
+    read_timeout: Annotated[
+        float, Parameter(help="seconds a connection may take to send a request's headers, and its body")
+    ] = 10.0,
+    max_in_flight: Annotated[int, Parameter(help="requests served at once (more: HTTP 503)")] = 64,
+    max_in_flight_per_caller: Annotated[
+        int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
+    ] = 8,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -386,6 +501,7 @@ def serve(
         bind_socket,
         build_openapi_app,
         is_loopback,
+        log_disclosure_read_path,
         one_line_logging,
         run_server,
     )
@@ -394,6 +510,28 @@ def serve(
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if upstream is not None and openapi is None:
         raise CliError("--upstream only applies with --openapi")
+    if upstream_errors != "generic" and openapi is None:
+        raise CliError("--upstream-errors only applies with --openapi")
+    if not 0 < read_timeout <= 3600:
+        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
+    from agent_connector_sdk.mcp.server.completion import trusted_networks
+    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+
+    for proxy in trusted_proxies or ():
+        try:
+            trusted_networks([proxy])
+        except ValueError:
+            shown = json.dumps(proxy)[:80]
+            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
+    try:
+        bounds = RequestBounds(
+            max_in_flight=max_in_flight,
+            max_in_flight_per_caller=max_in_flight_per_caller,
+            body_timeout_seconds=read_timeout,
+            trusted_proxies=tuple(trusted_proxies or ()),
+        )
+    except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
+        raise CliError(f"--{str(error).replace('_', '-')}") from None
     if upstream is not None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -414,13 +552,24 @@ def serve(
             from agent_connector_sdk.cli.sources import load_openapi
 
             app_, tools = build_openapi_app(
-                load_openapi(str(openapi)), upstream=upstream, state=shared, replica_id=replica_id
+                load_openapi(str(openapi)),
+                upstream=upstream,
+                state=shared,
+                replica_id=replica_id,
+                upstream_errors=upstream_errors,
+                request_bounds=bounds,
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
             from agent_connector_sdk.demo.lab_service import lab_service_app
 
-            app_ = lab_service_app(demo_tokens=not no_auth, state=shared, replica_id=replica_id)
+            app_ = lab_service_app(
+                demo_tokens=not no_auth,
+                state=shared,
+                replica_id=replica_id,
+                trusted_proxies=bounds.trusted_proxies,
+                request_bounds=bounds,
+            )
     except StateConfigError as error:
         raise CliError(f"--state: {error.message}") from None
     except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
@@ -431,13 +580,14 @@ def serve(
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    log_disclosure_read_path(app_)
     sock = bind_socket(host, port)
 
     def announce(url: str) -> None:
         print(f"serving {what} at {url}", file=out, flush=True)
 
     try:
-        run_server(app_, sock, announce)
+        run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
     finally:
         sock.close()
     return 0
@@ -541,6 +691,8 @@ def _render_disclosures(
             m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
         )
     console.print(table)
+    if len(manifests) == 1:
+        _render_fragments(next(iter(run.disclosures.values())), console)
     if verify:
         intact = len(manifests) - len(failures)
         where = f" from the files in {out}" if out is not None else ""
@@ -557,6 +709,23 @@ def _render_disclosures(
         console.print("refused  none")
 
 
+def _render_fragments(disclosure: Any, console: Console) -> None:
+    """One disclosure's fragments: the URI a host reads, its size and its digest."""
+    from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
+
+    manifest = disclosure.manifest
+    console.print(f"manifest {manifest.manifest_uri}")
+    console.print(f"fragment {manifest.fragment_uri_template}")
+    for index in range(manifest.fragment_count):
+        fragment = read_schema_fragment(disclosure, str(index))
+        size = len(fragment.text.encode("utf-8"))
+        console.print(f"  {{index}}={index:<4d} {size:5,d} bytes  sha256 {fragment.fragment_sha256[:16]}…")
+
+
+# ---------------------------------------------------------------------------------------- state
+app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
+
+
 # ------------------------------------------------------------------------------------------ main
 def _interrupt(signum: int, frame: Any) -> None:
     # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
@@ -566,24 +735,29 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the CLI and return its exit code (never raises for bad input or an unreachable server)."""
-    _OUT.append(out if out is not None else sys.stdout)
+    with writing_to(out):
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, _interrupt)
     try:
         result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
     except CliError as error:
-        print(f"agent-connector: {error}", file=sys.stderr)
+        # One line, whatever the server put in it (its words are quoted in some messages).
+        print(f"agent-connector: {sanitize_text(str(error), 1_000)}", file=sys.stderr)
         return error.exit_code
     except CycloptsError as error:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        print(f"agent-connector: {lines[0] if lines else type(error).__name__} (see --help)", file=sys.stderr)
+        first = sanitize_text(lines[0] if lines else type(error).__name__, 300)
+        print(f"agent-connector: {first} (see --help)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("agent-connector: interrupted", file=sys.stderr)
         return 130
     finally:
-        _OUT.pop()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     return result if isinstance(result, int) else 0

@@ -2,8 +2,11 @@
 
 :class:`CliError` is what commands raise for bad input; :func:`explain_unreachable` turns whatever
 the transport stack raised while talking to a server into one sentence a person can act on
-(refused, timed out, TLS, wrong path, not an MCP endpoint). The peer's own error text is not echoed
-(it may quote request values); only codes, HTTP content types and exception *types* are named.
+(refused, timed out, TLS, wrong path, not an MCP endpoint, an HTTP error with the server's own words,
+a protocol version this host does not speak). The server's words (an HTTP error body's message, a
+JSON-RPC error message, the versions it offers) are quoted sanitized and capped
+(:func:`~agent_connector_sdk.sanitize.sanitize_text`), so they can neither draw on the terminal nor
+flood it; a refusal of this host's own (a bound) is never blamed on the server.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterator
 from typing import Final, Literal
 
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = [
     "CliCategory",
@@ -50,6 +54,11 @@ class ServerUnavailable(CliError):
         super().__init__(message, category="server_unavailable")
 
 
+_WORDS: Final = 200  # characters of the server's own words quoted in one line
+_UNSUPPORTED_VERSION: Final = re.compile(r"Unsupported protocol version from the server: (.*)", re.S)
+_NO_MUTUAL_VERSION: Final = re.compile(
+    r"No mutually supported modern protocol version \(server: (.*), client", re.S
+)
 _CONTENT_TYPE: Final = re.compile(r"Unexpected content type:\s*([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+)")
 
 
@@ -81,15 +90,62 @@ def needs_status_probe(error: BaseException) -> bool:
     )
 
 
+def _quote(words: str | None) -> str:
+    return f": {sanitize_text(words, _WORDS)}" if words else ""
+
+
+def _http_error(target: str, status: int, words: str | None) -> str:
+    """``target answered HTTP <status>: <the server's words>`` and, where it helps, what to try."""
+    said = _quote(words)
+    if status == 401:
+        return f"{target} answered HTTP 401 (unauthorized){said}; pass credentials with --token or --header"
+    if status == 403 and not words:
+        return f"{target} answered HTTP 403 (forbidden): check the credentials and the address used"
+    if status == 404:
+        return f"{target} answered HTTP 404{said or ' Not Found'} (wrong path? FastMCP serves /mcp)"
+    return f"{target} answered HTTP {status}{said}"
+
+
+def _version_mismatch(causes: list[BaseException], target: str) -> str | None:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+
+    ours = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
+    for cause in causes:
+        text = str(cause) if isinstance(cause, RuntimeError) else ""
+        found = _UNSUPPORTED_VERSION.match(text) or _NO_MUTUAL_VERSION.match(text)
+        if found:
+            theirs = sanitize_text(found.group(1), 120)
+            return f"{target} speaks MCP protocol version {theirs}; this host speaks {ours}"
+        if isinstance(cause, MCPError) and cause.code == -32022:  # UnsupportedProtocolVersion
+            data = cause.data if isinstance(cause.data, dict) else {}
+            theirs = sanitize_text(data.get("supported", "?"), 120)
+            return f"{target} supports MCP protocol versions {theirs}; this host speaks {ours}"
+    return None
+
+
 def explain_unreachable(
-    error: BaseException, *, target: str, timeout: float, http_status: int | None = None
+    error: BaseException,
+    *,
+    target: str,
+    timeout: float,
+    http_status: int | None = None,
+    http_words: str | None = None,
 ) -> str:
     """One sentence saying why ``target`` could not be reviewed, from the exception chain
-    (``http_status``: what a plain POST to the endpoint answered, when it was probed)."""
+    (``http_status``/``http_words``: the HTTP error answer and the server's own words in it, as the host
+    saw them on the wire or a plain POST to the endpoint answered)."""
     import httpx2
     from mcp.shared.exceptions import MCPError
 
     causes = list(iter_causes(error))
+    version = _version_mismatch(causes, target)
+    if version is not None:
+        return version
+    if http_status is not None and http_status >= 400 and any(isinstance(c, MCPError) for c in causes):
+        # The SDK folds every HTTP error into one JSON-RPC stand-in (a 401 whose body is a JSON-RPC
+        # -32001 looks like a local timeout): the status and the server's words say what happened.
+        return _http_error(target, http_status, http_words)
     for cause in causes:
         if isinstance(cause, ssl.SSLError | ssl.CertificateError):
             return f"TLS failed for {target}: {type(cause).__name__} (is it https with a valid certificate?)"
@@ -115,17 +171,10 @@ def explain_unreachable(
                 return f"wrong path: {target} answered 404 Not Found (FastMCP serves /mcp)"
             if cause.code == -32000:
                 return f"the connection to {target} closed before an answer arrived"
-            if text == "Server returned an error response" and http_status is not None:
-                if http_status in (401, 403):
-                    return f"{target} answered HTTP {http_status}: pass credentials with --token or --header"
-                return f"{target} answered HTTP {http_status} instead of an MCP result"
-            return f"{target} refused the session: JSON-RPC error {cause.code}"
+            return f"{target} refused the session: JSON-RPC error {cause.code}{_quote(cause.message)}"
     for cause in causes:
         if isinstance(cause, httpx2.HTTPStatusError):
-            status = cause.response.status_code
-            if status in (401, 403):
-                return f"{target} answered HTTP {status}: pass credentials with --token or --header"
-            return f"{target} answered HTTP {status}"
+            return _http_error(target, cause.response.status_code, None)
     for cause in causes:
         if isinstance(cause, httpx2.ConnectError | httpx2.NetworkError):
             return f"cannot connect to {target}: {type(cause).__name__}"

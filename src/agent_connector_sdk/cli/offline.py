@@ -18,21 +18,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
-from agent_connector_sdk.cli.review import build_review_report, header_policy
+from agent_connector_sdk.cli.review import build_review_report, finding_reports, header_policy
 from agent_connector_sdk.cli.sources import load_descriptors
 from agent_connector_sdk.mcp.contracts import (
-    AdmissionPolicy,
     ContractError,
-    admit_tools,
     build_parameter_headers,
     validate_arguments,
     validate_tool_result,
 )
 from agent_connector_sdk.mcp.contracts.headers import MAX_SAFE_INTEGER, header_annotations
+from agent_connector_sdk.mcp.host import HostCore, HostOptions, Profile
 
 __all__ = ["emit_failure_tests", "failure_cases", "review_descriptor_files", "valid_sample"]
 
@@ -55,11 +54,13 @@ _HEADER_STRINGS: Final = (
 )
 
 
-def review_descriptor_files(paths: Sequence[str], *, profile: Literal["strict", "spec"]) -> ReviewReport:
+def review_descriptor_files(paths: Sequence[str], *, profile: Profile = "default") -> ReviewReport:
     descriptors = [item for path in paths for item in load_descriptors(path)]
     if not descriptors:
         raise CliError("the descriptor files hold no tools")
-    report = admit_tools(descriptors, AdmissionPolicy(profile=profile))
+    # The host core's own Admit gate (pure): the same verdicts and findings a live review gets.
+    core = HostCore(HostOptions(profile=profile))
+    report = core.admit_listing(descriptors, pages=0)
     rejected_at = {r["index"]: r for r in report.rejected}
     tools = []
     for index, item in enumerate(descriptors):
@@ -71,6 +72,7 @@ def review_descriptor_files(paths: Sequence[str], *, profile: Literal["strict", 
             else AdmissionVerdict(decision="admitted")
         )
         name = descriptor.get("name") if descriptor is not None else None
+        admitted = core.listed.get(name) if rejection is None and isinstance(name, str) else None
         tools.append(
             ToolReview(
                 name=name if isinstance(name, str) else None,
@@ -79,6 +81,7 @@ def review_descriptor_files(paths: Sequence[str], *, profile: Literal["strict", 
                 output_kind=output_kind(descriptor),
                 admission=verdict,
                 headers=header_policy(descriptor, applicable=True),
+                findings=finding_reports(admitted.findings) if admitted is not None else [],
             )
         )
     return build_review_report(

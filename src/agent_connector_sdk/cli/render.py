@@ -1,16 +1,23 @@
-"""Human output for the CLI: rich tables (colour only on a terminal), plain text everywhere else."""
+"""Human output for the CLI: rich tables (colour only on a terminal), plain text everywhere else.
+
+Every string a server (or a descriptor file) chose passes :func:`~agent_connector_sdk.sanitize.sanitize_text`
+before rich sees it (:func:`_s`: sanitize, cap, then escape rich markup), so no server string can put a
+control character, an escape sequence or a bidi control on the terminal, and descriptors printed in
+full go through :func:`~agent_connector_sdk.sanitize.sanitize_json`.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["count", "render_review", "short_json"]
 
@@ -22,12 +29,22 @@ def count(number: int, singular: str, plural: str | None = None) -> str:
 
 
 def short_json(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Compact JSON of ``value``, sanitized and capped at about ``limit`` characters."""
+    return sanitize_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
+
+
+_NAME: Final = 160  # tool names are ≤ 128 characters when admitted; rejected ones may be anything
+_FIELD: Final = 400
+_HEADER_ROWS: Final = 32  # the default max_mirrored_headers
+
+
+def _s(value: Any, limit: int = _FIELD) -> str:
+    """A server-controlled string for rich: sanitized, capped, markup escaped."""
+    return escape(sanitize_text("" if value is None else value, limit))
 
 
 def _cursor(value: str | None) -> str:
-    return "(first)" if value is None else json.dumps(value, ensure_ascii=False)
+    return "(first)" if value is None else sanitize_text(json.dumps(value, ensure_ascii=False), 80)
 
 
 def _arguments(tool: ToolReview) -> str:
@@ -40,8 +57,12 @@ def _arguments(tool: ToolReview) -> str:
     for name, sub in properties.items():
         declared = sub.get("type", "any") if isinstance(sub, dict) else "any"
         mark = "*" if isinstance(required, list) and name in required else ""
-        parts.append(f"{name}{mark}: {declared if isinstance(declared, str) else 'any'}")
-    return ", ".join(parts)
+        shown = sanitize_text(declared if isinstance(declared, str) else "any", 40)
+        parts.append(f"{sanitize_text(name, 80)}{mark}: {shown}")
+        if len(parts) >= 64:
+            parts.append(f"… {len(properties) - len(parts)} more")
+            break
+    return sanitize_text(", ".join(parts), 2_000)
 
 
 def _admission(tool: ToolReview) -> str:
@@ -49,7 +70,7 @@ def _admission(tool: ToolReview) -> str:
     if verdict.decision == "admitted":
         return "[green]admitted[/green]"
     return (
-        f"[red]rejected[/red] [bold]{escape(verdict.category or '')}[/bold]: {escape(verdict.reason or '')}"
+        f"[red]rejected[/red] [bold]{_s(verdict.category, 80)}[/bold]: {_s(verdict.reason)}"
     )
 
 
@@ -58,27 +79,27 @@ def _disclosure(tool: ToolReview) -> str:
     if check is None:
         return "— (listed)" if tool.found == "listed" else "—"
     if not check.verified:
-        return f"[red]failed[/red] {escape(check.step or '')}/{escape(check.category or '')}"
+        return f"[red]failed[/red] {_s(check.step, 40)}/{_s(check.category, 80)}"
     return (
         f"[green]verified[/green] {count(check.fragment_count or 0, 'fragment')}, "
-        f"{check.schema_bytes or 0:,} B, sha256 {(check.schema_sha256 or '')[:12]}…"
+        f"{check.schema_bytes or 0:,} B, sha256 {_s((check.schema_sha256 or '')[:12], 12)}…"
     )
 
 
 def render_review(report: ReviewReport, console: Console, *, descriptors: bool = False) -> None:
     """Print ``report`` for a person: identity, page trace, tools, header policy, probe, call, summary."""
     target = report.target
-    console.print(f"[bold]review[/bold] {escape(target.address)}  ({target.kind})")
+    console.print(f"[bold]review[/bold] {_s(target.address)}  ({target.kind})")
     if report.server is not None:
         server = report.server
         console.print(
-            f"server   {escape(server.name or '?')} {escape(server.version or '')}"
-            f" · protocol {escape(server.protocol_version or '?')}"
+            f"server   {_s(server.name or '?', _NAME)} {_s(server.version, 80)}"
+            f" · protocol {_s(server.protocol_version or '?', 40)}"
         )
     gates = "applicable" if report.header_gates == "applicable" else "not applicable (no HTTP headers)"
-    console.print(f"policy   admission profile {report.profile} · Mcp-Param-* header gates {gates}")
+    console.print(f"policy   host profile {report.profile} · Mcp-Param-* header gates {gates}")
     if report.target.kind != "descriptor":
-        trace = " → ".join(escape(_cursor(cursor)) for cursor in report.page_trace)
+        trace = escape(sanitize_text(" → ".join(_cursor(cursor) for cursor in report.page_trace), 2_000))
         console.print(
             f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
         )
@@ -86,9 +107,9 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         search = report.search
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
         entries = count(search.entries, "navigation entry", "navigation entries")
-        line = f"search   {escape(search.tool)} for {escape(patterns)}: {entries}"
+        line = f"search   {_s(search.tool, _NAME)} for {_s(patterns)}: {entries}"
         if search.category is not None:
-            line += f" [red]failed[/red] {escape(search.category)}: {escape(search.reason or '')}"
+            line += f" [red]failed[/red] {_s(search.category, 80)}: {_s(search.reason)}"
         console.print(line)
 
     table = Table(title="tools", title_justify="left", show_lines=False, expand=False)
@@ -96,7 +117,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         table.add_column(column, overflow="fold")
     for tool in report.tools:
         table.add_row(
-            escape(tool.name or "?"),
+            _s(tool.name or "?", _NAME),
             tool.found,
             escape(_arguments(tool)),
             tool.output_kind,
@@ -108,20 +129,23 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     if descriptors:
         for tool in report.tools:
             if tool.descriptor is not None:
-                console.print(f"[bold]descriptor[/bold] {escape(tool.name or '?')}")
-                console.print_json(data=tool.descriptor)
+                console.print(f"[bold]descriptor[/bold] {_s(tool.name or '?', _NAME)}")
+                # In full (that is what --descriptors asks for), but through the JSON sanitizer: JSON
+                # escapes C0 controls itself, sanitize_json the rest (DEL, C1, bidi controls).
+                text = sanitize_json(json.dumps(tool.descriptor, indent=2, ensure_ascii=False))
+                console.print(text, markup=False, highlight=False)
     if report.completion is not None:
         probe = report.completion
         if probe.ref is None:
-            console.print(f"completion advertised; {escape(probe.reason or 'not probed')}")
+            console.print(f"completion advertised; {_s(probe.reason or 'not probed')}")
         elif probe.category is not None:
             console.print(
-                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')}: "
-                f"[red]{escape(probe.category)}[/red]"
+                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)}: "
+                f"[red]{_s(probe.category, 80)}[/red]"
             )
         else:
             console.print(
-                f"completion {escape(probe.ref.get('name', ''))}.{escape(probe.argument or '')} "
+                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)} "
                 "(empty prefix): "
                 f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
                 f"{escape(short_json(probe.values))}"
@@ -131,26 +155,53 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         style = (
             "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
         )
-        line = f"call     {escape(call.tool)}: [{style}]{call.outcome}[/{style}]"
+        line = f"call     {_s(call.tool, _NAME)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
-            line += f" at {escape(call.gate or '?')}: {escape(call.category)} — {escape(call.reason or '')}"
+            line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
         console.print(line)
+        if call.code is not None:
+            console.print(f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+        if call.text is not None:
+            # The server's own words (tool error text, a text result, a rejected result's text).
+            console.print(f"         text: {_s(call.text, 1_000)}")
         if call.headers_sent:
-            console.print(f"         headers sent: {escape(', '.join(call.headers_sent))} (values not shown)")
+            console.print(f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
         if call.content_types:
-            console.print(f"         content blocks: {escape(', '.join(call.content_types))}")
+            console.print(f"         content blocks: {_s(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
             console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
+    _render_findings(report, console)
+    _render_contract(report, console)
     summary = report.summary
     console.print(
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
         f"{len(summary.rejected)} rejected, {len(summary.disclosure_failures)} disclosure failures; "
         f"{count(summary.findings, 'finding')}"
+        + (
+            f"; {count(summary.project_findings, 'project-rule finding')} (rejections with --strict)"
+            if summary.project_findings
+            else ""
+        )
     )
 
 
+def _render_findings(report: ReviewReport, console: Console) -> None:
+    """Project rules the server breaks that this profile reported instead of rejecting."""
+    rows = [(tool.name or "?", finding) for tool in report.tools for finding in tool.findings]
+    if report.call is not None:
+        rows += [(report.call.tool, finding) for finding in report.call.findings]
+    for name, finding in rows[:200]:
+        console.print(
+            f"finding  {_s(name, _NAME)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
+            f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}"
+        )
+
+
 def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
-    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules]
+    # At most _HEADER_ROWS rules per tool: a tool mirroring thousands of arguments is rejected anyway
+    # (max_mirrored_headers); the row after them says how many were not shown.
+    rows = [(tool, rule) for tool in tools for rule in tool.headers.rules[:_HEADER_ROWS]]
+    hidden = {id(tool): len(tool.headers.rules) - _HEADER_ROWS for tool in tools}
     invalid = [tool for tool in tools if tool.headers.category is not None]
     if not rows and not invalid:
         return
@@ -158,27 +209,58 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
     table = Table(title=title, title_justify="left")
     for column in ("tool", "argument", "header", "type", "sample → field value"):
         table.add_column(column, overflow="fold")
-    for tool, rule in rows:
+    for index, (tool, rule) in enumerate(rows):
         samples = []
         for sample in rule.samples:
-            shown = escape(json.dumps(sample.value, ensure_ascii=False))
+            shown = _s(json.dumps(sample.value, ensure_ascii=False), 120)
             if sample.encoding == "refused":
-                samples.append(f"{shown} → [red]refused[/red] ({escape(sample.category or '')})")
+                samples.append(f"{shown} → [red]refused[/red] ({_s(sample.category, 80)})")
             else:
-                samples.append(f"{shown} → {sample.encoding} {escape(sample.wire or '')}")
+                samples.append(f"{shown} → {sample.encoding} {_s(sample.wire, 200)}")
         table.add_row(
-            escape(tool.name or "?"),
-            escape(rule.argument),
-            escape(rule.header),
-            rule.type,
+            _s(tool.name or "?", _NAME),
+            _s(rule.argument, 200),
+            _s(rule.header, 200),
+            _s(rule.type, 40),
             "\n".join(samples),
         )
+        last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
+        if last_of_tool and hidden[id(tool)] > 0:
+            table.add_row(_s(tool.name or "?", _NAME), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
     for tool in invalid:
         table.add_row(
-            escape(tool.name or "?"),
+            _s(tool.name or "?", _NAME),
             "—",
             "—",
             "—",
-            f"[red]{escape(tool.headers.category or '')}[/red]: {escape(tool.headers.reason or '')}",
+            f"[red]{_s(tool.headers.category, 80)}[/red]: {_s(tool.headers.reason)}",
         )
     console.print(table)
+
+
+def _render_contract(report: ReviewReport, console: Console) -> None:
+    """The contract lock's verdict per tool, and the server's skills (findings: :func:`_render_findings`)."""
+    if report.lock is not None:
+        lock = report.lock
+        where = "" if lock.entry else " (no entry for this server: every tool is new)"
+        console.print(
+            f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
+            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
+        )
+        for drift in lock.tools:
+            if drift.status == "unchanged":
+                continue  # counted above; a drift report lists what needs a person's attention
+            style = "red"
+            detail = ""
+            if drift.fields and drift.status == "changed":
+                detail = f" ({_s(', '.join(drift.fields))})"
+            elif drift.previous is not None:
+                detail = f" (was {_s(drift.previous)})"
+            console.print(f"         {_s(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+    if report.skills is not None:
+        console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        for skill in report.skills:
+            console.print(
+                f"         {_s(skill.name)}: {_s(skill.description)} "
+                f"({count(skill.files, 'file')}, {_s(skill.uri)})"
+            )

@@ -21,15 +21,19 @@ __all__ = [
     "CallReport",
     "CompletionProbe",
     "DisclosureCheck",
+    "FindingReport",
     "HeaderPolicy",
     "HeaderRule",
     "HeaderSample",
+    "LockCheck",
     "OutputKind",
     "ReviewReport",
     "ReviewSummary",
     "SearchReport",
     "ServerIdentity",
+    "SkillEntry",
     "Target",
+    "ToolDriftReport",
     "ToolReview",
     "output_kind",
 ]
@@ -112,6 +116,17 @@ class DisclosureCheck(BaseModel):
     reason: str | None = None
 
 
+class FindingReport(BaseModel):
+    """A project rule the server breaks that the ``default`` profile reports instead of rejecting
+    (the README's rule table lists the rules; ``strict`` turns each into a rejection)."""
+
+    model_config = _FROZEN
+    rule: str = Field(description="rule id from the rule table, e.g. text-serialization")
+    category: str = Field(description="the category a strict host rejects with")
+    message: str
+    path: str | None = None
+
+
 class ToolReview(BaseModel):
     """Everything the reviewer learned about one tool."""
 
@@ -127,6 +142,43 @@ class ToolReview(BaseModel):
     admission: AdmissionVerdict
     headers: HeaderPolicy
     disclosure: DisclosureCheck | None = None
+    fingerprint: str | None = Field(
+        default=None, description="sha256 of the tool's contract (contract lock fingerprint), when computable"
+    )
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the admitted descriptor breaks (default profile)"
+    )
+
+
+class ToolDriftReport(BaseModel):
+    """One tool against the contract lock (``--lock``)."""
+
+    model_config = _FROZEN
+    tool: str
+    status: Literal["unchanged", "changed", "added", "removed", "renamed"]
+    fields: list[str] = Field(default_factory=list, description="changed contract fields (never values)")
+    previous: str | None = Field(default=None, description="renamed: the locked name")
+
+
+class LockCheck(BaseModel):
+    """``--lock FILE``: every current and locked tool with its drift status."""
+
+    model_config = _FROZEN
+    file: str
+    server: str = Field(description="the lock entry compared (a one-server lock applies to any target)")
+    entry: bool = Field(description="false when the lock has no entry for this server (all tools added)")
+    tools: list[ToolDriftReport]
+    drifted: int = Field(description="tools whose status is not unchanged")
+
+
+class SkillEntry(BaseModel):
+    """One skill the server offers over the MCP Skills extension (SEP-2640)."""
+
+    model_config = _FROZEN
+    name: str
+    description: str
+    uri: str = Field(description="the skill's SKILL.md resource URI")
+    files: int = Field(description="files the entry lists, each with its size and sha256 digest")
 
 
 class SearchReport(BaseModel):
@@ -167,6 +219,20 @@ class CallReport(BaseModel):
     content_types: list[str] = Field(default_factory=list)
     structured_content: Any = None
     is_error: bool | None = None
+    text: str | None = Field(
+        default=None,
+        description=(
+            "the server's own words: the result's text blocks (also of a tool error or a rejected "
+            "result), sanitized and capped"
+        ),
+    )
+    code: int | None = Field(default=None, description="the JSON-RPC error code the server answered")
+    message: str | None = Field(
+        default=None, description="the server's JSON-RPC error message, sanitized and capped"
+    )
+    findings: list[FindingReport] = Field(
+        default_factory=list, description="project rules the result breaks (default profile)"
+    )
 
 
 class ReviewSummary(BaseModel):
@@ -177,6 +243,10 @@ class ReviewSummary(BaseModel):
     rejected: list[str]
     disclosure_failures: list[str]
     findings: int
+    project_findings: int = Field(
+        default=0, description="project-rule findings reported without rejecting (default profile)"
+    )
+    drifted: int = Field(default=0, description="tools drifted from the contract lock (with --lock)")
 
 
 class ReviewReport(BaseModel):
@@ -186,7 +256,9 @@ class ReviewReport(BaseModel):
     report_version: Literal[1] = REPORT_VERSION
     target: Target
     server: ServerIdentity | None = None
-    profile: Literal["strict", "spec"]
+    profile: Literal["default", "strict"] = Field(
+        description="default: spec MUST rules reject, project rules are findings; strict: both reject"
+    )
     header_gates: Literal["applicable", "not_applicable"]
     page_trace: list[str | None] = Field(
         default_factory=list,
@@ -198,6 +270,10 @@ class ReviewReport(BaseModel):
     tools: list[ToolReview]
     completion: CompletionProbe | None = None
     call: CallReport | None = None
+    lock: LockCheck | None = None
+    skills: list[SkillEntry] | None = Field(
+        default=None, description="skills listed over the Skills extension (null: not offered)"
+    )
     summary: ReviewSummary
 
 

@@ -17,11 +17,12 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, cast
 
 import fastmcp
-import mcp_types
-from pydantic import TypeAdapter
+from fastmcp.skills import SkillsClientExtension
+from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import (
@@ -35,6 +36,7 @@ from agent_connector_sdk.cli.report import (
     CallReport,
     CompletionProbe,
     DisclosureCheck,
+    FindingReport,
     HeaderPolicy,
     HeaderRule,
     HeaderSample,
@@ -42,32 +44,46 @@ from agent_connector_sdk.cli.report import (
     ReviewSummary,
     SearchReport,
     ServerIdentity,
+    SkillEntry,
     Target,
     ToolReview,
     output_kind,
 )
-from agent_connector_sdk.mcp.contracts import AdmissionPolicy, ContractError
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError, PaginationError
-from agent_connector_sdk.mcp.contracts.headers import encode_header_value, header_annotations, header_text
-from agent_connector_sdk.mcp.contracts.pagination import apaginate
-from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
-from agent_connector_sdk.mcp.host import CallSummary
-from agent_connector_sdk.mcp.host.contract_client import (
-    ContractClient,
-    JsonRpcError,
-    ProtocolError,
-    TransportFailure,
+from agent_connector_sdk.mcp.contracts.errors import (
+    AdmissionError,
+    ContractViolation,
+    HeaderValueError,
+    PaginationError,
 )
+from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
+from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
+from agent_connector_sdk.mcp.contracts.headers import (
+    HeaderAnnotation,
+    encode_header_value,
+    header_annotations,
+    header_text,
+)
+from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
+from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
+from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    AdmissionRefused,
     CallerScope,
     DisclosedTool,
     DisclosureConsumerError,
     SchemaDisclosureConsumer,
     SelectedTool,
+    StaleSelection,
 )
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = [
     "ReviewOptions",
@@ -76,14 +92,13 @@ __all__ = [
     "quiet_sdk_loggers",
     "review_server",
     "summarize",
+    "with_fingerprints",
 ]
 
-Profile = Literal["strict", "spec"]
 ProgressHook = Callable[[str, int], None]
 """``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
 ``("advance", 1)`` per disclosure read."""
 
-_RAW: Final[TypeAdapter[dict[str, Any]]] = TypeAdapter(dict[str, Any])
 _STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
 _INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
 _BOOLEAN_SAMPLES: Final = (True, False)
@@ -92,9 +107,12 @@ _SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcor
 
 @dataclass(frozen=True)
 class ReviewOptions:
-    """How to review: admission profile, timeouts, credentials, search patterns and one optional call."""
+    """How to review: host profile, timeouts, credentials, search patterns and one optional call.
 
-    profile: Profile = "strict"
+    ``profile``: ``default`` (spec MUST rules reject, project rules are findings) or ``strict``
+    (``review --strict``: project rules reject too)."""
+
+    profile: Profile = "default"
     timeout: float = 30.0
     headers: Mapping[str, str] = field(default_factory=dict)
     token: str | None = None
@@ -104,6 +122,8 @@ class ReviewOptions:
     progress: ProgressHook | None = None
     stderr_log: Path | None = None
     source_pins: SourcePins | None = None
+    deadline: float | None = 300.0
+    """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
 
 
 @contextlib.contextmanager
@@ -124,8 +144,9 @@ def quiet_sdk_loggers() -> Iterator[None]:
 def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> HeaderPolicy:
     """Each ``x-mcp-header`` argument → its ``Mcp-Param-*`` name, with what the host sends for samples.
 
-    Annotations are read with the spec placement (what the Invoke gate builds headers from); invalid
-    annotations are reported with their category instead of rules.
+    For a descriptor the host did not admit (offline review, rejected tools): annotations are read with
+    the spec placement (what the Invoke gate builds headers from); invalid annotations are reported
+    with their category instead of rules. An admitted tool's policy is :func:`admitted_header_policy`.
     """
     if descriptor is None:
         return HeaderPolicy(applicable=applicable)
@@ -133,6 +154,15 @@ def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> 
         annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
     except AdmissionError as refusal:
         return HeaderPolicy(applicable=applicable, category=refusal.category, reason=refusal.message)
+    return _rules(annotations, applicable)
+
+
+def admitted_header_policy(tool: AdmittedTool, *, applicable: bool) -> HeaderPolicy:
+    """The header policy of a tool the host core admitted: the annotations the core read at Admit."""
+    return _rules(tool.headers, applicable)
+
+
+def _rules(annotations: Iterable[HeaderAnnotation], applicable: bool) -> HeaderPolicy:
     rules = []
     for annotation in annotations:
         samples: tuple[Any, ...]
@@ -179,12 +209,33 @@ def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findin
     rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
     failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
     call_failed = call is not None and call.outcome not in ("validated", "tool_error")
+    project = sum(len(t.findings) for t in tools) + (len(call.findings) if call is not None else 0)
     return ReviewSummary(
         admitted=admitted,
         rejected=rejected,
         disclosure_failures=failures,
         findings=len(rejected) + len(failures) + int(call_failed) + extra_findings,
+        project_findings=project,
     )
+
+
+def finding_reports(findings: Iterable[Finding]) -> list[FindingReport]:
+    """The report's shape of core findings (rule, category, message, path: never values)."""
+    return [FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path) for f in findings]
+
+
+def with_fingerprints(tools: Sequence[ToolReview]) -> list[ToolReview]:
+    """Each tool with its contract fingerprint (the contract lock's ``sha256``), when computable."""
+    checked = []
+    for tool in tools:
+        digest: str | None = None
+        if tool.descriptor is not None:
+            try:
+                digest = fingerprint(tool.descriptor).sha256
+            except AdmissionError:
+                digest = None  # not encodable: the lock cannot approve it either
+        checked.append(tool.model_copy(update={"fingerprint": digest}))
+    return checked
 
 
 def build_review_report(
@@ -198,9 +249,11 @@ def build_review_report(
     search: SearchReport | None = None,
     completion: CompletionProbe | None = None,
     call: CallReport | None = None,
+    skills: list[SkillEntry] | None = None,
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
+    tools = with_fingerprints(tools)
     return ReviewReport(
         target=target,
         server=server,
@@ -211,12 +264,15 @@ def build_review_report(
         tools=tools,
         completion=completion,
         call=call,
+        skills=skills,
         summary=summarize(tools, call, extra),
     )
 
 
 # ----------------------------------------------------------------------------------- the session
-def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
+def _client(
+    target: Target, options: ReviewOptions, unreadable: list[Exception] | None = None
+) -> fastmcp.Client[Any]:
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
@@ -230,15 +286,28 @@ def _client(target: Target, options: ReviewOptions) -> fastmcp.Client[Any]:
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
         transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+    async def note_unreadable(message: Any) -> None:
+        # The SDK hands a line it could not parse to the message handler and drops it; the request it
+        # answered then times out. Kept (at most a few) so the one-line error can say why.
+        if isinstance(message, Exception) and unreadable is not None and len(unreadable) < 8:
+            unreadable.append(message)
+
     return fastmcp.Client(
-        transport, auth=options.token, timeout=options.timeout, init_timeout=options.timeout
+        transport,
+        auth=options.token,
+        timeout=options.timeout,
+        init_timeout=options.timeout,
+        message_handler=note_unreadable,
+        # Opt into the Skills extension (SEP-2640) so the review can list a server's skills.
+        extensions=[SkillsClientExtension()],
     )
 
 
 async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     """Review the server at ``target`` (HTTP or stdio). Raises :class:`ServerUnavailable` when no
     review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
-    client = _client(target, options)
+    unreadable: list[Exception] = []
+    client = _client(target, options, unreadable)
     over_http = target.kind == "http"
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
@@ -247,27 +316,42 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     def confirm(summary: CallSummary) -> bool:
         return options.call is not None and summary.tool == options.call
 
-    host = ContractClient(
-        client, policy=AdmissionPolicy(profile=options.profile), audit=audit, confirm_write=confirm
-    )
-    consumer = SchemaDisclosureConsumer(
+    # ONE host session for the connection: both faces run over its one core (one policy, one set of
+    # admitted tools, one audit trail that the report quotes header names from). Bounds (deadline,
+    # sizes) hold in the library; the reviewer only chooses the deadline.
+    bounds = HostBounds(deadline_s=options.deadline)
+    session = HostSession(
         client,
-        scope=CallerScope("reviewer", target.address),
-        policy=host.host.core.policy,
-        audit=audit,
-        source_pins=options.source_pins,
-        confirm_write=confirm,
+        HostOptions(profile=options.profile, audit=audit, confirm_write=confirm, bounds=bounds),
+    )
+    host = ContractClient(session)
+    consumer = SchemaDisclosureConsumer(
+        session, scope=CallerScope("reviewer", target.address), source_pins=options.source_pins
     )
     failure: BaseException
     try:
-        async with host:
+        async with operation_deadline(bounds, "the review"), host:
             return await _review(host, consumer, target, options, over_http, audit)
+    except BoundExceeded as refusal:
+        # This host's own refusal: said as such, never as the server being unreachable.
+        hint = " (raise --deadline?)" if refusal.bound == "deadline_s" else ""
+        raise ServerUnavailable(f"refused by this host: {refusal.message}{hint}") from None
     except (ProtocolError, OSError, RuntimeError) as error:
         failure = error
     except BaseExceptionGroup as group:
         failure = group
-    status = await _http_status(target, options) if over_http and needs_status_probe(failure) else None
-    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, http_status=status)
+    if any("recursion limit exceeded" in str(error) for error in unreadable):
+        deep = BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+        raise ServerUnavailable(f"refused by this host: {deep.message}") from None
+    seen = session.http_guard.last_error
+    status, words = (seen.status, seen.message) if seen is not None else (None, None)
+    if status is None and over_http and needs_status_probe(failure):
+        status, words = await _http_status(target, options)
+    message = explain_unreachable(
+        failure, target=target.address, timeout=options.timeout, http_status=status, http_words=words
+    )
     last = _last_line(options.stderr_log) if not over_http else None
     raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
 
@@ -278,24 +362,32 @@ def _last_line(path: Path | None) -> str | None:
     except OSError:
         return None
     last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return last[:200] if last else None
+    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
 
 
-async def _http_status(target: Target, options: ReviewOptions) -> int | None:
-    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials)."""
+async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:
+    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials), and the
+    server's own words in the answer (at most :data:`~.wire.ERROR_BODY_BYTES` read)."""
     import httpx2
 
     headers = {**options.headers, "Accept": "application/json, text/event-stream"}
     if options.token is not None:
         headers["Authorization"] = f"Bearer {options.token}"
+    body = bytearray()
     try:
-        async with httpx2.AsyncClient(timeout=options.timeout) as http:
-            answer = await http.post(
-                target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
-            )
+        async with (
+            httpx2.AsyncClient(timeout=options.timeout) as http,
+            http.stream(
+                "POST", target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+            ) as answer,
+        ):
+            async for chunk in answer.aiter_raw():
+                body += chunk
+                if len(body) >= ERROR_BODY_BYTES:
+                    break
     except httpx2.HTTPError:
-        return None
-    return answer.status_code
+        return None, None
+    return answer.status_code, error_words(bytes(body[:ERROR_BODY_BYTES]))
 
 
 async def _review(
@@ -319,7 +411,7 @@ async def _review(
         raise ServerUnavailable(
             f"tools/list cannot be followed safely: {refusal.category} after {len(refusal.trace)} pages"
         ) from None
-    listed = await _listed_reviews(host, report.admitted, report.rejected, over_http)
+    listed = await _listed_reviews(host, report.rejected, over_http)
 
     search_report: SearchReport | None = None
     disclosed: dict[str, DisclosedTool] = {}
@@ -344,33 +436,47 @@ async def _review(
         search=search_report,
         completion=completion,
         call=call,
+        skills=await _list_skills(client),
     )
 
 
+async def _list_skills(client: fastmcp.Client[Any]) -> list[SkillEntry] | None:
+    """The server's skills over the Skills extension, or ``None`` when it offers none (not negotiated,
+    an older revision, or the listing failed: the review stands without it)."""
+    try:
+        skills = await client.list_skills(max_pages=10)
+    except (RuntimeError, MCPError, ValidationError):
+        return None
+    return [
+        SkillEntry(
+            name=skill.frontmatter.name,
+            description=skill.frontmatter.description,
+            uri=str(skill.uri),
+            files=len(skill.resources),
+        )
+        for skill in skills
+    ]
+
+
 async def _listed_reviews(
-    host: ContractClient,
-    admitted: Mapping[str, dict[str, Any]],
-    rejected: Sequence[Rejection],
-    over_http: bool,
+    host: ContractClient, rejected: Sequence[Rejection], over_http: bool
 ) -> list[ToolReview]:
-    # The host keeps only admitted descriptors; rejected ones are shown from a second raw listing
-    # (matched by position and name), because a reviewer wants to see what was refused.
-    rejected_descriptors: dict[int, dict[str, Any]] = {}
-    if rejected:
-        rejected_descriptors = await _raw_listing_at(host, {r["index"]: r["tool"] for r in rejected})
+    # Everything comes from the one discovery: admitted tools as the core holds them (their header
+    # annotations already read), rejected ones with the descriptor the rejection carries.
     reviews = [
         ToolReview(
             name=name,
             found="listed",
-            descriptor=descriptor,
-            output_kind=output_kind(descriptor),
+            descriptor=dict(tool.descriptor),
+            output_kind=output_kind(tool.descriptor),
             admission=AdmissionVerdict(decision="admitted"),
-            headers=header_policy(descriptor, applicable=over_http),
+            headers=admitted_header_policy(tool, applicable=over_http),
+            findings=finding_reports(tool.findings),
         )
-        for name, descriptor in admitted.items()
+        for name, tool in host.session.core.listed.items()
     ]
     for rejection in rejected:
-        descriptor = rejected_descriptors.get(rejection["index"])
+        descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
         reviews.append(
             ToolReview(
                 name=rejection["tool"],
@@ -384,27 +490,6 @@ async def _listed_reviews(
             )
         )
     return reviews
-
-
-async def _raw_listing_at(
-    host: ContractClient, wanted: Mapping[int, str | None]
-) -> dict[int, dict[str, Any]]:
-    session = host.client.session
-
-    async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
-        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        raw = await session.send_request(mcp_types.ListToolsRequest(params=params), cast(Any, _RAW))
-        return cast(dict[str, Any], raw)
-
-    try:
-        pages = await apaginate(fetch_page, items_key="tools")
-    except Exception:  # best effort: the verdicts stand without the descriptors
-        return {}
-    found: dict[int, dict[str, Any]] = {}
-    for index, item in enumerate(pages.items):
-        if index in wanted and isinstance(item, dict) and item.get("name") == wanted[index]:
-            found[index] = item
-    return found
 
 
 def _search_tool(admitted: Mapping[str, dict[str, Any]]) -> str | None:
@@ -426,7 +511,10 @@ async def _review_hidden(
         for pattern in options.search_patterns:
             for entry in await consumer.discover(pattern):
                 entries.setdefault(entry.name, entry)
-    except DisclosureConsumerError as error:
+    except AgentConnectorError as error:
+        # The search is a call through the core: its admission, result and protocol failures arrive
+        # as themselves (AdmissionError, ContractViolation, JsonRpcError, BoundExceeded, ...), each
+        # with its category.
         search = SearchReport(
             tool=search_tool,
             patterns=list(options.search_patterns),
@@ -443,14 +531,15 @@ async def _review_hidden(
     for entry in entries.values():
         selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
         tool: DisclosedTool | None = None
-        failure: DisclosureConsumerError | SourceNotPinned | None = None
+        admitted: AdmittedTool | None = None
+        failure: AgentConnectorError | None = None
         try:
-            tool = await consumer.disclose(selection)
-        except DisclosureConsumerError as error:
-            # Verified, then refused by the host core's Admit gate: the review shows both facts.
-            tool = error.verified if isinstance(error, AdmissionRefused) else None
-            failure = error
-        except SourceNotPinned as error:  # --pins: the manifest's source is not a reviewed one
+            tool = await consumer.verify(selection)
+            # Verified, then the session core's Admit gate: the review shows both facts.
+            admitted = consumer.admit(tool)
+        except (DisclosureConsumerError, SourceNotPinned, AdmissionError, JsonRpcError) as error:
+            # SourceNotPinned: --pins, the manifest's source is not a reviewed one; JsonRpcError: the
+            # server refused one read in its own way (a lost connection ends the review instead).
             failure = error
         if tool is None:
             assert failure is not None
@@ -484,7 +573,7 @@ async def _review_hidden(
             # The host core's own Admit verdict (the one a call is held to), not a second evaluation.
             verdict = (
                 AdmissionVerdict(decision="rejected", category=failure.category, reason=failure.message)
-                if isinstance(failure, AdmissionRefused)
+                if failure is not None
                 else AdmissionVerdict(decision="admitted")
             )
             disclosed[entry.name] = tool
@@ -496,7 +585,12 @@ async def _review_hidden(
                     descriptor=descriptor,
                     output_kind=output_kind(descriptor),
                     admission=verdict,
-                    headers=header_policy(descriptor, applicable=over_http),
+                    findings=finding_reports(admitted.findings) if admitted is not None else [],
+                    headers=(
+                        admitted_header_policy(admitted, applicable=over_http)
+                        if admitted is not None
+                        else header_policy(descriptor, applicable=over_http)
+                    ),
                     disclosure=DisclosureCheck(
                         verified=True,
                         manifest_uri=manifest.manifest_uri,
@@ -592,55 +686,67 @@ async def _call(
             category=review.admission.category,
             reason="the tool was not admitted, so the host never calls it",
         )
-    raw: dict[str, Any]
     try:
         if review.found == "search":
-            raw = await consumer.call(disclosed[name], arguments)
+            result = await consumer.call(disclosed[name], arguments)
         else:
-            raw = (await host.call(name, arguments)).raw
-    except DisclosureConsumerError as error:
-        outcome: Literal["refused", "rejected_result", "failed"] = (
-            "refused" if error.step in ("invoke", "bind") and error.category != "protocol_error" else "failed"
-        )
-        if error.step == "consume":
-            outcome = "rejected_result"
+            result = await host.call(name, arguments)
+    except ContractViolation as error:
+        # Consume refused the result: the server's own words still reach the reader.
         return CallReport(
             tool=name,
-            outcome=outcome,
-            gate=error.step,
+            outcome="rejected_result",
+            gate=error.gate,
             category=error.category,
             reason=error.message,
             headers_sent=_headers_sent(audit, name),
+            text=error.server_text,
         )
-    except ContractError as error:
-        gate = getattr(error, "gate", None)
+    except (StaleSelection, ContractError) as error:
+        # Refused before anything was sent (admission, binding, arguments, headers, confirmation).
         return CallReport(
             tool=name,
-            outcome="rejected_result" if gate == "consume" else "refused",
-            gate=gate,
+            outcome="refused",
+            gate=error.where,
             category=error.category,
             reason=error.message,
             headers_sent=_headers_sent(audit, name),
         )
     except JsonRpcError as error:
+        # One label for every JSON-RPC answer (the family's category); the code and the server's own
+        # message (sanitized, capped) say which.
         return CallReport(
             tool=name,
             outcome="failed",
             gate="execute",
-            category=f"json_rpc_{error.code}",
+            category=error.category,
             reason=f"the server answered JSON-RPC error {error.code}",
             headers_sent=_headers_sent(audit, name),
+            code=error.code,
+            message=sanitize_text(str(error.message), SERVER_TEXT_LIMIT),
         )
     except TransportFailure as error:
-        return CallReport(tool=name, outcome="failed", gate="invoke", category="transport", reason=str(error))
-    content = raw.get("content")
-    blocks = content if isinstance(content, list) else []
+        return CallReport(
+            tool=name, outcome="failed", gate="exchange", category=error.category, reason=error.message
+        )
+    except BoundExceeded as error:  # this host refused the answer (too large): not the server's error
+        return CallReport(
+            tool=name,
+            outcome="rejected_result",
+            gate="consume",
+            category=error.category,
+            reason=error.message,
+            headers_sent=_headers_sent(audit, name),
+        )
+    content = result.content
     return CallReport(
         tool=name,
-        outcome="tool_error" if raw.get("isError") is True else "validated",
+        outcome="tool_error" if result.is_error else "validated",
         gate="consume",
         headers_sent=_headers_sent(audit, name),
-        content_types=[str(block.get("type")) for block in blocks if isinstance(block, dict)],
-        structured_content=raw.get("structuredContent"),
-        is_error=raw.get("isError") is True,
+        content_types=[str(block.get("type")) for block in content if isinstance(block, dict)],
+        structured_content=result.structured_content,
+        is_error=result.is_error,
+        text=result.text,
+        findings=finding_reports(result.findings),
     )

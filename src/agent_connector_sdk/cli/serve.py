@@ -8,9 +8,11 @@ each (no tracebacks): see :func:`one_line_logging`.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import ipaddress
 import logging
+import re
 import socket
 import sys
 from collections.abc import Callable
@@ -18,12 +20,41 @@ from typing import Any, Final, TextIO
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
-from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
+from agent_connector_sdk.connectors.openapi import (
+    UpstreamErrorMode,
+    build_openapi_server,
+    tool_disclosure_origins,
+)
 from agent_connector_sdk.connectors.sources import OpenAPISource
+from agent_connector_sdk.mcp.server.request_limits import RequestBounds
 
-__all__ = ["bind_socket", "build_openapi_app", "is_loopback", "one_line_logging", "run_server"]
+__all__ = [
+    "bind_socket",
+    "build_openapi_app",
+    "disclosure_read_path",
+    "is_loopback",
+    "log_disclosure_read_path",
+    "one_line_logging",
+    "run_server",
+]
 
-_LOGGERS: Final = ("uvicorn", "uvicorn.error", "uvicorn.access", "fastmcp", "mcp", "agent_connector_sdk")
+logger = logging.getLogger(__name__)
+
+_OWN_LOGGER: Final = "agent_connector_sdk"
+_LOGGERS: Final = (
+    "uvicorn",
+    "uvicorn.error",
+    "uvicorn.access",
+    "fastmcp",
+    "mcp",
+    "httpx2",
+    "httpcore2",
+    _OWN_LOGGER,
+)
+THIRD_PARTY_FLOOR: Final = logging.WARNING
+"""Records of other libraries' loggers below this level are dropped at every configured level: their
+debug and info lines print tool arguments, upstream URLs (with path parameters) and raw headers."""
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def is_loopback(host: str) -> bool:
@@ -68,23 +99,42 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 class _OneLine(logging.Formatter):
     """``LEVEL logger: message`` and, for an exception, only its type: a routine client error (a bad
-    request, a refused header, a tool's own failure) is one line, not a traceback."""
+    request, a refused header, a tool's own failure) is one line, not a traceback. Control characters
+    (ESC and the rest) are escaped, so no logged text can drive a terminal or forge a line."""
 
     def format(self, record: logging.LogRecord) -> str:
         line = f"{record.levelname.lower()} {record.name}: {record.getMessage()}"
         if record.exc_info and record.exc_info[0] is not None:
             line += f" ({record.exc_info[0].__name__})"
-        return " ".join(line.split())  # no embedded newlines either
+        line = " ".join(line.split())  # no embedded newlines either
+        return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", line)
+
+
+class _ThirdPartyFloor(logging.Filter):
+    """Drop other libraries' records below :data:`THIRD_PARTY_FLOOR` (whatever level was asked for)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        own = record.name == _OWN_LOGGER or record.name.startswith(_OWN_LOGGER + ".")
+        return own or record.levelno >= THIRD_PARTY_FLOOR
 
 
 def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING) -> None:
+    """Send the server's loggers (and the libraries' it uses) to ``stream`` as escaped single lines.
+
+    ``level`` applies to this SDK's loggers; the libraries' own records below WARNING never print
+    (:class:`_ThirdPartyFloor`), because FastMCP's debug lines carry argument values.
+    """
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(_OneLine())
+    handler.addFilter(_ThirdPartyFloor())
     for name in _LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers = [handler]
         logger.propagate = False
         logger.setLevel(level)
+    # The start-up line saying how disclosure reads resolve (log_disclosure_read_path) is INFO when all is
+    # well and must still be seen: this one logger is one level more talkative than the rest.
+    logging.getLogger(__name__).setLevel(min(level, logging.INFO))
 
 
 def build_openapi_app(
@@ -93,10 +143,13 @@ def build_openapi_app(
     upstream: str | None,
     state: str | None = None,
     replica_id: str | None = None,
+    upstream_errors: UpstreamErrorMode = "generic",
+    request_bounds: RequestBounds | None = None,
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
-    document's ``info``. Returns the ASGI app and the tool count."""
+    document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
+    error body (default: the status and a generic message). Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -105,6 +158,7 @@ def build_openapi_app(
         register_schema_resources,
     )
     from agent_connector_sdk.mcp.server import gated_http_app
+    from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
 
     base_url = upstream if upstream is not None else concrete_server_url(source.document)
     if base_url is None:
@@ -112,7 +166,9 @@ def build_openapi_app(
             "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
         )
     title, version = document_info(source.document)
-    openapi = build_openapi_server(source.document, base_url=base_url, name=title, version=version)
+    openapi = build_openapi_server(
+        source.document, base_url=base_url, name=title, version=version, upstream_errors=upstream_errors
+    )
 
     # Lazy: each disclosure is built on its first read, from the schemas that read sees, so start-up
     # lists and hashes nothing per operation (the source document is hashed once).
@@ -124,17 +180,109 @@ def build_openapi_app(
     server.add_transform(search)
     # from_openapi tools are never edited in place: reads may memoize on the schema objects.
     register_schema_resources(server, search, disclosures, frozen_schemas=True)
+    # Nothing edits these tools in place: search and proxy calls read the caller's catalog from the
+    # exact cache instead of re-listing (and re-dereferencing) every operation per call.
+    cache_tool_catalog(server, search)
     if state is not None or replica_id is not None:
         from agent_connector_sdk.state.replica import build_replica_app
 
-        return build_replica_app(server, state=state, namespace="openapi", replica_id=replica_id), len(
-            disclosures
+        replica = build_replica_app(
+            server, state=state, namespace="openapi", replica_id=replica_id, request_bounds=request_bounds
         )
-    return gated_http_app(server, stateless_http=True), len(disclosures)
+        return replica, len(disclosures)
+    return gated_http_app(server, stateless_http=True, request_bounds=request_bounds), len(disclosures)
 
 
-def run_server(app: Any, sock: socket.socket, announce: Callable[[str], None]) -> None:
-    """Serve ``app`` on the bound ``sock``; ``announce(url)`` runs once uvicorn has started."""
+def disclosure_read_path(app: Any) -> str | None:
+    """Why disclosure reads on ``app`` (as :func:`build_openapi_app` or the lab build it) take the exact
+    whole-catalog path, ``None`` when they resolve by name; ``"no disclosure registry"`` when the app
+    serves none."""
+    from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
+
+    inner = getattr(app, "app", app)  # a replica wraps the gated app
+    server = getattr(getattr(inner, "state", None), "fastmcp_server", None)
+    registry = SchemaDisclosureRegistry.of(server) if server is not None else None
+    if registry is None:
+        return "no disclosure registry"
+    return registry.fast_path_blocker()
+
+
+def log_disclosure_read_path(app: Any) -> None:
+    """One start-up line: do disclosure reads resolve by name (cost independent of the catalog's size)
+    or fall back to listing the caller's whole catalog per read, and why."""
+    blocker = disclosure_read_path(app)
+    if blocker is None:
+        logger.info("disclosure reads resolve by name (cost independent of the catalog's size)")
+    else:
+        logger.warning("disclosure reads list the whole catalog per read: %s", blocker)
+
+
+DEFAULT_READ_TIMEOUT_SECONDS: Final = 10.0
+"""How long a connection may take to send a request's headers (and, in the gates, its body)."""
+
+
+def header_deadline_protocol(header_timeout_seconds: float) -> type[Any]:
+    """uvicorn's h11 protocol with a deadline on request headers: a connection that has not sent a
+    complete request head within ``header_timeout_seconds`` of connecting (or of its previous answer)
+    is closed. uvicorn has no such timeout of its own (its keep-alive timer stops at the first byte),
+    so 400 connections dribbling headers would otherwise be held open indefinitely. The body has its
+    own deadline in the gates (``RequestLimits``)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadlineH11(H11Protocol):
+        _header_deadline: asyncio.TimerHandle | None = None
+        _awaiting_after: object = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm_header_deadline()
+
+        def _arm_header_deadline(self) -> None:
+            self._awaiting_after = self.cycle  # the request whose successor's head is awaited
+            self._header_deadline = self.loop.call_later(header_timeout_seconds, self._head_too_slow)
+
+        def _disarm_header_deadline(self) -> None:
+            deadline = self._header_deadline
+            if deadline is not None:
+                deadline.cancel()
+                self._header_deadline = None
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.cycle is not self._awaiting_after:  # a complete request head arrived
+                self._disarm_header_deadline()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._disarm_header_deadline()
+                self._arm_header_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_header_deadline()
+            super().connection_lost(exc)
+
+        def _head_too_slow(self) -> None:
+            self._header_deadline = None
+            if self.cycle is self._awaiting_after and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeaderDeadlineH11
+
+
+def run_server(
+    app: Any,
+    sock: socket.socket,
+    announce: Callable[[str], None],
+    *,
+    read_timeout_seconds: float = DEFAULT_READ_TIMEOUT_SECONDS,
+) -> None:
+    """Serve ``app`` on the bound ``sock``; ``announce(url)`` runs once uvicorn has started.
+
+    uvicorn never rewrites the peer address from ``X-Forwarded-For`` here (``proxy_headers=False``):
+    the gates decide which proxies to believe (``--trusted-proxies``), so a caller cannot pick its own
+    rate-limit identity. Request heads must arrive within ``read_timeout_seconds``.
+    """
     import uvicorn
 
     host, port = sock.getsockname()[:2]
@@ -146,5 +294,13 @@ def run_server(app: Any, sock: socket.socket, announce: Callable[[str], None]) -
             if self.started:
                 announce(f"http://{shown}:{port}/mcp")
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", log_config=None)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        log_config=None,
+        proxy_headers=False,
+        http=header_deadline_protocol(read_timeout_seconds),
+        timeout_keep_alive=5,
+    )
     AnnouncingServer(config).run(sockets=[sock])

@@ -111,9 +111,13 @@ def document_info(document: Mapping[str, Any]) -> tuple[str, str | None]:
 
 
 def load_descriptors(path: str) -> list[Any]:
-    """Tool descriptors from a file: one descriptor, a list of them, or a ``tools/list`` result."""
+    """Tool descriptors from a file: one descriptor, a list of them, a ``tools/list`` result, or a
+    ``review --json`` report (its reviewed descriptors)."""
     file = Path(path)
     _, value = read_structured(file)
+    if isinstance(value, dict) and "report_version" in value and isinstance(value.get("tools"), list):
+        # A `review --json` report: the descriptors it reviewed (listed and disclosed).
+        return [t["descriptor"] for t in value["tools"] if isinstance(t, dict) and t.get("descriptor")]
     if isinstance(value, dict) and isinstance(value.get("tools"), list):
         return list(value["tools"])
     if isinstance(value, list):

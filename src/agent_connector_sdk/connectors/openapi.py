@@ -24,6 +24,15 @@ What this module adds:
   :data:`FORWARDED_CALLER_HEADERS` allow-list (tracing and language). Everything else the caller sent —
   ``Mcp-Param-*`` and every ``Mcp-*`` header, API keys, cookies, ``X-Forwarded-*``, ``Origin``, custom
   headers — never leaves. ``Mcp-Param-*`` headers are dropped even if an operation declared one.
+  A declared header reaches the upstream only when the call's *arguments* fill it: FastMCP copies a
+  caller's HTTP header of the same name when the argument is absent, and that copy is dropped (only
+  arguments become upstream parameters; they were validated against the published schema, a caller's
+  header was not).
+* an **upstream error boundary**: an upstream answering a non-2xx status becomes :class:`UpstreamError`
+  (category ``upstream_error``), which the server's output check turns into a conforming ``isError``
+  result saying the status and a generic message. The upstream's body is logged (bounded, escaped,
+  with the call's argument values replaced) and reaches the caller only with
+  ``upstream_errors="echo"`` (``serve --upstream-errors=echo``): an error body may carry secrets.
 
 Arguments are validated against each tool's published ``inputSchema`` on the server by the Execute gate
 (``agent_connector_sdk.mcp.server``), so an ``"issue_number": "notanint"`` never becomes a URL.
@@ -35,14 +44,20 @@ words together (``issueslist_events_for_timeline``).
 
 from __future__ import annotations
 
+import contextvars
+import json
+import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 import fastmcp
 import httpx2
+from fastmcp.exceptions import ToolError
+from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.providers.openapi import OpenAPITool
+from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.openapi import HTTPRoute
 from mcp_types import ToolAnnotations
@@ -57,9 +72,12 @@ from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureOrigin
 
 __all__ = [
     "FORWARDED_CALLER_HEADERS",
+    "UPSTREAM_ERROR_MODES",
     "OpenAPIOperationTool",
     "OpenAPIServer",
     "OpenAPIToolsMissing",
+    "UpstreamError",
+    "UpstreamErrorMode",
     "UpstreamHeaderPolicy",
     "build_openapi_server",
     "build_tool_disclosures",
@@ -81,6 +99,130 @@ class OpenAPIToolsMissing(AgentConnectorError, LookupError):
 
     def __init__(self, message: str) -> None:
         super().__init__("tools_missing", message)
+
+
+logger = logging.getLogger(__name__)
+
+UpstreamErrorMode = Literal["generic", "echo"]
+UPSTREAM_ERROR_MODES: Final[tuple[UpstreamErrorMode, ...]] = ("generic", "echo")
+"""``generic`` (default): the caller learns the status only; ``echo``: also a bounded excerpt of the body."""
+
+MAX_LOGGED_UPSTREAM_BODY: Final = 1_000
+"""Most characters of an upstream error body the server log carries (escaped, argument values replaced)."""
+MAX_ECHOED_UPSTREAM_BODY: Final = 400
+"""Most characters of an upstream error body a caller sees with ``upstream_errors="echo"``."""
+_REDACTED: Final = "<argument>"
+
+
+class UpstreamError(AgentConnectorError, ToolError):
+    """``upstream_error``: the upstream API answered a non-2xx status to a tool call (the Execute gate).
+
+    A ``ToolError``, so the call ends as an ``isError`` result; its text names the tool and the HTTP
+    status, never the upstream's body unless the server was built with ``upstream_errors="echo"``.
+    """
+
+    gate = "execute"
+    category: Literal["upstream_error"]
+
+    def __init__(self, tool: str, status: int, *, echoed_body: str | None = None) -> None:
+        message = f"upstream_error: the upstream API answered HTTP {status} to tool {tool!r}"
+        text = message if echoed_body is None else f"{message}: {echoed_body}"
+        super().__init__("upstream_error", message, text=text)
+        self.tool = tool
+        self.status = status
+
+
+def _argument_strings(value: Any) -> Iterator[str]:
+    """Every scalar in an argument value as text (what an upstream body might echo back)."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _argument_strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _argument_strings(item)
+    elif isinstance(value, str | int | float) and not isinstance(value, bool):
+        yield str(value)
+
+
+def _without_argument_values(body: str, arguments: Mapping[str, Any], limit: int) -> str:
+    """``body`` cut to ``limit`` characters with every argument value (2+ characters) replaced.
+
+    Upstreams often echo what they were sent (``"item 'acme-secret' not found"``); a log line must not
+    carry argument values, so they are replaced longest first. One-character values are left: replacing
+    every such character would destroy the text and reveal nothing a reader could not guess.
+    """
+    text = body[: limit * 4]  # bound the work before replacing; the result is cut to `limit` after
+    for value in sorted(set(_argument_strings(arguments)), key=len, reverse=True):
+        if len(value) >= 2:
+            text = text.replace(value, _REDACTED)
+    return text if len(text) <= limit else text[:limit] + "… (truncated)"
+
+
+# The header names (lowercase) the current tool call's arguments fill; read by UpstreamHeaderPolicy.
+_FILLED_HEADERS: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
+    "agent_connector_filled_headers", default=None
+)
+
+
+@dataclass
+class _UpstreamSettings:
+    """One server's upstream boundary: the error mode and which arguments fill which declared headers."""
+
+    upstream_errors: UpstreamErrorMode
+    # tool name -> {argument name: header name (lowercase)}
+    header_arguments: dict[str, dict[str, str]]
+
+
+class _BoundedOpenAPITool(OpenAPITool):
+    """FastMCP's OpenAPI tool at the upstream boundary (module doc): it tells the header policy which
+    declared headers the arguments fill, and turns an upstream error status into :class:`UpstreamError`.
+
+    Installed by switching the class of each tool FastMCP builds to a per-server subclass (from the
+    ``mcp_component_fn`` hook; the subclass adds no fields): FastMCP offers no tool-class option, and
+    re-implementing ``run`` would copy its request building.
+    """
+
+    upstream: ClassVar[_UpstreamSettings]
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        settings = self.upstream
+        header_arguments = settings.header_arguments.get(self.name, {})
+        filled = frozenset(
+            header for argument, header in header_arguments.items() if arguments.get(argument) is not None
+        )
+        token = _FILLED_HEADERS.set(filled)
+        try:
+            return await super().run(arguments)
+        except httpx2.HTTPStatusError as error:
+            status = error.response.status_code
+            body = _response_text(error.response)
+            logger.warning(
+                "upstream error: tool %s got HTTP %d; body (bounded, argument values replaced): %s",
+                json.dumps(self.name),
+                status,
+                json.dumps(
+                    _without_argument_values(body, arguments, MAX_LOGGED_UPSTREAM_BODY), ensure_ascii=True
+                ),
+            )
+            echoed = (
+                _without_argument_values(body, {}, MAX_ECHOED_UPSTREAM_BODY)
+                if settings.upstream_errors == "echo"
+                else None
+            )
+            raise UpstreamError(self.name, status, echoed_body=echoed) from None
+        finally:
+            _FILLED_HEADERS.reset(token)
+
+
+def _bounded_tool_class(settings: _UpstreamSettings) -> type[_BoundedOpenAPITool]:
+    return type("BoundedOpenAPITool", (_BoundedOpenAPITool,), {"upstream": settings})
+
+
+def _response_text(response: httpx2.Response) -> str:
+    try:
+        return response.text
+    except (UnicodeDecodeError, httpx2.ResponseNotRead):
+        return "(undecodable body)"
 
 
 @dataclass(frozen=True)
@@ -171,6 +313,15 @@ class UpstreamHeaderPolicy:
 
     async def __call__(self, request: httpx2.Request) -> None:
         declared = self.declared_headers(request.method, request.url.path)
+        filled = _FILLED_HEADERS.get()
+        if filled is not None:
+            # Inside a tool call: a declared header the arguments did not fill is a caller's header
+            # FastMCP copied in — only arguments become upstream parameters.
+            declared &= filled
+        elif get_http_headers():
+            # Some other request made while serving an MCP caller (not through our tool class): it
+            # cannot say which headers its arguments filled, so no declared header passes (fail closed).
+            declared = frozenset()
         configured = {name.lower() for name in self._client.headers}
         kept = declared | configured | _FRAMING_HEADERS | FORWARDED_CALLER_HEADERS
         for name in {name.lower() for name in request.headers}:
@@ -242,6 +393,7 @@ def build_openapi_server(
     name: str = "OpenAPI",
     version: str | None = None,
     timeout: float = 30.0,
+    upstream_errors: UpstreamErrorMode = "generic",
 ) -> OpenAPIServer:
     """Build a FastMCP server exposing every operation of ``document`` as a tool.
 
@@ -251,6 +403,10 @@ def build_openapi_server(
     server's ``serverInfo`` (e.g. the document's ``info.title`` and ``info.version``). Either way the
     client gets the :class:`UpstreamHeaderPolicy` request hook (once per client), so upstream requests
     carry only the headers addressed to the API.
+
+    ``upstream_errors`` decides what a caller learns when the upstream answers an error status:
+    ``"generic"`` the status and a generic message, ``"echo"`` also a bounded excerpt of the body (see
+    :class:`UpstreamError`; the log always has a bounded excerpt with argument values replaced).
 
     The client is always passed to FastMCP explicitly: a client FastMCP creates itself is closed when
     the server's first lifespan ends, so a second session (e.g. a second in-memory ``Client``) fails
@@ -263,13 +419,23 @@ def build_openapi_server(
         client = httpx2.AsyncClient(
             base_url=base_url if base_url is not None else _first_server_url(document), timeout=timeout
         )
+    if upstream_errors not in UPSTREAM_ERROR_MODES:
+        raise ValueError(f"upstream_errors must be one of {', '.join(UPSTREAM_ERROR_MODES)}")
     operations: dict[str, str] = {}
     routes: dict[str, tuple[str, str]] = {}
     header_policy = UpstreamHeaderPolicy.for_client(client)
+    settings = _UpstreamSettings(upstream_errors=upstream_errors, header_arguments={})
+    bounded_tool = _bounded_tool_class(settings)
 
     def record(route: HTTPRoute, component: FastMCPComponent) -> None:
         # Called by FastMCP after it has fixed the component's final (unique) name.
         if isinstance(component, OpenAPITool):
+            component.__class__ = bounded_tool
+            settings.header_arguments[component.name] = {
+                argument: spec["openapi_name"].lower()
+                for argument, spec in route.parameter_map.items()
+                if spec.get("location") == "header" and "openapi_name" in spec
+            }
             component.annotations = http_method_annotations(route.method)
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)

@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import struct
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import mcp_types
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import FastMCPError, NotFoundError, ToolError
 from fastmcp.server.auth import AuthProvider
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.tools.base import RawStructuredToolResult, Tool, ToolResult
@@ -68,6 +70,13 @@ __all__ = [
 REGIONS = ("eu-central", "eu-west", "us-east", "ap-south")
 PRODUCTION_SCOPE = "deploy:production"
 ENVIRONMENTS = ("development", "staging", "production")
+_ENVIRONMENT_SCOPES: dict[str, str | None] = {
+    "development": None,
+    "staging": None,
+    "production": PRODUCTION_SCOPE,
+}
+"""The scope each environment needs, for its completion *and* its status resource (one table, so a
+resource never serves what its completion hides)."""
 _OPEN_OBJECT = {"type": "object", "properties": {}}
 EVIDENCE_SCOPE = "evidence:restricted"
 """Callers without this scope never see restricted evidence (tool output or completion)."""
@@ -151,6 +160,12 @@ class _RawTool(Tool):
             raise ToolError("search backend unavailable")
         text = mcp_types.TextContent(type="text", text=_json(self.payload))
         return RawStructuredToolResult(content=[text], structured_content=self.payload)
+
+
+class _NotReadable(FastMCPError, NotFoundError):
+    """A resource this caller may not read. FastMCP logs a ``FastMCPError`` at its own ``log_level``
+    (here DEBUG: a routine refusal, not a server error) and answers a ``NotFoundError`` with the
+    uniform -32602 "Resource not found" and ``data.uri``."""
 
 
 def _json(value: Any) -> str:
@@ -354,6 +369,14 @@ def contract_lab_server(
 
     @server.resource("deployments://{environment}/status", mime_type="application/json")
     def deployment_status(environment: str) -> str:
+        """The status of one deployment environment (production needs the deploy:production scope)."""
+        # Only the known environments, each needing the scope its completion needs: a caller who is
+        # not offered `production` by completion may not read it either.
+        scope = _ENVIRONMENT_SCOPES.get(environment, "")
+        if environment not in _ENVIRONMENT_SCOPES or (scope is not None and scope not in _caller_scopes()):
+            # FastMCP answers the uniform "Resource not found" (-32602, data.uri) for this, never
+            # "forbidden": a refusal must not confirm what exists.
+            raise _NotReadable("no such environment for this caller", log_level=logging.DEBUG)
         return _json({"environment": environment, "healthy": True})
 
     if empty_cursor_pages:
@@ -361,13 +384,15 @@ def contract_lab_server(
     return server
 
 
-def contract_lab_completions(*, rate_limiter: RateLimiter | None = None) -> AuthorizedCompletions:
-    """The lab's completion provider: ``production`` only for callers holding ``deploy:production``."""
-    completions = AuthorizedCompletions(rate_limiter=rate_limiter)
+def contract_lab_completions(
+    *, rate_limiter: RateLimiter | None = None, trusted_proxies: Collection[str] = ()
+) -> AuthorizedCompletions:
+    """The lab's completion provider: ``production`` only for callers holding ``deploy:production``.
+    ``trusted_proxies`` (addresses or CIDR blocks) may name unauthenticated callers by X-Forwarded-For."""
+    completions = AuthorizedCompletions(rate_limiter=rate_limiter, trusted_proxies=trusted_proxies)
     environments = [
-        Suggestion("development"),
-        Suggestion("staging"),
-        Suggestion("production", auth=require_scopes(PRODUCTION_SCOPE)),
+        Suggestion(name, auth=require_scopes(scope) if scope is not None else None)
+        for name, scope in _ENVIRONMENT_SCOPES.items()
     ]
     completions.prompt("deploy_plan", "environment", environments)
     completions.prompt(

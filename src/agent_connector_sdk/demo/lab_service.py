@@ -11,7 +11,7 @@ so :func:`lab_service_app` is for loopback only; the CLI refuses any other bind 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -38,6 +38,8 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+from agent_connector_sdk.skills import skills_provider
 
 __all__ = [
     "ANALYST_TOKEN",
@@ -108,6 +110,9 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
     )
     server.add_transform(search)
     register_schema_resources(server, search, hidden)
+    # The reviewer skill (SEP-2640 Skills extension: skills/list, skills/get, per-file digests).
+    server.add_provider(skills_provider())
+    cache_tool_catalog(server, search)  # the lab never edits a tool in place
     return server
 
 
@@ -116,6 +121,7 @@ def lab_service_app(
     demo_tokens: bool = True,
     state: str | None = None,
     replica_id: str | None = None,
+    trusted_proxies: Sequence[str] = (),
     **http_app_kwargs: Any,
 ) -> Any:
     """The ASGI app ``agent-connector serve`` runs by default (gated, stateless Streamable HTTP).
@@ -124,7 +130,9 @@ def lab_service_app(
     ``redis://127.0.0.1:6379/0``) or ``replica_id`` the lab runs as one replica of several
     (:func:`agent_connector_sdk.state.replica.build_replica_app`: shared completion limit, tool switch
     and audit, a ``/healthz`` route). Builds synchronously (call it outside an event loop, or from a
-    worker thread).
+    worker thread). ``trusted_proxies`` (addresses or CIDR blocks) are believed about the client behind
+    them (``X-Forwarded-For``) for the completion limit and the in-flight caps; ``request_bounds`` (in
+    ``http_app_kwargs``) sets the caps themselves.
     """
     auth = demo_token_verifier() if demo_tokens else None
     server = anyio.run(_build, auth)
@@ -136,11 +144,13 @@ def lab_service_app(
             server,
             state=state,
             namespace="contract-lab",
-            completions=contract_lab_completions(),
+            completions=contract_lab_completions(trusted_proxies=trusted_proxies),
             replica_id=replica_id,
             **http_app_kwargs,
         )
-    return gated_http_app(server, completions=contract_lab_completions(), **http_app_kwargs)
+    return gated_http_app(
+        server, completions=contract_lab_completions(trusted_proxies=trusted_proxies), **http_app_kwargs
+    )
 
 
 async def _build(auth: AuthProvider | None) -> FastMCP[Any]:

@@ -23,7 +23,7 @@ Server side (``agent_connector_sdk.mcp.server``, ``demo``):
   ``FastMCP.get_tool``: FastMCP has no hook between "resolved, filtered, authorized" and "run", and its
   ``call_tool`` resolves through ``self.get_tool``.
 
-Disclosure read path (``schema_disclosure_provider``: resolving one tool by name instead of listing
+Disclosure read path (``mcp/server/disclosure.py``: resolving one tool by name instead of listing
 the whole catalog; on another FastMCP version :data:`SCALE_READ_PATH_SUPPORTED` is false and reads keep
 the exact full-catalog path, so an upgrade can cost speed, never correctness):
 
@@ -32,11 +32,30 @@ the exact full-catalog path, so an upgrade can cost speed, never correctness):
 * :func:`dispatch_list_tools_middleware` — ``FastMCP._dispatch_component_middleware``;
 * :func:`catalog_bypassed` — ``CatalogTransform._bypass``.
 
+Catalog cache (``mcp/server/catalog.py``; same version gate):
+
+* :func:`replace_tool_catalog` / :func:`installed_tool_catalog` — an instance attribute shadowing
+  ``CatalogTransform.get_tool_catalog`` (what a search transform's search and proxy read);
+* :func:`raw_provider_tools` — ``Provider._list_tools()`` (a provider's own tools, before transforms);
+* :func:`component_auth_context` — ``fastmcp.server.server._get_auth_context`` (what component auth sees);
+* :func:`is_scope_check` — FastMCP's ``_RequireScopes`` / ``_RestrictTag`` check types;
+* :func:`visibility_enabled` — ``Visibility._enabled``;
+* :func:`memoize_search_text` — ``fastmcp.server.transforms.search.regex._extract_searchable_text``.
+
 Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
-* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``.
+* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``;
+* :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
+  is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
+  wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
+  caller's handler (which keeps running first, unchanged).
+* :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
+  ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
+  revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
+  ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
+  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host.wire`).
 """
 
 from __future__ import annotations
@@ -56,6 +75,7 @@ from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
+from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 
@@ -72,24 +92,35 @@ __all__ = [
     "SCALE_READ_PATH_SUPPORTED",
     "TESTED_VERSIONS",
     "GetTool",
+    "GetToolCatalog",
     "ListMethod",
     "McpHttpClientFactory",
+    "SearchText",
     "catalog_bypassed",
+    "component_auth_context",
     "create_mcp_http_client",
     "disable_sdk_parameter_header_check",
     "dispatch_list_tools_middleware",
     "fastmcp_list_handler",
+    "installed_tool_catalog",
     "installed_tool_resolution",
     "is_name_consistent_provider",
+    "is_scope_check",
     "list_page_size",
     "low_level_server",
     "make_verify_factory",
+    "memoize_search_text",
     "middleware_touches_list_tools",
+    "on_tool_list_changed",
+    "raw_provider_tools",
+    "replace_tool_catalog",
     "replace_tool_resolution",
     "run_input_required_driver",
     "search_proxy_tool_name",
+    "send_unvalidated_request",
     "synthetic_tool_names",
     "untested_versions",
+    "visibility_enabled",
     "wire_request",
 ]
 
@@ -191,6 +222,24 @@ def disable_sdk_parameter_header_check(server: FastMCP[Any]) -> None:
     low_level_server(server).get_tool_input_schema = _unknown_input_schema
 
 
+def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], None]) -> None:
+    """Call ``callback()`` (synchronously, after the client's own handler) whenever the server sends
+    ``notifications/tools/list_changed``. Install before the client connects (the session is built
+    from these kwargs when it connects)."""
+    import mcp_types
+
+    kwargs: Any = client._session_kwargs
+    inner = kwargs.get("message_handler")
+
+    async def handler(message: Any) -> None:
+        if inner is not None:
+            await inner(message)
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            callback()
+
+    kwargs["message_handler"] = handler
+
+
 def make_verify_factory(transport: Any) -> Any:
     """``StreamableHttpTransport._make_verify_factory()`` of a ``fastmcp`` client transport."""
     return transport._make_verify_factory()
@@ -211,8 +260,12 @@ def _server_local_provider_type() -> type[Provider] | None:
     return found if isinstance(found, type) and issubclass(found, LocalProvider) else None
 
 
+# SkillCatalogProvider (the Skills extension) serves resources only: it keeps the base Provider's
+# `_list_tools` (empty) and `_get_tool` (filters that empty list), so both sides agree trivially.
 _NAME_CONSISTENT_PROVIDERS: Final[tuple[type[Provider], ...]] = tuple(
-    kind for kind in (LocalProvider, OpenAPIProvider, _server_local_provider_type()) if kind is not None
+    kind
+    for kind in (LocalProvider, OpenAPIProvider, SkillCatalogProvider, _server_local_provider_type())
+    if kind is not None
 )
 
 
@@ -277,3 +330,91 @@ def catalog_bypassed(catalog: CatalogTransform) -> Iterator[None]:
         yield
     finally:
         bypass.reset(token)
+
+
+# ------------------------------------------------------------------------ catalog cache
+
+GetToolCatalog = Callable[..., Awaitable[Sequence[Tool]]]
+"""``CatalogTransform.get_tool_catalog(ctx, *, run_middleware=True)``, bound."""
+SearchText = Callable[[Tool], str]
+
+
+def installed_tool_catalog(catalog: CatalogTransform) -> object | None:
+    """The object whose method :func:`replace_tool_catalog` installed on ``catalog`` (``None``: FastMCP's)."""
+    installed = vars(catalog).get("get_tool_catalog")
+    return getattr(installed, "__self__", None) if installed is not None else None
+
+
+def replace_tool_catalog(catalog: CatalogTransform, make: Callable[[GetToolCatalog], GetToolCatalog]) -> None:
+    """Shadow ``catalog.get_tool_catalog`` with ``make(original)``: FastMCP's search transforms call it
+    through ``self``/``transform`` (search, ``call_tool`` proxy), so an instance attribute sees every read."""
+    original: GetToolCatalog = catalog.get_tool_catalog
+    setattr(catalog, "get_tool_catalog", make(original))  # noqa: B010 (mypy refuses assigning to a method)
+
+
+async def raw_provider_tools(provider: Provider) -> Sequence[Tool]:
+    """A provider's own tools before its transforms (private ``Provider._list_tools`` in FastMCP 4.2; for
+    the provider types :func:`is_name_consistent_provider` admits it returns the stored objects)."""
+    tools: Sequence[Tool] = await provider._list_tools()
+    return tools
+
+
+def component_auth_context() -> tuple[bool, Any]:
+    """``(skip_auth, access_token)`` exactly as FastMCP's component auth reads them for this request."""
+    from fastmcp.server.server import _get_auth_context
+
+    skip, token = _get_auth_context()
+    return bool(skip), token
+
+
+def is_scope_check(auth: Any) -> bool:
+    """Whether a component ``auth`` (one check or a list) only reads the token's scopes and the
+    component's tags: FastMCP's ``require_scopes`` / ``restrict_tag`` check types, exactly."""
+    from fastmcp.utilities.authorization import _RequireScopes, _RestrictTag
+
+    checks = auth if isinstance(auth, list | tuple) else [auth]
+    return all(type(check) in (_RequireScopes, _RestrictTag) for check in checks)
+
+
+def visibility_enabled(transform: Any) -> bool:
+    """Whether a FastMCP ``Visibility`` enables (``True``) or disables what it matches (``_enabled``)."""
+    return bool(transform._enabled)
+
+
+def memoize_search_text(text: Callable[[Tool, SearchText], str]) -> None:
+    """Route ``RegexSearchTransform``'s per-tool search text through ``text(tool, original)``
+    (idempotent). ``text`` must return ``original(tool)`` or a value equal to it."""
+    from fastmcp.server.transforms.search import regex
+
+    current = getattr(regex, "_extract_searchable_text")  # noqa: B009 (private, not re-exported)
+    if getattr(current, "__agent_connector_memo__", None) is text:
+        return
+    original: SearchText = getattr(current, "__wrapped__", current)
+
+    def searchable_text(tool: Tool) -> str:
+        return text(tool, original)
+
+    searchable_text.__agent_connector_memo__ = text  # type: ignore[attr-defined]
+    searchable_text.__wrapped__ = original  # type: ignore[attr-defined]
+    setattr(regex, "_extract_searchable_text", searchable_text)  # noqa: B010 (private, not re-exported)
+
+
+async def send_unvalidated_request(session: Any, request: Any) -> Any:
+    """``ClientSession.send_request`` without the result-model validation (``mcp`` 2.3): the request is
+    stamped (``_meta``, routing headers) and timed exactly as the SDK does, and the raw JSON-RPC result
+    (whatever JSON value the server sent) is returned for the caller to judge."""
+    from mcp.shared.inbound import MCP_NAME_HEADER, encode_header_value
+
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)
+    headers = opts.setdefault("headers", {})
+    key = type(request).name_param
+    if key is not None and MCP_NAME_HEADER not in headers:
+        name = (data.get("params") or {}).get(key)
+        if isinstance(name, str):
+            headers[MCP_NAME_HEADER] = encode_header_value(name)
+    timeout = session._session_read_timeout_seconds
+    if timeout is not None:
+        opts["timeout"] = timeout
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)

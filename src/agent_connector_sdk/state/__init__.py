@@ -6,15 +6,16 @@ Only the protocols, errors, the in-process backend and URL parsing are imported 
 backend is imported by :func:`open_state_backend` when a Redis URL is given, so the extra stays optional.
 """
 
+from agent_connector_sdk.mcp.contracts.completion import AsyncRateLimiter
 from agent_connector_sdk.state.base import (
     MAX_DISABLED_TOOLS,
-    AsyncRateLimiter,
     AuditSink,
     CatalogSignals,
     GenerationSignal,
     StateBackend,
     StateBackendError,
     StateConfigError,
+    StateNotInitialized,
     StateUnavailable,
 )
 from agent_connector_sdk.state.config import (
@@ -38,6 +39,7 @@ __all__ = [
     "StateBackend",
     "StateBackendError",
     "StateConfigError",
+    "StateNotInitialized",
     "StateUnavailable",
     "describe_state_url",
     "open_state_backend",

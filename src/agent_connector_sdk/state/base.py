@@ -2,7 +2,8 @@
 
 A *state backend* bundles three things every replica of a gated server must agree on:
 
-- :class:`AsyncRateLimiter` — one caller's window, charged atomically wherever the request lands;
+- an :class:`~agent_connector_sdk.mcp.contracts.completion.AsyncRateLimiter` (the protocol the server
+  side defines) — one caller's window, charged atomically wherever the request lands;
 - :class:`CatalogSignals` — per namespace, a generation that only grows (:class:`GenerationSignal`:
   ``bump`` / ``current``) and the set of tools switched off, changed together atomically, so a cache
   keyed by generation can never serve what a newer generation withdrew;
@@ -12,26 +13,35 @@ A *state backend* bundles three things every replica of a gated server must agre
 Two implementations: ``state.memory`` (the embedded default: one process, no set-up, the behaviour the
 gates always had) and ``state.redis_backend`` (several replicas behind a load balancer). Failures are
 typed: :class:`StateUnavailable` when the shared store cannot be reached (a rate limiter then refuses —
-it never admits unlimited), :class:`StateConfigError` for bad configuration or input.
+it never admits unlimited), :class:`StateNotInitialized` when a namespace's switched-off set is not
+known to the store (never initialised, or lost: a Redis restarted without persistence), and
+:class:`StateConfigError` for bad configuration or input.
+
+Why an explicit initialisation: a store that restarts empty looks exactly like a store where nothing
+was ever switched off. Reading "nothing is off" from it would switch every withdrawn tool back on, on
+every replica. So a namespace's set is trusted only while its *initialisation marker* exists; an operator
+creates it (``agent-connector state init``, with the tools to keep off) and a store that lost it makes
+every replica refuse the namespace's tools until an operator initialises it again.
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Final, Literal, Protocol, runtime_checkable
+from typing import ClassVar, Final, Literal, Protocol
 
 from agent_connector_sdk.audit import AuditSink as _RootAuditSink
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.completion import AsyncRateLimiter
 
 __all__ = [
     "MAX_DISABLED_TOOLS",
-    "AsyncRateLimiter",
     "AuditSink",
     "CatalogSignals",
     "GenerationSignal",
     "StateBackend",
     "StateBackendError",
     "StateConfigError",
+    "StateNotInitialized",
     "StateUnavailable",
     "validate_namespace",
     "validate_tool_name",
@@ -48,14 +58,17 @@ ConfigCategory = Literal[
     "invalid_namespace",
     "invalid_tool_name",
     "too_many_disabled",
+    "already_initialized",
 ]
 StateCategory = Literal[
     "state_unavailable",
+    "state_not_initialized",
     "invalid_state_url",
     "backend_not_installed",
     "invalid_namespace",
     "invalid_tool_name",
     "too_many_disabled",
+    "already_initialized",
 ]
 
 
@@ -86,9 +99,31 @@ class StateUnavailable(StateBackendError):
         self.operation = operation
 
 
+class StateNotInitialized(StateBackendError):
+    """``state_not_initialized``: the store has no initialisation marker for the namespace.
+
+    Either nobody initialised it yet or the store lost its data (module doc). Replicas refuse the
+    namespace's tools until an operator runs ``agent-connector state init`` (which re-applies the
+    switched-off tools it is given); switching a single tool is refused too, so a half-initialised set
+    never exists.
+    """
+
+    category: Literal["state_not_initialized"]
+
+    def __init__(self, namespace: str) -> None:
+        super().__init__(
+            "state_not_initialized",
+            f"catalog namespace {namespace} is not initialised in the shared store "
+            "(never initialised, or the store lost its data): an operator must run "
+            "agent-connector state init",
+        )
+        self.namespace = namespace
+
+
 class StateConfigError(StateBackendError, ValueError):
     """Bad configuration or input: ``invalid_state_url``, ``backend_not_installed`` (the ``redis`` extra
-    is missing), ``invalid_namespace``, ``invalid_tool_name``, ``too_many_disabled``."""
+    is missing), ``invalid_namespace``, ``invalid_tool_name``, ``too_many_disabled``,
+    ``already_initialized`` (``initialize`` without ``replace`` on an initialised namespace)."""
 
     category: ConfigCategory
 
@@ -110,24 +145,6 @@ def validate_tool_name(name: object) -> str:
     return name
 
 
-@runtime_checkable
-class AsyncRateLimiter(Protocol):
-    """A per-caller window shared by everything that holds the same limiter."""
-
-    @property
-    def max_requests(self) -> int: ...
-
-    @property
-    def window_seconds(self) -> float: ...
-
-    async def acquire(self, key: str) -> int | None:
-        """Admit and record one request for ``key`` (``None``), or refuse: milliseconds until a slot frees.
-
-        Raises :class:`StateUnavailable` when the window cannot be read or charged (fail closed).
-        """
-        ...
-
-
 class GenerationSignal(Protocol):
     """Per-namespace generation numbers that only grow: equal generations mean an unchanged catalog.
 
@@ -145,11 +162,26 @@ class CatalogSignals(GenerationSignal, Protocol):
     """:class:`GenerationSignal` plus the namespace's switched-off tools, changed with a bump atomically."""
 
     async def disabled_tools(self, namespace: str) -> tuple[int, frozenset[str]]:
-        """``(generation, names switched off)`` read together, so the pair is consistent."""
+        """``(generation, names switched off)`` read together, so the pair is consistent.
+
+        Raises :class:`StateNotInitialized` when the namespace's initialisation marker is missing.
+        """
         ...
 
     async def set_tool_enabled(self, namespace: str, name: str, enabled: bool) -> int:
-        """Switch ``name`` on or off and bump the generation in one step; returns the new generation."""
+        """Switch ``name`` on or off and bump the generation in one step; returns the new generation.
+
+        Raises :class:`StateNotInitialized` when the namespace is not initialised.
+        """
+        ...
+
+    async def initialize(self, namespace: str, disabled: frozenset[str], *, replace: bool = False) -> int:
+        """Create the namespace's initialisation marker with exactly ``disabled`` switched off, and bump
+        the generation, in one step; returns the new generation.
+
+        An initialised namespace is refused (``already_initialized``) unless ``replace``: re-running an
+        initialisation by mistake must not switch tools back on.
+        """
         ...
 
 

@@ -13,10 +13,17 @@ Fail-safe rules (why each):
 
 - Until the first successful read, the switch does not know what is off, so it hides **every** tool
   (fail closed: a replica that starts during an outage must not serve what the others withdrew).
-- After that, when the store is unreachable the switch keeps the last set it read: a change cannot be
-  made while the store is away (``set_tool_enabled`` fails for the operator), so nothing accepted is
-  ever ignored, and requests that do not need shared state keep working. It retries after
-  ``retry_seconds`` rather than on every request.
+- When the store says the namespace is **not initialised** (never initialised, or a Redis restarted
+  without its data: see ``state.base``), every tool is hidden too, on every replica, until an operator
+  initialises it again — an empty store must not switch withdrawn tools back on.
+- When the store is unreachable the switch keeps the last set it *confirmed* for at most
+  ``max_staleness_seconds`` (default 5 s): a short blip does not take the catalog away, but a change
+  accepted by the store that this replica has not read is ignored for at most that long. After that
+  every tool is hidden until the store answers again (the replica cannot confirm any tool is still
+  on). ``synchronized`` is ``True`` only when the last read succeeded, the namespace is initialised
+  and that read is within the bound; ``/healthz`` reads the store before answering, so it never
+  reports an unconfirmed generation as synchronized. It retries after ``retry_seconds`` rather than
+  on every request.
 - A generation older than the one applied is ignored (reads may finish out of order).
 
 Operators change the set with :func:`set_tool_enabled` (any process holding the backend) or the
@@ -43,6 +50,7 @@ from mcp_types import ToolAnnotations
 from agent_connector_sdk.state.base import (
     CatalogSignals,
     StateBackendError,
+    StateNotInitialized,
     StateUnavailable,
     validate_namespace,
     validate_tool_name,
@@ -60,17 +68,31 @@ logger = logging.getLogger(__name__)
 
 ADMIN_SCOPE: Final = "catalog:admin"
 ADMIN_TOOL_NAME: Final = "admin_set_tool_enabled"
+DEFAULT_MAX_STALENESS_SECONDS: Final = 5.0
+"""How long a replica that cannot reach the store keeps serving its last confirmed set (module doc)."""
 
 
 class SharedToolSwitch(Visibility):
     """``Visibility(False, names=<switched off in the namespace>)``, kept current by :meth:`refresh`."""
 
-    def __init__(self, signals: CatalogSignals, namespace: str, *, retry_seconds: float = 0.5) -> None:
+    def __init__(
+        self,
+        signals: CatalogSignals,
+        namespace: str,
+        *,
+        retry_seconds: float = 0.5,
+        max_staleness_seconds: float = DEFAULT_MAX_STALENESS_SECONDS,
+    ) -> None:
         super().__init__(False, names=set(), components={"tool"})
+        if not max_staleness_seconds >= 0:
+            raise ValueError("max_staleness_seconds must be a non-negative number")
         self.signals = signals
         self.namespace = validate_namespace(namespace)
         self.retry_seconds = retry_seconds
+        self.max_staleness_seconds = max_staleness_seconds
         self._generation: int | None = None
+        self._initialized: bool | None = None  # None: the store has not answered yet
+        self._confirmed_at = float("-inf")  # when the store last answered (monotonic)
         self._retry_at = 0.0
         self._last_refresh_failed = False
 
@@ -80,25 +102,55 @@ class SharedToolSwitch(Visibility):
         return self._generation
 
     @property
+    def initialized(self) -> bool | None:
+        """Whether the store knows the namespace's set (``None``: the store has not answered yet)."""
+        return self._initialized
+
+    @property
     def synchronized(self) -> bool:
-        """Whether the last read succeeded (``False``: serving the last known set, or hiding all)."""
-        return self._generation is not None and not self._last_refresh_failed
+        """Whether the applied set is confirmed: last read succeeded, initialised, within the bound."""
+        return (
+            self._generation is not None
+            and self._initialized is True
+            and not self._last_refresh_failed
+            and not self._stale()
+        )
+
+    @property
+    def hiding_all(self) -> bool:
+        """Whether every tool is hidden now (nothing confirmed, not initialised, or stale)."""
+        return self._generation is None or self._initialized is False or self._stale()
+
+    def _stale(self) -> bool:
+        return time.monotonic() - self._confirmed_at > self.max_staleness_seconds
 
     def disabled(self) -> frozenset[str]:
         return frozenset(self.names or ())
 
-    async def refresh(self) -> int | None:
+    async def refresh(self, *, force: bool = False) -> int | None:
         """Apply the namespace's current switched-off set if its generation moved; returns the generation.
 
-        Never raises for an unreachable store (see the module docstring); returns what is applied.
+        Never raises for an unreachable or uninitialised store (see the module docstring); returns what
+        is applied. ``force`` asks the store even inside the retry pause (``/healthz`` does).
         """
-        if self._last_refresh_failed and time.monotonic() < self._retry_at:
+        if self._last_refresh_failed and not force and time.monotonic() < self._retry_at:
             return self._generation
         try:
             generation = await self.signals.current(self.namespace)
-            if generation != self._generation:
+            if generation != self._generation or self._initialized is not True:
                 generation, names = await self.signals.disabled_tools(self.namespace)
                 self._apply(generation, names)
+        except StateNotInitialized:
+            if self._initialized is not False:
+                logger.warning(
+                    "catalog namespace %s is not initialised in the shared store; hiding every tool "
+                    "until an operator runs agent-connector state init",
+                    self.namespace,
+                )
+            self._initialized = False
+            self._confirmed_at = time.monotonic()
+            self._recovered()
+            return self._generation
         except StateUnavailable:
             if not self._last_refresh_failed:
                 logger.warning(
@@ -106,15 +158,22 @@ class SharedToolSwitch(Visibility):
                     self.namespace,
                     "hiding all tools until it answers"
                     if self._generation is None
-                    else "keeping the last read",
+                    else f"keeping the last read for at most {self.max_staleness_seconds:g} s",
                 )
             self._last_refresh_failed = True
             self._retry_at = time.monotonic() + self.retry_seconds
             return self._generation
+        if self._initialized is False:
+            logger.warning("catalog namespace %s is initialised again", self.namespace)
+        self._initialized = True
+        self._confirmed_at = time.monotonic()
+        self._recovered()
+        return self._generation
+
+    def _recovered(self) -> None:
         if self._last_refresh_failed:
             logger.warning("catalog signal reachable again for namespace %s", self.namespace)
         self._last_refresh_failed = False
-        return self._generation
 
     def _apply(self, generation: int, names: frozenset[str]) -> None:
         if self._generation is not None and generation < self._generation:
@@ -123,9 +182,14 @@ class SharedToolSwitch(Visibility):
         self.names = set(names)
         self._generation = generation
 
+    def catalog_state(self) -> tuple[int | None, frozenset[str]]:
+        """Everything :meth:`_matches` reads besides the component (for the exact catalog cache of
+        ``agent_connector_sdk.mcp.server.catalog``: a changed switch is a new catalog generation)."""
+        return self._generation, frozenset(self.names or ())
+
     def _matches(self, component: FastMCPComponent) -> bool:
-        # Overrides Visibility's matcher for one case only: nothing read yet means every tool is hidden.
-        if self._generation is None:
+        # Overrides Visibility's matcher: when nothing is confirmed every tool is hidden (module doc).
+        if self.hiding_all:
             return component.key.startswith("tool:")
         return super()._matches(component)
 

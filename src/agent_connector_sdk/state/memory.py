@@ -3,7 +3,8 @@
 ``MemoryStateBackend().rate_limiter(...)`` wraps the same sliding-window
 :class:`~agent_connector_sdk.mcp.contracts.completion.RateLimiter` the completion handler uses by
 default, so the behaviour (windows, ``retry_after_ms``, bounded caller keys) is unchanged. Catalog
-generations are plain counters. ``audit`` is ``None``: the gates keep logging through their own loggers.
+generations are plain counters, and every namespace counts as initialised (the store lives and dies
+with the process that reads it). ``audit`` is ``None``: the gates keep logging through their own loggers.
 """
 
 from __future__ import annotations
@@ -63,6 +64,19 @@ class MemoryCatalogSignals:
         validate_namespace(namespace)
         with self._lock:
             return self._generations.get(namespace, 0), self._disabled.get(namespace, frozenset())
+
+    async def initialize(self, namespace: str, disabled: frozenset[str], *, replace: bool = False) -> int:
+        """Replace the namespace's set (an in-process store is initialised from the start: it cannot
+        lose its data without losing the replica, so ``replace`` is not required)."""
+        validate_namespace(namespace)
+        names = frozenset(validate_tool_name(name) for name in disabled)
+        if len(names) > MAX_DISABLED_TOOLS:
+            raise StateConfigError(
+                "too_many_disabled", f"at most {MAX_DISABLED_TOOLS} tools may be switched off"
+            )
+        with self._lock:
+            self._disabled[namespace] = names
+            return self._bump_locked(namespace)
 
     async def set_tool_enabled(self, namespace: str, name: str, enabled: bool) -> int:
         validate_namespace(namespace)

@@ -13,6 +13,8 @@ key                                 holds                                       
                                     identities never appear in key names
 ``{prefix}:gen:{namespace}``        the namespace's catalog generation                           never (*)
 ``{prefix}:off:{namespace}``        set of switched-off tool names                               never
+``{prefix}:init:{namespace}``       the namespace's initialisation marker (when, in µs): the     never
+                                    switched-off set is trusted only while it exists
 ``{prefix}:audit``                  stream of audit events, capped with ``XADD MAXLEN ~ N``      capped
 ==================================  ===========================================================  ==========
 
@@ -21,12 +23,23 @@ key                                 holds                                       
 its data (a restart without persistence) the next generation is larger than any issued before — as long
 as the Redis host's clock does not go back.
 
+A Redis that restarts without persistence loses the initialisation marker with everything else, so the
+empty switched-off set it would report is never believed: reads raise
+:class:`~agent_connector_sdk.state.base.StateNotInitialized` until an operator initialises the
+namespace again (``agent-connector state init``; docs/deploy.md, "Recovering a store that lost its data").
+
 Atomicity: a rate-limit window is checked and charged by one Lua script using the Redis server's clock
 (replica clocks never disagree); switching a tool and bumping its namespace is one script; reading the
-generation with the switched-off set is one script. Every failure to reach Redis (refused, reset,
-timeout) becomes :class:`~agent_connector_sdk.state.base.StateUnavailable`: rate limiters therefore
-refuse, never admit unlimited. Timeouts are short (default 0.5 s) so an outage costs milliseconds, not
-a hung request.
+generation with the switched-off set (and the marker) is one script; initialising is one script. Every
+failure to reach Redis (refused, reset, timeout) becomes
+:class:`~agent_connector_sdk.state.base.StateUnavailable`: rate limiters therefore refuse, never admit
+unlimited.
+
+Outage latency: connect and operation timeouts are short (default 0.25 s), a broken pooled connection
+is retried once (a timeout is not), and after any failure a *circuit breaker* answers
+``StateUnavailable`` at once for ``outage_retry_seconds`` (default 0.5 s) without touching the
+network. So a hung or unreachable Redis costs one request per backend per retry window at most one
+timeout; every other request in the window fails over in microseconds.
 
 The audit sink's ``emit`` is synchronous (the gates call it inline): events go into a bounded buffer
 that a background task drains with pipelined ``XADD``; while Redis is away the oldest buffered events
@@ -43,17 +56,19 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import redis.asyncio as redis_asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
 
 from agent_connector_sdk.state.base import (
     MAX_DISABLED_TOOLS,
     StateConfigError,
+    StateNotInitialized,
     StateUnavailable,
     validate_namespace,
     validate_tool_name,
@@ -61,7 +76,9 @@ from agent_connector_sdk.state.base import (
 
 __all__ = [
     "DEFAULT_AUDIT_MAXLEN",
+    "DEFAULT_OUTAGE_RETRY_SECONDS",
     "DEFAULT_PREFIX",
+    "DEFAULT_TIMEOUT_SECONDS",
     "RedisAuditSink",
     "RedisCatalogSignals",
     "RedisRateLimiter",
@@ -73,6 +90,10 @@ logger = logging.getLogger(__name__)
 DEFAULT_PREFIX: Final = "agent-connector"
 DEFAULT_AUDIT_MAXLEN: Final = 10_000
 """Approximate cap on the shared audit stream's length (``XADD MAXLEN ~``)."""
+DEFAULT_TIMEOUT_SECONDS: Final = 0.25
+"""Connect and operation timeout of every Redis call (Redis answers in well under a millisecond)."""
+DEFAULT_OUTAGE_RETRY_SECONDS: Final = 0.5
+"""How long the circuit breaker answers ``StateUnavailable`` at once after a failure (module doc)."""
 
 # Errors that mean "the store is not reachable or answered garbage": all fail closed as StateUnavailable.
 _STORE_ERRORS: Final = (RedisError, OSError, TimeoutError)
@@ -119,9 +140,16 @@ end
 """
 _CURRENT_LUA: Final = _GENERATION_LUA + "return current(KEYS[1])\n"
 _BUMP_LUA: Final = _GENERATION_LUA + "return bump(KEYS[1])\n"
-# KEYS[1] generation, KEYS[2] switched-off set; ARGV: name, "1" enable / "0" disable, limit.
+_NOT_INITIALIZED: Final = "state_not_initialized"
+_REQUIRE_MARKER_LUA: Final = f"""
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  return redis.error_reply('{_NOT_INITIALIZED}')
+end
+"""
+# KEYS[1] generation, KEYS[2] switched-off set, KEYS[3] marker; ARGV: name, "1" enable / "0" disable, limit.
 _SET_ENABLED_LUA: Final = (
     _GENERATION_LUA
+    + _REQUIRE_MARKER_LUA
     + """
 if ARGV[2] == '1' then
   redis.call('SREM', KEYS[2], ARGV[1])
@@ -135,18 +163,77 @@ end
 return bump(KEYS[1])
 """
 )
-_DISABLED_LUA: Final = _GENERATION_LUA + "return {current(KEYS[1]), redis.call('SMEMBERS', KEYS[2])}\n"
+_DISABLED_LUA: Final = (
+    _GENERATION_LUA + _REQUIRE_MARKER_LUA + "return {current(KEYS[1]), redis.call('SMEMBERS', KEYS[2])}\n"
+)
+# KEYS as above; ARGV: "1" replace / "0" refuse an initialised namespace, then the names to keep off.
+_INITIALIZE_LUA: Final = (
+    _GENERATION_LUA
+    + """
+if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[3]) == 1 then
+  return redis.error_reply('already_initialized')
+end
+redis.call('DEL', KEYS[2])
+for i = 2, #ARGV do
+  redis.call('SADD', KEYS[2], ARGV[i])
+end
+redis.call('SET', KEYS[3], now_us())
+return bump(KEYS[1])
+"""
+)
 
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+class _Breaker:
+    """After a failure to reach the store, refuse at once for ``retry_seconds`` (module doc)."""
+
+    def __init__(self, retry_seconds: float) -> None:
+        self.retry_seconds = retry_seconds
+        self._open_until = 0.0
+
+    @property
+    def is_open(self) -> bool:
+        return time.monotonic() < self._open_until
+
+    async def call(self, operation: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        """``await call()``, or :class:`StateUnavailable` (at once while open; after a store error)."""
+        if self.is_open:
+            raise StateUnavailable(operation)
+        try:
+            return await call()
+        except ResponseError as error:
+            if _script_refusal(error) is not None:
+                raise  # the script's own answer: the store is reachable
+            self._open_until = time.monotonic() + self.retry_seconds
+            raise StateUnavailable(operation) from error
+        except _STORE_ERRORS as error:
+            self._open_until = time.monotonic() + self.retry_seconds
+            raise StateUnavailable(operation) from error
+
+
+_SCRIPT_REFUSALS: Final = (_NOT_INITIALIZED, "already_initialized", "too_many_disabled")
+
+
+def _script_refusal(error: ResponseError) -> str | None:
+    """Which of our scripts' own refusals ``error`` is (``None``: a real store error)."""
+    text = str(error)
+    return next((code for code in _SCRIPT_REFUSALS if code in text), None)
+
+
 class RedisRateLimiter:
     """:class:`AsyncRateLimiter`: at most ``max_requests`` per ``window_seconds`` per caller, all replicas."""
 
     def __init__(
-        self, client: redis_asyncio.Redis, key_prefix: str, *, max_requests: int, window_seconds: float
+        self,
+        client: redis_asyncio.Redis,
+        key_prefix: str,
+        *,
+        max_requests: int,
+        window_seconds: float,
+        breaker: _Breaker | None = None,
     ) -> None:
         if isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1:
             raise ValueError("max_requests must be a positive integer")
@@ -157,6 +244,7 @@ class RedisRateLimiter:
         self._window_us = max(1, round(self._window_seconds * 1_000_000))
         self._key_prefix = key_prefix
         self._script = client.register_script(_RATE_LIMIT_LUA)
+        self._breaker = breaker if breaker is not None else _Breaker(0.0)
 
     @property
     def max_requests(self) -> int:
@@ -172,12 +260,12 @@ class RedisRateLimiter:
 
     async def acquire(self, key: str) -> int | None:
         member = secrets.token_hex(8)
-        try:
-            verdict = await self._script(
+        verdict = await self._breaker.call(
+            "rate limit check",
+            lambda: self._script(
                 keys=[self.key_for(key)], args=[self._window_us, self._max_requests, member]
-            )
-        except _STORE_ERRORS as error:
-            raise StateUnavailable("rate limit check") from error
+            ),
+        )
         wait = int(verdict)
         return None if wait < 0 else wait
 
@@ -185,55 +273,81 @@ class RedisRateLimiter:
 class RedisCatalogSignals:
     """:class:`CatalogSignals` in Redis: generations and switched-off tools shared by every replica."""
 
-    def __init__(self, client: redis_asyncio.Redis, prefix: str) -> None:
+    def __init__(self, client: redis_asyncio.Redis, prefix: str, *, breaker: _Breaker | None = None) -> None:
         self._prefix = prefix
+        self._breaker = breaker if breaker is not None else _Breaker(0.0)
         self._current = client.register_script(_CURRENT_LUA)
         self._bump = client.register_script(_BUMP_LUA)
         self._set_enabled = client.register_script(_SET_ENABLED_LUA)
         self._disabled = client.register_script(_DISABLED_LUA)
+        self._initialize = client.register_script(_INITIALIZE_LUA)
 
     def _keys(self, namespace: str) -> list[str]:
         validate_namespace(namespace)
-        return [f"{self._prefix}:gen:{namespace}", f"{self._prefix}:off:{namespace}"]
+        return [
+            f"{self._prefix}:gen:{namespace}",
+            f"{self._prefix}:off:{namespace}",
+            f"{self._prefix}:init:{namespace}",
+        ]
+
+    async def _run(self, operation: str, namespace: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        try:
+            return await self._breaker.call(operation, call)
+        except ResponseError as refusal:
+            code = _script_refusal(refusal)
+            if code == _NOT_INITIALIZED:
+                raise StateNotInitialized(namespace) from None
+            if code == "already_initialized":
+                raise StateConfigError(
+                    "already_initialized",
+                    f"catalog namespace {namespace} is already initialised (replace it explicitly)",
+                ) from None
+            raise StateConfigError(
+                "too_many_disabled", f"at most {MAX_DISABLED_TOOLS} tools may be switched off"
+            ) from None
 
     async def current(self, namespace: str) -> int:
         keys = self._keys(namespace)
-        try:
-            return int(_text(await self._current(keys=keys[:1])))
-        except _STORE_ERRORS as error:
-            raise StateUnavailable("catalog generation read") from error
+        return int(
+            _text(await self._run("catalog generation read", namespace, lambda: self._current(keys=keys[:1])))
+        )
 
     async def bump(self, namespace: str) -> int:
         keys = self._keys(namespace)
-        try:
-            return int(_text(await self._bump(keys=keys[:1])))
-        except _STORE_ERRORS as error:
-            raise StateUnavailable("catalog generation bump") from error
+        return int(
+            _text(await self._run("catalog generation bump", namespace, lambda: self._bump(keys=keys[:1])))
+        )
 
     async def disabled_tools(self, namespace: str) -> tuple[int, frozenset[str]]:
         keys = self._keys(namespace)
-        try:
-            generation, members = await self._disabled(keys=keys)
-        except _STORE_ERRORS as error:
-            raise StateUnavailable("catalog read") from error
+        generation, members = await self._run("catalog read", namespace, lambda: self._disabled(keys=keys))
         return int(_text(generation)), frozenset(_text(member) for member in members)
 
     async def set_tool_enabled(self, namespace: str, name: str, enabled: bool) -> int:
         keys = self._keys(namespace)
         validate_tool_name(name)
-        try:
-            generation = await self._set_enabled(
-                keys=keys, args=[name, "1" if enabled else "0", MAX_DISABLED_TOOLS]
+        args = [name, "1" if enabled else "0", MAX_DISABLED_TOOLS]
+        return int(
+            _text(
+                await self._run("catalog update", namespace, lambda: self._set_enabled(keys=keys, args=args))
             )
-        except RedisError as error:
-            if "too_many_disabled" in str(error):
-                raise StateConfigError(
-                    "too_many_disabled", f"at most {MAX_DISABLED_TOOLS} tools may be switched off"
-                ) from None
-            raise StateUnavailable("catalog update") from error
-        except (OSError, TimeoutError) as error:
-            raise StateUnavailable("catalog update") from error
-        return int(_text(generation))
+        )
+
+    async def initialize(self, namespace: str, disabled: frozenset[str], *, replace: bool = False) -> int:
+        keys = self._keys(namespace)
+        names = sorted({validate_tool_name(name) for name in disabled})
+        if len(names) > MAX_DISABLED_TOOLS:
+            raise StateConfigError(
+                "too_many_disabled", f"at most {MAX_DISABLED_TOOLS} tools may be switched off"
+            )
+        args = ["1" if replace else "0", *names]
+        return int(
+            _text(
+                await self._run(
+                    "catalog initialisation", namespace, lambda: self._initialize(keys=keys, args=args)
+                )
+            )
+        )
 
 
 class RedisAuditSink:
@@ -346,11 +460,13 @@ class RedisStateBackend:
         *,
         prefix: str = DEFAULT_PREFIX,
         audit_maxlen: int = DEFAULT_AUDIT_MAXLEN,
+        outage_retry_seconds: float = DEFAULT_OUTAGE_RETRY_SECONDS,
     ) -> None:
         validate_namespace(prefix)
         self.client = client
         self.prefix = prefix
-        self._catalog = RedisCatalogSignals(client, prefix)
+        self.breaker = _Breaker(outage_retry_seconds)
+        self._catalog = RedisCatalogSignals(client, prefix, breaker=self.breaker)
         self._audit = RedisAuditSink(client, f"{prefix}:audit", maxlen=audit_maxlen)
         self._limiters: dict[str, RedisRateLimiter] = {}
 
@@ -360,25 +476,28 @@ class RedisStateBackend:
         url: str,
         *,
         prefix: str = DEFAULT_PREFIX,
-        timeout_seconds: float = 0.5,
+        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         audit_maxlen: int = DEFAULT_AUDIT_MAXLEN,
+        outage_retry_seconds: float = DEFAULT_OUTAGE_RETRY_SECONDS,
     ) -> RedisStateBackend:
-        """Connect lazily (nothing is sent until the first request) with short timeouts and one retry.
+        """Connect lazily (nothing is sent until the first request) with short timeouts (module doc).
 
-        The single retry absorbs a pooled connection that Redis closed (e.g. after a restart); a Redis
-        that stays away fails the request after at most two short attempts.
+        One retry absorbs a pooled connection that Redis closed (e.g. after a restart); a timeout is not
+        retried, so a hung Redis costs one ``timeout_seconds`` per retry window, not two.
         """
         try:
             client = redis_asyncio.Redis.from_url(
                 url,
                 socket_timeout=timeout_seconds,
                 socket_connect_timeout=timeout_seconds,
-                retry=Retry(NoBackoff(), 1),
+                retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
                 health_check_interval=0,
             )
         except ValueError as error:
             raise StateConfigError("invalid_state_url", "not a usable Redis URL") from error
-        return cls(client, prefix=prefix, audit_maxlen=audit_maxlen)
+        return cls(
+            client, prefix=prefix, audit_maxlen=audit_maxlen, outage_retry_seconds=outage_retry_seconds
+        )
 
     @property
     def catalog(self) -> RedisCatalogSignals:
@@ -397,15 +516,20 @@ class RedisStateBackend:
                 raise StateConfigError("invalid_namespace", f"limiter {name!r} exists with other limits")
             return existing
         limiter = RedisRateLimiter(
-            self.client, f"{self.prefix}:rl:{name}", max_requests=max_requests, window_seconds=window_seconds
+            self.client,
+            f"{self.prefix}:rl:{name}",
+            max_requests=max_requests,
+            window_seconds=window_seconds,
+            breaker=self.breaker,
         )
         self._limiters[name] = limiter
         return limiter
 
     async def ping(self) -> bool:
+        """Whether Redis answers now (``False`` at once while the breaker is open)."""
         try:
-            return bool(await self.client.ping())
-        except _STORE_ERRORS:
+            return bool(await self.breaker.call("ping", self.client.ping))
+        except StateUnavailable:
             return False
 
     async def aclose(self) -> None:

@@ -24,13 +24,29 @@ Duplicate names: *every* descriptor sharing a name is rejected, not only the lat
 cannot know which definition the server will execute for that name, and keeping the first would let a
 reordering server silently swap the contract under an admitted name. Failing closed on all of them is
 the only choice that never calls a tool under a schema it does not run.
+
+Bounds (each a policy field with a documented default; a host session applies its
+:class:`~agent_connector_sdk.mcp.host.options.HostBounds` on top, the stricter value winning):
+
+* ``name``: 1–:data:`MAX_TOOL_NAME_LENGTH` characters, none of them a control, format (bidi) or
+  separator character — ``malformed`` (a name like ``crlf\r\nX-Evil: 1`` is never admitted);
+* the descriptor's size (``max_descriptor_bytes``, UTF-8 JSON bytes, measured without serializing)
+  — ``malformed``; its schemas' nesting (``max_schema_depth`` JSON levels) — ``invalid_schema``;
+  both are measured before any schema check runs, so a 10,000-level schema costs one bounded walk;
+* ``x-mcp-header`` names at most ``max_header_name_length`` characters and at most
+  ``max_mirrored_headers`` annotations per tool — ``invalid_header_annotation``. The defaults (64 and
+  32) keep one call's ``Mcp-Param-*`` block well under common proxy limits (8 KiB).
+
+Every bound reason names the bound (``max_schema_depth (64)``), never the offending value.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
@@ -43,11 +59,14 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     DialectName,
     check_schema,
     dialect_of,
+    exact_value_key,
     iter_schema_positions,
 )
+from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",
+    "MAX_TOOL_NAME_LENGTH",
     "SUPPORTED_DIALECTS",
     "AdmissionPolicy",
     "AdmissionReport",
@@ -80,6 +99,12 @@ DEFAULT_SENSITIVE_NAMES: Final = frozenset(
 
 _NON_ALNUM: Final = re.compile(r"[^a-z0-9]")
 
+MAX_TOOL_NAME_LENGTH: Final = 128
+"""The spec's bound on a tool name (1–128 characters)."""
+
+_UNPRINTABLE_CATEGORIES: Final = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Controls, format characters (bidi controls, zero-width joiners), surrogates, line separators."""
+
 
 @dataclass(frozen=True, slots=True)
 class AdmissionPolicy:
@@ -97,8 +122,21 @@ class AdmissionPolicy:
     profile: Literal["strict", "spec"] = "strict"
     sensitive_names: frozenset[str] = field(default=DEFAULT_SENSITIVE_NAMES)
     dialects: frozenset[DialectName] = field(default=ALL_DIALECTS)
+    max_descriptor_bytes: int = 1 << 20
+    max_schema_depth: int = 64
+    max_header_name_length: int = 64
+    max_mirrored_headers: int = 32
 
     def __post_init__(self) -> None:
+        for bound in (
+            "max_descriptor_bytes",
+            "max_schema_depth",
+            "max_header_name_length",
+            "max_mirrored_headers",
+        ):
+            value = getattr(self, bound)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"AdmissionPolicy.{bound} must be a positive integer")
         unknown = set(self.dialects) - ALL_DIALECTS
         if unknown:
             raise ValueError(
@@ -110,12 +148,14 @@ class AdmissionPolicy:
 
 class Rejection(TypedDict):
     """Why one descriptor was not admitted. ``tool`` is its name, or ``None`` when it has no usable name;
-    ``index`` is its position in the server's listing."""
+    ``index`` is its position in the server's listing; ``descriptor`` is the item as listed (so a
+    reviewer shows what was refused without listing again; never sent anywhere by the SDK)."""
 
     tool: str | None
     index: int
     category: str
     reason: str
+    descriptor: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +192,47 @@ def _check_header_placement_elsewhere(schema: Any, where: str) -> None:
             )
 
 
+def _check_name(name: str) -> None:
+    if len(name) > MAX_TOOL_NAME_LENGTH:
+        raise AdmissionError("malformed", f"name is longer than {MAX_TOOL_NAME_LENGTH} characters")
+    if any(unicodedata.category(character) in _UNPRINTABLE_CATEGORIES for character in name):
+        raise AdmissionError("malformed", "name contains a control, format or separator character")
+
+
+def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
+    """Bound the descriptor's JSON size and its schemas' nesting in one iterative walk that stops at
+    the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk)."""
+    crossed = json_bound_crossed(
+        descriptor, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
+    )
+    if crossed == "depth":
+        raise AdmissionError(
+            "invalid_schema", f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})"
+        )
+    if crossed == "bytes":
+        raise AdmissionError(
+            "malformed", f"the descriptor is larger than max_descriptor_bytes ({policy.max_descriptor_bytes})"
+        )
+
+
+def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) -> None:
+    if len(annotations) > policy.max_mirrored_headers:
+        raise AdmissionError(
+            "invalid_header_annotation",
+            f"inputSchema: {len(annotations)} x-mcp-header annotations, more than max_mirrored_headers "
+            f"({policy.max_mirrored_headers})",
+        )
+    for annotation in annotations:
+        if len(annotation.name) > policy.max_header_name_length:
+            raise AdmissionError(
+                "invalid_header_annotation",
+                f"inputSchema{annotation.pointer}: the x-mcp-header name is longer than "
+                f"max_header_name_length ({policy.max_header_name_length})",
+            )
+
+
 def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
+    _check_size(descriptor, policy)
     input_schema = descriptor.get("inputSchema")
     if not isinstance(input_schema, Mapping):
         raise AdmissionError("malformed", "inputSchema must be a JSON object")
@@ -174,7 +254,9 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) ->
         )
     if isinstance(output_schema, Mapping):
         _check_header_placement_elsewhere(output_schema, "outputSchema")
-    for annotation in header_annotations(input_schema, placement=policy.profile):
+    annotations = header_annotations(input_schema, placement=policy.profile)
+    _check_header_bounds(annotations, policy)
+    for annotation in annotations:
         property_name = annotation.path[-1]
         if is_sensitive_name(annotation.name, policy.sensitive_names) or is_sensitive_name(
             property_name, policy.sensitive_names
@@ -197,7 +279,67 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
     profile, never appear in an ``outputSchema``, and never mark a sensitive name. One descriptor's
     failure, including an unexpected one such as a pathologically deep schema, never affects another.
     """
-    policy = policy if policy is not None else AdmissionPolicy()
+    return _admit(descriptors, policy if policy is not None else AdmissionPolicy(), _VERDICTS)
+
+
+# ---------------------------------------------------------------------------------- verdict memo
+
+VERDICT_MEMO_ENTRIES: Final = 8192
+"""Descriptor verdicts remembered process-wide (~150 bytes each: a digest and a reason)."""
+
+_Verdict = tuple[AdmissionCategory, str] | None  # None: admitted
+
+
+class _VerdictMemo:
+    """``(policy, SHA-256 of the descriptor's exact bytes)`` → its verdict, bounded (LRU).
+
+    Content-addressed: the key is computed from the descriptor as given, every time (``marshal``
+    writes each value with its type and every key in order, so equal bytes are an equal descriptor and
+    a changed byte is a new key that is checked afresh). A verdict is a pure function of the descriptor
+    and the policy (the name's uniqueness is judged per listing, outside the memo), so a re-list of
+    identical descriptors costs one hash each instead of every schema check.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[tuple[AdmissionPolicy, bytes], _Verdict] = OrderedDict()
+        self._max_entries = max_entries
+        self._lock = threading.Lock()
+
+    def key(self, item: Any, policy: AdmissionPolicy) -> tuple[AdmissionPolicy, bytes] | None:
+        exact = exact_value_key(item)
+        return None if exact is None else (policy, hashlib.sha256(exact).digest())
+
+    def get(self, key: tuple[AdmissionPolicy, bytes]) -> tuple[bool, _Verdict]:
+        with self._lock:
+            if key not in self._entries:
+                return False, None
+            self._entries.move_to_end(key)
+            return True, self._entries[key]
+
+    def put(self, key: tuple[AdmissionPolicy, bytes], verdict: _Verdict) -> None:
+        with self._lock:
+            self._entries[key] = verdict
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+
+_VERDICTS: Final = _VerdictMemo(VERDICT_MEMO_ENTRIES)
+
+
+def _verdict(item: Mapping[str, Any], tool: str, policy: AdmissionPolicy) -> _Verdict:
+    """Every check of one descriptor that does not depend on the rest of the listing."""
+    try:
+        _check_name(tool)
+        _check_descriptor(item, policy)
+    except AdmissionError as refusal:
+        return refusal.category, refusal.message
+    except RecursionError:
+        return "invalid_schema", "schema is nested too deeply"
+    return None
+
+
+def _admit(descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None) -> AdmissionReport:
     items = list(descriptors)
     names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
     counts = Counter(name for name in names if isinstance(name, str))
@@ -210,12 +352,26 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
                 raise AdmissionError("malformed", "descriptor must be a JSON object")
             if tool is None:
                 raise AdmissionError("malformed", "name must be a non-empty string")
+            _check_name(tool)
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
-            _check_descriptor(cast(Mapping[str, Any], item), policy)
+            key = memo.key(item, policy) if memo is not None else None
+            known, verdict = memo.get(key) if memo is not None and key is not None else (False, None)
+            if not known:
+                verdict = _verdict(cast(Mapping[str, Any], item), tool, policy)
+                if memo is not None and key is not None:
+                    memo.put(key, verdict)
+            if verdict is not None:
+                raise AdmissionError(*verdict)
         except AdmissionError as refusal:
             rejected.append(
-                {"tool": tool, "index": index, "category": refusal.category, "reason": refusal.message}
+                {
+                    "tool": tool,
+                    "index": index,
+                    "category": refusal.category,
+                    "reason": refusal.message,
+                    "descriptor": item,
+                }
             )
             continue
         except RecursionError:
@@ -225,6 +381,7 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
                     "index": index,
                     "category": "invalid_schema",
                     "reason": "schema is nested too deeply",
+                    "descriptor": item,
                 }
             )
             continue

@@ -11,7 +11,8 @@ Three pieces, each usable alone; the server adapter wires them around FastMCP:
   values. Authorization is applied before counting, so ``total`` never reveals how many suggestions
   exist that the caller cannot see;
 - :class:`RateLimiter` is a sliding-window limiter per caller key with an injectable clock, which
-  tells a refused caller how long to wait (``retry_after_ms``).
+  tells a refused caller how long to wait (``retry_after_ms``); :class:`AsyncRateLimiter` is the shape
+  of a limiter shared by several processes (the ``state`` backends implement it).
 
 Errors are :class:`CompletionError` (``invalid_request``) and :class:`CompletionRateLimited`
 (``rate_limited``, with ``retry_after_ms``). Messages name fields, never values.
@@ -25,7 +26,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
 
@@ -35,6 +36,7 @@ __all__ = [
     "MAX_COMPLETION_VALUES",
     "MAX_CONTEXT_ARGUMENTS",
     "MAX_REF_URI_LENGTH",
+    "AsyncRateLimiter",
     "CompletionRateLimited",
     "CompletionRequest",
     "RateLimiter",
@@ -236,3 +238,26 @@ class RateLimiter:
                 f"too many completion requests; retry after {retry_after_ms} ms",
                 retry_after_ms=retry_after_ms,
             )
+
+
+@runtime_checkable
+class AsyncRateLimiter(Protocol):
+    """A per-caller window shared by everything that holds the same limiter (e.g. every replica).
+
+    Defined here, beside :class:`RateLimiter`, so the server adapter takes one without knowing who
+    implements it (the ``state`` backends do).
+    """
+
+    @property
+    def max_requests(self) -> int: ...
+
+    @property
+    def window_seconds(self) -> float: ...
+
+    async def acquire(self, key: str) -> int | None:
+        """Admit and record one request for ``key`` (``None``), or refuse: milliseconds until a slot frees.
+
+        Raises an :class:`~agent_connector_sdk.errors.AgentConnectorError` when the window cannot be read
+        or charged (e.g. the state backends' ``StateUnavailable``): the caller then refuses (fail closed).
+        """
+        ...

@@ -34,6 +34,7 @@ __all__ = [
     "HeaderMismatchCategory",
     "HeaderValueCategory",
     "HeaderValueError",
+    "LockCategory",
     "PaginationCategory",
     "PaginationError",
     "SourcePinCategory",
@@ -53,6 +54,8 @@ AdmissionCategory = Literal[
     "duplicate_name",
     "not_admitted",
     "header_map_mismatch",
+    "contract_drift",
+    "tool_poisoning",
 ]
 ArgumentCategory = Literal["invalid_arguments", "invalid_schema", "unsupported_dialect", "unresolvable_ref"]
 HeaderValueCategory = Literal[
@@ -84,9 +87,11 @@ ConsumeCategory = Literal[
     "undeclared_client_capability",
 ]
 SourcePinCategory = Literal["source_not_pinned", "server_not_pinned", "malformed_pins"]
+LockCategory = Literal["malformed_lock"]
 ContractCategory = (
     PaginationCategory
     | SourcePinCategory
+    | LockCategory
     | AdmissionCategory
     | ArgumentCategory
     | HeaderValueCategory
@@ -188,11 +193,20 @@ class CompletionError(ContractError):
 
 
 class ContractViolation(ContractError):
-    """Consume: a tool result or content block breaks the tool's contract. ``path`` is JSON-pointer-like."""
+    """Consume: a tool result or content block breaks the tool's contract. ``path`` is JSON-pointer-like.
+
+    ``server_text`` is what the server *said* in the refused result (its text blocks, sanitized and
+    bounded), so a caller still sees the server's words; ``None`` when it said nothing. It is the
+    server's text, not ours: like ``JsonRpcError.message`` it stays an attribute and never enters
+    ``str(error)`` or the audit trail.
+    """
 
     gate = "consume"
     category: ConsumeCategory
 
-    def __init__(self, category: ConsumeCategory, message: str, *, path: str = "") -> None:
+    def __init__(
+        self, category: ConsumeCategory, message: str, *, path: str = "", server_text: str | None = None
+    ) -> None:
         super().__init__(category, message)
         self.path = path
+        self.server_text = server_text

@@ -84,9 +84,11 @@ _SENTINEL_SUFFIX: Final = "?="
 _MIN_SENTINEL_LENGTH: Final = len(_SENTINEL_PREFIX) + len(_SENTINEL_SUFFIX)
 # RFC 9110 §5.6.2 tchar. fullmatch (never `$`, which would accept a trailing newline).
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-# Strict decimal: ASCII digits only (no `+`, `_`, spaces or Unicode digits that int() would accept).
+# Canonical decimal, the form a client writes (`str(int)`): ASCII digits only (no `+`, `_`, spaces or
+# Unicode digits that int() would accept), no leading zero (`05`) and no negative zero (`-0`) — two
+# spellings of one value would let an intermediary routing on the text disagree with the server.
 # 16 digits bound the parse and cover every safe integer.
-_STRICT_DECIMAL: Final = re.compile(r"-?[0-9]{1,16}")
+_STRICT_DECIMAL: Final = re.compile(r"0|-?[1-9][0-9]{0,15}")
 _HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
 # --------------------------------------------------------------------------------------------- codec
 
@@ -435,7 +437,9 @@ def _matches(annotation: HeaderAnnotation, argument: Any, decoded: str) -> bool:
     if annotation.type == "integer":
         if not _STRICT_DECIMAL.fullmatch(decoded):
             raise HeaderMismatch(
-                "malformed", f"{annotation.header} is not a decimal integer", header=annotation.header
+                "malformed",
+                f"{annotation.header} is not a canonical decimal integer",
+                header=annotation.header,
             )
         number = int(decoded)
         if abs(number) > MAX_SAFE_INTEGER:

@@ -12,21 +12,25 @@ Rules, in the order they are checked (the first failure is reported):
    ``unknown_content_type``, see :mod:`.content`); ``isError`` a boolean when present.
 3. When the tool publishes an ``outputSchema`` (a non-null member):
 
-   - ``structuredContent`` must be *present*, **even when ``isError`` is true** (project policy; the
-     spec leaves error results open) — ``missing_structured_content``. Presence is about the key: a
-     member whose value is JSON ``null`` is present and is validated like any other value;
-   - it may be any JSON value (object, array, string, number, boolean, null) and must validate
-     against the output schema, in the dialect it declares (``output_schema_violation``, path
-     ``/structuredContent/...``); a schema we refuse to evaluate yields the shared schema categories
-     ``invalid_schema``, ``unsupported_dialect`` or ``unresolvable_ref`` — never a silent pass.
-     (Compatibility: ``invalid_schema`` was called ``invalid_output_schema`` here before the JSON
-     Schema module was shared by every gate.)
-   - some ``text`` block must carry the compatibility serialization (``missing_text_serialization``).
-     A text block qualifies when its text parses as JSON equal to ``structuredContent`` — so
-     whitespace, key order and number spelling (``1`` vs ``1.0``) do not matter, but ``true`` never
-     equals ``1``. When ``structuredContent`` is a string, a text block holding exactly that string
-     also qualifies: FastMCP emits string outputs that way, and the text is unambiguous.
+   - a result that is not an error must carry ``structuredContent`` (``missing_structured_content``)
+     that validates against the output schema, in the dialect it declares (``output_schema_violation``,
+     path ``/structuredContent/...``): the spec's MUST. Presence is about the key: a member whose value
+     is JSON ``null`` is present and validated like any other value; any JSON value is allowed. A schema
+     we refuse to evaluate yields the shared schema categories ``invalid_schema``,
+     ``unsupported_dialect`` or ``unresolvable_ref`` — never a silent pass;
+   - an ``isError`` result: the spec is silent (issue #569). Project rules ``error-structured-content``
+     (it carries ``structuredContent``) and ``error-output-schema`` (which conforms);
+   - project rule ``text-serialization`` (the spec's SHOULD): some ``text`` block carries the
+     serialization. A text block qualifies when its text parses as JSON equal to ``structuredContent``
+     — so whitespace, key order and number spelling (``1`` vs ``1.0``) do not matter, but ``true``
+     never equals ``1``. When ``structuredContent`` is a string, a text block holding exactly that
+     string also qualifies: FastMCP emits string outputs that way, and the text is unambiguous.
 
+   Project rules reject in the ``strict`` profile and are findings in ``default``
+   (:data:`~.findings.RULES` is the table; the README shows it).
+
+A refusal carries the server's own words: ``ContractViolation.server_text`` is the result's text blocks,
+sanitized and bounded (:func:`server_text`), so the reason a server gave is never lost with its result.
 Messages name members and schema keywords, never values.
 """
 
@@ -38,10 +42,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_connector_sdk.mcp.contracts.content import validate_content_block
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.errors import ConsumeCategory, ContractViolation
+from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
 from agent_connector_sdk.mcp.contracts.json_schema import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.sanitize import sanitize_text
 
-__all__ = ["json_equal", "validate_tool_result"]
+__all__ = ["SERVER_TEXT_LIMIT", "json_equal", "server_text", "validate_tool_result"]
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -102,62 +108,101 @@ def _has_text_serialization(content: list[Any], value: Any) -> bool:
     )
 
 
+SERVER_TEXT_LIMIT = 2000
+"""Characters of a refused result's text kept on the error (``ContractViolation.server_text``)."""
+
+
+def server_text(result: object, limit: int = SERVER_TEXT_LIMIT) -> str | None:
+    """The text blocks of a (possibly malformed) result joined by newlines, sanitized and cut to
+    ``limit`` characters; ``None`` when it has none. Only reads what is there: never raises."""
+    content = result.get("content") if isinstance(result, Mapping) else None
+    if not isinstance(content, list):
+        return None
+    texts: list[str] = []
+    size = 0
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"][: limit - size + 1])
+            size += len(texts[-1]) + 1
+            if size > limit:
+                break
+    return sanitize_text("\n".join(texts), limit=limit) if texts else None
+
+
 def validate_tool_result(
     tool: Mapping[str, Any],
     result: object,
     *,
-    require_text_serialization: bool = True,
+    profile: Profile = "strict",
     cache: ValidatorCache | None = None,
-) -> None:
-    """Consume gate: check one ``CallToolResult`` wire dict against its tool; raise or return ``None``.
+) -> tuple[Finding, ...]:
+    """Consume gate: check one ``CallToolResult`` wire dict against its tool.
 
-    Raises :class:`ContractViolation` with a stable ``category`` and a JSON-pointer-like ``path`` (see
-    the module docstring). ``require_text_serialization=False`` drops rule 3's last bullet for hosts
-    that only read ``structuredContent``. ``cache`` is the validator cache shared with argument
-    validation (default: the process-wide one).
+    Spec rules raise :class:`ContractViolation` with a stable ``category``, a JSON-pointer-like
+    ``path`` and the server's own text (``server_text``, see the module docstring). Project rules
+    (``text-serialization``, ``error-structured-content``, ``error-output-schema``: the rule table,
+    :data:`~.findings.RULES`) raise too in the ``strict`` profile (the default here: what our own
+    servers hold themselves to) and are returned as :class:`~.findings.Finding` values in the
+    ``default`` profile, the result still usable. ``cache`` is the validator cache shared with
+    argument validation (default: the process-wide one).
     """
+    findings: list[Finding] = []
+
+    def refuse(category: ConsumeCategory, message: str, path: str) -> ContractViolation:
+        return ContractViolation(category, message, path=path, server_text=server_text(result))
+
+    def project(rule: str, category: ConsumeCategory, message: str, path: str) -> None:
+        if profile == "strict":
+            raise refuse(category, message, path)
+        findings.append(Finding(rule=rule, category=category, message=message, path=path))
+
     if not isinstance(result, Mapping):
         raise ContractViolation("malformed_result", "a tool result must be an object", path="")
     if "resultType" in result and result["resultType"] != "complete":
-        raise ContractViolation(
-            "invalid_result_type", "'resultType' must be absent or 'complete'", path="/resultType"
-        )
+        raise refuse("invalid_result_type", "'resultType' must be absent or 'complete'", "/resultType")
     content = result.get("content")
     if not isinstance(content, list):
-        raise ContractViolation(
-            "malformed_result", "'content' is required and must be a list", path="/content"
-        )
+        raise refuse("malformed_result", "'content' is required and must be a list", "/content")
     for index, block in enumerate(content):
-        validate_content_block(block, path=f"/content/{index}")
+        try:
+            validate_content_block(block, path=f"/content/{index}")
+        except ContractViolation as violation:
+            violation.server_text = server_text(result)
+            raise
     if "isError" in result and not isinstance(result["isError"], bool):
-        raise ContractViolation(
-            "malformed_result", "'isError' must be a boolean when present", path="/isError"
-        )
+        raise refuse("malformed_result", "'isError' must be a boolean when present", "/isError")
 
     schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
     if schema is None:
-        return
+        return ()
+    is_error = result.get("isError") is True
     if "structuredContent" not in result:
-        raise ContractViolation(
+        message = "the tool publishes an outputSchema, so 'structuredContent' is required"
+        if not is_error:
+            raise refuse("missing_structured_content", message, "/structuredContent")
+        project(
+            "error-structured-content",
             "missing_structured_content",
-            "the tool publishes an outputSchema, so 'structuredContent' is required (also when isError)",
-            path="/structuredContent",
+            message + " (also when isError)",
+            "/structuredContent",
         )
+        return tuple(findings)
     structured = result["structuredContent"]
     failure = validate_instance(schema, structured, cache=cache)
     if failure is not None:
-        if failure.kind == "instance":
-            raise ContractViolation(
-                "output_schema_violation",
-                f"structuredContent refused by the output schema: {failure.message}",
-                path="/structuredContent" + failure.path,
-            )
-        raise ContractViolation(
-            failure.kind, f"outputSchema refused: {failure.message}", path=""
+        if failure.kind != "instance":
+            raise refuse(failure.kind, f"outputSchema refused: {failure.message}", "")
+        message = f"structuredContent refused by the output schema: {failure.message}"
+        if not is_error:
+            raise refuse("output_schema_violation", message, "/structuredContent" + failure.path)
+        project(
+            "error-output-schema", "output_schema_violation", message, "/structuredContent" + failure.path
         )
-    if require_text_serialization and not _has_text_serialization(content, structured):
-        raise ContractViolation(
+    if not _has_text_serialization(content, structured):
+        project(
+            "text-serialization",
             "missing_text_serialization",
             "no text block carries the JSON serialization of structuredContent",
-            path="/content",
+            "/content",
         )
+    return tuple(findings)

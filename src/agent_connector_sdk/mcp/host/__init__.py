@@ -2,13 +2,17 @@
 
 * :mod:`.core` — the sans-I/O gate sequence (:class:`HostCore`, :class:`AdmittedTool`,
   :class:`PreparedCall`, :class:`ToolResult`);
-* :mod:`.session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`), with the
-  connection's revision, transport and header-gate applicability (:class:`ConnectionReport`);
+* :mod:`.options` — :class:`HostOptions` (policy, profile, audit, confirmation, :class:`HostBounds`):
+  one frozen value per session;
+* :mod:`.session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`, ONE per
+  connection), with the connection's revision, transport and header-gate applicability
+  (:class:`ConnectionReport`);
 * :mod:`.param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
 * :mod:`.errors` — the protocol and tool-execution failure families;
 * :mod:`.debounce` — debounced completion requests for a host UI.
 
-The two faces people use, thin over the same core: :class:`ContractClient` (:mod:`.contract_client`,
+The two faces people use, thin over one session (a reviewer builds one :class:`HostSession` and both
+faces over it): :class:`ContractClient` (:mod:`.contract_client`,
 tools from ``tools/list``) and :class:`SchemaDisclosureConsumer` (:mod:`.disclosure_consumer`, tools
 behind a search transform, reconstructed from schema disclosures).
 """
@@ -44,6 +48,7 @@ from agent_connector_sdk.mcp.host.errors import (
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions, Profile
 from agent_connector_sdk.mcp.host.param_headers import (
     TRANSPORT_EXCEPTIONS,
     ParamHeaderChannel,
@@ -70,7 +75,9 @@ __all__ = [
     "ContractClient",
     "DisclosedTool",
     "HeaderGates",
+    "HostBounds",
     "HostCore",
+    "HostOptions",
     "HostSession",
     "InvalidCompletionRequest",
     "Invocation",
@@ -78,6 +85,7 @@ __all__ = [
     "MalformedResponse",
     "ParamHeaderChannel",
     "PreparedCall",
+    "Profile",
     "ProtocolCategory",
     "ProtocolError",
     "SchemaDisclosureConsumer",

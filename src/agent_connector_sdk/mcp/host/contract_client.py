@@ -34,31 +34,15 @@ from typing import Any
 import fastmcp
 import mcp_types
 
-from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, Rejection
+from agent_connector_sdk.audit import AuditSink
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.host.core import ToolResult
-from agent_connector_sdk.mcp.host.errors import (
-    InvalidCompletionRequest,
-    JsonRpcError,
-    MalformedResponse,
-    ProtocolError,
-    ToolExecutionError,
-    TransportFailure,
-)
-from agent_connector_sdk.mcp.host.session import ConfirmWrite, ConnectionReport, HeaderGates, HostSession
+from agent_connector_sdk.mcp.host.errors import InvalidCompletionRequest
+from agent_connector_sdk.mcp.host.options import HostOptions
+from agent_connector_sdk.mcp.host.session import ConnectionReport, HeaderGates, HostSession, as_session
 
-__all__ = [
-    "CompletionResult",
-    "ContractClient",
-    "InvalidCompletionRequest",
-    "JsonRpcError",
-    "MalformedResponse",
-    "ProtocolError",
-    "ToolExecutionError",
-    "ToolResult",
-    "TransportFailure",
-]
+__all__ = ["CompletionResult", "ContractClient"]
 
 JsonObject = dict[str, Any]
 _MAX_COMPLETION_VALUES = 100
@@ -74,42 +58,38 @@ class CompletionResult:
 
 
 class ContractClient:
-    """Run the host core around ``client`` (a ``fastmcp.Client``; it is entered by ``async with``).
+    """The host core as a client of listed tools: a face over one :class:`~.session.HostSession`.
 
-    ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` is a bounded
-    sink (default :class:`~agent_connector_sdk.audit.BoundedAuditSink`; pass your own ``audit=``) of
-    events naming tools, headers, categories and outcomes — never argument or header values.
-    ``confirm_write`` / ``require_confirmation``: see :class:`~agent_connector_sdk.mcp.host.HostSession`.
+    ``connection`` is a ``fastmcp.Client`` (a session is built for it with ``options``) or an existing
+    :class:`~.session.HostSession` (then ``options`` must be ``None``: the session already has them),
+    e.g. the one a :class:`~.disclosure_consumer.SchemaDisclosureConsumer` uses on the same
+    connection. ``async with`` connects it.
+
+    ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` is the
+    session's bounded sink (:class:`~.options.HostOptions` ``audit``; default a
+    :class:`~agent_connector_sdk.audit.BoundedAuditSink`) of events naming tools, headers, categories
+    and outcomes — never argument or header values. Write confirmation: see :class:`~.session.HostSession`.
+    Bounds (:class:`~.options.HostOptions` ``bounds``): what it takes from the server at most; a bound
+    hit is :class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`.
     """
 
     def __init__(
-        self,
-        client: fastmcp.Client[Any],
-        *,
-        policy: AdmissionPolicy | None = None,
-        max_pages: int = 100,
-        audit: AuditSink | None = None,
-        confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = True,
+        self, connection: fastmcp.Client[Any] | HostSession, options: HostOptions | None = None
     ) -> None:
-        if client.is_connected():
+        if not isinstance(connection, HostSession) and connection.is_connected():
             # The HTTP client (and our header hook on it) is built when the session connects.
             raise ValueError("wrap the fastmcp.Client before connecting it")
-        self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
-        self.host = HostSession(
-            client,
-            policy=policy,
-            audit=self.audit,
-            max_pages=max_pages,
-            confirm_write=confirm_write,
-            require_confirmation=require_confirmation,
-        )
+        self.session = as_session(connection, options)
+
+    @property
+    def audit(self) -> AuditSink:
+        return self.session.core.audit
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def __aenter__(self) -> ContractClient:
         """Connect the wrapped client. A server that cannot be reached is a ``TransportFailure``; a
         JSON-RPC error while connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``)."""
-        await self.host.connect()
+        await self.session.connect()
         return self
 
     async def __aexit__(
@@ -118,43 +98,47 @@ class ContractClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.host.close(exc_type, exc, tb)
+        await self.session.close(exc_type, exc, tb)
 
     @property
     def client(self) -> fastmcp.Client[Any]:
-        return self.host.client
+        return self.session.client
+
+    @property
+    def options(self) -> HostOptions:
+        return self.session.options
 
     # -- connection facts --------------------------------------------------------------------------
     @property
     def protocol_version(self) -> str | None:
         """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
-        return self.host.protocol_version
+        return self.session.protocol_version
 
     @property
     def header_gates(self) -> HeaderGates:
         """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
-        return self.host.header_gates
+        return self.session.header_gates
 
     @property
     def report(self) -> ConnectionReport:
-        return self.host.report
+        return self.session.report
 
     # -- discover + admit --------------------------------------------------------------------------
     @property
     def cursor_trace(self) -> list[str | None]:
         """Cursors sent by the last discovery, in order (``None`` = the first, cursor-less request)."""
-        return list(self.host.cursor_trace)
+        return list(self.session.cursor_trace)
 
     @property
     def rejections(self) -> list[Rejection]:
         """``{tool, index, category, reason}`` for each descriptor admission refused in the last discovery."""
-        report = self.host.core.last_report
+        report = self.session.core.last_report
         return list(report.rejected) if report is not None else []
 
     @property
     def admitted(self) -> Mapping[str, JsonObject]:
         """Admitted wire descriptors by name, in server order (copies)."""
-        return {name: dict(tool.descriptor) for name, tool in self.host.core.listed.items()}
+        return {name: dict(tool.descriptor) for name, tool in self.session.core.listed.items()}
 
     async def discover_tools(self) -> AdmissionReport:
         """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
@@ -162,7 +146,7 @@ class ContractClient:
         Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
         trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
         """
-        return await self.host.discover_tools()
+        return await self.session.discover_tools()
 
     # -- invoke + consume --------------------------------------------------------------------------
     async def call(
@@ -177,10 +161,12 @@ class ContractClient:
         Admit: ``AdmissionError('not_admitted')`` for a tool that was not admitted (or before
         discovery). Invoke: ``validate_arguments`` and header refusals (and ``ConfirmationRefused`` when
         write confirmation is on). Execute: the server's verdict arrives as ``JsonRpcError`` (e.g.
-        -32020 for header mismatch). Consume: ``validate_tool_result`` — error results must conform
-        too. ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
+        -32020 for header mismatch). Consume: ``validate_tool_result`` — spec MUST rules reject
+        (``ContractViolation``, carrying the server's text), project rules follow the session's profile
+        (findings on ``ToolResult.findings`` by default, rejections in ``strict``). ``raise_on_error``
+        turns a valid ``isError`` result into ``ToolExecutionError``.
         """
-        return await self.host.call(name, arguments, raise_on_error=raise_on_error)
+        return await self.session.call(name, arguments, raise_on_error=raise_on_error)
 
     async def complete(
         self,
@@ -196,7 +182,7 @@ class ContractClient:
         ``JsonRpcError`` whose ``retry_after_ms`` says when to retry.
         """
         params = _completion_params(ref, argument, value, context_arguments)
-        raw = await self.host.request(mcp_types.CompleteRequest(params=params), gate="consume")
+        raw = await self.session.request(mcp_types.CompleteRequest(params=params), gate="consume")
         result = _completion_from_wire(raw)
         self.audit(
             {"event": "complete", "ref": ref.get("type"), "argument": argument, "count": len(result.values)}

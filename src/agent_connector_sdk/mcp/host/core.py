@@ -26,6 +26,7 @@ Audit events (tool and header names, categories, outcomes — never values) go t
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 from collections import OrderedDict
@@ -34,12 +35,22 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport, admit_tools
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
-from agent_connector_sdk.mcp.contracts.headers import header_annotations, parameter_headers
+from agent_connector_sdk.mcp.contracts.findings import Finding
+from agent_connector_sdk.mcp.contracts.headers import (
+    X_MCP_HEADER_KEY,
+    HeaderAnnotation,
+    header_annotations,
+    parameter_headers,
+)
+from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
+from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
+from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from agent_connector_sdk.mcp.host.bounds import bounded_policy
+from agent_connector_sdk.mcp.host.options import HostOptions
 
 __all__ = [
     "AdmittedTool",
@@ -66,9 +77,18 @@ MAX_OUTSTANDING_CALLS: Final = 1024
 # -------------------------------------------------------------------------------------------- values
 @dataclass(frozen=True)
 class ToolResult:
-    """A ``tools/call`` result that passed the Consume gate. ``raw`` is the wire dict as received."""
+    """A ``tools/call`` result that passed the Consume gate. ``raw`` is the wire dict as received;
+    ``findings`` are the project rules it breaks that the session's profile reports instead of
+    rejecting (``default``); always empty in ``strict``."""
 
     raw: dict[str, Any]
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def text(self) -> str | None:
+        """The server's text blocks joined by newlines, sanitized and bounded for display; ``None``
+        when there are none (``raw`` keeps them verbatim)."""
+        return server_text(self.raw)
 
     @property
     def content(self) -> list[Any]:
@@ -93,7 +113,10 @@ class AdmittedTool:
 
     ``descriptor`` is the core's private copy of the wire descriptor; ``header_map`` maps each annotated
     argument (its ``properties`` path joined with ``.``) to its ``Mcp-Param-*`` header name;
-    ``schema_sha256`` is the disclosed identity for tools admitted from a disclosure.
+    ``schema_sha256`` is the disclosed identity for tools admitted from a disclosure; ``headers`` are the
+    validated ``x-mcp-header`` annotations (with their declared types) the map was built from;
+    ``findings`` are the project rules the descriptor breaks that did not stop its admission (the
+    ``default`` profile; ``strict`` rejects instead).
     """
 
     name: str
@@ -101,6 +124,8 @@ class AdmittedTool:
     header_map: Mapping[str, str]
     origin: ToolOrigin
     schema_sha256: str | None = None
+    headers: tuple[HeaderAnnotation, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     @property
     def annotations(self) -> Mapping[str, Any]:
@@ -204,23 +229,24 @@ def annotations_may_write(annotations: Mapping[str, Any] | None) -> bool:
 class HostCore:
     """The host's gate sequence and its state: admitted tools, rejections, audit (no I/O).
 
-    ``policy`` is the host's admission policy; ``audit`` receives every event (default: a
-    :class:`~agent_connector_sdk.audit.BoundedAuditSink`); ``max_disclosed`` bounds how many tools
-    admitted from disclosures are remembered (least recently admitted forgotten first; calling a
+    ``options`` (:class:`~.options.HostOptions`) supply the admission policy, the profile, the audit
+    sink (default: a :class:`~agent_connector_sdk.audit.BoundedAuditSink`) and ``max_disclosed``: how
+    many tools admitted from disclosures are remembered (least recently admitted forgotten first; calling a
     forgotten one is ``not_admitted`` until it is disclosed and admitted again).
     """
 
-    def __init__(
-        self,
-        *,
-        policy: AdmissionPolicy | None = None,
-        audit: AuditSink | None = None,
-        max_disclosed: int = 256,
-    ) -> None:
-        if max_disclosed < 1:
+    def __init__(self, options: HostOptions | None = None) -> None:
+        self.options = options if options is not None else HostOptions()
+        if self.options.max_disclosed < 1:
             raise ValueError("max_disclosed must be positive")
-        self.policy = policy if policy is not None else AdmissionPolicy()
-        self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
+        max_disclosed = self.options.max_disclosed
+        # The x-mcp-header placement is a project rule (strict: root properties only) the spec relaxed
+        # on 2026-06-17: the host profile decides it, whatever placement the policy value carries.
+        placement: Literal["strict", "spec"] = "strict" if self.options.profile == "strict" else "spec"
+        # The host's bounds on descriptors and x-mcp-header annotations apply on top (the stricter wins).
+        policy = dataclasses.replace(self.options.policy, profile=placement)
+        self.policy = bounded_policy(policy, self.options.bounds)
+        self.audit: AuditSink = self.options.audit if self.options.audit is not None else BoundedAuditSink()
         self._listed: dict[str, AdmittedTool] = {}
         self._disclosed: OrderedDict[tuple[str, str], AdmittedTool] = OrderedDict()
         self._max_disclosed = max_disclosed
@@ -230,6 +256,12 @@ class HostCore:
         self._outstanding: OrderedDict[int, PreparedCall] = OrderedDict()
         self._tickets = itertools.count()
         self.last_report: AdmissionReport | None = None
+        self.lock_applies = self.options.lock is not None
+        lock = self.options.lock
+        self.lock: LockedServer | None = lock.servers[0] if lock and len(lock.servers) == 1 else None
+        """The contract lock's entry for this server (``HostOptions.lock``; the session picks it by the
+        server's address when the lock holds several): with ``lock_applies``, a listed tool is admitted
+        only while its contract is the approved one."""
         self.header_gates: HeaderGates = "required"
         """Set by the I/O adapter from the connection (``required``/``optional``/``not_applicable``);
         recorded on every header event, so a transport without headers is reported, not hidden."""
@@ -238,8 +270,12 @@ class HostCore:
     def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
         """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools."""
         report = admit_tools(list(descriptors), self.policy)
+        if self.lock_applies:  # approved contracts only: drift is contract_drift, no entry refuses all
+            report = lock_admission(descriptors, report, self.lock)
+        # Tool poisoning (project rules): findings by default, tool_poisoning rejections in strict.
+        report, poisoning = poisoning_admission(descriptors, report, strict=self.options.profile == "strict")
         self._listed = {
-            name: self._admitted(name, descriptor, "listing", None)
+            name: self._admitted(name, descriptor, "listing", None, poisoning.get(name, ()))
             for name, descriptor in report.admitted.items()
         }
         self.last_report = report
@@ -249,6 +285,11 @@ class HostCore:
                 "outcome": "ok",
                 "pages": pages,
                 "admitted": list(report.admitted),
+                "findings": [
+                    {"tool": name, "rule": f.rule, "category": f.category}
+                    for name, tool in self._listed.items()
+                    for f in tool.findings
+                ],
                 "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
             }
         )
@@ -273,11 +314,14 @@ class HostCore:
         """
         name = descriptor.get("name")
         report = admit_tools([descriptor], self.policy)
+        # Tool poisoning in what the navigation entry said (name, title, description): as for listings.
+        report, poisoning = poisoning_admission([descriptor], report, strict=self.options.profile == "strict")
         if report.rejected or not isinstance(name, str):
             (rejection,) = report.rejected
             self.audit({"event": "admit", "tool": rejection["tool"], "outcome": rejection["category"]})
             raise AdmissionError(cast(Any, rejection["category"]), rejection["reason"])
-        tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256)
+        found = poisoning.get(name, ())
+        tool = self._admitted(name, report.admitted[name], "disclosure", schema_sha256, found)
         if known_headers is not None and not _same_header_map(known_headers, tool.descriptor):
             self.audit({"event": "admit", "tool": name, "outcome": "header_map_mismatch"})
             raise AdmissionError(
@@ -293,10 +337,18 @@ class HostCore:
         return tool
 
     def _admitted(
-        self, name: str, descriptor: Mapping[str, Any], origin: ToolOrigin, digest: str | None
+        self,
+        name: str,
+        descriptor: Mapping[str, Any],
+        origin: ToolOrigin,
+        digest: str | None,
+        extra_findings: tuple[Finding, ...] = (),
     ) -> AdmittedTool:
         private = copy.deepcopy(dict(descriptor))  # a caller mutating its dict cannot change the contract
-        return AdmittedTool(name, private, header_map(private), origin, digest)
+        annotations = header_annotations(private.get("inputSchema"), placement="spec")
+        mapping = {".".join(annotation.path): annotation.header for annotation in annotations}
+        findings = _admit_findings(annotations) + extra_findings
+        return AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
 
     @property
     def listed(self) -> Mapping[str, AdmittedTool]:
@@ -308,6 +360,10 @@ class HostCore:
         label = name if isinstance(name, str) else None  # never echo a non-string name
         tool = self._listed.get(label) if label is not None else None
         if tool is None:
+            drift = self._drift_rejection(label)
+            if drift is not None:  # say why: the contract changed since it was approved
+                self.audit({"event": "call", "tool": label, "outcome": "contract_drift"})
+                raise AdmissionError("contract_drift", f"tool {label!r}: {drift}")
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
             hint = (
                 # FastMCP's search transforms list this tool in place of the ones they hide.
@@ -318,6 +374,15 @@ class HostCore:
             )
             raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery{hint}")
         return tool
+
+    def _drift_rejection(self, name: str | None) -> str | None:
+        report = self.last_report
+        if name is None or report is None or not self.lock_applies:
+            return None
+        return next(
+            (r["reason"] for r in report.rejected if r["tool"] == name and r["category"] == "contract_drift"),
+            None,
+        )
 
     def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
         """The tool admitted from the disclosure ``(alias, schema_sha256)``, if still remembered."""
@@ -350,7 +415,11 @@ class HostCore:
 
     # -- Consume --------------------------------------------------------------------------------------
     def consume(self, call: PreparedCall, raw: Any) -> ToolResult:
-        """The Consume gate: ``raw`` must honour the admitted tool's contract (error results too).
+        """The Consume gate: ``raw`` must honour the admitted tool's contract.
+
+        Spec rules reject (``ContractViolation``, carrying the server's text); project rules follow the
+        session's profile: findings on the :class:`ToolResult` and in the audit event (``default``), or
+        rejections (``strict``).
 
         ``call`` must be one this core prepared and has not consumed yet (``not_admitted`` otherwise).
         """
@@ -358,14 +427,19 @@ class HostCore:
             raise AdmissionError("not_admitted", "this call was not prepared by this host")
         del self._outstanding[call.ticket]
         try:
-            validate_tool_result(call.tool.descriptor, raw)
+            findings = validate_tool_result(call.tool.descriptor, raw, profile=self.options.profile)
         except ContractError as violation:
             self.refused(call.tool, violation.category)
             raise
-        result = ToolResult(cast(dict[str, Any], raw))
-        self.audit(
-            {"event": "call", "tool": call.tool.name, "outcome": "tool_error" if result.is_error else "ok"}
-        )
+        result = ToolResult(cast(dict[str, Any], raw), findings)
+        event: AuditEvent = {
+            "event": "call",
+            "tool": call.tool.name,
+            "outcome": "tool_error" if result.is_error else "ok",
+        }
+        if findings:
+            event["findings"] = [{"rule": f.rule, "category": f.category} for f in findings]
+        self.audit(event)
         return result
 
     # -- audit helpers -----------------------------------------------------------------------------
@@ -376,6 +450,21 @@ class HostCore:
         if call is not None and self._outstanding.get(call.ticket) is call:
             del self._outstanding[call.ticket]
         self.audit({"event": "call", "tool": tool.name, "outcome": outcome, **extra})
+
+
+def _admit_findings(annotations: Sequence[HeaderAnnotation]) -> tuple[Finding, ...]:
+    """Project rules an admitted descriptor breaks (only reachable in the ``default`` profile: the
+    ``strict`` one rejected it at Admit). ``header-placement``: an annotation below the root properties."""
+    nested = [annotation for annotation in annotations if len(annotation.path) > 1]
+    return tuple(
+        Finding(
+            rule="header-placement",
+            category="invalid_header_annotation",
+            message=f"{X_MCP_HEADER_KEY} on a nested property (allowed by the spec since 2026-06-17)",
+            path=f"/inputSchema{annotation.pointer}",
+        )
+        for annotation in nested
+    )
 
 
 def _argument_keys(path: tuple[str, ...]) -> set[str]:

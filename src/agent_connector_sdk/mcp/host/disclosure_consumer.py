@@ -7,9 +7,9 @@ For a host or gateway that reaches a server whose tools hide behind a search tra
    bound on in-flight reads and on total bytes (URIs are sent exactly as derived, never normalized);
 3. **verify** — the manifest must agree exactly with the selected navigation entry; then
    ``reconstruct_schema`` proves the fragments are that document;
-4. **admit** — the reconstructed descriptor goes through the host's Admit gate (the host core's
-   ``AdmissionPolicy``) before its first call: a tool admission rejects (e.g. ``sensitive_header``) is
-   refused with :class:`AdmissionRefused` and the admission category, and is never called;
+4. **admit** — the reconstructed descriptor goes through the session core's Admit gate before its
+   first call: a tool admission rejects (e.g. ``sensitive_header``) raises the core's own
+   ``AdmissionError`` and is never called;
 5. **invoke** — through the host core (:mod:`agent_connector_sdk.mcp.host`), the same sequence
    ``ContractClient`` runs: validate arguments against the reconstructed input schema, mirror
    ``x-mcp-header`` arguments into ``Mcp-Param-*`` headers, call the tool by name, validate the result
@@ -19,15 +19,17 @@ For a host or gateway that reaches a server whose tools hide behind a search tra
    the tool's current schemas); if the identity moved or the catalog changed, the call is refused with
    :class:`StaleSelection` and the caller must discover again.
 
-Every failure is a :class:`DisclosureConsumerError` subclass with a stable ``category`` and the
-``step`` that owns it; transport exceptions never escape bare. Messages carry names and categories,
-never argument values.
+The consumer's own failures (discovery, reads, verification, binding) are
+:class:`DisclosureConsumerError` subclasses with a stable ``category`` and the ``step`` that owns it;
+what the session's core refuses (admission, arguments, headers, confirmation, results) and protocol
+failures arrive as themselves, never re-wrapped. Transport exceptions never escape bare. Messages carry
+names and categories, never argument values.
 
 Per-request headers: the ``mcp`` SDK mirrors ``x-mcp-header`` only for tools it saw in ``tools/list``,
 which a search transform hides. The host core computes them from the reconstructed schema and sends
 them on exactly this ``tools/call`` POST. Construct the consumer *before* entering an HTTP client, so
 the hook is in the HTTP client the transport builds on connect; otherwise a call that needs headers is
-refused (``InvocationRefused('undeliverable')``) instead of being sent without them.
+refused (``HeaderValueError('undeliverable')``) instead of being sent without them.
 """
 
 from __future__ import annotations
@@ -44,24 +46,14 @@ from pydantic import ValidationError
 
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.errors import AgentConnectorError, Gate
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
-from agent_connector_sdk.mcp.contracts.errors import (
-    AdmissionCategory,
-    AdmissionError,
-    ArgumentCategory,
-    ArgumentError,
-    ConfirmationCategory,
-    ConsumeCategory,
-    ContractViolation,
-    HeaderValueCategory,
-    HeaderValueError,
-)
 from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
-from agent_connector_sdk.mcp.host.core import AdmittedTool
-from agent_connector_sdk.mcp.host.errors import ConfirmationRefused, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
+from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
-from agent_connector_sdk.mcp.host.session import ConfirmWrite, HeaderGates, HostSession
+from agent_connector_sdk.mcp.host.session import HeaderGates, HostSession, as_session
 from agent_connector_sdk.mcp.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
     SchemaDisclosureCategory,
@@ -77,8 +69,6 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigatio
 
 __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
-    "AdmissionRefused",
-    "CallFailed",
     "CallerScope",
     "ConsumerCategory",
     "DisclosedTool",
@@ -86,8 +76,6 @@ __all__ = [
     "DisclosureMismatch",
     "DisclosureReadFailed",
     "DiscoveryFailed",
-    "InvocationRefused",
-    "ResultRejected",
     "SchemaDisclosureConsumer",
     "SelectedTool",
     "StaleSelection",
@@ -106,26 +94,11 @@ loopback hides what concurrency buys on a real network (each read's round trip o
 so 8 is the largest bound that costs nothing on loopback. Raise it for a distant server, lower it for
 a constrained one (``max_in_flight=``)."""
 
-DiscoveryCategory = Literal[
-    "search_failed", "malformed_navigation", "no_match", "ambiguous", "undisclosable", "transport"
-]
-ReadCategory = Literal[
-    "not_found", "protocol_error", "transport", "malformed_body", "too_large", "too_many_fragments"
-]
+DiscoveryCategory = Literal["search_failed", "malformed_navigation", "no_match", "ambiguous", "undisclosable"]
+ReadCategory = Literal["not_found", "malformed_body", "too_large", "too_many_fragments"]
 MismatchCategory = Literal["navigation_mismatch"] | SchemaDisclosureCategory
 StaleCategory = Literal["stale", "catalog_changed", "scope_mismatch", "not_disclosed"]
-InvocationCategory = ArgumentCategory | HeaderValueCategory | ConfirmationCategory
-CallCategory = Literal["protocol_error", "transport"]
-ConsumerCategory = (
-    DiscoveryCategory
-    | ReadCategory
-    | MismatchCategory
-    | StaleCategory
-    | AdmissionCategory
-    | InvocationCategory
-    | CallCategory
-    | ConsumeCategory
-)
+ConsumerCategory = DiscoveryCategory | ReadCategory | MismatchCategory | StaleCategory
 
 
 # -------------------------------------------------------------------------------------------- errors
@@ -140,8 +113,8 @@ class DisclosureConsumerError(AgentConnectorError):
 
 
 class DiscoveryFailed(DisclosureConsumerError):
-    """Step 1. ``search_failed``, ``malformed_navigation``, ``no_match``, ``ambiguous``, ``undisclosable``,
-    ``transport``."""
+    """Step 1. ``search_failed`` (the search tool reported an error or returned no list),
+    ``malformed_navigation``, ``no_match``, ``ambiguous``, ``undisclosable``."""
 
     gate: ClassVar[Gate | None] = "discover"
     step = "discover"
@@ -150,8 +123,8 @@ class DiscoveryFailed(DisclosureConsumerError):
 
 class DisclosureReadFailed(DisclosureConsumerError):
     """Step 2. ``not_found`` (the provider refused: unknown, unauthorized or stale — deliberately not
-    told apart), ``protocol_error``, ``transport``, ``malformed_body``, ``too_large``,
-    ``too_many_fragments``."""
+    told apart), ``malformed_body``, ``too_large``, ``too_many_fragments``. (A lost connection is a
+    ``TransportFailure`` and another JSON-RPC error a ``JsonRpcError``, as on every path.)"""
 
     gate: ClassVar[Gate | None] = "discover"
     step = "read"
@@ -167,18 +140,6 @@ class DisclosureMismatch(DisclosureConsumerError):
     category: MismatchCategory
 
 
-class AdmissionRefused(DisclosureConsumerError):
-    """Step 4. The host's admission policy rejects the reconstructed descriptor: the admission category
-    (``sensitive_header``, ``invalid_header_annotation``, ``unsupported_dialect``, ``malformed``, ...),
-    or ``not_admitted`` for a call of a tool this consumer's host does not hold as admitted."""
-
-    gate: ClassVar[Gate | None] = "admit"
-    step = "admit"
-    category: AdmissionCategory
-    verified: DisclosedTool | None = None
-    """From ``disclose``: the disclosure that verified before the policy refused it (never callable)."""
-
-
 class StaleSelection(DisclosureConsumerError):
     """Step 6. The bound identity no longer holds: ``stale`` (the provider no longer serves it or serves
     another one), ``catalog_changed`` (a later discovery saw the catalog move), ``scope_mismatch`` (the
@@ -188,41 +149,6 @@ class StaleSelection(DisclosureConsumerError):
     gate: ClassVar[Gate | None] = "invoke"
     step = "bind"
     category: StaleCategory
-
-
-class InvocationRefused(DisclosureConsumerError):
-    """Step 5, before sending: the contracts' argument/header category (``invalid_arguments``,
-    ``type_mismatch``, ``out_of_range``, ``undeliverable``, ...) or the write confirmation's
-    (``confirmation_required``, ``not_confirmed``)."""
-
-    gate: ClassVar[Gate | None] = "invoke"
-    step = "invoke"
-    category: InvocationCategory
-
-
-class CallFailed(DisclosureConsumerError):
-    """Step 5, sending: ``protocol_error`` (``code`` set) or ``transport``; the result is unknown."""
-
-    gate: ClassVar[Gate | None] = "execute"
-    step = "invoke"
-    category: CallCategory
-
-    def __init__(self, category: CallCategory, message: str, *, code: int | None = None) -> None:
-        super().__init__(category, message)
-        self.code = code
-
-
-class ResultRejected(DisclosureConsumerError):
-    """Step 5, the answer: the result fails the reconstructed output schema or the result contract
-    (the contracts' ``ContractViolation`` category, ``path`` kept)."""
-
-    gate: ClassVar[Gate | None] = "consume"
-    step = "consume"
-    category: ConsumeCategory
-
-    def __init__(self, category: ConsumeCategory, message: str, *, path: str = "") -> None:
-        super().__init__(category, message)
-        self.path = path
 
 
 # ------------------------------------------------------------------------------------------- values
@@ -308,52 +234,48 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
 class SchemaDisclosureConsumer:
     """Discover, read, verify and call tools disclosed by a schema disclosure provider.
 
-    ``client`` is the caller's ``fastmcp.Client`` (its session carries the caller's credentials; nothing
-    else is created). ``scope`` identifies the caller. ``max_in_flight`` bounds concurrent reads;
-    ``max_total_bytes`` bounds the bytes of all bodies read for one tool (and the manifest's
-    ``schema_bytes`` is checked against it before any fragment is read); ``max_fragments`` bounds the
-    fragment count a manifest may claim; ``max_disclosed`` bounds how many verified tools the consumer
-    remembers (least recently disclosed forgotten first; calling a forgotten one asks to disclose it
-    again). ``call`` validates against the host core's own admitted copies of the schemas, so mutating
-    or re-assembling a :class:`DisclosedTool` cannot change what is enforced.
+    ``connection`` is the :class:`~.session.HostSession` of the caller's connection (shared with a
+    ``ContractClient`` on the same connection: one core, one audit trail), or the caller's
+    ``fastmcp.Client``, for which a session is built with ``options`` (its session carries the caller's
+    credentials; nothing else is created). ``scope`` identifies the caller.
+
+    ``max_in_flight`` bounds concurrent reads; ``max_total_bytes`` bounds the bytes of all bodies read
+    for one tool (and the manifest's ``schema_bytes`` is checked against it before any fragment is
+    read); ``max_fragments`` bounds the fragment count a manifest may claim;
+    ``HostOptions.max_disclosed`` bounds how many verified tools the session remembers (least recently
+    disclosed forgotten first; calling a forgotten one asks to disclose it again). ``call`` validates
+    against the session core's own admitted copies of the schemas, so mutating or re-assembling a
+    :class:`DisclosedTool` cannot change what is enforced.
 
     ``source_pins`` (a :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourcePins`, keyed by
     ``scope.server``) makes ``disclose`` refuse a manifest whose ``source_sha256`` is not pinned, before
     any fragment is read, with :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourceNotPinned`.
 
-    Host core options, as for ``ContractClient``: ``policy`` (the Admit gate's ``AdmissionPolicy``),
-    ``audit`` (a bounded sink by default), ``confirm_write`` / ``require_confirmation`` (write
-    confirmation). ``host`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs.
+    Policy, profile, audit sink and write confirmation are the session's :class:`~.options.HostOptions`.
+    ``session`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs. Its bounds
+    (``HostOptions.bounds``): a search answering more than ``max_navigation_entries``, a disclosure
+    past ``deadline_s`` are refused (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`); the
+    bytes read for one disclosure are at most ``max_schema_bytes`` plus the envelope (``too_large``).
     """
 
     def __init__(
         self,
-        client: fastmcp.Client[Any],
+        connection: fastmcp.Client[Any] | HostSession,
         *,
         scope: CallerScope,
+        options: HostOptions | None = None,
         search_tool: str = "search_tools",
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         max_total_bytes: int = MAX_DOCUMENT_BYTES + _ENVELOPE_ALLOWANCE,
         max_fragments: int = 8192,
-        max_disclosed: int = 256,
-        policy: AdmissionPolicy | None = None,
-        audit: AuditSink | None = None,
-        confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = True,
         source_pins: SourcePins | None = None,
     ) -> None:
-        if min(max_in_flight, max_total_bytes, max_fragments, max_disclosed) < 1:
+        if min(max_in_flight, max_total_bytes, max_fragments) < 1:
             raise ValueError("bounds must be positive")
-        self._client = client
-        self.host = HostSession(
-            client,
-            policy=policy,
-            audit=audit,
-            max_disclosed=max_disclosed,
-            confirm_write=confirm_write,
-            require_confirmation=require_confirmation,
-        )
-        self.audit: AuditSink = self.host.core.audit
+        self.session = as_session(connection, options)
+        self.audit: AuditSink = self.session.core.audit
+        self.bounds = self.session.bounds
+        max_total_bytes = min(max_total_bytes, self.bounds.max_schema_bytes + _ENVELOPE_ALLOWANCE)
         self._scope = scope
         self._source_pins = source_pins
         self._search_tool = search_tool
@@ -369,12 +291,12 @@ class SchemaDisclosureConsumer:
     @property
     def protocol_version(self) -> str | None:
         """The revision the caller's session negotiated (``None`` before it connects)."""
-        return self.host.protocol_version
+        return self.session.protocol_version
 
     @property
     def header_gates(self) -> HeaderGates:
         """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
-        return self.host.header_gates
+        return self.session.header_gates
 
     @property
     def generation(self) -> int:
@@ -383,18 +305,25 @@ class SchemaDisclosureConsumer:
 
     # -- step 1 ------------------------------------------------------------------------------------
     async def discover(self, pattern: str) -> list[SchemaNavigation]:
-        """Search and parse the navigation entries (strictly; any malformed entry refuses the page)."""
-        raw = await self._send(
-            mcp_types.CallToolRequest(
-                params=mcp_types.CallToolRequestParams(name=self._search_tool, arguments={"pattern": pattern})
-            )
-        )
+        """Search and parse the navigation entries (strictly; any malformed entry refuses the page).
+
+        The search is a tool call like any other, through the session's core: the search tool must be
+        listed and admitted (the first discovery lists ``tools/list`` once when the session has not),
+        its arguments and result are checked against its descriptor, and the call is audited. It is the
+        host's own control-plane call, so it is not put to write confirmation
+        (:meth:`~.session.HostSession.call_control`). Its failures arrive as themselves
+        (``AdmissionError``, ``ContractViolation``, ``JsonRpcError``, ``TransportFailure``).
+        """
+        if self.session.core.last_report is None:
+            await self.session.discover_tools()
+        raw = (await self.session.call_control(self._search_tool, {"pattern": pattern})).raw
         structured = raw.get("structuredContent")
         # FastMCP wraps a non-object output under "result" for the advertised schema; accept a bare
         # list too, which is how a 2026-07-28 result may carry it.
         entries = structured.get("result") if isinstance(structured, dict) else structured
         if raw.get("isError") is True or not isinstance(entries, list):
             raise DiscoveryFailed("search_failed", "the search tool returned no navigation list")
+        check_navigation_entries(len(entries), self.bounds)  # before any entry is parsed
         try:
             found = [SchemaNavigation.model_validate(entry) for entry in entries]
         except ValidationError as error:
@@ -430,7 +359,25 @@ class SchemaDisclosureConsumer:
 
     # -- steps 2 and 3 -----------------------------------------------------------------------------
     async def disclose(self, selection: SelectedTool) -> DisclosedTool:
-        """Read the manifest and all fragments of ``selection`` and verify them (steps 2–3)."""
+        """Steps 2–4: :meth:`verify` the disclosure of ``selection``, then :meth:`admit` it.
+
+        A policy refusal is the core's ``AdmissionError`` (the tool is never callable).
+        """
+        disclosed = await self.verify(selection)
+        self.admit(disclosed)
+        return disclosed
+
+    async def verify(self, selection: SelectedTool) -> DisclosedTool:
+        """Steps 2–3: read the manifest and all fragments of ``selection`` and verify them, within the
+        bounds' ``deadline_s`` (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`).
+
+        The result is not callable until :meth:`admit` admits it (a reviewer shows what verified even
+        when the host's policy then refuses it).
+        """
+        async with operation_deadline(self.bounds, "the disclosure"):
+            return await self._verify(selection)
+
+    async def _verify(self, selection: SelectedTool) -> DisclosedTool:
         self._require_scope(selection.scope)
         navigation = selection.navigation
         if navigation.manifest_uri is None:
@@ -458,21 +405,13 @@ class SchemaDisclosureConsumer:
         except SchemaDisclosureError as error:
             raise DisclosureMismatch(error.category, error.message) from None
         self.audit({"event": "disclosed", "tool": manifest.alias, "fragments": manifest.fragment_count})
-        disclosed = DisclosedTool(
+        return DisclosedTool(
             selection=selection,
             manifest=manifest,
             input_schema=document["inputSchema"],
             output_schema=document["outputSchema"],
             bytes_read=budget.spent,
         )
-        try:
-            self._admit(navigation, manifest, document)
-        except AdmissionRefused as refusal:
-            # The schemas verified; the host's policy refused them. A reviewer reports both facts, so
-            # the refusal carries what was verified (it grants nothing: the core did not admit it).
-            refusal.verified = disclosed
-            raise
-        return disclosed
 
     async def _read_fragments(self, manifest: SchemaManifest, budget: _Budget) -> list[SchemaFragment]:
         fragments: list[SchemaFragment | None] = [None] * manifest.fragment_count
@@ -501,16 +440,22 @@ class SchemaDisclosureConsumer:
         size in UTF-8 bytes."""
         try:
             # The raw session on purpose: fastmcp.Client.read_resource re-spells URIs through AnyUrl.
-            result = await self._client.session.read_resource(uri)
+            result = await self.session.client.session.read_resource(uri)
         except MCPError as error:
-            category = "not_found" if error.code == mcp_types.INVALID_PARAMS else _failure_category(error)
-            raise DisclosureReadFailed(category, f"read refused with code {error.code}") from None
+            # One family per failure: a lost connection is a TransportFailure and a peer's other
+            # JSON-RPC errors a JsonRpcError, wherever they happen; only the provider's uniform
+            # refusal (-32602: unknown, unauthorized or stale, deliberately not told apart) is ours.
+            if error.code == mcp_types.INVALID_PARAMS:
+                raise DisclosureReadFailed("not_found", f"read refused with code {error.code}") from None
+            if is_local_transport_error(error):
+                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
+            raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError:
             raise DisclosureReadFailed(
                 "malformed_body", "the read result is not a valid MCP result"
             ) from None
         except TRANSPORT_EXCEPTIONS as error:
-            raise DisclosureReadFailed("transport", f"transport failed: {type(error).__name__}") from None
+            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
         contents = result.contents
         if len(contents) != 1:
             raise DisclosureReadFailed("malformed_body", "a disclosure read must return exactly one body")
@@ -534,18 +479,15 @@ class SchemaDisclosureConsumer:
         except SchemaDisclosureError as error:
             raise DisclosureMismatch(error.category, error.message) from None
 
-    def _admit(
-        self, navigation: SchemaNavigation, manifest: SchemaManifest, document: dict[str, Any]
-    ) -> None:
-        """Step 4: the host core's Admit gate on the reconstructed descriptor, before any call. The core
-        keeps its own copy, by (alias, schema digest): calls validate against it, never against the
-        caller-held DisclosedTool's (mutable, forgeable) dicts."""
-        descriptor = _descriptor(manifest.alias, document["inputSchema"], document["outputSchema"])
-        # The entry's hints go into the admitted descriptor, so write confirmation decides on the same
-        # readOnlyHint/destructiveHint a listed tool carries (hints only ever add a confirmation).
-        hints = _hints(navigation)
-        if hints is not None:
-            descriptor["annotations"] = hints
+    def admit(self, tool: DisclosedTool) -> AdmittedTool:
+        """Step 4: the session core's Admit gate on the reconstructed descriptor, before any call.
+
+        The core keeps its own copy, by (alias, schema digest): calls validate against it, never against
+        the caller-held :class:`DisclosedTool`'s (mutable, forgeable) dicts. Raises the core's
+        ``AdmissionError`` (e.g. ``sensitive_header``, ``header_map_mismatch``).
+        """
+        self._require_scope(tool.selection.scope)
+        navigation, manifest = tool.selection.navigation, tool.manifest
         # A navigation entry may carry the tool's header map; when it does, it must agree with the
         # schema the digests prove (the schema decides; a disagreeing claim is refused, not trusted).
         known = (
@@ -553,40 +495,22 @@ class SchemaDisclosureConsumer:
             if navigation.headers is None
             else {json_pointer(entry.argument): entry.header for entry in navigation.headers}
         )
-        try:
-            self.host.core.admit_disclosed(
-                descriptor, schema_sha256=manifest.schema_sha256, known_headers=known
-            )
-        except AdmissionError as refusal:
-            raise AdmissionRefused(refusal.category, refusal.message) from None
+        return self.session.core.admit_disclosed(
+            tool.descriptor, schema_sha256=manifest.schema_sha256, known_headers=known
+        )
 
     # -- steps 5 and 6 -----------------------------------------------------------------------------
-    async def call(self, tool: DisclosedTool, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Call a disclosed, admitted tool through the host core; returns the validated ``CallToolResult``
-        wire dict.
+    async def call(self, tool: DisclosedTool, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a disclosed, admitted tool through the session core; returns the validated result.
 
         Before sending: the scope and catalog generation must be the ones the tool was disclosed under,
-        and a fresh manifest read must return exactly the bound manifest (else :class:`StaleSelection`);
-        the tool must be admitted (:class:`AdmissionRefused`); the arguments must satisfy the
-        reconstructed input schema and a tool that may write must be confirmed when confirmation is on
-        (:class:`InvocationRefused`). After: the result must satisfy the reconstructed output schema
-        (:class:`ResultRejected`).
+        and a fresh manifest read must return exactly the bound manifest (else :class:`StaleSelection`).
+        Then the core's gates raise their own errors, as for ``ContractClient.call``: ``AdmissionError``,
+        ``ArgumentError``/``HeaderValueError``/``ConfirmationRefused`` (Invoke), ``JsonRpcError`` /
+        ``TransportFailure`` (the exchange), ``ContractViolation`` (Consume).
         """
         admitted = await self._require_current(tool)
-        try:
-            result = await self.host.call(admitted, arguments)
-        except AdmissionError as refusal:
-            raise AdmissionRefused(refusal.category, refusal.message) from None
-        except ContractViolation as violation:
-            raise ResultRejected(violation.category, violation.message, path=violation.path) from None
-        except (ArgumentError, HeaderValueError, ConfirmationRefused) as refusal:
-            raise InvocationRefused(refusal.category, refusal.message) from None
-        except TransportFailure:
-            raise CallFailed("transport", "transport failed") from None
-        except ProtocolError as error:
-            code = getattr(error, "code", None)
-            raise CallFailed("protocol_error", f"server answered code {code}", code=code) from None
-        return result.raw
+        return await self.session.call(admitted, arguments)
 
     def _require_scope(self, scope: CallerScope) -> None:
         if scope != self._scope:
@@ -598,7 +522,7 @@ class SchemaDisclosureConsumer:
         self._require_scope(tool.selection.scope)
         if tool.selection.generation != self._catalog.generation:
             raise StaleSelection("catalog_changed", "the catalog changed since selection; discover again")
-        admitted = self.host.core.disclosed_tool(tool.manifest.alias, tool.manifest.schema_sha256)
+        admitted = self.session.core.disclosed_tool(tool.manifest.alias, tool.manifest.schema_sha256)
         if admitted is None:
             raise StaleSelection("not_disclosed", "this consumer holds no verified schemas for the tool")
         try:
@@ -609,32 +533,20 @@ class SchemaDisclosureConsumer:
             raise StaleSelection(
                 "stale", f"the disclosed identity is no longer served ({error.category})"
             ) from None
+        except ProtocolError:
+            # The re-read itself failed (raised as itself): nothing proves the identity still holds,
+            # so selections made before are void either way.
+            self._catalog.generation += 1
+            raise
         if current != tool.manifest:
             self._catalog.generation += 1
             raise StaleSelection("stale", "the provider now serves another manifest; discover again")
         return admitted
 
-    # -- plumbing ----------------------------------------------------------------------------------
-    async def _send(self, request: Any) -> dict[str, Any]:
-        """The search call: through the host session's request path (one error translation)."""
-        try:
-            return await self.host.request(request)
-        except TransportFailure:
-            raise DiscoveryFailed("transport", "transport failed") from None
-        except (ProtocolError, ContractViolation) as error:
-            raise DiscoveryFailed("search_failed", f"the search failed ({error.category})") from None
 
-
-def _failure_category(error: MCPError) -> Literal["transport", "protocol_error"]:
-    """The SDK reports a lost connection or a timeout as an ``MCPError`` with its own local codes."""
-    if is_local_transport_error(error):
-        return "transport"
-    return "protocol_error"
-
-
-def _first_consumer_error(group: BaseExceptionGroup[Any]) -> DisclosureConsumerError | None:
+def _first_consumer_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
     for error in group.exceptions:
-        if isinstance(error, DisclosureConsumerError):
+        if isinstance(error, DisclosureConsumerError | ProtocolError):
             return error
         if isinstance(error, BaseExceptionGroup):
             nested = _first_consumer_error(error)

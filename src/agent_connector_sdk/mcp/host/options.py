@@ -13,17 +13,19 @@ silently truncated report).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+
+# Profile: one definition, shared with the pure rules (contracts.findings); the host profile selects them.
+from agent_connector_sdk.mcp.contracts.findings import Profile
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 
 if TYPE_CHECKING:  # the session module imports this one
     from agent_connector_sdk.audit import AuditSink
 
 __all__ = ["HostBounds", "HostOptions", "Profile"]
 
-Profile = Literal["default", "strict"]
-"""``default``: spec MUST rules reject, project rules are findings. ``strict``: project rules reject too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,11 @@ class HostBounds:
     """One ``tools/call`` result (text, blobs and structuredContent together)."""
     max_message_bytes: int = 32 << 20
     """One JSON-RPC message read from the transport (enforced while reading where the transport allows)."""
+    max_message_values: int = 400_000
+    """JSON values in one message (objects and arrays, and their members after the first), counted while
+    reading on Streamable HTTP. Parsed, each value costs a few hundred bytes, far more than its text: a
+    page of 100,000 tiny tools is 9 MB on the wire and ~270 MB parsed. 400,000 keeps a parsed message
+    near 200 MB; a schema-dense page (GitHub's REST descriptions) holds ~45 values per KB, ~9 MB."""
     max_header_name_length: int = 64
     max_mirrored_headers: int = 32
 
@@ -67,7 +74,8 @@ class HostOptions:
     ``policy`` admits descriptors; ``profile`` decides what project rules do (findings by default,
     rejections in ``strict``); ``audit`` receives every event (default: a bounded in-memory sink);
     ``confirm_write``/``require_confirmation`` are write confirmation (on by default); ``bounds`` are
-    :class:`HostBounds`; ``max_disclosed`` bounds the tools remembered from disclosures.
+    :class:`HostBounds`; ``max_disclosed`` bounds the tools remembered from disclosures; ``lock`` is the
+    contract lock (approved contracts, see the field).
     """
 
     policy: AdmissionPolicy = field(default_factory=AdmissionPolicy)
@@ -78,3 +86,9 @@ class HostOptions:
     require_confirmation: bool = True
     bounds: HostBounds = field(default_factory=HostBounds)
     max_disclosed: int = 256
+    lock: ContractLock | None = None
+    """Approved tool contracts (``review --write-lock``): a listed tool whose contract drifted is refused
+    at Admit (``contract_drift``, naming the changed fields) until re-approved; on
+    ``notifications/tools/list_changed`` the session re-lists before its next call. A lock holding one
+    server applies to this connection; otherwise the entry keyed by the server's URL (or stdio command
+    line) does, and without one every listed tool is refused (fail closed)."""

@@ -45,7 +45,6 @@ from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
 from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
-from agent_connector_sdk.mcp.host.core import prepare_invocation
 
 __all__ = [
     "TRANSPORT_EXCEPTIONS",
@@ -119,21 +118,6 @@ class ParamHeaderChannel:
     def carries_headers(self) -> bool:
         """True when the client's transport is Streamable HTTP (other transports have no headers)."""
         return self._http
-
-    def prepare(
-        self,
-        descriptor: Mapping[str, Any],
-        arguments: Mapping[str, Any] | None,
-        audit: list[dict[str, Any]] | None = None,
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        """Kept for existing callers: the host core's Invoke step
-        (:func:`~agent_connector_sdk.mcp.host.core.prepare_invocation`) plus :meth:`require_deliverable`.
-        Its audit event is appended to ``audit`` when one is given. New code runs the host core."""
-        arguments_copy, headers, event = prepare_invocation(descriptor, arguments)
-        if audit is not None:
-            audit.append(event)
-        self.require_deliverable(headers)
-        return arguments_copy, headers
 
     def require_deliverable(self, headers: Mapping[str, str]) -> None:
         """Refuse, before anything is sent, headers this channel could not put on the wire.

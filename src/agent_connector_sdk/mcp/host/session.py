@@ -19,6 +19,7 @@ What it adds to the core is the connection's facts (:class:`ConnectionReport`):
 from __future__ import annotations
 
 import inspect
+import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -35,9 +36,8 @@ from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
-from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, AdmissionReport
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import (
     ConfirmationCategory,
     ContractError,
@@ -46,6 +46,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.host.bounds import (
+    BoundExceeded,
+    check_listing_size,
+    check_result_size,
+    operation_deadline,
+)
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
     HeaderGates,
@@ -58,14 +64,17 @@ from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
     JsonRpcError,
     MalformedResponse,
+    ProtocolError,
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.param_headers import (
     TRANSPORT_EXCEPTIONS,
     ParamHeaderChannel,
     is_local_transport_error,
 )
+from agent_connector_sdk.mcp.host.wire import HttpGuard, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -74,6 +83,7 @@ __all__ = [
     "HeaderGates",
     "HostSession",
     "TransportKind",
+    "as_session",
 ]
 
 JsonObject: TypeAlias = dict[str, Any]
@@ -112,6 +122,17 @@ ConfirmWrite: TypeAlias = Callable[[CallSummary], "bool | Awaitable[bool]"]
 """The host's write confirmation: ``True`` lets a call of a tool that may write go ahead (may be async)."""
 
 
+def server_key(client: fastmcp.Client[Any]) -> str:
+    """The key a contract lock files this connection's server under: the Streamable HTTP URL, or the
+    stdio command line (what ``agent-connector review`` was given); ``""`` for other transports."""
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return str(transport.url)
+    if isinstance(transport, StdioTransport):
+        return shlex.join([transport.command, *transport.args])
+    return ""
+
+
 def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
     transport = client.transport
     if isinstance(transport, StreamableHttpTransport):
@@ -124,7 +145,13 @@ def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
 
 
 class HostSession:
-    """Run the host core over ``client`` (a ``fastmcp.Client``).
+    """Run the host core over ``client`` (a ``fastmcp.Client``): ONE per connection.
+
+    It holds the connection's one :class:`~.core.HostCore` and one
+    :class:`~.param_headers.ParamHeaderChannel`; ``options`` (:class:`~.options.HostOptions`, frozen)
+    say how it admits, audits, confirms and bounds.
+    The faces (``ContractClient``, ``SchemaDisclosureConsumer``) are built *over* a session, so a host
+    that uses both on one connection shares one core: one set of admitted tools, one audit trail.
 
     Create it before the client connects when the transport is Streamable HTTP, so the ``Mcp-Param-*``
     hook is in the HTTP client built on connect (otherwise a call that needs headers is refused as
@@ -134,27 +161,27 @@ class HostSession:
     says how to call a tool, never that the host may): before every call of a tool that may write
     (:func:`~.core.may_write` — annotations that do not say ``readOnlyHint: true``, or that say
     ``destructiveHint: true``) ``confirm_write`` is asked with a value-free :class:`CallSummary`; without
-    a callback such a call is refused (``confirmation_required``). ``require_confirmation=False`` is the
-    host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
+    a callback such a call is refused (``confirmation_required``). ``HostOptions(require_confirmation=False)``
+    is the host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
     """
 
-    def __init__(
-        self,
-        client: fastmcp.Client[Any],
-        *,
-        policy: AdmissionPolicy | None = None,
-        audit: AuditSink | None = None,
-        max_pages: int = 100,
-        max_disclosed: int = 256,
-        confirm_write: ConfirmWrite | None = None,
-        require_confirmation: bool = True,
-    ) -> None:
+    def __init__(self, client: fastmcp.Client[Any], options: HostOptions | None = None) -> None:
         self.client = client
-        self.core = HostCore(policy=policy, audit=audit, max_disclosed=max_disclosed)
-        self._max_pages = max_pages
+        self.options = options if options is not None else HostOptions()
+        self.bounds: HostBounds = self.options.bounds
+        self.core = HostCore(self.options)
+        if self.options.lock is not None and len(self.options.lock.servers) != 1:
+            # Several servers in the lock: this connection's entry is the one filed under its address.
+            self.core.lock = self.options.lock.server(server_key(client))
+        # notifications/tools/list_changed: the catalog is stale; re-list (and re-apply the lock) before
+        # the next call of a listed tool. Set from the session's receive loop, read on our own task.
+        self.tools_changed = False
+        compat.on_tool_list_changed(client, self._tools_list_changed)
         self._channel = ParamHeaderChannel(client)
-        self._confirm_write = confirm_write
-        self._require_confirmation = require_confirmation or confirm_write is not None
+        # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
+        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
+        self._confirm_write: ConfirmWrite | None = self.options.confirm_write
+        self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
 
     # -- connection facts --------------------------------------------------------------------------
@@ -218,18 +245,34 @@ class HostSession:
         trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
         """
 
+        listed = 0
+
         async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
             params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            return await self.request(mcp_types.ListToolsRequest(params=params), gate="discover")
+            # Raw: each descriptor is judged alone by Admit (an SDK result model fails the whole page).
+            page = await self.request(
+                mcp_types.ListToolsRequest(params=params), gate="discover", validate=False
+            )
+            tools = page.get("tools")
+            listed += len(tools) if isinstance(tools, list) else 0
+            check_listing_size(listed, self.bounds)
+            return page
 
         try:
-            pages = await apaginate(fetch_page, max_pages=self._max_pages, items_key="tools")
+            async with operation_deadline(self.bounds, "tools/list"):
+                pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key="tools")
         except PaginationError as error:
             self.cursor_trace = list(error.trace)
             self.core.discovery_failed(error.category, pages=len(error.trace))
             raise
         self.cursor_trace = list(pages.trace)
+        self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    def _tools_list_changed(self) -> None:
+        self.tools_changed = True
+        self.core.audit({"event": "tools_list_changed"})
 
     # -- Invoke + Execute + Consume ----------------------------------------------------------------
     async def call(
@@ -247,7 +290,29 @@ class HostSession:
         server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
         ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
         """
+        if self.tools_changed and (not isinstance(tool, AdmittedTool) or tool.origin == "listing"):
+            # The server said its tools changed since they were admitted: admit them again first, so a
+            # drifted contract is refused (contract_drift) instead of called under the old verdict.
+            await self.discover_tools()
+            tool = tool.name if isinstance(tool, AdmittedTool) else tool
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
+        result = await self._run(admitted, arguments, confirm=True)
+        if result.is_error and raise_on_error:
+            raise ToolExecutionError(admitted.name, result)
+        return result
+
+    async def call_control(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a listed tool the *host itself* uses to run the session (the disclosure consumer's
+        search tool): admitted, invoked and consumed by the core like any call, audited with
+        ``control: true``, but never put to write confirmation — that question is for a model's
+        actions, and a host that had to confirm its own catalog searches could not discover at all.
+        """
+        admitted = self.core.listed_tool(name)
+        return await self._run(admitted, arguments, confirm=False)
+
+    async def _run(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
         self.core.header_gates = self.header_gates
         prepared = self.core.invoke(admitted, arguments)
         try:
@@ -255,7 +320,8 @@ class HostSession:
         except ContractError as refusal:
             self.core.refused(admitted, refusal.category, call=prepared)
             raise
-        await self._confirm(prepared)
+        if confirm:
+            await self._confirm(prepared)
 
         async def send(responses: mcp_types.InputResponses | None, state: str | None) -> Any:
             # SEP-2322: a retry is a new request (fresh JSON-RPC id) carrying the same arguments and
@@ -305,10 +371,12 @@ class HostSession:
             raise ContractViolation(
                 "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
             ) from error
-        result = self.core.consume(prepared, raw)
-        if result.is_error and raise_on_error:
-            raise ToolExecutionError(admitted.name, result)
-        return result
+        try:
+            check_result_size(raw, self.bounds)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
+        return self.core.consume(prepared, raw)
 
     async def _confirm(self, prepared: PreparedCall) -> None:
         tool = prepared.tool
@@ -377,9 +445,40 @@ class HostSession:
         *,
         gate: Literal["discover", "consume"] = "consume",
         call: PreparedCall | None = None,
+        validate: bool = True,
     ) -> JsonObject:
-        """Send one request and return the raw result dict, translating failures into our families."""
+        """Send one request and return the raw result dict, translating failures into our families.
+
+        ``validate=False`` skips the SDK's result model (the caller judges the raw dict); a response
+        over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`, whatever the SDK made of it.
+        """
+        with self.http_guard.watch() as watch:
+            try:
+                return await self._request(request, gate=gate, call=call, validate=validate)
+            except (ProtocolError, ContractViolation) as error:
+                # The SDK reports a read this host cut short (or a message nested past its parser) as
+                # the server's failure; it was this host's bound.
+                refusal = bound_behind(error, watch, self.bounds)
+                if refusal is None:
+                    raise
+        if call is not None:
+            self.core.refused(call.tool, "bound_exceeded", call=call)
+        raise refusal
+
+    async def _request(
+        self,
+        request: Any,
+        *,
+        gate: Literal["discover", "consume"],
+        call: PreparedCall | None,
+        validate: bool,
+    ) -> JsonObject:
         try:
+            if not validate:
+                raw = await compat.send_unvalidated_request(self.client.session, request)
+                if not isinstance(raw, dict):
+                    raise MalformedResponse(f"the {request.method} result is not a JSON object")
+                return cast(JsonObject, raw)
             # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
             raw = await self.client.session.send_request(request, cast(Any, _RAW_RESULT))
             return cast(JsonObject, raw)
@@ -412,6 +511,20 @@ class HostSession:
             if call is not None:
                 self.core.refused(call.tool, "transport_failure", call=call)
             raise TransportFailure(f"transport failed: {type(error).__name__}") from error
+
+
+def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptions | None) -> HostSession:
+    """The session a face runs over: ``connection`` itself when it is a :class:`HostSession` (then
+    ``options`` must be ``None``), else a new session for that client.
+
+    A session should wrap the client before it connects: the ``Mcp-Param-*`` hook lives in the HTTP
+    client the transport builds on connect (otherwise calls that need headers are refused).
+    """
+    if isinstance(connection, HostSession):
+        if options is not None:
+            raise ValueError("the session already has its options; pass options to HostSession")
+        return connection
+    return HostSession(connection, options)
 
 
 def _report_event(report: ConnectionReport) -> dict[str, Any]:

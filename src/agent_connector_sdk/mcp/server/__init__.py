@@ -1,23 +1,28 @@
-"""Server adapters: the gated Streamable HTTP app and its parts (header parity, argument validation,
-output self-check, authorized completion), owned by one ``ServerGates`` object. Policy lives in
-``agent_connector_sdk.mcp.contracts``; these only adapt it to FastMCP and ASGI.
+"""Server adapters: the gated Streamable HTTP app and its parts, owned by one ``ServerGates`` object.
+
+A gated ``tools/call`` reads top-down: :mod:`.asgi` (the ASGI entry: body bounds, handshake-era calls)
+→ :mod:`.resolution` (the one ``get_tool`` hook and the per-request record: argument validation, then)
+→ :mod:`.parity` (the header-parity checker) → the tool → :mod:`.output_check` (the result against its
+published contract). :mod:`.completion` is the authorized completion handler; :mod:`.app` assembles
+them (``ServerGates``, ``gated_http_app``). Policy lives in ``agent_connector_sdk.mcp.contracts``; these
+only adapt it to FastMCP and ASGI.
 """
 
-from agent_connector_sdk.mcp.server.app import ServerGates, gated_http_app, install_gates
+from agent_connector_sdk.mcp.server.app import ServerGates, gated_http_app
+from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.completion import (
     DEFAULT_RATE_LIMIT_CODE,
     AuthorizedCompletions,
     Suggestion,
     caller_key,
 )
-from agent_connector_sdk.mcp.server.header_gate import ArgumentsRefused, install_header_gate
-from agent_connector_sdk.mcp.server.header_parity import HeaderParityGate, HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.output_check import (
     ERROR_TEXT_LIMIT,
     OutputSelfCheck,
-    ResolvedToolRecorder,
     first_conforming_placeholder,
 )
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate
+from agent_connector_sdk.mcp.server.resolution import ArgumentsRefused
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
@@ -27,12 +32,9 @@ __all__ = [
     "HeaderParityGate",
     "HeaderParityMiddleware",
     "OutputSelfCheck",
-    "ResolvedToolRecorder",
     "ServerGates",
     "Suggestion",
     "caller_key",
     "first_conforming_placeholder",
     "gated_http_app",
-    "install_gates",
-    "install_header_gate",
 ]

@@ -5,20 +5,20 @@ So the gates are installed *onto the server*, explicitly — ``ServerGates(...).
 installing is idempotent (a second install, by this or another ``ServerGates``, adds nothing). What gets
 installed, each visible where FastMCP keeps such things:
 
-(a) **Execute gate in tool resolution** (``server.get_tool``, see :mod:`.header_gate`): ``Mcp-Param-*``
-    parity for 2026-07-28 calls (HTTP 400, -32020) and argument validation against the published
-    ``inputSchema`` for every call (invalid → conforming ``isError`` result, tool not run);
-(b) **Output self-check** (``server.middleware``: ``OutputSelfCheck``) and its pass-through
-    ``ResolvedToolRecorder`` (``server.transforms``, outermost): a result that violates its tool's
-    published output schema never leaves as a success (-32603), a tool's own failure becomes a
-    conforming ``isError`` result, an unknown tool a JSON-RPC -32602 error;
+(a) **Execute gate in tool resolution** (``server.get_tool``, the one hook, see :mod:`.resolution`):
+    argument validation against the published ``inputSchema`` for every call (invalid → ``isError``
+    result, tool not run) and ``Mcp-Param-*`` parity (:mod:`.parity`) for 2026-07-28 calls (HTTP 400,
+    -32020);
+(b) **Output self-check** (``server.middleware``: ``OutputSelfCheck``, see :mod:`.output_check`): a
+    result that violates its tool's published output schema never leaves as a success (-32603), a
+    tool's own failure becomes an ``isError`` result, an unknown tool a JSON-RPC -32602 error;
 (c) **Authorized completion** when ``completions`` is given (the server's one completion handler);
 (d) **Cursor hygiene**: FastMCP's own list handlers are wrapped so a cursor the server never issued is
     refused with -32602 (FastMCP 4.2 ignores any cursor when it does not paginate, and treats ``""`` as
     "first page").
 
 :meth:`ServerGates.http_app` then builds ``server.http_app(...)`` with the ASGI entry of the header gate
-(``HeaderParityMiddleware``, innermost, inside authentication: handshake-era calls, undecodable
+(:class:`.asgi.HeaderParityMiddleware`, innermost, inside authentication: handshake-era calls, undecodable
 ``Mcp-Name``, JSON-RPC 413 on every route, quiet client disconnects) and **DNS-rebinding protection on
 by default**: FastMCP's Host/Origin guard in ``"auto"`` mode, which validates ``Host`` and ``Origin`` on
 a loopback bind (``localhost``, ``127.0.0.1``, ``::1`` and the bound address are allowed; ``Host:
@@ -41,18 +41,16 @@ from fastmcp import FastMCP
 from mcp.shared.exceptions import MCPError
 from starlette.middleware import Middleware as StarletteMiddleware
 
+from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.server.asgi import DEFAULT_MAX_BODY_BYTES, HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
-from agent_connector_sdk.mcp.server.header_gate import install_resolution_gate
-from agent_connector_sdk.mcp.server.header_parity import (
-    DEFAULT_MAX_BODY_BYTES,
-    AuditTarget,
-    HeaderParityGate,
-    HeaderParityMiddleware,
-)
-from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck, ResolvedToolRecorder
+from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate
+from agent_connector_sdk.mcp.server.request_limits import RequestBounds, RequestLimits
+from agent_connector_sdk.mcp.server.resolution import install_resolution
 
-__all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app", "install_gates"]
+__all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app"]
 
 DEFAULT_HOST_ORIGIN_PROTECTION = "auto"
 """FastMCP's Host/Origin guard mode ``gated_http_app`` uses unless told otherwise (see module doc)."""
@@ -69,10 +67,12 @@ class ServerGates:
     """The server-side gates, owned by one object (see the module docstring).
 
     ``output_check`` replaces the default ``OutputSelfCheck()``; ``completions`` becomes the completion
-    handler; ``audit`` receives the header gate's events (one per checked call; names and categories
-    only; default: a bounded record at ``.headers.audit.recent`` plus the ``header_parity`` logger);
+    handler; ``audit`` (an :class:`~agent_connector_sdk.audit.AuditSink`) receives the header gate's
+    events (one per checked call; names and categories only; default: a bounded record at
+    ``.headers.audit.recent`` plus the ``parity`` module's logger);
     ``max_body_bytes`` bounds request bodies; ``validate_arguments=False`` leaves argument validation to
-    the tools themselves.
+    the tools themselves; ``request_bounds`` sets the in-flight caps, the body deadline and the JSON
+    value bound that :class:`~.request_limits.RequestLimits` enforces before anything parses a body.
     """
 
     def __init__(
@@ -80,24 +80,23 @@ class ServerGates:
         *,
         output_check: OutputSelfCheck | None = None,
         completions: AuthorizedCompletions | None = None,
-        audit: AuditTarget | None = None,
+        audit: AuditSink | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         validate_arguments: bool = True,
+        request_bounds: RequestBounds | None = None,
     ) -> None:
-        self.headers = HeaderParityGate(audit=audit, max_body_bytes=max_body_bytes)
+        self.headers = HeaderParityGate(audit=audit)
+        self.max_body_bytes = max_body_bytes
+        self.request_bounds = request_bounds if request_bounds is not None else RequestBounds()
         self.output_check = output_check if output_check is not None else OutputSelfCheck()
         self.completions = completions
         self.validate_arguments = validate_arguments
 
     def install(self, server: FastMCP[Any]) -> FastMCP[Any]:
         """Install (a)–(d) on ``server`` and return it; idempotent (gates already there stay, once)."""
-        install_resolution_gate(server, self.headers, arguments=self.validate_arguments)
+        install_resolution(server, self.headers, arguments=self.validate_arguments)
         if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
             server.add_middleware(self.output_check)
-        if not any(isinstance(existing, ResolvedToolRecorder) for existing in server.transforms):
-            # Outermost (added last), so the output check sees each tool exactly as served. Transforms
-            # added after this still work; the check then re-resolves tools it cannot match.
-            server.add_transform(ResolvedToolRecorder())
         if self.completions is not None:
             self.completions.install(server)
         _guard_cursors(server)
@@ -105,27 +104,22 @@ class ServerGates:
 
     def asgi_middleware(self, server: FastMCP[Any]) -> StarletteMiddleware:
         """The header gate's ASGI entry for ``server.http_app(middleware=[...])`` (append it last)."""
-        return StarletteMiddleware(HeaderParityMiddleware, server=server, gate=self.headers)
+        return StarletteMiddleware(
+            HeaderParityMiddleware, server=server, gate=self.headers, max_body_bytes=self.max_body_bytes
+        )
 
     def http_app(self, server: FastMCP[Any], **http_app_kwargs: Any) -> Any:
         """:meth:`install`, then ``server.http_app(**http_app_kwargs)`` with the ASGI entry appended to any
-        ``middleware=[...]`` given (so it runs innermost) and DNS-rebinding protection defaulted on."""
+        ``middleware=[...]`` given (so it runs innermost), :class:`~.request_limits.RequestLimits` put
+        before them (first after FastMCP's Host guard and authentication, so no body is read or parsed
+        beyond the bounds) and DNS-rebinding protection defaulted on."""
         self.install(server)
         middleware = list(http_app_kwargs.pop("middleware", None) or [])
+        bounds, max_body = self.request_bounds, self.max_body_bytes
+        middleware.insert(0, StarletteMiddleware(RequestLimits, bounds=bounds, max_body_bytes=max_body))
         middleware.append(self.asgi_middleware(server))
         http_app_kwargs.setdefault("host_origin_protection", DEFAULT_HOST_ORIGIN_PROTECTION)
         return server.http_app(middleware=middleware, **http_app_kwargs)
-
-
-def install_gates(
-    server: FastMCP[Any],
-    *,
-    output_check: OutputSelfCheck | None = None,
-    completions: AuthorizedCompletions | None = None,
-    header_audit: AuditTarget | None = None,
-) -> None:
-    """``ServerGates(...).install(server)`` (idempotent; see the module docstring)."""
-    ServerGates(output_check=output_check, completions=completions, audit=header_audit).install(server)
 
 
 def gated_http_app(
@@ -133,13 +127,17 @@ def gated_http_app(
     *,
     output_check: OutputSelfCheck | None = None,
     completions: AuthorizedCompletions | None = None,
-    header_audit: AuditTarget | None = None,
+    audit: AuditSink | None = None,
+    request_bounds: RequestBounds | None = None,
     **http_app_kwargs: Any,
 ) -> Any:
     """``ServerGates(...).http_app(server, **http_app_kwargs)``: installs the gates on ``server``
-    (idempotently) and returns ``server.http_app(...)`` with the ASGI entry and DNS-rebinding
-    protection (``host_origin_protection="auto"``; ``allowed_hosts`` / ``allowed_origins`` extend it)."""
-    gates = ServerGates(output_check=output_check, completions=completions, audit=header_audit)
+    (idempotently) and returns ``server.http_app(...)`` with the ASGI entry, the request bounds and
+    DNS-rebinding protection (``host_origin_protection="auto"``; ``allowed_hosts`` / ``allowed_origins``
+    extend it)."""
+    gates = ServerGates(
+        output_check=output_check, completions=completions, audit=audit, request_bounds=request_bounds
+    )
     return gates.http_app(server, **http_app_kwargs)
 
 

@@ -23,12 +23,13 @@ server has exactly one). For each ``completion/complete`` it:
 5. shapes ``{values ≤ 100, total, hasMore}`` with ``contracts.completion.completion_result``.
 
 Log records carry the caller key, reference type, argument name and counts — never the typed prefix,
-context values or suggestions; caller-chosen text (key, argument name) is escaped (``logsafe.quoted``).
+context values or suggestions; caller-chosen text (key, argument name) is escaped (``_logsafe.quoted``).
 """
 
 from __future__ import annotations
 
 import inspect
+import ipaddress
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -43,15 +44,16 @@ from fastmcp.server.dependencies import get_access_token, get_http_request
 from fastmcp.utilities.authorization import AuthCheck, AuthContext, run_auth_checks
 from mcp.shared.exceptions import MCPError
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.completion import (
+    AsyncRateLimiter,
     RateLimiter,
     completion_result,
     filter_completions,
     parse_completion_params,
 )
 from agent_connector_sdk.mcp.contracts.errors import CompletionError
-from agent_connector_sdk.mcp.server.logsafe import quoted
-from agent_connector_sdk.state.base import AsyncRateLimiter, StateUnavailable
+from agent_connector_sdk.mcp.server._logsafe import quoted
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
@@ -91,20 +93,37 @@ _Component: TypeAlias = Prompt | ResourceTemplate
 
 _FORWARDED_HEADERS = ("x-forwarded-for", "forwarded")
 UNVERIFIED_FORWARDED_KEY = "forwarded:unverified"
-"""The one identity every request shares that carries proxy headers from a peer that is not a
-configured trusted proxy: the header is the caller's own choice, so it cannot mint identities."""
+"""The identity of a request whose peer address may itself come from a caller's proxy header (see
+:func:`caller_key`): shared, so a forged header cannot mint identities."""
+
+_Network: TypeAlias = ipaddress.IPv4Network | ipaddress.IPv6Network
+TrustedProxies: TypeAlias = Collection[str] | Collection[_Network]
 
 
-def caller_key(token: AccessToken | None, *, trusted_proxies: Collection[str] = ()) -> str:
+def trusted_networks(proxies: Collection[str]) -> frozenset[_Network]:
+    """``proxies`` (addresses or CIDR blocks, e.g. ``10.0.0.0/8``) as networks; raises ``ValueError``."""
+    return frozenset(ipaddress.ip_network(proxy.strip(), strict=False) for proxy in proxies)
+
+
+def _address_in(text: str, networks: frozenset[_Network]) -> bool:
+    try:
+        address = ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+def caller_key(token: AccessToken | None, *, trusted_proxies: TrustedProxies = ()) -> str:
     """The rate-limit identity of the current caller.
 
-    The verified token's client (and subject) when there is one. Otherwise the HTTP peer address — but
-    proxy headers (``X-Forwarded-For``, ``Forwarded``) are trusted only from a peer in
-    ``trusted_proxies``: then the identity is the rightmost ``X-Forwarded-For`` address that is not itself
-    a trusted proxy. A request carrying proxy headers from any other peer gets
-    :data:`UNVERIFIED_FORWARDED_KEY` (an ASGI server that already rewrote the peer from the header, as
-    uvicorn does by default for loopback, would otherwise hand the caller a new identity per request;
-    serve with ``proxy_headers=False`` and configure ``trusted_proxies`` instead). No HTTP request:
+    The verified token's client (and subject) when there is one. Otherwise the HTTP peer address; proxy
+    headers (``X-Forwarded-For``, ``Forwarded``) count only when the peer is in ``trusted_proxies``
+    (addresses or CIDR blocks): then the identity is the rightmost ``X-Forwarded-For`` address that is
+    not itself a trusted proxy. From any other peer the headers are ignored and the peer is the identity,
+    so alternating plain and forwarded requests gets a caller no second window. One exception: when the
+    peer address appears among the ``X-Forwarded-For`` hops, an ASGI server has probably rewritten the
+    peer *from* that header (uvicorn does for loopback unless ``proxy_headers=False``; ``serve`` turns it
+    off), so the address is the caller's own choice: :data:`UNVERIFIED_FORWARDED_KEY`. No HTTP request:
     ``anonymous``.
     """
     if token is not None:
@@ -115,14 +134,29 @@ def caller_key(token: AccessToken | None, *, trusted_proxies: Collection[str] = 
     except RuntimeError:
         return "anonymous"
     peer = request.client.host if request.client is not None else None
-    forwarded = [value for name in _FORWARDED_HEADERS for value in request.headers.getlist(name)]
+    forwarded = any(request.headers.getlist(name) for name in _FORWARDED_HEADERS)
+    return network_caller_key(peer, forwarded, request.headers.getlist("x-forwarded-for"), trusted_proxies)
+
+
+def network_caller_key(
+    peer: str | None, forwarded: bool, x_forwarded_for: Iterable[str], trusted_proxies: TrustedProxies
+) -> str:
+    """:func:`caller_key` without a token, from the peer address and the request's proxy headers
+    (``forwarded``: any ``X-Forwarded-For``/``Forwarded`` header present). Pure, so the ASGI in-flight
+    caps key callers by exactly the same rule."""
     if not forwarded:
         return f"peer:{peer}" if peer is not None else "anonymous"
-    if peer is None or peer not in trusted_proxies:
+    networks = frozenset(
+        proxy if not isinstance(proxy, str) else ipaddress.ip_network(proxy.strip(), strict=False)
+        for proxy in trusted_proxies
+    )
+    chain = [hop.strip() for value in x_forwarded_for for hop in value.split(",")]
+    if peer is None:
         return UNVERIFIED_FORWARDED_KEY
-    chain = [hop.strip() for value in request.headers.getlist("x-forwarded-for") for hop in value.split(",")]
+    if not _address_in(peer, networks):
+        return UNVERIFIED_FORWARDED_KEY if peer in chain else f"peer:{peer}"
     for hop in reversed(chain):
-        if hop and hop not in trusted_proxies:
+        if hop and not _address_in(hop, networks):
             return f"forwarded:{hop}"
     return UNVERIFIED_FORWARDED_KEY  # only a `Forwarded` header, or every hop a proxy: no usable client
 
@@ -137,13 +171,14 @@ class AuthorizedCompletions:
         rate_limit_code: int = DEFAULT_RATE_LIMIT_CODE,
         trusted_proxies: Collection[str] = (),
     ) -> None:
+        """``trusted_proxies``: addresses or CIDR blocks whose ``X-Forwarded-For`` is believed."""
         if not -32019 <= rate_limit_code <= -32000:
             raise ValueError("rate_limit_code must be in the implementation range -32000..-32019")
         self.rate_limiter: RateLimiter | AsyncRateLimiter = (
             rate_limiter if rate_limiter is not None else RateLimiter(30, 10.0)
         )
         self.rate_limit_code = rate_limit_code
-        self.trusted_proxies = frozenset(trusted_proxies)
+        self.trusted_proxies = trusted_networks(trusted_proxies)  # ValueError for a bad address or block
         self._sources: dict[tuple[str, str, str], CandidateSource] = {}
         self._server: FastMCP[Any] | None = None
 
@@ -174,12 +209,16 @@ class AuthorizedCompletions:
         try:
             # A shared (async) limiter may be unreachable: refuse rather than admit unlimited.
             retry_after_ms = await verdict if inspect.isawaitable(verdict) else verdict
-        except StateUnavailable:
-            logger.warning("completion refused: rate limit state unavailable caller=%s", quoted(key))
+        except AgentConnectorError as unavailable:
+            # Any typed failure of the limiter (the state backends' `state_unavailable`: the store is
+            # away) refuses the request with its category; an untyped one propagates (-32603).
+            logger.warning(
+                "completion refused: rate limit %s caller=%s", unavailable.category, quoted(key)
+            )
             raise MCPError(
                 code=self.rate_limit_code,
                 message="completion rate limit unavailable",
-                data={"category": "state_unavailable", "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
+                data={"category": unavailable.category, "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
             ) from None
         if retry_after_ms is not None:
             logger.info("completion refused: rate_limited caller=%s", quoted(key))

@@ -12,8 +12,11 @@
   a null ``structuredContent`` on the wire). The result's *first* text block is the failure text (cut
   to ``ERROR_TEXT_LIMIT`` characters, so an upstream error body arrives as a bounded excerpt); the
   payload's JSON serialization follows it. When no conforming payload exists the failure becomes a
-  JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result. Invalid
-  arguments (``ArgumentsRefused`` from the resolution gate) are such a failure: the tool never ran;
+  JSON-RPC ``-32603`` error carrying the same text instead — never a non-conforming result, at any
+  protocol revision (for handshake-era clients FastMCP wraps a non-object value in ``{"result": ...}``
+  under the wrapper schema it advertises there; an object payload for an object schema is sent as it
+  is, so it conforms to the schema as advertised at both revisions). Invalid arguments
+  (``ArgumentsRefused`` from the resolution hook) are such a failure: the tool never ran;
 * checks an interim ``InputRequiredResult`` (SEP-2322) with
   ``contracts.input_required.validate_input_required_result`` against the capabilities the client
   declared on this request: one that asks for input the client cannot give (or is empty, or malformed)
@@ -26,19 +29,17 @@
   with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
   a failed call, answered as a conforming ``isError`` result.
 
-Finding the descriptor costs nothing extra when ``ResolvedToolRecorder`` — a pass-through FastMCP
-transform — is installed as the server's outermost transform (``gated_http_app`` does this): FastMCP's
-own lookup for the call records the ``Tool`` it resolved into a request-scoped holder, so the check reads
-the very tool that ran instead of resolving it a second time (a ``server.get_tool`` costs ~80 µs, more
-than the check itself). Without the recorder, or when the recorded name does not match, the check falls
-back to ``server.get_tool``.
+Finding the descriptor costs nothing extra: the resolution hook (:mod:`.resolution`) records the tool
+FastMCP resolved for the call (and, through a search proxy, the proxied tool) in the call's one
+:class:`~.resolution.CallRecord`, so the check reads the very tool that ran instead of resolving it a
+second time (a ``server.get_tool`` costs ~80 µs, more than the check itself). Without that record (a
+server without the hook) the check falls back to ``server.get_tool``.
 
 Messages and ``data`` name the tool, category and JSON path — never result or argument values.
 """
 
 from __future__ import annotations
 
-import contextvars
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
@@ -47,22 +48,21 @@ from typing import Any
 import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.server.transforms import GetToolNext, Transform
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
-from fastmcp.utilities.versions import VersionSpec
+from fastmcp.utilities.json_schema import is_object_schema
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.input_required import validate_input_required_result
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
-from agent_connector_sdk.mcp.server.logsafe import quoted
+from agent_connector_sdk.mcp.server._logsafe import quoted
+from agent_connector_sdk.mcp.server.resolution import resolved_tool
 
 __all__ = [
     "ERROR_TEXT_LIMIT",
     "ErrorPayloadFactory",
     "OutputSelfCheck",
-    "ResolvedToolRecorder",
     "bounded_error_text",
     "first_conforming_placeholder",
 ]
@@ -75,43 +75,14 @@ ErrorPayloadFactory = Callable[[str, Mapping[str, Any]], Any]
 _NO_PAYLOAD = object()
 
 
-class _Resolution:
-    """Request-scoped holder: the first tool FastMCP resolved for ``name`` during this call."""
-
-    __slots__ = ("name", "tool")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.tool: Tool | None = None
-
-
-# A holder object (not the tool itself) travels in the context, so a lookup that runs in a child task
-# still reaches the middleware's holder. Nested calls (a search transform's `call_tool` proxy) set their
-# own holder and restore ours afterwards; "first match wins" keeps the outer call's tool.
-_RESOLUTION: contextvars.ContextVar[_Resolution | None] = contextvars.ContextVar(
-    "agent_connector_sdk_tool_resolution", default=None
-)
-
-
-class ResolvedToolRecorder(Transform):
-    """Pass-through transform recording the tool FastMCP resolves for the current checked call.
-
-    Add it last (outermost) so it sees the tool exactly as served; it changes nothing it passes on.
-    """
-
-    async def get_tool(
-        self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
-    ) -> Tool | None:
-        tool = await call_next(name, version=version)
-        resolution = _RESOLUTION.get()
-        first_match = resolution is not None and resolution.tool is None and name == resolution.name
-        if first_match and resolution is not None:
-            resolution.tool = tool
-        return tool
 _PLACEHOLDERS: tuple[Any, ...] = ([], {}, "", 0, False)
 
 
 def _placeholder_candidates(output_schema: Mapping[str, Any]) -> Iterator[Any]:
+    if _is_object_schema(output_schema):
+        # Objects first: FastMCP sends an object as it is at every revision, while a non-object value is
+        # wrapped in `{"result": ...}` for handshake-era clients — which an object schema does not allow.
+        yield {}
     yield from _PLACEHOLDERS
     # An object with required members (e.g. FastMCP's `{"result": ...}` wrapper of a `-> str` tool):
     # fill each required member with the first plain placeholder its own subschema accepts. The whole
@@ -132,9 +103,15 @@ def _placeholder_candidates(output_schema: Mapping[str, Any]) -> Iterator[Any]:
     yield filled
 
 
+def _is_object_schema(schema: Mapping[str, Any]) -> bool:
+    """FastMCP's own rule for an output schema it advertises unwrapped to handshake-era clients."""
+    return is_object_schema(dict(schema))
+
+
 def first_conforming_placeholder(tool_name: str, output_schema: Mapping[str, Any]) -> Any:
-    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits,
-    else an object whose required members are each filled that way (FastMCP's wrapped results)."""
+    """Default ``ErrorPayloadFactory``: the first of ``[]``, ``{}``, ``""``, ``0``, ``false`` that fits
+    (``{}`` first for an object schema), else an object whose required members are each filled that way
+    (FastMCP's wrapped results)."""
     for candidate in _placeholder_candidates(output_schema):
         if validate_instance(output_schema, candidate) is None:
             return candidate
@@ -190,24 +167,20 @@ class OutputSelfCheck(Middleware):
         call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
-        resolution = _Resolution(name)
-        token = _RESOLUTION.set(resolution)
         try:
             result = await call_next(context)
         except (NotFoundError, DisabledError) as missing:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
-            tool = resolution.tool or await self._published_tool(context, name)
+            tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
             return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
-        finally:
-            _RESOLUTION.reset(token)
         if isinstance(result, InputRequiredToolResult):
             # Not a final result (the final one is checked on the retry that completes the call), but
             # the interim shape has its own rules: never ask a client for what it cannot answer.
             self._check_input_required(context, name, result)
             return result
-        tool = resolution.tool or await self._published_tool(context, name)
+        tool = resolved_tool(name) or await self._published_tool(context, name)
         if tool is None:
             # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
             # the server cannot look up): fail closed rather than ship an unchecked result.
@@ -300,8 +273,14 @@ class OutputSelfCheck(Middleware):
                     data={"tool": name, "category": category},
                 ) from none_fits
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
-        if payload is _NO_PAYLOAD:
+        if payload is _NO_PAYLOAD or tool is None or tool.output_schema is None:
             return ToolResult(content=blocks, is_error=True)
+        if isinstance(payload, dict) and _is_object_schema(tool.output_schema):
+            # Sent as it is at every revision. FastMCP wraps a *raw* result's value in `{"result": ...}`
+            # for handshake-era clients, under the wrapper schema it advertises there for a non-object
+            # output schema (so a raw result is right for those); an object schema is advertised
+            # unwrapped, and a wrapped payload would violate it.
+            return ToolResult(content=blocks, structured_content=payload, is_error=True)
         return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
 
 

@@ -27,6 +27,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 )
 from agent_connector_sdk.state import StateBackend
 from agent_connector_sdk.state.catalog_switch import ADMIN_SCOPE
+from agent_connector_sdk.state.redis_backend import RedisStateBackend
 from agent_connector_sdk.state.replica import ReplicaApp, build_replica_app
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -62,8 +63,29 @@ def _lab_disclosures(server: Any) -> dict[str, SchemaDisclosure]:
     }
 
 
+def initialize_catalog(
+    url: str, *, prefix: str, disabled: frozenset[str] = frozenset(), replace: bool = False
+) -> int:
+    """What an operator runs once per store (``agent-connector state init``):
+    the lab namespace's marker and set."""
+
+    async def run() -> int:
+        backend = RedisStateBackend.from_url(url, prefix=prefix)
+        try:
+            return await backend.catalog.initialize(NAMESPACE, disabled, replace=replace)
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(run())
+
+
 def lab_replica(
-    state: StateBackend | str | None, *, replica_id: str, limit: int = 5, window_seconds: float = 60.0
+    state: StateBackend | str | None,
+    *,
+    replica_id: str,
+    limit: int = 5,
+    window_seconds: float = 60.0,
+    max_staleness_seconds: float = 5.0,
 ) -> tuple[ReplicaApp, dict[str, SchemaDisclosure]]:
     """A replica app and the disclosures it serves (their manifest URIs are what clients read)."""
     server = contract_lab_server(auth=StaticTokenVerifier(tokens=TOKENS), name=f"lab-{replica_id}")
@@ -78,6 +100,7 @@ def lab_replica(
         namespace=NAMESPACE,
         completions=completions,
         replica_id=replica_id,
+        max_staleness_seconds=max_staleness_seconds,
         json_response=True,
     )
     return app, disclosures

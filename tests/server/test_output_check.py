@@ -9,7 +9,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from agent_connector_sdk.mcp.contracts import validate_tool_result
-from agent_connector_sdk.mcp.server import first_conforming_placeholder, install_gates
+from agent_connector_sdk.mcp.server import ServerGates, first_conforming_placeholder
 
 WRAPPED_STRING = {
     "type": "object",
@@ -73,7 +73,7 @@ async def test_failing_string_tool_returns_a_conforming_error_result() -> None:
     def describe(region: str) -> str:
         raise ToolError("upstream unavailable")
 
-    install_gates(server)
+    ServerGates().install(server)
     async with Client(server) as client:
         (listed,) = [t for t in await client.list_tools() if t.name == "describe"]
         raw = await client.call_tool_mcp("describe", {"region": "eu"})

@@ -24,7 +24,9 @@ from agent_connector_sdk.demo.contract_lab import (
 )
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, JsonRpcError
+from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 
@@ -236,7 +238,9 @@ def authed_lab() -> Iterator[str]:
 
 
 async def _complete(url: str, token: str, ref: dict[str, Any], argument: str, value: str) -> Any:
-    async with ContractClient(fastmcp.Client(url, auth=token), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(url, auth=token), options=HostOptions(require_confirmation=False)
+    ) as client:
         return await client.complete(ref, argument, value)
 
 
@@ -252,7 +256,7 @@ async def test_analyst_never_receives_production(authed_lab: str, ref: dict[str,
 
 async def test_completion_is_rate_limited_per_caller(authed_lab: str) -> None:
     async with ContractClient(
-        fastmcp.Client(authed_lab, auth="analyst-token"), require_confirmation=False
+        fastmcp.Client(authed_lab, auth="analyst-token"), options=HostOptions(require_confirmation=False)
     ) as analyst:
         for _ in range(5):
             await analyst.complete(ENVIRONMENT_PROMPT, "environment", "st")
@@ -340,14 +344,20 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pyt
 
 
 def test_installing_twice_does_not_stack_gates() -> None:
+    from agent_connector_sdk.mcp.compat import installed_tool_resolution
     from agent_connector_sdk.mcp.server import OutputSelfCheck
-    from agent_connector_sdk.mcp.server.output_check import ResolvedToolRecorder
+    from agent_connector_sdk.mcp.server.resolution import ResolutionGate
 
     server = contract_lab_server()
+    transforms = len(server.transforms)
     gated_http_app(server)
+    hook = installed_tool_resolution(server)
     gated_http_app(server)
     assert sum(isinstance(m, OutputSelfCheck) for m in server.middleware) == 1
-    assert sum(isinstance(t, ResolvedToolRecorder) for t in server.transforms) == 1
+    # One resolution hook, installed once (the second install wraps nothing), and no transform added.
+    assert isinstance(hook, ResolutionGate) and installed_tool_resolution(server) is hook
+    assert not isinstance(hook.original, ResolutionGate)
+    assert len(server.transforms) == transforms
 
 
 async def test_completion_for_a_prompt_the_caller_cannot_see_is_empty(authed_lab: str) -> None:
@@ -368,7 +378,9 @@ async def test_fastmcp_wrapped_results_get_their_compatibility_text_and_pass_the
         return [1, 2, 3]
 
     gated_http_app(server)
-    async with ContractClient(fastmcp.Client(server), require_confirmation=False) as client:
+    async with ContractClient(
+        fastmcp.Client(server), options=HostOptions(require_confirmation=False)
+    ) as client:
         await client.discover_tools()
         result = await client.call("numbers", {})
     assert result.structured_content == {"result": [1, 2, 3]}

@@ -12,7 +12,7 @@ import pytest
 from fastmcp import FastMCP
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.server import install_gates
+from agent_connector_sdk.mcp.server import ServerGates
 
 ELICIT = mcp_types.ElicitRequest(
     params=mcp_types.ElicitRequestFormParams(
@@ -34,7 +34,7 @@ def _server() -> FastMCP:
     def state_only(ctx: fastmcp.Context) -> Any:
         return "done" if ctx.request_state else mcp_types.InputRequiredResult(request_state="step-1")
 
-    install_gates(server)
+    ServerGates().install(server)
     return server
 
 

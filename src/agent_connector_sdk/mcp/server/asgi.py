@@ -1,33 +1,23 @@
-"""Execute gate over HTTP: one ``Mcp-Param-*`` parity checker with two entry points.
+"""The ASGI entry of the Execute gate: :class:`HeaderParityMiddleware`, innermost in ``server.http_app``.
 
-Why it exists: the ``mcp`` SDK validates these headers against a schema cache that FastMCP 4.2 fills
-from ``tools/list``; a tool hidden by a search transform is never listed, so a mismatched header reaches
-it with HTTP 200. :class:`HeaderParityGate` checks *every* tool a FastMCP server can run and refuses
-disagreement with HTTP 400 and JSON-RPC ``-32020`` (``data = {tool, header, category}``, names only).
+The resolution hook (:mod:`.resolution`) checks 2026-07-28 calls inside FastMCP's tool resolution,
+where that transport maps a -32020 to HTTP 400. The handshake-era transports would answer the same
+refusal with HTTP 200, so their calls are checked here, before the app sees them: the body is buffered
+(bounded), parsed, the tool looked up as this caller sees it and checked with the one checker
+(:class:`.parity.HeaderParityGate`); the request then carries its :class:`.resolution.CallRecord`
+marked "headers checked", so resolution does not check it again (one verdict, one audit event). On a
+server without the resolution hook this entry checks every call itself.
 
-One checker (:meth:`HeaderParityGate.check`: one tool lookup rule, one proxy rule, one audit event per
-request), reached from two entry points:
+A header-annotated argument whose body value is not of its annotated type (e.g. ``region: 5`` for a
+string, sent with ``Mcp-Param-Region: 5``) is not a header verdict: when the server validates
+arguments, the request goes on unmarked and resolution answers it as invalid arguments.
 
-* **tool resolution** (:meth:`HeaderParityGate.install`, see :mod:`.header_gate`) — inside FastMCP's own
-  ``get_tool``, on the tool that is about to run, as this caller resolves it (no second lookup). This is
-  where 2026-07-28 calls are checked: that transport maps the -32020 to HTTP 400.
-* **ASGI** (:class:`HeaderParityMiddleware`) — for calls routed to the handshake-era transports, whose
-  answer to a handler's -32020 would be HTTP 200: the body is buffered (bounded) and checked before the
-  app sees it. On a server without the resolution entry it checks every call itself. It also answers,
-  for every POST, what the ``mcp`` SDK would otherwise crash or answer in plain text on: an
-  ``Mcp-Name`` the SDK's decoder raises on (HTTP 400, -32020, instead of a 500), an oversize body
-  (HTTP 413 with a JSON-RPC error on both transports), a client that disconnects mid-body (nothing to
-  answer, nothing logged as an application error).
-
-The two entry points coordinate per request, never through state on the server: a request the ASGI entry
-checked carries ``request.state.agent_connector_sdk_header_parity`` (Starlette's per-request state), and
-the resolution entry skips it — so every call is checked exactly once and yields one audit event.
-
-Proxies: a call to a search transform's ``call_tool`` proxy is checked against the *proxy's* schema and
-then the *proxied* tool with ``arguments.arguments`` (a proxy calling a proxy is the proxy's own
-refusal). Everything the gate does not own passes through untouched: non-POST traffic, unparsable or
-batch bodies, notifications, other methods, unknown tools, and handshake-era requests without any
-``Mcp-Param-*`` header. Audit events name headers and categories, never values.
+It also answers, for every POST, what the ``mcp`` SDK would otherwise crash or answer in plain text on:
+an ``Mcp-Name`` the SDK's decoder raises on (HTTP 400, -32020, instead of a 500), an oversize body
+(HTTP 413 with a JSON-RPC error on both transports), a client that disconnects mid-body (nothing to
+answer, nothing logged as an application error). Everything else passes through untouched: non-POST
+traffic, unparsable or batch bodies, notifications, other methods, unknown tools, and handshake-era
+requests without any ``Mcp-Param-*`` header.
 """
 
 from __future__ import annotations
@@ -43,174 +33,37 @@ from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.inbound import decode_header_value as sdk_decode_header_value
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
 
-from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
+from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE, AdmissionError, HeaderMismatch
-from agent_connector_sdk.mcp.contracts.headers import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
+from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server.resolution import (
+    ResolutionGate,
+    mark_headers_checked,
+    mistyped_header_argument,
+)
 
-__all__ = [
-    "DEFAULT_MAX_BODY_BYTES",
-    "AuditSink",
-    "AuditTarget",
-    "HeaderParityGate",
-    "HeaderParityMiddleware",
-    "HeaderRefusal",
-    "as_audit_sink",
-    "parameter_header_refusal",
-    "proxy_tool_names",
-]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "HeaderParityMiddleware"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-AuditTarget = AuditSink
-"""Any :class:`~agent_connector_sdk.audit.AuditSink`: a callable taking each event (a
-``BoundedAuditSink``, a logger function, ``events.append``)."""
 
 DEFAULT_MAX_BODY_BYTES: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
 """Largest request body (the ``mcp`` SDK's own limit, 4 MiB); larger POSTs get HTTP 413 + JSON-RPC
 -32600 on every transport. The gate refuses rather than let an unchecked call through."""
 
-REQUEST_STATE_KEY: Final = "agent_connector_sdk_header_parity"
-"""``request.state`` key set on a request the ASGI entry checked (the resolution entry then skips it)."""
-
-_PARAM_PREFIX: Final = MCP_PARAM_HEADER_PREFIX.lower()
-_PARAM_PREFIX_BYTES: Final = _PARAM_PREFIX.encode("ascii")
 _PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
+_META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _NAME_HEADER: Final = b"mcp-name"
 _TOO_LARGE: Final = "Request body too large"
 
 _logger = logging.getLogger(__name__)
-
-HeaderRefusal = tuple[str, dict[str, Any]]
-"""``(message, data)`` of a -32020 refusal; ``data`` is ``{tool, header, category}`` (names only)."""
-
-
-class _LoggingAuditSink:
-    """Default sink: a bounded in-memory record plus the ``header_parity`` logger (JSON, so no name in
-    an event can forge a log line)."""
-
-    def __init__(self) -> None:
-        self.recent = BoundedAuditSink()
-
-    def __call__(self, event: AuditEvent, /) -> None:
-        self.recent(event)
-        level = logging.INFO if event.get("event") == "parameter_headers_refused" else logging.DEBUG
-        if _logger.isEnabledFor(level):  # the dump costs more than the check itself; skip it when unread
-            _logger.log(level, "header parity %s", json.dumps(dict(event), sort_keys=True))
-
-
-def as_audit_sink(target: AuditTarget | None) -> AuditSink:
-    """``target`` as an ``AuditSink`` (``None``: a bounded record plus the module logger)."""
-    return _LoggingAuditSink() if target is None else target
-
-
-def proxy_tool_names(server: FastMCP[Any]) -> frozenset[str]:
-    """Names of the ``call_tool`` proxies of ``server``'s search transforms (server-level only)."""
-    names = (compat.search_proxy_tool_name(transform) for transform in server.transforms)
-    return frozenset(name for name in names if name is not None)
-
-
-def parameter_header_refusal(
-    tool: Tool,
-    arguments: Mapping[str, Any],
-    headers: Iterable[tuple[str, str]],
-    audit: AuditTarget | list[dict[str, Any]],
-) -> HeaderRefusal | None:
-    """The -32020 refusal when ``headers`` disagree with ``arguments`` for ``tool``, else ``None``.
-
-    The pure verdict of one tool (``contracts.headers.validate_parameter_headers``); its one audit event
-    goes to ``audit``. :meth:`HeaderParityGate.check` combines the verdicts of a request into one event.
-    """
-    descriptor = {"name": tool.name, "inputSchema": tool.parameters}
-    events: list[dict[str, Any]] = []
-    refusal: HeaderRefusal | None = None
-    try:
-        validate_parameter_headers(descriptor, arguments, headers, events)
-    except HeaderMismatch as mismatch:
-        refusal = (
-            mismatch.message,
-            {"tool": tool.name, "header": mismatch.header, "category": mismatch.category},
-        )
-    except AdmissionError as invalid:
-        # Fail closed: the tool's own annotations are invalid, so no header can be checked against
-        # them (conforming clients drop such a tool; only a non-conforming caller gets here).
-        refusal = invalid.message, {"tool": tool.name, "header": None, "category": invalid.category}
-    if isinstance(audit, list):
-        audit.extend(events)
-    else:
-        sink = as_audit_sink(audit)
-        for event in events:
-            sink(event)
-    return refusal
-
-
-Lookup = Callable[[str, VersionSpec | None], Awaitable[Tool | None]]
-
-
-class HeaderParityGate:
-    """The one header-parity checker and its two entry points (see the module docstring).
-
-    ``audit`` receives one event per checked request (default: a bounded record, ``.audit.recent``, plus
-    the module logger). ``max_body_bytes`` bounds what the ASGI entry buffers.
-    """
-
-    def __init__(
-        self, *, audit: AuditTarget | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    ) -> None:
-        self.audit: AuditSink = as_audit_sink(audit)
-        self.max_body_bytes = max_body_bytes
-
-    # -- the checker ---------------------------------------------------------------------------------
-    async def check(
-        self,
-        server: FastMCP[Any],
-        tool: Tool,
-        arguments: Mapping[str, Any],
-        headers: list[tuple[str, str]],
-        lookup: Lookup,
-    ) -> HeaderRefusal | None:
-        """Check one ``tools/call`` of ``tool`` (and, through a search proxy, its target); emit one event.
-
-        ``lookup`` resolves a proxied target exactly as the proxy's own ``call_tool`` will.
-        """
-        events: list[dict[str, Any]] = []
-        refusal = parameter_header_refusal(tool, arguments, headers, events)
-        if refusal is None and tool.name in proxy_tool_names(server):
-            target = arguments.get("name")
-            inner = arguments.get("arguments") if arguments.get("arguments") is not None else {}
-            if (
-                isinstance(target, str)
-                and isinstance(inner, Mapping)
-                and target not in proxy_tool_names(server)
-            ):
-                proxied = await lookup(target, None)
-                if proxied is not None:
-                    refusal = parameter_header_refusal(proxied, inner, headers, events)
-                    events[-1] = {**events[-1], "via": tool.name}
-        if events:
-            self.audit(events[-1])  # the verdict that decided: one event per request
-        return refusal
-
-    # -- entry point 1: FastMCP tool resolution --------------------------------------------------------
-    def install(self, server: FastMCP[Any]) -> None:
-        """Check 2026-07-28 (and any ASGI-unchecked) calls inside ``server``'s tool resolution.
-
-        Idempotent: a server whose resolution already runs a header gate is left as it is.
-        """
-        from agent_connector_sdk.mcp.server.header_gate import install_resolution_gate
-
-        install_resolution_gate(server, self)
-
-    # -- entry point 2: ASGI ---------------------------------------------------------------------------
-    def middleware(self, app: ASGIApp, server: FastMCP[Any]) -> HeaderParityMiddleware:
-        """The ASGI entry point wrapping ``app`` (install it inside authentication; see below)."""
-        return HeaderParityMiddleware(app, server, gate=self)
 
 
 class _Refusal(Exception):
@@ -228,8 +81,9 @@ class HeaderParityMiddleware:
     authentication (``server.http_app(middleware=[Middleware(HeaderParityMiddleware, server=server)])``)
     so tool lookup sees the caller's token, as the real call does; on a server with ``auth`` it refuses
     to run outside it (HTTP 500) rather than miss scope-protected tools, and leaves unauthenticated
-    requests to the server's 401. ``gate`` shares one checker with the resolution entry; without it the
-    middleware builds its own from ``max_body_bytes`` and ``audit``.
+    requests to the server's 401. ``gate`` shares one checker with the resolution hook (so the two emit
+    to one audit sink); without it the middleware builds its own with ``audit``. ``max_body_bytes``
+    bounds what it buffers (default :data:`DEFAULT_MAX_BODY_BYTES`).
     """
 
     def __init__(
@@ -239,17 +93,12 @@ class HeaderParityMiddleware:
         *,
         gate: HeaderParityGate | None = None,
         max_body_bytes: int | None = None,
-        audit: AuditTarget | None = None,
+        audit: AuditSink | None = None,
     ) -> None:
         self.app = app
         self.server = server
-        if gate is None:
-            gate = HeaderParityGate(
-                audit=audit,
-                max_body_bytes=max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES,
-            )
-        self.gate = gate
-        self.max_body_bytes = max_body_bytes if max_body_bytes is not None else gate.max_body_bytes
+        self.gate = gate if gate is not None else HeaderParityGate(audit=audit)
+        self.max_body_bytes = max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST":
@@ -283,7 +132,7 @@ class HeaderParityMiddleware:
                     ),
                 )
             if _routes_to_modern_transport(raw_headers) and isinstance(
-                compat.installed_tool_resolution(self.server), _resolution_entry_type()
+                compat.installed_tool_resolution(self.server), ResolutionGate
             ):
                 # The server checks 2026-07-28 calls inside its own tool resolution, and that transport
                 # answers -32020 with HTTP 400: the body is neither buffered nor parsed here.
@@ -292,13 +141,15 @@ class HeaderParityMiddleware:
             body = await self._read_body(receive)
             if body is None:  # the client went away while sending; nobody is left to answer
                 return
+            decoded = _decoded(body)
+            _refuse_revision_downgrade(decoded, raw_headers)
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers]
-            checked = await self._check(body, headers)
+            checked = await self._check(decoded, headers)
         except _Refusal as refusal:
             await _send_json(send, refusal.status, refusal.payload)
             return
         if checked:
-            scope.setdefault("state", {})[REQUEST_STATE_KEY] = True
+            mark_headers_checked(scope)
         await self._pass_through(scope, _replay(body, receive), send)
 
     async def _pass_through(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -323,10 +174,10 @@ class HeaderParityMiddleware:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    async def _check(self, body: bytes, headers: list[tuple[str, str]]) -> bool:
+    async def _check(self, decoded: Any, headers: list[tuple[str, str]]) -> bool:
         """Whether the gate checked this request; raises :class:`_Refusal` on a disagreement."""
-        request = _tools_call_request(body)
-        if request is None or not _gate_applies(headers):
+        request = _tools_call_request(decoded)
+        if request is None or not gate_applies(headers):
             return False
         request_id, params = request
         name = params.get("name")
@@ -336,11 +187,31 @@ class HeaderParityMiddleware:
         tool = await self._lookup(name, _version(params))
         if tool is None:
             return False  # unknown (or not visible to this caller): the server answers its own error
-        refusal = await self.gate.check(self.server, tool, arguments, headers, self._lookup)
-        if refusal is not None:
-            message, data = refusal
-            raise _Refusal(400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, message, data))
-        return True
+        proxy_call = unwrap_proxy(self.server, name, arguments)
+        proxied: tuple[Tool, Mapping[str, Any]] | None = None
+        if proxy_call is not None:
+            found = await self._lookup(proxy_call[0], None)  # what the proxy's call_tool resolves
+            proxied = (found, proxy_call[1]) if found is not None else None
+        if self._mistyped(tool, arguments, proxied):
+            # As in resolution: a body value not of its annotated type is answered there as invalid
+            # arguments, not here as -32020 (the request stays unmarked and the tool never runs).
+            return False
+        refusal = self.gate.check(tool, arguments, headers, proxied)
+        if refusal is None:
+            return True
+        message, data = refusal
+        raise _Refusal(400, _jsonrpc_error(request_id, HEADER_MISMATCH_CODE, message, data))
+
+    def _mistyped(
+        self, tool: Tool, arguments: Mapping[str, Any], proxied: tuple[Tool, Mapping[str, Any]] | None
+    ) -> bool:
+        """Whether the resolution hook will refuse a mistyped header-annotated argument of this call."""
+        resolution = compat.installed_tool_resolution(self.server)
+        if not isinstance(resolution, ResolutionGate) or not resolution.arguments:
+            return False
+        if mistyped_header_argument(tool, arguments) is not None:
+            return True
+        return proxied is not None and mistyped_header_argument(*proxied) is not None
 
     async def _lookup(self, name: str, version: VersionSpec | None) -> Tool | None:
         try:
@@ -350,12 +221,6 @@ class HeaderParityMiddleware:
             # will fail the same lookup for the real call and answer with its own error.
             _logger.debug("header parity: tool lookup failed", exc_info=True)
             return None
-
-
-def _resolution_entry_type() -> type:
-    from agent_connector_sdk.mcp.server.header_gate import ResolutionGate
-
-    return ResolutionGate
 
 
 def _refuse_oversize_declaration(raw_headers: list[tuple[bytes, bytes]], limit: int) -> None:
@@ -380,12 +245,56 @@ def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
     return False
 
 
-def _tools_call_request(body: bytes) -> tuple[Any, Mapping[str, Any]] | None:
-    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
+_UNPARSABLE: Final = object()
+
+
+def _decoded(body: bytes) -> Any:
+    """The body's JSON (parsed once per request), or :data:`_UNPARSABLE` (the server answers -32700)."""
     try:
-        decoded = json.loads(body)
+        return json.loads(body)
     except (ValueError, RecursionError):
-        return None
+        return _UNPARSABLE
+
+
+def _refuse_revision_downgrade(decoded: Any, raw_headers: Iterable[tuple[bytes, bytes]]) -> None:
+    """One header rulebook per request: a request is 2026-07-28 when its header *or* its body says so.
+
+    A body whose ``_meta`` names a protocol version — a key only 2026-07-28 requests carry — must carry
+    the same version in its ``MCP-Protocol-Version`` header. Without it (or with a handshake-era one) it
+    is a 2026-07-28 request routed around its header: served by the handshake-era transport it would
+    skip every 2026-07-28 header rule (``Mcp-Name``/``Mcp-Method`` consistency, the missing-``Mcp-Param``
+    rule), and an intermediary routing on those headers would send it to the wrong place. Refused with
+    HTTP 400 and -32020 (``data.header`` = ``MCP-Protocol-Version``): the header is required and must
+    equal the body's version.
+    """
+    messages = decoded if isinstance(decoded, list) else [decoded]
+    for message in messages:
+        params = message.get("params") if isinstance(message, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict) or _META_PROTOCOL_VERSION not in meta:
+            continue
+        sent = next((value for name, value in raw_headers if name == _PROTOCOL_VERSION_HEADER), None)
+        if sent is not None and sent.decode("latin-1") == meta[_META_PROTOCOL_VERSION]:
+            continue  # header and body agree (this entry also serves apps without the resolution hook)
+        category = "missing" if sent is None else "mismatch"
+        request_id = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None
+        raise _Refusal(
+            400,
+            _jsonrpc_error(
+                request_id,
+                HEADER_MISMATCH_CODE,
+                "MCP-Protocol-Version header is missing although the request's _meta names a protocol version"
+                if sent is None
+                else "MCP-Protocol-Version header does not match the protocol version in the request's _meta",
+                {"tool": None, "header": "MCP-Protocol-Version", "category": category},
+            ),
+        )
+
+
+def _tools_call_request(decoded: Any) -> tuple[Any, Mapping[str, Any]] | None:
+    """``(id, params)`` of a single JSON-RPC ``tools/call`` *request*, else ``None`` (pass through)."""
     if not isinstance(decoded, dict) or "id" not in decoded or decoded.get("method") != "tools/call":
         return None  # batches, notifications and other methods are the server's business
     request_id = decoded["id"]
@@ -404,22 +313,6 @@ def _request_id(body: bytes) -> Any:
         return None
     request_id = decoded.get("id") if isinstance(decoded, dict) else None
     return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
-
-
-def gate_applies(headers: Iterable[tuple[str, str]]) -> bool:
-    """Whether a call with these headers is subject to parity: Mcp-Param headers exist from 2026-07-28
-    on; an older protocol's call is checked only when it carries one anyway (an intermediary may route
-    on it, so it must still agree with the body)."""
-    for name, value in headers:
-        folded = name.lower()
-        if folded.startswith(_PARAM_PREFIX) or (
-            folded == "mcp-protocol-version" and value in MODERN_PROTOCOL_VERSIONS
-        ):
-            return True
-    return False
-
-
-_gate_applies = gate_applies
 
 
 def _routes_to_modern_transport(raw_headers: Iterable[tuple[bytes, bytes]]) -> bool:

@@ -6,112 +6,27 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import httpx2
 import pytest
 from fastmcp import FastMCP
-from fastmcp.server.transforms.search import RegexSearchTransform
 from pydantic import Field
 from starlette.middleware import Middleware
 
-from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
-from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.header_parity import HeaderParityMiddleware
+from agent_connector_sdk.mcp.server import HeaderParityMiddleware, gated_http_app
 from tests.support.http_server import serve_asgi
-
-PROTOCOL_VERSION = "2026-07-28"
-
-RawHeaders = Sequence[tuple[str | bytes, str | bytes]]
-
-
-def raw_call(
-    client: httpx2.Client,
-    url: str,
-    name: str,
-    arguments: dict[str, Any] | None,
-    extra_headers: RawHeaders = (),
-    *,
-    request_id: int | None = 1,
-    body: bytes | None = None,
-) -> httpx2.Response:
-    """POST one 2026-07-28 ``tools/call`` exactly as written: the envelope ``_meta`` and the routing headers
-    (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``) a conforming client sends, plus
-    ``extra_headers`` verbatim (bytes allowed, duplicates kept). ``request_id=None`` makes a notification."""
-    message: dict[str, Any] = {
-        "jsonrpc": "2.0",
-        "method": "tools/call",
-        "params": {
-            "name": name,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
-    if arguments is not None:
-        message["params"]["arguments"] = arguments
-    if request_id is not None:
-        message["id"] = request_id
-    headers: list[tuple[str | bytes, str | bytes]] = [
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-        ("mcp-protocol-version", PROTOCOL_VERSION),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", name),
-        *extra_headers,
-    ]
-    content = body if body is not None else json.dumps(message).encode()
-    return client.post(url, content=content, headers=headers)
-
-
-def make_server(*, search: bool = False) -> FastMCP[Any]:
-    server: FastMCP[Any] = FastMCP("header-parity")
-
-    @server.tool
-    def route(
-        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
-        count: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Count"})] = 0,
-        dry_run: Annotated[bool, Field(json_schema_extra={"x-mcp-header": "Dry-Run"})] = False,
-    ) -> str:
-        """Echo the arguments, so a test can see the exact values that reached the tool."""
-        return json.dumps([region, count, dry_run])
-
-    @server.tool
-    def plain(text: str) -> str:
-        return text
-
-    if search:
-        server.add_transform(RegexSearchTransform())
-    return server
-
-
-class Gated:
-    """A gated server on real HTTP plus a raw client; ``audit`` collects the gate's events."""
-
-    def __init__(
-        self, url: str, client: httpx2.Client, audit: list[dict[str, Any]], descriptor: dict[str, Any]
-    ):
-        self.url = url
-        self.client = client
-        self.audit = audit
-        self.descriptor = descriptor
-
-    def call(self, arguments: dict[str, Any], headers: RawHeaders = (), **kw: Any) -> httpx2.Response:
-        return raw_call(self.client, self.url, kw.pop("name", "route"), arguments, headers, **kw)
-
-    def call_encoded(self, arguments: dict[str, Any]) -> httpx2.Response:
-        """Call with the headers our own client-side builder produces for these arguments."""
-        headers = build_parameter_headers(self.descriptor, arguments, [])
-        return self.call(arguments, list(headers.items()))
-
-
-async def _wire_descriptor(server: FastMCP[Any], name: str) -> dict[str, Any]:
-    tool = await server.get_tool(name)
-    assert tool is not None
-    return {"name": tool.name, "inputSchema": tool.parameters}
-
+from tests.support.parity import (
+    PROTOCOL_VERSION,
+    Gated,
+    make_authed_server,
+    make_server,
+    raw_call,
+    refusal_of,
+    result_of,
+    wire_descriptor,
+)
 
 # Every parity test runs against both entry points of the one checker: the ASGI middleware alone
 # (it then checks every call itself) and the assembled `gated_http_app` (2026-07-28 calls checked inside
@@ -128,7 +43,7 @@ def _entry_app(server: FastMCP[Any], entry: str, audit: list[dict[str, Any]] | N
             stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, **options)], **kw
         )
     return gated_http_app(
-        server, stateless_http=True, header_audit=audit.append if audit is not None else None, **kw
+        server, stateless_http=True, audit=audit.append if audit is not None else None, **kw
     )
 
 
@@ -137,26 +52,9 @@ def gated(request: pytest.FixtureRequest) -> Iterator[Gated]:
     server = make_server()
     audit: list[dict[str, Any]] = []
     app = _entry_app(server, request.param, audit)
-    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    descriptor = asyncio.run(wire_descriptor(server, "route"))
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield Gated(url, client, audit, descriptor)
-
-
-def result_of(response: httpx2.Response) -> list[Any]:
-    assert response.status_code == 200, response.text
-    payload = response.json()
-    assert "error" not in payload, payload
-    assert payload["result"]["isError"] is False, payload
-    return json.loads(payload["result"]["content"][0]["text"])
-
-
-def refusal_of(response: httpx2.Response, *, request_id: int = 1) -> dict[str, Any]:
-    assert response.status_code == 400, response.text
-    payload = response.json()
-    assert payload["id"] == request_id
-    assert payload["error"]["code"] == -32020
-    data: dict[str, Any] = payload["error"]["data"]
-    return data
 
 
 # ------------------------------------------------------------------------------------ accepted values
@@ -442,7 +340,7 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
     server = make_server()
     app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
     with (
-        caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.header_parity"),
+        caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.parity"),
         serve_asgi(app) as url,
         httpx2.Client(timeout=30) as client,
     ):
@@ -451,7 +349,7 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
         )
         assert response.status_code == 400
     records = [
-        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.header_parity"
+        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.parity"
     ]
     assert any("Mcp-Param-Region" in message and "mismatched" in message for message in records)
     assert not any("private" in message or "λ" in message for message in records)
@@ -459,26 +357,6 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
 
 
 # ------------------------------------------------------------------------------------------ auth
-
-
-def make_authed_server() -> FastMCP[Any]:
-    from fastmcp.server.auth import require_scopes
-    from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
-
-    verifier = StaticTokenVerifier(
-        tokens={
-            "admin-token": {"client_id": "admin", "scopes": ["admin"]},
-            "guest-token": {"client_id": "guest", "scopes": []},
-        }
-    )
-    server: FastMCP[Any] = FastMCP("header-parity-auth", auth=verifier)
-
-    @server.tool(auth=require_scopes("admin"))
-    def deploy(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
-        return region
-
-    server.add_transform(RegexSearchTransform())
-    return server
 
 
 def test_gate_inside_auth_checks_component_authorized_hidden_tool() -> None:

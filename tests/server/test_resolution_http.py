@@ -1,7 +1,7 @@
-"""Header parity checked inside FastMCP's own tool resolution (``install_header_gate``), over real HTTP.
+"""Header parity checked inside FastMCP's own tool resolution (``resolution.py``), over real HTTP.
 
 ``gated_http_app`` no longer resolves the tool a second time in ASGI for 2026-07-28 calls: the check runs
-on the tool FastMCP itself resolved to run. The whole raw-HTTP matrix of ``test_header_parity_http`` is
+on the tool FastMCP itself resolved to run. The whole raw-HTTP matrix of ``test_parity_http`` is
 re-run here against ``gated_http_app`` (the imported tests use this module's ``gated`` and
 ``gated_search`` fixtures), plus what is specific to the mechanism: the ASGI layer does no lookup for
 those calls, auth decides before any verdict, SSE answers still carry HTTP 400, version fallback and the
@@ -23,17 +23,17 @@ from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.server.test_header_parity_http import (
+from tests.support.http_server import serve_asgi
+from tests.support.parity import (
     PROTOCOL_VERSION,
     Gated,
-    _wire_descriptor,
     make_authed_server,
     make_server,
     raw_call,
     refusal_of,
     result_of,
+    wire_descriptor,
 )
-from tests.support.http_server import serve_asgi
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +41,8 @@ def gated() -> Iterator[Gated]:
     server = make_server()
     audit: list[dict[str, Any]] = []
     # Default (SSE) response mode: the refusal must still be a plain HTTP 400.
-    app = gated_http_app(server, stateless_http=True, header_audit=audit.append)
-    descriptor = asyncio.run(_wire_descriptor(server, "route"))
+    app = gated_http_app(server, stateless_http=True, audit=audit.append)
+    descriptor = asyncio.run(wire_descriptor(server, "route"))
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         yield Gated(url, client, audit, descriptor)
 

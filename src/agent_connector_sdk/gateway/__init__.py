@@ -1,0 +1,20 @@
+"""The contract gateway: many child MCP servers behind one gated, disclosed catalog.
+
+:class:`Gateway` (the Python API), :class:`GatewayConfig` / :class:`ChildSpec` (what it is told),
+:class:`GatewayError` (its refusals). ``agent-connector gateway`` is the CLI over it. See
+``docs/gateway.md``.
+"""
+
+from agent_connector_sdk.gateway.app import Gateway, GatewayTool
+from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, load_config, parse_child
+from agent_connector_sdk.gateway.errors import GatewayError
+
+__all__ = [
+    "ChildSpec",
+    "Gateway",
+    "GatewayConfig",
+    "GatewayError",
+    "GatewayTool",
+    "load_config",
+    "parse_child",
+]

@@ -1,0 +1,297 @@
+"""The gateway: many child servers behind one gated, disclosed catalog.
+
+Toward each child the gateway is a **host** (:mod:`.children`: one ``HostSession`` per connection,
+Discover with pagination, Admit, Invoke, Consume). Toward its callers it is a **gated server**: one
+FastMCP server whose tools are the admitted child tools, namespaced ``NAME_tool`` (FastMCP's mount
+convention), all behind one ``RegexSearchTransform`` whose results are schema-navigation entries
+(``describe_schema_tools``), with the disclosure resources registered on the same transform and the
+server gates installed (``ServerGates``: header parity, argument validation, output self-check, audit;
+DNS-rebinding protection, request bounds).
+
+Why not FastMCP's ``ProxyProvider``/``create_proxy``: a proxy lists the child through the SDK's result
+model (one malformed descriptor fails the whole page) and passes every result through unchecked; the
+gateway must judge each descriptor alone and each result against its admitted descriptor. So each child
+tool is a :class:`GatewayTool` — a FastMCP ``Tool`` whose ``run`` calls through the child's host session
+— added to the gateway's own local provider under its namespaced name. Tools are never edited in place:
+a generation move replaces them (``remove_tool`` + ``add_tool``), which is the declaration
+``cache_tool_catalog`` and ``frozen_schemas=True`` rely on.
+
+What a caller gets when a child fails: an ``isError`` result whose first text line is
+``gateway refused NAME_tool: CATEGORY (…)`` — for a child that is down (``child_unavailable``), slow
+(``child_timeout``), answering an error (``json_rpc_error``), answering outside its contract (the Consume
+gate's category, e.g. ``output_schema_violation``: never the result itself) or changed since it was
+admitted (``tool_changed``). The other children keep working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import mcp_types
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.transforms.search import RegexSearchTransform
+from fastmcp.tools.base import RawStructuredToolResult, Tool
+from fastmcp.tools.base import ToolResult as FastMCPToolResult
+from pydantic import PrivateAttr, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway.children import Child, ChildHealth
+from agent_connector_sdk.gateway.config import GatewayConfig
+from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs
+from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host.errors import JsonRpcError
+from agent_connector_sdk.mcp.schema_disclosure_provider import (
+    DisclosureOrigin,
+    SchemaDisclosureRegistry,
+    describe_schema_tools,
+    register_schema_resources,
+)
+from agent_connector_sdk.mcp.server import ServerGates
+from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+
+__all__ = ["Gateway", "GatewayTool", "default_host_options", "refusal_text"]
+
+logger = logging.getLogger(__name__)
+
+
+def default_host_options(audit: AuditSink | None = None) -> HostOptions:
+    """The gateway's host policy toward its children: the default admission policy and profile, and
+    no write confirmation — the gateway relays a caller's call and cannot ask anyone; confirming
+    writes is the calling host's duty, which sees the child's hints on the gateway's descriptor."""
+    return HostOptions(audit=audit, require_confirmation=False)
+
+
+def refusal_text(exposed: str, error: AgentConnectorError) -> str:
+    """The first text line of a refused call's ``isError`` result: tool, category and the value-free
+    message (a JSON-RPC error adds its code; the child's own words are not relayed, they may quote
+    values and the caller's model has no use for another server's internals)."""
+    detail = f"code {error.code}" if isinstance(error, JsonRpcError) else error.message
+    return f"gateway refused {exposed}: {error.category} ({detail})"
+
+
+class GatewayTool(Tool):
+    """A child tool as the gateway publishes it: the admitted descriptor's schemas and hints under the
+    namespaced name; ``run`` goes through the child's host session (Invoke → child → Consume)."""
+
+    _child: Child | None = PrivateAttr(default=None)
+    _source: ChildTool | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, child: Child, source: ChildTool) -> GatewayTool:
+        descriptor = source.descriptor
+        annotations = None
+        raw_annotations = descriptor.get("annotations")
+        if isinstance(raw_annotations, Mapping):
+            with contextlib.suppress(ValidationError):
+                annotations = mcp_types.ToolAnnotations.model_validate(dict(raw_annotations))
+        title = descriptor.get("title")
+        description = descriptor.get("description")
+        # Copies: the core keeps its admitted descriptor private, and these objects are never edited.
+        tool = cls(
+            name=source.exposed,
+            title=title if isinstance(title, str) else None,
+            description=description if isinstance(description, str) else None,
+            parameters=copy.deepcopy(dict(descriptor["inputSchema"])),
+            output_schema=copy.deepcopy(descriptor.get("outputSchema")),
+            annotations=annotations,
+        )
+        tool._child = child
+        tool._source = source
+        return tool
+
+    @property
+    def source(self) -> ChildTool:
+        assert self._source is not None
+        return self._source
+
+    async def run(self, arguments: dict[str, Any]) -> FastMCPToolResult:
+        child, source = self._child, self._source
+        assert child is not None and source is not None
+        try:
+            result = await child.call(source, arguments)
+        except AgentConnectorError as error:
+            # The output self-check turns this into a conforming isError result (tool and category).
+            raise ToolError(refusal_text(self.name, error)) from None
+        raw = result.raw
+        try:
+            blocks = mcp_types.CallToolResult.model_validate(
+                {"content": raw.get("content", []), "isError": result.is_error}
+            ).content
+        except ValidationError:
+            raise ToolError(f"gateway refused {self.name}: malformed_result (content blocks)") from None
+        if result.has_structured_content:
+            return RawStructuredToolResult(
+                content=list(blocks), structured_content=result.structured_content, is_error=result.is_error
+            )
+        return FastMCPToolResult(content=list(blocks), is_error=result.is_error)
+
+
+class Gateway:
+    """Children → one gated, disclosed catalog (see the module docstring).
+
+    Python API::
+
+        gateway = Gateway(GatewayConfig(children=(ChildSpec("weather", url=...),)))
+        app = gateway.http_app()          # ASGI; children connect in its lifespan
+        # or, without HTTP:
+        async with gateway:               # connects every child, starts their supervisors
+            ...gateway.server...
+
+    ``options`` are the host options toward every child (default :func:`default_host_options`);
+    ``audit`` receives the server gates' events and, with the default options, the host cores' too.
+    """
+
+    def __init__(
+        self,
+        config: GatewayConfig,
+        *,
+        options: HostOptions | None = None,
+        audit: AuditSink | None = None,
+        environ: Mapping[str, str] | None = None,
+        max_results: int = 50,
+        name: str = "agent-connector-gateway",
+    ) -> None:
+        self.config = config
+        self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
+        self.options = options if options is not None else default_host_options(self.audit)
+
+        @contextlib.asynccontextmanager
+        async def lifespan(server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
+            await self.start()
+            try:
+                yield {}
+            finally:
+                await self.stop()
+
+        self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan)
+        self.search = RegexSearchTransform(
+            search_result_serializer=describe_schema_tools, max_results=max_results
+        )
+        self.server.add_transform(self.search)
+        self.gates = ServerGates(audit=self.audit)
+        self.children: dict[str, Child] = {
+            spec.name: Child(spec, config, self.options, self._apply, environ=environ)
+            for spec in config.children
+        }
+        self._tools: dict[str, GatewayTool] = {}
+        self._pending_origins: dict[str, DisclosureOrigin] = {}
+        self._registry: SchemaDisclosureRegistry | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._started = False
+        self.server.custom_route("/healthz", methods=["GET"], include_in_schema=False)(self._healthz)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect every child concurrently (each within ``connect_timeout``; a child that fails is
+        ``down`` and retried with backoff), publish the catalogs, start the supervisors."""
+        if self._started:
+            return
+        self._started = True
+        await asyncio.gather(*(self._first_connect(child) for child in self.children.values()))
+        # One registration for every tool published so far (registering checks the server holds them).
+        self._registry = register_schema_resources(
+            self.server, self.search, dict(self._pending_origins), frozen_schemas=True
+        )
+        self._pending_origins.clear()
+        cache_tool_catalog(self.server, self.search)
+        self._tasks = [
+            asyncio.create_task(child.supervise(), name=f"gateway-child-{child.name}")
+            for child in self.children.values()
+        ]
+
+    async def _first_connect(self, child: Child) -> None:
+        try:
+            await child.connect()
+        except (AgentConnectorError, OSError, RuntimeError):
+            logger.warning(
+                "child %s is down at start (%s); retrying with backoff", child.name, child.last_error
+            )
+
+    async def stop(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for child in self.children.values():
+            await child.close()
+        self._started = False
+
+    async def __aenter__(self) -> Gateway:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- catalogs ----------------------------------------------------------------------------------
+    def _apply(self, child: Child, catalog: ChildCatalog) -> None:
+        """Publish ``catalog`` (a new generation of ``child``): synchronous, so no request sees half of it.
+
+        A changed tool is replaced and its disclosure origin re-registered with the new descriptor's
+        digest as ``source_sha256``; old disclosure URIs of changed schemas are then stale."""
+        published = {
+            name: tool.source.descriptor_sha256
+            for name, tool in self._tools.items()
+            if tool.source.child == child.name
+        }
+        diff = diff_catalogs(published, catalog)
+        for name in (*diff.removed, *diff.changed):
+            self.server.local_provider.remove_tool(name)
+            del self._tools[name]
+            if self._registry is not None and name in diff.removed:
+                self._registry.remove(name)
+            self._pending_origins.pop(name, None)
+        for name in (*diff.changed, *diff.added):
+            source = catalog.tools[name]
+            tool = GatewayTool.of(child, source)
+            self.server.add_tool(tool)
+            self._tools[name] = tool
+            origin = DisclosureOrigin(
+                operation=f"{child.name}/{source.name}", source_sha256=source.descriptor_sha256
+            )
+            if self._registry is None:
+                self._pending_origins[name] = origin
+            else:
+                self._registry.replace(name, origin)
+        self.audit(
+            {
+                "event": "generation",
+                "child": child.name,
+                "generation": catalog.generation,
+                "added": len(diff.added),
+                "changed": len(diff.changed),
+                "removed": len(diff.removed),
+                "rejected": [{"tool": r.tool, "category": r.category} for r in catalog.rejected],
+            }
+        )
+
+    def tool(self, exposed: str) -> GatewayTool | None:
+        return self._tools.get(exposed)
+
+    # -- health --------------------------------------------------------------------------------------
+    def health(self) -> list[ChildHealth]:
+        return [child.health() for child in self.children.values()]
+
+    async def _healthz(self, request: Request) -> JSONResponse:
+        children = [health.as_json() for health in self.health()]
+        up = sum(1 for health in children if health["state"] == "up")
+        status = "ok" if up == len(children) else ("degraded" if up else "down")
+        return JSONResponse({"status": status, "children": children}, status_code=200 if up else 503)
+
+    # -- serving ---------------------------------------------------------------------------------------
+    def http_app(self, **http_app_kwargs: Any) -> Any:
+        """The gated ASGI app (stateless Streamable HTTP at ``/mcp`` and ``/healthz``); its lifespan
+        starts and stops the children."""
+        http_app_kwargs.setdefault("stateless_http", True)
+        return self.gates.http_app(self.server, **http_app_kwargs)

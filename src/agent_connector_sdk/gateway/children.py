@@ -1,0 +1,289 @@
+"""One child server as the gateway holds it: a host connection, its admitted catalog, its health.
+
+Each :class:`Child` is a *host* toward its server: one :class:`~agent_connector_sdk.mcp.host.HostSession`
+per connection (the host core with the gateway's :class:`~agent_connector_sdk.mcp.host.HostOptions`),
+so its tools are discovered page by page, admitted one by one (a rejected descriptor is never exposed)
+and every result is consumed against the admitted descriptor before it goes anywhere. ``Mcp-Param-*``
+headers toward the child are computed by that core from the call's *arguments* (never copied from the
+caller's request), and the child's HTTP client carries only the headers its spec names.
+
+Lifecycle, run by :meth:`Child.supervise` (one task per child):
+
+* ``connecting`` → connect + discover within ``connect_timeout``; success publishes a catalog
+  (:mod:`.generations`) and the child is ``up``; failure makes it ``down``;
+* ``down``: its tools stay published (the caller can still find them) but every call is refused at
+  once with ``child_unavailable``; reconnects back off exponentially (0.5 s doubling to ``max_backoff``);
+* ``up``: re-lists every ``refresh`` seconds, and at once after ``notifications/tools/list_changed``;
+  a re-list that differs moves the catalog's generation. A transport failure during a call makes the
+  child ``down`` and wakes the supervisor.
+
+A slow child's call is abandoned after ``call_timeout`` (``child_timeout``); other children are not
+affected because every call runs in its caller's own task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import anyio
+import fastmcp
+import mcp_types
+from fastmcp.client.messages import MessageHandler
+from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports.http import StreamableHttpTransport
+
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve_credentials
+from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog
+from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.errors import TransportFailure
+from agent_connector_sdk.mcp.host.session import HostSession
+
+__all__ = ["Child", "ChildHealth", "ChildState"]
+
+logger = logging.getLogger(__name__)
+
+ChildState = Literal["connecting", "up", "down", "closed"]
+_FIRST_BACKOFF: Final = 0.5
+_CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
+
+
+@dataclass(frozen=True, slots=True)
+class ChildHealth:
+    """What ``/healthz`` and ``gateway --check`` show about one child (names and counts, no values)."""
+
+    name: str
+    transport: str
+    state: ChildState
+    generation: int | None
+    tools: int
+    rejected: int
+    last_error: str | None
+    protocol_version: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "transport": self.transport,
+            "state": self.state,
+            "generation": self.generation,
+            "tools": self.tools,
+            "rejected": self.rejected,
+            "last_error": self.last_error,
+            "protocol_version": self.protocol_version,
+        }
+
+
+class _ListChanged(MessageHandler):
+    """Wakes the child's supervisor on ``notifications/tools/list_changed``."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+
+    async def on_tool_list_changed(self, message: mcp_types.ToolListChangedNotification) -> None:
+        self._wake()
+
+
+class Child:
+    """One child: spec, connection, catalog and state (see the module docstring).
+
+    ``publish(child, catalog)`` is called with every new catalog (first listing and every generation
+    move); the gateway applies it to its server synchronously.
+    """
+
+    def __init__(
+        self,
+        spec: ChildSpec,
+        config: GatewayConfig,
+        options: HostOptions,
+        publish: Callable[[Child, ChildCatalog], None],
+        *,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.config = config
+        self.options = options
+        self._publish = publish
+        self._environ = environ
+        self.state: ChildState = "connecting"
+        self.catalog: ChildCatalog | None = None
+        self.last_error: str | None = None
+        self.session: HostSession | None = None
+        self._wake = asyncio.Event()
+        self._relist_requested = False
+        self.reconnects = 0
+        self.listed_at: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def health(self) -> ChildHealth:
+        catalog = self.catalog
+        session = self.session
+        return ChildHealth(
+            name=self.name,
+            transport=self.spec.transport,
+            state=self.state,
+            generation=None if catalog is None else catalog.generation,
+            tools=0 if catalog is None else len(catalog.tools),
+            rejected=0 if catalog is None else len(catalog.rejected),
+            last_error=self.last_error,
+            protocol_version=None if session is None else session.protocol_version,
+        )
+
+    # -- connection ------------------------------------------------------------------------------
+    def _client(self) -> fastmcp.Client[Any]:
+        headers, env = resolve_credentials(self.spec, self._environ)
+        handler = _ListChanged(self.request_relist)
+        transport: Any
+        if self.spec.url is not None:
+            # Only the spec's headers: nothing of any caller's request is ever put on this client.
+            transport = StreamableHttpTransport(self.spec.url, headers=headers)
+        else:
+            command = self.spec.command
+            transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
+        return fastmcp.Client(transport, timeout=self.config.call_timeout, message_handler=handler)
+
+    async def connect(self) -> ChildCatalog:
+        """Connect, discover and admit; publish the catalog and mark the child ``up``.
+
+        A child that does not finish within ``connect_timeout`` is ``GatewayError("child_timeout")``; any
+        other failure is raised as it happened (``TransportFailure``, ``JsonRpcError``,
+        ``PaginationError``...). Either way the child is left ``down``."""
+        await self._drop_session()
+        self.state = "connecting"
+        try:
+            session = HostSession(self._client(), self.options)  # before connect: the header hook
+            self.session = session
+            with anyio.fail_after(self.config.connect_timeout):
+                await session.connect()
+                catalog = await self._list(session)
+        except TimeoutError:
+            await self._down("child_timeout")
+            raise GatewayError(
+                "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
+            ) from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)))
+            raise
+        self.state = "up"
+        self.last_error = None
+        return catalog
+
+    async def _list(self, session: HostSession) -> ChildCatalog:
+        report = await session.discover_tools()
+        catalog = build_catalog(self.name, report, page_trace=session.cursor_trace, previous=self.catalog)
+        self.listed_at = time.monotonic()
+        if self.catalog is None or catalog.generation != self.catalog.generation:
+            self.catalog = catalog
+            self._publish(self, catalog)
+        else:
+            self.catalog = catalog  # same content; the newest evidence (page trace) is kept
+        return catalog
+
+    async def relist(self) -> ChildCatalog:
+        """Re-list now (the generation moves only if the catalog differs)."""
+        session = self.session
+        if session is None or self.state != "up":
+            return await self.connect()
+        try:
+            with anyio.fail_after(self.config.connect_timeout):
+                return await self._list(session)
+        except TimeoutError:
+            await self._down("child_timeout")
+            raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            await self._down(str(getattr(error, "category", type(error).__name__)))
+            raise
+
+    async def _down(self, category: str) -> None:
+        self.state = "down"
+        self.last_error = category
+        await self._drop_session()
+
+    async def _drop_session(self) -> None:
+        session, self.session = self.session, None
+        if session is None:
+            return
+        with contextlib.suppress(Exception):
+            with anyio.move_on_after(2.0):
+                await session.close()
+
+    def request_relist(self) -> None:
+        self._relist_requested = True
+        self._wake.set()
+
+    def mark_down(self, category: str) -> None:
+        """A call saw the transport fail: stop sending calls here and let the supervisor reconnect."""
+        if self.state == "up":
+            self.state = "down"
+            self.last_error = category
+            self._wake.set()
+
+    # -- the supervisor ----------------------------------------------------------------------------
+    async def supervise(self) -> None:
+        """Keep the child connected and its catalog current until cancelled."""
+        delay = _FIRST_BACKOFF
+        while True:
+            if self.state != "up":
+                try:
+                    await self.connect()
+                    delay = _FIRST_BACKOFF
+                    self.reconnects += 1
+                except _CONNECT_FAILURES:
+                    await self._sleep(delay)
+                    delay = min(delay * 2, self.config.max_backoff)
+                    continue
+            await self._sleep(self.config.refresh)
+            if self.state == "up":
+                self._relist_requested = False
+                with contextlib.suppress(*_CONNECT_FAILURES):
+                    await self.relist()
+
+    async def _sleep(self, seconds: float) -> None:
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+
+    async def close(self) -> None:
+        self.state = "closed"
+        await self._drop_session()
+
+    # -- calls -----------------------------------------------------------------------------------------
+    async def call(self, tool: ChildTool, arguments: Mapping[str, Any] | None) -> ToolResult:
+        """Call ``tool`` through the host core: Invoke (arguments, ``Mcp-Param-*`` from the body),
+        Execute at the child, Consume (the result against the admitted descriptor).
+
+        Gateway refusals are ``GatewayError``: ``child_unavailable`` (down or reconnecting),
+        ``child_timeout`` (no answer within ``call_timeout``), ``tool_changed`` (the child's catalog moved
+        past this tool). The host's own families pass through as raised: ``TransportFailure`` (the child
+        is then marked down), ``JsonRpcError`` (the child's error), ``ContractError`` (Invoke or Consume
+        refused)."""
+        session = self.session
+        if self.state != "up" or session is None:
+            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}")
+        catalog = self.catalog
+        current = None if catalog is None else catalog.tools.get(tool.exposed)
+        if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
+            raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                return await session.call(tool.name, arguments)
+        except TimeoutError:
+            raise GatewayError(
+                "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
+            ) from None
+        except TransportFailure as failure:
+            if failure.code != mcp_types.REQUEST_TIMEOUT:
+                self.mark_down("transport_failure")
+            raise

@@ -1,0 +1,182 @@
+"""Admit: tool-poisoning findings in the text a model reads — names, titles and descriptions (pure).
+
+A tool description is read by the model, not by the person who approved the tool, which makes it the
+place to hide instructions ("tool poisoning"). Three project rules (the spec is silent on all three,
+so they are *findings* by default and rejections only in the ``strict`` profile; category
+``tool_poisoning``):
+
+* ``hidden-unicode`` — characters a person reviewing the text cannot see but a model reads: Unicode
+  tag characters (U+E0000–U+E007F, which spell ASCII invisibly), zero-width characters (U+200B–U+200D,
+  U+2060–U+2064, U+FEFF, U+180E) and bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+  U+2066–U+2069), which reorder what is displayed;
+* ``instruction-markup`` — text dressed up as instructions to the model: ``<IMPORTANT>``-style tags
+  (``important``, ``system``, ``instructions``, ``secret``, ``hidden``, ``admin``, ``critical``,
+  ``override`` ...), chat-template tokens (``<|im_start|>``, ``[INST]``) and the classic phrases
+  ("ignore previous instructions", "do not tell the user");
+* ``cross-reference`` — the text names another tool of the same listing, or another server the host
+  knows of: a tool's description should describe that tool, and "when calling send_email, also ..."
+  is how one tool steers another's use.
+
+Messages name the field, the rule and counts or code-point classes; they never quote the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+from agent_connector_sdk.mcp.contracts.findings import Finding
+
+__all__ = [
+    "POISONING_CATEGORY",
+    "POISONING_RULES",
+    "SEARCH_PAIR",
+    "hidden_characters",
+    "poisoning_admission",
+    "poisoning_findings",
+]
+
+POISONING_CATEGORY: Final = "tool_poisoning"
+POISONING_RULES: Final = ("hidden-unicode", "instruction-markup", "cross-reference")
+SEARCH_PAIR: Final = frozenset({"search_tools", "call_tool"})
+"""A search transform's two synthetic tools (FastMCP's default names): they name each other by design,
+so those two references are not findings."""
+_TEXT_FIELDS: Final = ("name", "title", "description")
+
+_HIDDEN_CLASSES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    ("tag characters U+E0000-E007F", re.compile("[\U000e0000-\U000e007f]")),
+    ("zero-width characters", re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u180e]")),
+    ("bidirectional controls", re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")),
+)
+_MARKUP_TAGS: Final = (
+    "important",
+    "system",
+    "instructions?",
+    "secret",
+    "hidden",
+    "admin",
+    "critical",
+    "override",
+    "prompt",
+    "assistant",
+    "tool_?instructions?",
+)
+_MARKUP: Final = re.compile(
+    r"<\s*/?\s*(?:" + "|".join(_MARKUP_TAGS) + r")\b[^<>]{0,200}>"  # <IMPORTANT>, </system>, <secret x=1>
+    r"|<\|[a-z_]{2,32}\|>"  # chat-template tokens: <|im_start|>, <|system|>
+    r"|\[/?(?:INST|SYS)\]"  # Llama-style [INST] / [SYS]
+    r"|\bignore\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions\b"
+    r"|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to|alert|notify)\s+the\s+user\b",
+    re.IGNORECASE,
+)
+_NAME_CHARS: Final = "A-Za-z0-9_.-"
+
+
+def hidden_characters(text: str) -> dict[str, int]:
+    """``class -> count`` of the hidden characters in ``text`` (empty when there are none)."""
+    found: dict[str, int] = {}
+    for label, pattern in _HIDDEN_CLASSES:
+        count = len(pattern.findall(text))
+        if count:
+            found[label] = count
+    return found
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` as a whole token (not inside a longer identifier)."""
+    # A sentence's full stop after a name still ends the token ("... send_email."), a dot inside does not.
+    pattern = rf"(?<![{_NAME_CHARS}]){re.escape(name)}(?![A-Za-z0-9_-])(?!\.[{_NAME_CHARS}])"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def poisoning_findings(
+    descriptor: Mapping[str, Any],
+    *,
+    other_tools: Iterable[str] = (),
+    other_servers: Collection[str] = (),
+) -> list[Finding]:
+    """The poisoning findings of one descriptor's ``name``, ``title`` and ``description``.
+
+    ``other_tools`` are the other names of the same listing (a tool naming itself is fine);
+    ``other_servers`` are names of other servers the host talks to. Names shorter than three
+    characters are never matched (too many accidental hits). Non-string fields are skipped: the
+    descriptor's shape is the Admit gate's business.
+    """
+    own = descriptor.get("name")
+    others = sorted({n for n in other_tools if isinstance(n, str) and len(n) >= 3 and n != own})
+    servers = sorted({s for s in other_servers if isinstance(s, str) and len(s) >= 3})
+    findings: list[Finding] = []
+    for field in _TEXT_FIELDS:
+        text = descriptor.get(field)
+        if not isinstance(text, str) or not text:
+            continue
+        path = f"/{field}"
+        hidden = hidden_characters(text)
+        if hidden:
+            classes = ", ".join(f"{count} {label}" for label, count in hidden.items())
+            message = f"{field} contains invisible text: {classes}"
+            findings.append(Finding("hidden-unicode", POISONING_CATEGORY, message, path))
+        if field == "name":
+            continue  # a name cannot carry markup or references that the charset check would not catch
+        markup = len(_MARKUP.findall(text))
+        if markup:
+            findings.append(
+                Finding(
+                    "instruction-markup",
+                    POISONING_CATEGORY,
+                    f"{field} contains {markup} instruction-like markup "
+                    f"{'span' if markup == 1 else 'spans'} addressed to the model",
+                    path,
+                )
+            )
+        named_tools = [name for name in others if _mentions(text, name)]
+        named_servers = [name for name in servers if _mentions(text, name)]
+        if named_tools or named_servers:
+            parts = []
+            if named_tools:
+                parts.append(f"other tools ({', '.join(named_tools)})")
+            if named_servers:
+                parts.append(f"other servers ({', '.join(named_servers)})")
+            findings.append(
+                Finding("cross-reference", POISONING_CATEGORY, f"{field} names {' and '.join(parts)}", path)
+            )
+    return findings
+
+
+def poisoning_admission(
+    descriptors: Sequence[Any], report: AdmissionReport, *, strict: bool, other_servers: Collection[str] = ()
+) -> tuple[AdmissionReport, dict[str, tuple[Finding, ...]]]:
+    """Apply the poisoning rules to an admission report, by profile (pure).
+
+    ``strict=False`` (the ``default`` profile): every admitted tool stays admitted; its findings are
+    returned by name. ``strict=True``: a tool with any finding moves to ``rejected`` with category
+    ``tool_poisoning`` (the reason lists the rules), and no findings are returned for it. Other names of
+    the same listing are the ``cross-reference`` candidates.
+    """
+    names = list(report.admitted)
+    positions = {item.get("name"): i for i, item in enumerate(descriptors) if isinstance(item, Mapping)}
+    admitted: dict[str, dict[str, Any]] = {}
+    rejected = list(report.rejected)
+    findings: dict[str, tuple[Finding, ...]] = {}
+    for name, descriptor in report.admitted.items():
+        others = [n for n in names if not (name in SEARCH_PAIR and n in SEARCH_PAIR)]
+        found = tuple(poisoning_findings(descriptor, other_tools=others, other_servers=other_servers))
+        if found and strict:
+            rules = ", ".join(sorted({f"{f.rule} at {f.path}" for f in found}))
+            rejected.append(
+                {
+                    "tool": name,
+                    "index": positions.get(name, -1),
+                    "category": POISONING_CATEGORY,
+                    "reason": f"tool poisoning: {rules}",
+                    "descriptor": descriptor,
+                }
+            )
+            continue
+        admitted[name] = descriptor
+        if found:
+            findings[name] = found
+    rejected.sort(key=lambda rejection: rejection["index"])
+    return AdmissionReport(admitted=admitted, rejected=rejected), findings

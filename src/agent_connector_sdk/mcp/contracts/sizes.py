@@ -1,0 +1,48 @@
+"""How big and how deep a JSON value is, measured without serializing it and without recursion (pure).
+
+Shared by the Admit gate (descriptor size and schema depth) and the host's result bound: one walk
+that stops at the first bound crossed, so a 50 MB schema or a 10,000-level one costs at most the walk
+up to the bound, never a copy and never a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+__all__ = ["Crossed", "json_bound_crossed"]
+
+Crossed = Literal["bytes", "depth"]
+
+
+def _text_bytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def json_bound_crossed(value: Any, *, max_bytes: int, max_depth: int | None = None) -> Crossed | None:
+    """``"bytes"`` when ``value``'s compact JSON encoding (UTF-8, strings counted without escapes) is
+    larger than ``max_bytes``, ``"depth"`` when it nests more than ``max_depth`` containers below the
+    top level, else ``None``. Numbers, booleans and null count 8 bytes each."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            if max_depth is not None and depth > max_depth:
+                return "depth"
+            size += 2 + len(item)
+            for key, member in item.items():
+                size += 3 + (_text_bytes(key) if isinstance(key, str) else 8)
+                stack.append((member, depth + 1))
+        elif isinstance(item, list):
+            if max_depth is not None and depth > max_depth:
+                return "depth"
+            size += 2 + len(item)
+            stack.extend((member, depth + 1) for member in item)
+        elif isinstance(item, str):
+            size += 2 + _text_bytes(item)
+        else:
+            size += 8
+        if size > max_bytes:
+            return "bytes"
+    return None

@@ -1,0 +1,278 @@
+"""What the host reads off the wire itself: a byte cap while reading, HTTP error words, raw pages.
+
+:class:`HttpGuard` sits in the HTTP client a Streamable HTTP transport builds on connect (the same
+factory-wrapping technique as :mod:`.param_headers`) and, for every POST response:
+
+* caps the bytes read at ``max_message_bytes`` and the JSON values at ``max_message_values`` (a
+  :class:`ValueCounter` over the raw bytes) *while reading*: a response announcing more
+  (``Content-Length``), or streaming more, fails at the cap instead of being buffered whole. It asks
+  for ``Accept-Encoding: identity``, so the bytes counted are the bytes parsed (a compressed body,
+  which could expand without bound, is refused). The SDK reports the interrupted read as a parse error
+  or a closed stream; :meth:`HttpGuard.watch` tells the host that it was this cap, so the refusal is
+  :class:`~.bounds.BoundExceeded` (``max_message_bytes``), never a transport error blamed on the server;
+* keeps the status and the server's own words of the last HTTP error answer (a JSON-RPC error's
+  ``message``, else the first line of the body; at most :data:`ERROR_BODY_BYTES` read): the SDK folds
+  every error status into one JSON-RPC stand-in (and a 401 whose body is a JSON-RPC ``-32001`` looks
+  exactly like a local timeout), so this is how a host says "HTTP 401: <the server's message>".
+
+Raw pages: the host session reads ``tools/list`` pages through
+:func:`~agent_connector_sdk.mcp.compat.send_unvalidated_request` (no SDK result model: one malformed
+descriptor must not cost its neighbours; each is judged alone by the Admit gate).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+import fastmcp
+import httpx2
+from fastmcp.client.transports.http import StreamableHttpTransport
+
+from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp.host.errors import JsonRpcError
+from agent_connector_sdk.mcp.host.options import HostBounds
+
+__all__ = [
+    "ERROR_BODY_BYTES",
+    "HttpError",
+    "HttpGuard",
+    "ValueCounter",
+    "Watch",
+    "bound_behind",
+    "error_words",
+]
+
+ERROR_BODY_BYTES: Final = 16 * 1024
+"""How much of an HTTP error answer's body is read for the server's own words."""
+
+
+class _MessageTooLarge(httpx2.StreamError):
+    """Raised inside the SDK's read when a response crosses the byte cap (the SDK catches
+    ``StreamError`` and reports a failed read; the host then reports the cap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HttpError:
+    """An HTTP error answer: its status and the server's own words (raw: sanitize before showing)."""
+
+    status: int
+    message: str | None
+
+
+@dataclass(slots=True)
+class Watch:
+    """What happened to the responses of one watched operation (see :meth:`HttpGuard.watch`)."""
+
+    capped: str | None = None
+    """The bound that cut a response short (``max_message_bytes`` or ``max_message_values``)."""
+    errors: list[HttpError] = field(default_factory=list)
+
+
+_WATCH: contextvars.ContextVar[Watch | None] = contextvars.ContextVar(
+    "agent_connector_sdk_http_watch", default=None
+)
+
+
+_OUTSIDE: Final = re.compile(rb'["{\[,]')
+_INSIDE: Final = re.compile(rb'["\\]')
+
+
+class ValueCounter:
+    """Counts JSON values in a byte stream fed in chunks, without parsing it: ``{``, ``[`` and ``,``
+    outside strings (a container, and each member after a container's first). Only structural bytes
+    and quotes/backslashes cost a Python step: the text inside strings is skipped by a regex search.
+    Malformed JSON is counted all the same (the parser refuses it later)."""
+
+    __slots__ = ("_escaped", "_in_string", "count")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._in_string = False
+        self._escaped = False
+
+    def feed(self, chunk: bytes) -> int:
+        position = 0
+        if self._escaped and chunk:
+            position, self._escaped = 1, False  # the escaped byte itself
+        while True:
+            found = (_INSIDE if self._in_string else _OUTSIDE).search(chunk, position)
+            if found is None:
+                return self.count
+            byte = chunk[found.start()]
+            position = found.end()
+            if byte == 0x22:  # "
+                self._in_string = not self._in_string
+            elif byte == 0x5C:  # backslash, inside a string: skip the next byte
+                if position < len(chunk):
+                    position += 1
+                else:
+                    self._escaped = True
+            else:
+                self.count += 1
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(
+        self, inner: Any, limit: int, on_cap: Any, refuse: bool, max_values: int | None = None
+    ) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._on_cap = on_cap
+        self._refuse = refuse
+        self._max_values = max_values
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._refuse:
+            self._on_cap("max_message_bytes")
+            raise _MessageTooLarge("the response is over the host's byte cap")
+        seen = 0
+        counter = ValueCounter() if self._max_values is not None else None
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._limit:
+                self._on_cap("max_message_bytes")
+                raise _MessageTooLarge("the response is over the host's byte cap")
+            if (
+                counter is not None
+                and self._max_values is not None
+                and counter.feed(chunk) > self._max_values
+            ):
+                self._on_cap("max_message_values")
+                raise _MessageTooLarge("the response holds more JSON values than the host parses")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def error_words(body: bytes) -> str | None:
+    """The server's own message in an error body: a JSON-RPC error's ``message``, a JSON
+    ``error``/``message`` string, else the first non-empty line of the text."""
+    text = body.decode("utf-8", "replace")
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        document = None
+    if isinstance(document, dict):
+        error = document.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            code = error.get("code")
+            prefix = (
+                f"JSON-RPC error {code}: " if isinstance(code, int) and not isinstance(code, bool) else ""
+            )
+            return prefix + str(error["message"])
+        for key in ("error", "message", "detail"):
+            if isinstance(document.get(key), str):
+                return str(document[key])
+    line = next((line.strip() for line in text.splitlines() if line.strip()), None)
+    return line
+
+
+class HttpGuard:
+    """The byte cap and HTTP error capture of one ``fastmcp.Client`` (see the module docstring).
+
+    Create it before the client connects (the hook lives in the HTTP client built on connect); on
+    other transports it is inert. ``last_error`` is the last HTTP error answer seen on this client.
+    """
+
+    def __init__(
+        self, client: fastmcp.Client[Any], max_message_bytes: int, max_message_values: int | None = None
+    ) -> None:
+        self.max_message_bytes = max_message_bytes
+        self.max_message_values = max_message_values
+        self.last_error: HttpError | None = None
+        transport = client.transport
+        if isinstance(transport, StreamableHttpTransport):
+            self._wrap_factory(transport)
+
+    @contextmanager
+    def watch(self) -> Iterator[Watch]:
+        """Within this block, this task's POSTs report into the returned :class:`Watch` (the SDK runs
+        each POST in the sender's context, so a concurrent task's responses never land here)."""
+        watch = Watch()
+        token = _WATCH.set(watch)
+        try:
+            yield watch
+        finally:
+            _WATCH.reset(token)
+
+    def _wrap_factory(self, transport: StreamableHttpTransport) -> None:
+        original = transport.httpx_client_factory
+        verify_factory = make_verify_factory(transport) if original is None else None
+        limit = self.max_message_bytes
+
+        async def guard(response: httpx2.Response) -> None:
+            if response.request.method != "POST":
+                return  # the long-lived GET stream of older revisions is not one message
+            watch = _WATCH.get()
+
+            def capped(bound: str) -> None:
+                if watch is not None:
+                    watch.capped = bound
+
+            length = response.headers.get("content-length", "")
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            refuse = (length.isdigit() and int(length) > limit) or encoding not in ("", "identity")
+            if response.status_code >= 400:
+                # Only the server's words are wanted: a longer body is cut, not a cap on the message.
+                response.stream = _CappedStream(response.stream, ERROR_BODY_BYTES, lambda bound: None, refuse)
+                try:
+                    body = await response.aread()
+                except httpx2.HTTPError:  # StreamError (our cap) or a network failure: no words
+                    body = b""
+                error = HttpError(response.status_code, error_words(body))
+                self.last_error = error
+                if watch is not None:
+                    watch.errors.append(error)
+                return
+            self.last_error = None  # the last answer was not an error: older words no longer apply
+            response.stream = _CappedStream(response.stream, limit, capped, refuse, self.max_message_values)
+
+        def factory(**kwargs: Any) -> httpx2.AsyncClient:
+            # Mirrors the transport's own choice, as ParamHeaderChannel does (either may wrap first).
+            if original is not None:
+                http_client = original(**kwargs)
+            else:
+                kwargs.pop("follow_redirects", None)
+                http_client = (verify_factory or create_mcp_http_client)(**kwargs)
+            http_client.headers["Accept-Encoding"] = "identity"
+            http_client.event_hooks.setdefault("response", []).append(guard)
+            return http_client
+
+        transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
+
+
+_PARSE_ERROR: Final = -32700
+
+
+def bound_behind(error: BaseException, watch: Watch, bounds: HostBounds) -> BoundExceeded | None:
+    """The host's own bound behind what the SDK reported as a failed exchange, if there is one: a
+    response cut at ``max_message_bytes`` (:class:`HttpGuard`), or a message nested deeper than the
+    JSON parser reads (pydantic's parser stops at about 200 levels, long before Python's recursion
+    limit; a schema that deep is refused by depth, as ``max_schema_depth`` would refuse it alone)."""
+    if watch.capped == "max_message_values":
+        return BoundExceeded(
+            "max_message_values",
+            bounds.max_message_values,
+            "a response held more values than this host parses",
+        )
+    if watch.capped is not None:
+        return BoundExceeded(
+            "max_message_bytes", bounds.max_message_bytes, "a response was larger than this host reads"
+        )
+    if (
+        isinstance(error, JsonRpcError)
+        and error.code == _PARSE_ERROR
+        and "recursion limit exceeded" in str(error.message)
+    ):
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    return None

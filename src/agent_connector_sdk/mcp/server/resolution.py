@@ -1,0 +1,329 @@
+"""The Execute gate's one resolution hook and the one per-request record.
+
+:class:`ResolutionGate` shadows the server's ``get_tool`` (through :mod:`agent_connector_sdk.mcp.compat`).
+When the resolved tool is the one the current ``tools/call`` is about to run, it
+
+1. refuses a header-annotated argument whose body value is not of its annotated type (``region: 5``
+   for a string, sent with ``Mcp-Param-Region: 5``) as the caller's invalid argument
+   (:func:`mistyped_header_argument`), not as a header disagreement;
+2. checks the request's ``Mcp-Param-*`` headers with the one checker, :class:`.parity.HeaderParityGate` —
+   unless the ASGI entry (:mod:`.asgi`) already checked this request. A refusal is an
+   ``MCPError(-32020)`` raised before the tool runs; ``mcp``'s 2026-07-28 transport maps it to HTTP 400.
+   Calls without an HTTP request (in-memory, stdio) carry no headers and are not checked;
+   then validates the call's ``arguments`` against the tool's published ``inputSchema`` (Invoke rule, on
+   the server: many tools never validate — FastMCP's OpenAPI tools, raw ``Tool`` subclasses). Invalid
+   arguments (1 included) raise :class:`ArgumentsRefused` (a ``ToolError``), which the output self-check
+   answers with an ``isError`` result naming the failing argument path and keyword, never the value, as
+   the spec's input-validation rule asks. The tool does not run;
+3. through a search transform's ``call_tool`` proxy (:func:`.parity.unwrap_proxy`), resolves the
+   *proxied* tool once — as the proxy's own ``call_tool`` will — and applies 1 and 2 to it with
+   ``arguments.arguments``.
+
+Everything learnt about the call goes into its :class:`CallRecord` — one per request: whether the ASGI
+entry checked the headers, the tool resolved (so each call is checked once, even when FastMCP's version
+fallback re-enters ``get_tool``) and the proxied tool. The output self-check reads the tool that ran
+from it instead of resolving it a second time. Over HTTP the record lives in the request's ASGI scope
+(``scope["state"]``, which Starlette's ``request.state`` reads, so it travels with the request to
+whichever task serves it on every transport); without an HTTP request it lives in a context variable,
+tied to FastMCP's request context.
+
+Why ``get_tool`` and not a transform: transforms run *before* FastMCP's own enabled/auth filtering and
+its version fallback, so a transform sees candidates the server may still discard (a disabled highest
+version, a tool this caller may not use) and would answer about them. ``FastMCP.get_tool``'s result
+is exactly the tool ``call_tool`` executes, after every transform, visibility rule and component-auth
+check. Only the lookup whose name is the wire request's ``params.name`` is the call being made (nested
+lookups for other names are not).
+
+Installing also switches off ``mcp``'s own pre-dispatch header check (covers only listed tools, answers
+without ``data``): this gate checks every tool with a stricter codec, a superset.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping, MutableMapping
+from typing import Any, ClassVar, Final
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools import Tool
+from fastmcp.utilities.versions import VersionSpec
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
+
+from agent_connector_sdk.errors import AgentConnectorError, Gate
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.contracts.errors import (
+    HEADER_MISMATCH_CODE,
+    AdmissionError,
+    ArgumentCategory,
+    HeaderValueError,
+)
+from agent_connector_sdk.mcp.contracts.headers import header_annotations, header_text
+from agent_connector_sdk.mcp.contracts.validation import validate_instance
+from agent_connector_sdk.mcp.server._logsafe import quoted
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+
+__all__ = [
+    "CALL_RECORD_KEY",
+    "ArgumentsRefused",
+    "CallRecord",
+    "ResolutionGate",
+    "argument_refusal",
+    "install_resolution",
+    "mark_headers_checked",
+    "mistyped_header_argument",
+    "resolved_tool",
+]
+
+CALL_RECORD_KEY: Final = "agent_connector_sdk.call"
+"""Key of the :class:`CallRecord` in an HTTP request's ASGI ``scope["state"]``."""
+
+
+class CallRecord:
+    """What the gates learn about one ``tools/call``, written once (see the module docstring).
+
+    ``headers_checked``: the ASGI entry checked this request's headers (resolution then skips them);
+    ``name``/``tool``: the call's name and the tool resolved for it (``None`` until resolution checked
+    the call); ``proxied``: through a search proxy, the proxied tool (its name is the target's).
+    """
+
+    __slots__ = ("headers_checked", "name", "owner", "proxied", "tool")
+
+    def __init__(self, *, headers_checked: bool = False) -> None:
+        self.headers_checked = headers_checked
+        self.owner: object | None = None  # FastMCP's request context this record belongs to
+        self.name: str | None = None
+        self.tool: Tool | None = None
+        self.proxied: Tool | None = None
+
+    def tool_named(self, name: str) -> Tool | None:
+        """The tool this call resolved under ``name`` (the called tool, or the proxied one), if any."""
+        if self.tool is not None and name == self.name:
+            return self.tool
+        if self.proxied is not None and name == self.proxied.name:
+            return self.proxied
+        return None
+
+
+# Only for calls without an HTTP request (in-memory, stdio): there FastMCP serves the request in the
+# task that resolves the tool, so a context variable reaches every lookup of the call.
+_RECORD: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
+    "agent_connector_sdk_call_record", default=None
+)
+
+
+def mark_headers_checked(scope: MutableMapping[str, Any]) -> None:
+    """Record in an HTTP request's ``scope`` that the ASGI entry checked its headers."""
+    scope.setdefault("state", {})[CALL_RECORD_KEY] = CallRecord(headers_checked=True)
+
+
+def _call_record(request_ctx: Any) -> CallRecord:
+    """The record of the call served under FastMCP's ``request_ctx`` (created on first use)."""
+    request = request_ctx.request
+    if request is not None:
+        state = request.scope.setdefault("state", {})
+        record = state.get(CALL_RECORD_KEY)
+        if not isinstance(record, CallRecord) or _foreign(record, request_ctx):
+            record = state[CALL_RECORD_KEY] = CallRecord()
+        record.owner = request_ctx
+        return record
+    record = _RECORD.get()
+    if record is None or _foreign(record, request_ctx):
+        record = CallRecord()
+        record.owner = request_ctx
+        _RECORD.set(record)
+    return record
+
+
+def _foreign(record: CallRecord, request_ctx: Any) -> bool:
+    """Whether ``record`` belongs to another request (an unowned one is the ASGI entry's, for this one)."""
+    # Identity, not equality: FastMCP's request context is a dataclass compared field by field.
+    return record.owner is not None and record.owner is not request_ctx
+
+
+def resolved_tool(name: str) -> Tool | None:
+    """The tool resolution checked for ``name`` in the current ``tools/call`` (``None``: not recorded)."""
+    current = compat.wire_request()
+    if current is None:
+        return None
+    request_ctx, method, _ = current
+    if method != "tools/call":
+        return None
+    return _call_record(request_ctx).tool_named(name)
+
+
+class ArgumentsRefused(ToolError, AgentConnectorError):
+    """The call's arguments break the tool's published ``inputSchema``; the tool was not run.
+
+    ``category`` is ``invalid_arguments`` (or the schema's own failure: ``invalid_schema``,
+    ``unsupported_dialect``, ``unresolvable_ref``); ``path`` a JSON pointer into the arguments, ``keyword``
+    the failing schema keyword. The message carries the tool name, path and keyword, never a value.
+    """
+
+    # A ToolError so FastMCP answers an ``isError`` result (the spec's input-validation rule); an
+    # AgentConnectorError so it routes like every other refusal. The server runs it: Execute.
+    gate: ClassVar[Gate | None] = "execute"
+    category: ArgumentCategory
+
+    def __init__(self, tool: str, category: ArgumentCategory, path: str, keyword: str, detail: str) -> None:
+        self.tool = tool
+        self.path = path
+        self.keyword = keyword
+        AgentConnectorError.__init__(self, category, _argument_message(tool, category, path, keyword, detail))
+
+
+def _argument_message(tool: str, category: str, path: str, keyword: str, detail: str) -> str:
+    if category != "invalid_arguments":
+        return f"tool {tool!r} cannot validate its arguments ({category}): {detail}"
+    if keyword == "required":
+        return f"invalid arguments for tool {tool!r}: required argument '{path}' is missing"
+    if keyword:
+        return (
+            f"invalid arguments for tool {tool!r}: value at '{path or '/'}' fails schema keyword '{keyword}'"
+        )
+    return f"invalid arguments for tool {tool!r}: {detail}"
+
+
+def argument_refusal(tool: Tool, arguments: Mapping[str, Any]) -> ArgumentsRefused | None:
+    """The refusal of ``arguments`` against ``tool``'s published ``inputSchema``, else ``None``."""
+    # jsonschema's "object" type is `dict`; a read-only Mapping view must not fail as "not an object".
+    instance = arguments if isinstance(arguments, dict) else dict(arguments)
+    failure = validate_instance(tool.parameters, instance)
+    if failure is None:
+        return None
+    category: ArgumentCategory = "invalid_arguments" if failure.kind == "instance" else failure.kind
+    return ArgumentsRefused(tool.name, category, failure.path, failure.keyword, failure.message)
+
+
+def mistyped_header_argument(tool: Tool, arguments: Mapping[str, Any]) -> ArgumentsRefused | None:
+    """The refusal of the first header-annotated argument whose body value is not of its annotated type.
+
+    The type rule is the client's own (``contracts.headers.header_text``, which a client uses to write
+    the header), so the two ends agree on what "not of the annotated type" is. Invalid annotations are
+    left to the header check (it refuses them, fail closed).
+    """
+    try:
+        annotations = header_annotations(tool.parameters)
+    except AdmissionError:
+        return None
+    for annotation in annotations:
+        value = _argument_at(arguments, annotation.path)
+        if value is None:
+            continue
+        try:
+            header_text(value, annotation.type)
+        except HeaderValueError as refused:
+            if refused.category != "type_mismatch":
+                continue  # e.g. an integer beyond the safe range: the header check answers for it
+            path = "/" + "/".join(step.replace("~", "~0").replace("/", "~1") for step in annotation.path)
+            return ArgumentsRefused(
+                tool.name, "invalid_arguments", path, "type", f"argument is not a JSON {annotation.type}"
+            )
+    return None
+
+
+def _argument_at(arguments: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = arguments
+    for key in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return node
+
+
+class ResolutionGate:
+    """The callable installed in place of ``server.get_tool`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        server: FastMCP[Any],
+        original: compat.GetTool,
+        *,
+        headers: HeaderParityGate | None,
+        arguments: bool,
+    ) -> None:
+        self.server = server
+        self.original = original
+        self.headers = headers
+        self.arguments = arguments
+
+    async def __call__(self, name: str, version: VersionSpec | None = None) -> Tool | None:
+        tool = await self.original(name, version)
+        if tool is not None:
+            await self._check_call(name, tool)
+        return tool
+
+    async def _check_call(self, name: str, tool: Tool) -> None:
+        current = compat.wire_request()
+        if current is None:
+            return  # a lookup outside any request
+        request_ctx, method, params = current
+        if method is None or not isinstance(params, Mapping):
+            # FastMCP changed shape: the gate cannot see the call, so it refuses rather than let it pass.
+            raise MCPError(code=INTERNAL_ERROR, message="execute gate cannot read the request")
+        if method != "tools/call" or params.get("name") != name:
+            return
+        record = _call_record(request_ctx)
+        if record.tool is not None:
+            return  # this call was checked already (e.g. FastMCP's version fallback re-resolving)
+        record.name, record.tool = name, tool
+        arguments = params.get("arguments") if params.get("arguments") is not None else {}
+        if not isinstance(arguments, Mapping):
+            return  # the server answers malformed params itself
+        proxy_call = unwrap_proxy(self.server, name, arguments)
+        proxied: tuple[Tool, Mapping[str, Any]] | None = None
+        if proxy_call is not None:
+            target, inner = proxy_call
+            found = await self.original(target, None)  # what the proxy's call_tool resolves
+            if found is not None:
+                record.proxied = found
+                proxied = found, inner
+        if self.arguments:
+            # A body value that is not of its header-annotated type is the caller's invalid argument:
+            # the header then cannot agree with it, but -32020 would blame the header.
+            _raise(mistyped_header_argument(tool, arguments))
+            if proxied is not None:
+                _raise(mistyped_header_argument(*proxied))
+        request = request_ctx.request
+        if self.headers is not None and request is not None and not record.headers_checked:
+            headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
+            if gate_applies(headers):
+                refusal = self.headers.check(tool, arguments, headers, proxied)
+                if refusal is not None:
+                    message, data = refusal
+                    raise MCPError(code=HEADER_MISMATCH_CODE, message=message, data=data)
+        if self.arguments:
+            _raise(argument_refusal(tool, arguments))
+        if proxy_call is not None:
+            if proxied is None:
+                # Answered here, before the proxy runs: FastMCP would log a full traceback per call
+                # (with the caller's chosen name in it) for what is only a caller's mistake.
+                raise ToolError(f"Unknown tool: {quoted(proxy_call[0])}")
+            if self.arguments:
+                _raise(argument_refusal(*proxied))
+
+
+def _raise(refusal: ArgumentsRefused | None) -> None:
+    if refusal is not None:
+        raise refusal
+
+
+def install_resolution(
+    server: FastMCP[Any], headers: HeaderParityGate | None, *, arguments: bool = True
+) -> ResolutionGate:
+    """Install the resolution hook on ``server`` (idempotent: an installed hook is returned as is)."""
+    installed = compat.installed_tool_resolution(server)
+    if isinstance(installed, ResolutionGate):
+        return installed
+    gate: ResolutionGate | None = None
+
+    def make(original: compat.GetTool) -> compat.GetTool:
+        nonlocal gate
+        gate = ResolutionGate(server, original, headers=headers, arguments=arguments)
+        return gate
+
+    compat.replace_tool_resolution(server, make)
+    compat.disable_sdk_parameter_header_check(server)
+    assert gate is not None
+    return gate

@@ -1,0 +1,203 @@
+"""The host library against a hostile server over real Streamable HTTP: every bound is a typed
+refusal naming the bound, one malformed descriptor costs only itself, HTTP errors keep their words.
+
+The CLI cases (exit codes, one-line messages, bytes on the terminal, wall time and peak RSS) are in
+``tests/cli/test_hostile_review.py``; this module drives ``ContractClient`` and the disclosure consumer.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import fastmcp
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
+from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
+from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.wire import ValueCounter
+from tests.support.hostile_server import hostile_app
+from tests.support.http_server import serve_asgi
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    with serve_asgi(hostile_app(), path="") as url:
+        yield url
+
+
+@asynccontextmanager
+async def _host(url: str, bounds: HostBounds | None = None) -> AsyncIterator[ContractClient]:
+    client = fastmcp.Client(url, timeout=10)
+    options = HostOptions(bounds=bounds if bounds is not None else HostBounds(), require_confirmation=False)
+    host = ContractClient(client, options)
+    async with host:
+        yield host
+
+
+async def test_one_malformed_descriptor_is_rejected_alone(base: str) -> None:
+    # {"$ref": "#"} as a whole inputSchema made the SDK's result model refuse the page; read raw, it
+    # is one rejection and its neighbours are admitted.
+    async with _host(f"{base}/ref_root/mcp") as host:
+        report = await host.discover_tools()
+    assert list(report.admitted) == ["clean", "clean_too"]
+    assert [(r["tool"], r["category"]) for r in report.rejected] == [("ref_root", "malformed")]
+
+
+async def test_control_characters_in_tool_names_are_rejected_alone(base: str) -> None:
+    async with _host(f"{base}/ansi/mcp") as host:
+        report = await host.discover_tools()
+    assert set(report.admitted) == {"clean", "headers", "clean_too"}
+    rejected = {r["tool"]: r for r in report.rejected}
+    assert rejected["crlf\r\nX-Evil: 1"]["category"] == "malformed"
+    assert all("\x1b" not in r["reason"] and "\r" not in r["reason"] for r in report.rejected)
+
+
+async def test_a_schema_deeper_than_the_bound_is_rejected_alone(base: str) -> None:
+    async with _host(f"{base}/deep_schema-40/mcp") as host:
+        report = await host.discover_tools()
+    assert list(report.admitted) == ["clean", "clean_too"]
+    (rejection,) = report.rejected
+    assert rejection["category"] == "invalid_schema" and "max_schema_depth (64)" in rejection["reason"]
+
+
+async def test_a_schema_deeper_than_the_parser_is_refused_by_depth(base: str) -> None:
+    async with _host(f"{base}/deep_schema-10000/mcp") as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.discover_tools()
+    assert refused.value.bound == "max_schema_depth"
+
+
+async def test_too_many_tools_is_refused_naming_the_bound(base: str) -> None:
+    async with _host(f"{base}/tool_flood-101/mcp", HostBounds(max_tools=100)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.discover_tools()
+    assert (refused.value.bound, refused.value.limit, refused.value.category) == (
+        "max_tools",
+        100,
+        "bound_exceeded",
+    )
+    assert "max_tools (100)" in str(refused.value)
+
+
+async def test_a_message_over_the_byte_bound_is_cut_while_reading(base: str) -> None:
+    async with _host(f"{base}/big_schema-300000/mcp", HostBounds(max_message_bytes=100_000)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.discover_tools()
+    assert refused.value.bound == "max_message_bytes"
+
+
+async def test_a_message_with_too_many_values_is_cut_while_reading(base: str) -> None:
+    async with _host(f"{base}/tool_flood-1000/mcp", HostBounds(max_message_values=1_000)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.discover_tools()
+    assert refused.value.bound == "max_message_values"
+
+
+async def test_the_deadline_bounds_a_listing_whose_pages_never_end(base: str) -> None:
+    started = time.monotonic()
+    async with _host(f"{base}/slow_pages-300/mcp", HostBounds(deadline_s=1.5)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.discover_tools()
+    assert refused.value.bound == "deadline_s" and "deadline_s (1.5 s)" in str(refused.value)
+    assert time.monotonic() - started < 8  # 100 pages × 0.3 s without it
+
+
+async def test_a_result_over_the_result_bound_is_refused(base: str) -> None:
+    async with _host(f"{base}/big_text-5000/mcp", HostBounds(max_result_bytes=1_000)) as host:
+        await host.discover_tools()
+        with pytest.raises(BoundExceeded) as refused:
+            await host.call("clean", {"q": "x"})
+        assert refused.value.bound == "max_result_bytes"
+        events = [e for e in host.audit if e.get("event") == "call"]
+        assert events[-1]["outcome"] == "bound_exceeded"
+
+
+async def test_navigation_entries_are_bounded_before_parsing(base: str) -> None:
+    client = fastmcp.Client(f"{base}/nav_flood-11/mcp", timeout=10)
+    consumer = SchemaDisclosureConsumer(
+        client,
+        scope=CallerScope("test", base),
+        options=HostOptions(bounds=HostBounds(max_navigation_entries=10)),
+    )
+    async with client:
+        with pytest.raises(BoundExceeded) as refused:
+            await consumer.discover(".*")
+        assert refused.value.bound == "max_navigation_entries"
+    client = fastmcp.Client(f"{base}/nav_flood-10/mcp", timeout=10)
+    consumer = SchemaDisclosureConsumer(
+        client,
+        scope=CallerScope("test", base),
+        options=HostOptions(bounds=HostBounds(max_navigation_entries=10)),
+    )
+    async with client:
+        assert len(await consumer.discover(".*")) == 10
+
+
+async def test_an_http_error_keeps_its_status_and_the_servers_words(base: str) -> None:
+    client = fastmcp.Client(f"{base}/unauthorized/mcp", timeout=10)
+    host = ContractClient(client)
+    with pytest.raises(ProtocolError):
+        await host.__aenter__()
+    error = host.session.http_guard.last_error
+    assert error is not None and error.status == 401
+    assert error.message is not None and error.message.startswith("JSON-RPC error -32001: Unauthorized")
+    client = fastmcp.Client(f"{base}/forbidden_host/mcp", timeout=10)
+    host = ContractClient(client)
+    with pytest.raises(ProtocolError):
+        await host.__aenter__()
+    assert host.session.http_guard.last_error == type(error)(403, "Access is only allowed at localhost:3000")
+
+
+def _values(value: Any) -> int:
+    """What ValueCounter counts, from the parsed value: each container, and each member after the
+    first of a container."""
+    if isinstance(value, dict):
+        return 1 + max(len(value) - 1, 0) + sum(_values(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + max(len(value) - 1, 0) + sum(_values(v) for v in value)
+    return 0
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(alphabet=st.sampled_from('ab,{}[]"\\:\u00e9'), max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet='a,{["\\', max_size=3), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(_json, st.integers(min_value=1, max_value=7), st.booleans())
+def test_value_counter_counts_structure_only_whatever_the_chunking(
+    value: Any, size: int, ascii_only: bool
+) -> None:
+    data = json.dumps(value, ensure_ascii=ascii_only).encode()
+    counter = ValueCounter()
+    for start in range(0, len(data), size):
+        counter.feed(data[start : start + size])
+    assert counter.count == _values(value)
+
+
+@pytest.mark.parametrize("status", [404, 500, 503])
+async def test_other_http_errors_keep_their_words_too(base: str, status: int) -> None:
+    client = fastmcp.Client(f"{base}/http_error-{status}/mcp", timeout=10)
+    host = ContractClient(client)
+    with pytest.raises(ProtocolError):
+        await host.__aenter__()
+    error = host.session.http_guard.last_error
+    assert error is not None and error.status == status
+    assert error.message is not None and error.message.startswith(
+        "upstream said no\x1b"
+    )  # raw: sanitized when shown

@@ -1,0 +1,308 @@
+"""A deliberately hostile MCP server: raw JSON-RPC over Streamable HTTP (starlette) and over stdio.
+
+One behaviour per *mode*; over HTTP the mode is the first path segment (``http://127.0.0.1:N/<mode>/mcp``,
+one uvicorn server for every case), over stdio it is the argument
+(``python -m tests.support.hostile_server <mode>``). Sizes come from the mode's query-free suffix,
+e.g. ``tool_flood-100000`` lists 100,000 tools, so tests pick just-over-the-bound sizes and a few true
+sizes. Nothing here is an SDK server: every answer is hand-written JSON, as a hostile server writes it.
+
+Modes:
+
+* ``ansi`` — ESC/OSC/CSI/BEL/U+202E in the server name and version, tool names, titles, descriptions,
+  property names and types, cursors and a header name; a tool named ``crlf\\r\\nX-Evil: 1``; one clean
+  tool (``clean``) that must stay admitted;
+* ``slow_pages-<seconds>`` — every ``tools/list`` page answered after ``seconds`` with a new cursor, forever;
+* ``nav_flood-<n>`` — a ``search_tools`` tool whose search returns ``n`` navigation entries;
+* ``tool_flood-<n>`` — one ``tools/list`` page of ``n`` tools;
+* ``big_schema-<bytes>`` — one tool whose input schema is about ``bytes`` large, beside two clean ones;
+* ``big_text-<bytes>`` — ``tools/call`` of ``clean`` answers a text block of ``bytes`` characters;
+* ``long_header-<n>`` — a tool whose ``x-mcp-header`` name is ``n`` characters, beside clean ones;
+* ``many_headers-<n>`` — a tool mirroring ``n`` arguments into headers, beside clean ones;
+* ``ref_root`` — one tool whose whole ``inputSchema`` is ``{"$ref": "#"}``, beside clean ones;
+* ``deep_schema-<levels>`` — one tool whose input schema nests ``levels`` deep;
+* ``bad_version`` — ``server/discover`` offers only ``1999-01-01`` and ``initialize`` answers it;
+* ``unauthorized`` — HTTP 401 whose body is a JSON-RPC ``-32001`` error;
+* ``forbidden_host`` — HTTP 403 ``text/plain`` "Access is only allowed at localhost:3000";
+* ``http_error-<status>`` — that HTTP status, ``text/plain`` words with control bytes in them;
+* ``dying`` (stdio) — writes ESC/BEL on stderr and exits before answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+VERSION = "2026-07-28"
+ESC = "\x1b"
+EVIL = f"{ESC}[2J{ESC}]0;pwned\x07{ESC}[31m\u202eevil\x9b1m\x7f"
+CLEAN: dict[str, Any] = {
+    "name": "clean",
+    "description": "a clean neighbour",
+    "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+    "annotations": {"readOnlyHint": True},
+}
+CLEAN_TOO: dict[str, Any] = {**CLEAN, "name": "clean_too"}
+SEARCH: dict[str, Any] = {
+    "name": "search_tools",
+    "description": "search",
+    "inputSchema": {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]},
+    "annotations": {"readOnlyHint": True},
+}
+
+
+def _mode(text: str) -> tuple[str, int]:
+    name, _, size = text.partition("-")
+    return name, int(size) if size else 0
+
+
+def _result(body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"resultType": "complete", "ttlMs": 0, "cacheScope": "private", **body, **extra}
+
+
+def _discover(
+    name: str = "hostile", version: str = "1.0", versions: list[str] | None = None
+) -> dict[str, Any]:
+    return _result(
+        {"supportedVersions": versions or [VERSION], "capabilities": {"tools": {}}},
+        _meta={"io.modelcontextprotocol/serverInfo": {"name": name, "version": version}},
+    )
+
+
+def _ansi_tools(cursor: str | None) -> dict[str, Any]:
+    if cursor is None:
+        tools = [
+            CLEAN,
+            {
+                "name": f"tool{EVIL}",
+                "title": f"title{EVIL}",
+                "description": f"description{EVIL}\r\nfake line",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        f"prop{EVIL}": {"type": f"string{EVIL}"},
+                        "region": {"type": "string", "x-mcp-header": f"Region{EVIL}"},
+                    },
+                },
+            },
+            {"name": "crlf\r\nX-Evil: 1", "inputSchema": {"type": "object"}},
+            {
+                "name": "headers",
+                "description": f"mirrors{EVIL}",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {f"zone{EVIL}": {"type": "string", "x-mcp-header": "Zone"}},
+                },
+            },
+        ]
+        return _result({"tools": tools, "nextCursor": f"cursor{EVIL}"})
+    return _result({"tools": [CLEAN_TOO]})
+
+
+def _navigation(index: int) -> dict[str, Any]:
+    digest = f"{index:064x}"
+    return {
+        "kind": "schema-navigation",
+        "name": f"hidden_{index}",
+        "title": None,
+        "description": "hidden",
+        "description_cut": False,
+        "arguments": [],
+        "arguments_omitted": 0,
+        "input_schema_sha256": digest,
+        "output_schema_sha256": None,
+        "schema_sha256": digest,
+        "fragment_count": 1,
+        "manifest_uri": f"schema-disclosure://tools/hidden_{index}/{digest}/manifest",
+    }
+
+
+def _chunks(prefix: str, filler: str, count: int, suffix: str) -> Iterator[bytes]:
+    yield prefix.encode()
+    block = (filler * 65_536).encode()
+    whole, rest = divmod(count, 65_536)
+    for _ in range(whole):
+        yield block
+    yield (filler * rest).encode()
+    yield suffix.encode()
+
+
+def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
+    """``(status, body)`` for one JSON-RPC request; ``body`` is a dict, a ``str`` (plain text) or an
+    iterator of bytes (a streamed JSON body)."""
+    mode, size = _mode(mode_text)
+    method = message.get("method")
+    ident = message.get("id")
+    params = message.get("params") or {}
+    cursor = params.get("cursor")
+
+    def ok(result: dict[str, Any]) -> tuple[int, Any]:
+        return 200, {"jsonrpc": "2.0", "id": ident, "result": result}
+
+    if mode == "unauthorized":
+        error = {"code": -32001, "message": f"Unauthorized: a bearer token is required{EVIL}"}
+        return 401, {"jsonrpc": "2.0", "id": None, "error": error}
+    if mode == "forbidden_host":
+        return 403, "Access is only allowed at localhost:3000\n"
+    if mode == "http_error":  # http_error-<status>: plain text with the server's words
+        return size, f"upstream said no{EVIL}\nsecond line\n"
+    if method == "server/discover":
+        if mode == "bad_version":
+            return ok(_discover(versions=["1999-01-01"]))
+        if mode == "ansi":
+            return ok(_discover(name=f"hostile{EVIL}", version=f"6.6.6{EVIL}"))
+        return ok(_discover())
+    if method == "initialize":
+        info = {"name": "hostile", "version": "1.0"}
+        return ok({"protocolVersion": "1999-01-01", "capabilities": {"tools": {}}, "serverInfo": info})
+    if method == "tools/list":
+        if mode == "ansi":
+            return ok(_ansi_tools(cursor))
+        if mode == "slow_pages":
+            return ok(_result({"tools": [CLEAN] if cursor is None else [], "nextCursor": f"page-{cursor}x"}))
+        if mode == "nav_flood":
+            return ok(_result({"tools": [SEARCH]}))
+        if mode == "tool_flood":
+            tools = (
+                {"name": f"t{i}", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
+                for i in range(size)
+            )
+            prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"tools": ['
+            suffix = '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            return 200, _joined(prefix, (json.dumps(tool) for tool in tools), suffix)
+        if mode == "big_schema":
+            prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"tools": ['
+            head = json.dumps(CLEAN) + ', {"name": "big", "inputSchema": {"type": "object", "description": "'
+            tail = (
+                '"}}, '
+                + json.dumps(CLEAN_TOO)
+                + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            )
+            return 200, _chunks(prefix + head, "x", size, tail)
+        extra: list[dict[str, Any]] = []
+        if mode == "long_header":
+            header = "H" * size
+            extra = [
+                {
+                    "name": "long_header",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {"a": {"type": "string", "x-mcp-header": header}},
+                    },
+                }
+            ]
+        elif mode == "many_headers":
+            properties = {f"a{i}": {"type": "string", "x-mcp-header": f"A{i}"} for i in range(size)}
+            extra = [{"name": "many_headers", "inputSchema": {"type": "object", "properties": properties}}]
+        elif mode == "ref_root":
+            extra = [{"name": "ref_root", "inputSchema": {"$ref": "#"}}]
+        elif mode == "deep_schema":
+            # Written as text: json.dumps itself would hit Python's recursion limit.
+            deep = '{"type": "object", "properties": {"a": ' * size + '{"type": "string"}' + "}}" * size
+            prefix = json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": {"tools": ['
+            head = json.dumps(CLEAN) + ', {"name": "deep", "inputSchema": '
+            tail = (
+                "}, "
+                + json.dumps(CLEAN_TOO)
+                + '], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}}'
+            )
+            return 200, iter([(prefix + head + deep + tail).encode()])
+        return ok(_result({"tools": [CLEAN, *extra, CLEAN_TOO]}))
+    if method == "tools/call":
+        name = params.get("name")
+        if mode == "nav_flood" and name == "search_tools":
+            prefix = (
+                json.dumps({"jsonrpc": "2.0", "id": ident})[:-1]
+                + ', "result": {"content": [], "structuredContent": {"result": ['
+            )
+            suffix = ']}, "resultType": "complete"}}'
+            return 200, _joined(prefix, (json.dumps(_navigation(i)) for i in range(size)), suffix)
+        if mode == "big_text":
+            prefix = (
+                json.dumps({"jsonrpc": "2.0", "id": ident})[:-1]
+                + ', "result": {"content": [{"type": "text", "text": "'
+            )
+            return 200, _chunks(prefix, "x", size, '"}], "resultType": "complete"}}')
+        return ok(_result({"content": [{"type": "text", "text": f"called{EVIL}"}]}))
+    if method == "ping":
+        return ok({})
+    return 200, {"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"no {method}{EVIL}"}}
+
+
+def _joined(prefix: str, items: Iterator[str], suffix: str) -> Iterator[bytes]:
+    yield prefix.encode()
+    batch: list[str] = []
+    first = True
+    for item in items:
+        batch.append(item)
+        if len(batch) >= 1_000:
+            yield (("" if first else ",") + ",".join(batch)).encode()
+            first, batch = False, []
+    if batch:
+        yield (("" if first else ",") + ",".join(batch)).encode()
+    yield suffix.encode()
+
+
+async def _endpoint(request: Request) -> Response:
+    mode = request.path_params["mode"]
+    if request.method != "POST":
+        return Response(status_code=405)
+    message = json.loads(await request.body())
+    if "id" not in message:  # a notification
+        return Response(status_code=202)
+    if mode.startswith("slow_pages") and message.get("method") == "tools/list":
+        await asyncio.sleep(_mode(mode)[1] / 1000)  # slow_pages-<milliseconds>
+    status, body = answer(mode, message)
+    if isinstance(body, str):
+        return PlainTextResponse(body, status_code=status)
+    if isinstance(body, dict):
+        return JSONResponse(body, status_code=status)
+
+    async def stream() -> AsyncIterator[bytes]:
+        for chunk in body:
+            yield chunk
+            await asyncio.sleep(0)
+
+    return StreamingResponse(stream(), status_code=status, media_type="application/json")
+
+
+def hostile_app() -> Starlette:
+    """The HTTP face: ``/<mode>/mcp``."""
+    return Starlette(routes=[Route("/{mode}/mcp", _endpoint, methods=["POST", "GET", "DELETE"])])
+
+
+def serve_stdio(mode: str) -> None:
+    """The stdio face: one JSON-RPC message per line on stdin, answers on stdout."""
+    if mode == "dying":
+        sys.stderr.write(f"starting{EVIL}\n")
+        sys.stderr.write(f"fatal: cannot open database{ESC}[31m\x07{ESC}]0;pwned\x07\u202e\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        _, body = answer(mode, message)  # no HTTP status over stdio
+        if isinstance(body, dict):
+            text = json.dumps(body)
+        elif isinstance(body, str):
+            text = json.dumps(
+                {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": body}}
+            )
+        else:
+            text = b"".join(body).decode()
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    serve_stdio(sys.argv[1])
