@@ -12,22 +12,35 @@ import pytest
 from tests.docs.blocks import ROOT, environment, extract
 
 CLI_DOC = ROOT / "docs" / "cli.md"
-COMMANDS = ("review", "serve", "disclose")
-_HELP_OPTION = re.compile(r"^[│|]\s+(--[a-z][a-z-]*)", re.MULTILINE)
+# command -> the argv prefixes whose --help it documents (state's options live on its subcommands)
+HELPS: dict[str, list[list[str]]] = {
+    "review": [["review"]],
+    "serve": [["serve"]],
+    "disclose": [["disclose"]],
+    "state": [["state", sub] for sub in ("init", "disable", "enable", "status")],
+}
+COMMANDS = tuple(HELPS)
+# An option row of --help: its first column (up to the first run of two spaces) names the option(s).
+_HELP_ROW = re.compile(r"^[│|]\s+(?P<column>--\S.*?)(?:\s{2,}|$)", re.MULTILINE)
 _MAIN = "from agent_connector_sdk.cli import main_exit; main_exit()"
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 
 
 def help_options(command: str) -> set[str]:
+    return set().union(*(_help_options(argv) for argv in HELPS[command]))
+
+
+def _help_options(argv: list[str]) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", _MAIN, command, "--help"],
+        [sys.executable, "-c", _MAIN, *argv, "--help"],
         capture_output=True,
         text=True,
         env={**environment(), "COLUMNS": "200"},
         timeout=60,
         check=True,
     )
-    return set(_HELP_OPTION.findall(done.stdout)) - {"--help", "--version"}
+    found = {option for row in _HELP_ROW.finditer(done.stdout) for option in _OPTION.findall(row["column"])}
+    return found - {"--help", "--version"}
 
 
 def _section(command: str) -> str:
@@ -76,7 +89,7 @@ def test_every_option_the_docs_use_exists() -> None:
     unknown = []
     for page in pages:
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
-            for match in re.finditer(r"agent-connector (review|serve|disclose)\b([^`|#]*)", line):
+            for match in re.finditer(r"agent-connector (review|serve|disclose|state)\b([^`|#]*)", line):
                 for option in _OPTION.findall(match[2]):
                     if option not in known:
                         unknown.append(f"{page.relative_to(ROOT)}:{number}: {option}")
