@@ -82,10 +82,13 @@ def test_server_modules_form_no_import_cycle() -> None:
 
 
 def test_a_gated_call_reads_top_down() -> None:
-    """``asgi`` -> ``resolution`` -> ``parity``: no module imports one that comes before it."""
-    order = ["asgi", "resolution", "parity"]
+    """``asgi`` -> ``resolution`` -> ``parity`` -> the tool -> ``output_check``: no module imports one that
+    comes before it (the per-request record they share sits below all of them, in ``_record``)."""
+    order = ["asgi", "resolution", "parity", "output_check"]
     graph = _graph()
     for position, name in enumerate(order):
         imports = graph[f"agent_connector_sdk.mcp.server.{name}"]
         earlier = {f"agent_connector_sdk.mcp.server.{before}" for before in order[:position]}
         assert not imports & earlier, name
+    record = graph["agent_connector_sdk.mcp.server._record"]
+    assert not {i for i in record if i.startswith("agent_connector_sdk.mcp.server.")}

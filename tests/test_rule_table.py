@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_connector_sdk.mcp.contracts.errors import ConsumeCategory
+from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, ConsumeCategory
 from agent_connector_sdk.mcp.contracts.findings import RULES, RULES_BY_ID
+from agent_connector_sdk.mcp.contracts.poisoning import POISONING_CATEGORY, POISONING_RULES
 from tests.test_error_table import _literal_values
 
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"
@@ -33,6 +34,12 @@ def test_the_rule_table_is_the_code() -> None:
 
 def test_rule_ids_are_unique_and_categories_are_real() -> None:
     assert len(RULES_BY_ID) == len(RULES)
-    consume = _literal_values(ConsumeCategory)
+    categories = _literal_values(ConsumeCategory) | _literal_values(AdmissionCategory)
     for rule in RULES:
-        assert rule.category in consume | {"invalid_header_annotation", "tool_poisoning"}
+        assert rule.category in categories
+
+
+def test_every_rule_a_finding_can_name_is_in_the_table() -> None:
+    for rule in POISONING_RULES:
+        assert RULES_BY_ID[rule].category == POISONING_CATEGORY
+        assert RULES_BY_ID[rule].rule_class == "project"

@@ -34,6 +34,7 @@ they are, so the same failure has the same class on every path. The tree (module
     │   ├── TransportFailure                         connection lost, timed out, unreachable
     │   └── MalformedResponse                        a page had the wrong shape
     ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
+    ├── BoundExceeded                (bounds)        mcp.host.bounds: a HostBounds cap was hit
     ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps
     │   ├── DiscoveryFailed          discover        the search answer is unusable
     │   ├── DisclosureReadFailed     discover/read   the provider refused or sent a bad body
@@ -44,8 +45,10 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
     ├── ArgumentsRefused             execute         server: arguments refused, an isError result
     ├── UpstreamError                execute         connectors.openapi: the upstream API failed
+    ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
-    ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError
+    ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError,
+    │                                                StateNotInitialized
     └── CliError                                     cli.errors: usage, ServerUnavailable
 
 Project rules that a host reports instead of rejecting are not errors: they are

@@ -284,3 +284,13 @@ def test_a_403_from_a_host_allow_list_quotes_the_server(base: str) -> None:
     assert run.code == 2
     assert run.line.endswith("answered HTTP 403: Access is only allowed at localhost:3000")
     assert "credentials" not in run.line
+
+
+def test_an_endless_stdio_line_is_cut_at_the_message_bound(budget_mb: float) -> None:
+    run = review("--timeout", "60", "--", *STDIO_SERVER, "big_schema-40000000")
+    assert run.code == 2
+    assert run.line == (
+        "agent-connector: refused by this host: a response was larger than this host reads: "
+        "over this host's max_message_bytes (33,554,432)"
+    )
+    assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)

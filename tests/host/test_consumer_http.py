@@ -25,6 +25,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
     SelectedTool,
 )
+from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
 from tests.schema_disclosure_provider._servers import StaticTool, big_input_schema, build_server, static_tool
 from tests.support.http_server import serve_asgi
@@ -131,9 +132,9 @@ async def test_a_lost_connection_is_a_typed_transport_refusal() -> None:
         async with client:
             selection = await consumer.select("public_events", "public_events")
             serving.__exit__(None, None, None)  # the server goes away between selection and reads
-            with pytest.raises(DisclosureReadFailed) as lost:
+            with pytest.raises(TransportFailure) as lost:
                 await consumer.disclose(selection)
-    assert lost.value.category == "transport"
+    assert lost.value.category == "transport_failure"  # the same family as on every other path
 
 
 async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_headers(

@@ -19,8 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-from agent_connector_sdk.mcp.host.contract_client import ContractClient, ProtocolError
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
+from agent_connector_sdk.mcp.host.errors import ProtocolError
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.wire import ValueCounter
 from tests.support.hostile_server import hostile_app

@@ -54,7 +54,7 @@ async def test_a_server_restarted_between_selection_and_call() -> None:
             tool = await consumer.disclose(await consumer.select("search_evidence", "search_evidence"))
             before = await consumer.call(tool, arguments)
             first.__exit__(None, None, None)  # the server goes away after selection
-            with pytest.raises(DisclosureConsumerError) as down:
+            with pytest.raises(TransportFailure) as down:
                 await consumer.call(tool, arguments)
             with pytest.raises(TransportFailure) as unreachable:
                 await consumer.select("search_evidence", "search_evidence")
@@ -67,7 +67,7 @@ async def test_a_server_restarted_between_selection_and_call() -> None:
                 await consumer.call(tool, arguments)
             fresh = await consumer.disclose(await consumer.select("search_evidence", "search_evidence"))
             after = await consumer.call(fresh, arguments)
-    assert down.value.category == "stale"  # "the disclosed identity is no longer served (transport)"
+    assert down.value.category == "transport_failure"  # the manifest re-read failed: raised as itself
     assert unreachable.value.category == "transport_failure"  # the search call's own failure family
     assert old.value.category == "catalog_changed"
     assert "audit" not in str(down.value) + str(old.value)

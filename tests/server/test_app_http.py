@@ -317,19 +317,28 @@ def test_completion_values_capped_with_total_and_has_more() -> None:
     assert completion["total"] == 150 and completion["hasMore"] is True
 
 
-async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the recorder transform installed the check never resolves a tool a second time; without it
-    (a server where only the middleware was added) it falls back to ``server.get_tool``."""
+@pytest.fixture
+def fallbacks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names the output check had to resolve itself (a second lookup), recorded as they happen."""
     from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 
-    fallbacks: list[str] = []
+    resolved: list[str] = []
     original = OutputSelfCheck._published_tool
 
     async def counting(self: OutputSelfCheck, context: Any, name: str) -> Any:
-        fallbacks.append(name)
+        resolved.append(name)
         return await original(self, context, name)
 
     monkeypatch.setattr(OutputSelfCheck, "_published_tool", counting)
+    return resolved
+
+
+async def test_output_check_reuses_fastmcps_own_tool_resolution(fallbacks: list[str]) -> None:
+    """With the resolution hook installed the check never resolves a tool a second time (it reads the
+    call's record); without it (a server where only the middleware was added) it falls back to
+    ``server.get_tool``. In memory here; over HTTP in the next test."""
+    from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+
     gated = contract_lab_server()
     gated_http_app(gated)
     middleware_only = contract_lab_server()
@@ -341,6 +350,36 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(monkeypatch: pyt
             failed = await client.call_tool_mcp("flaky_search", {"query": "q"})
         assert not regions.is_error and failed.is_error and failed.structured_content == []
         assert fallbacks == expected
+
+
+def test_output_check_reads_the_call_record_over_http_on_both_transports_and_through_search(
+    fallbacks: list[str],
+) -> None:
+    """Over HTTP the record travels in the request's scope: a 2026-07-28 call, a handshake-era call (its
+    headers checked at the ASGI entry) and a call through the search proxy (the proxied tool, resolved
+    once by the hook) are all checked against the tool that ran, without a second lookup."""
+    from tests.support.parity import make_server, raw_call, result_of
+
+    legacy = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "route", "arguments": {"region": "eu"}},
+    }
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    app = gated_http_app(make_server(search=True), stateless_http=True, json_response=True)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        proxied = raw_call(
+            client, url, "call_tool", {"name": "route", "arguments": {"region": "eu"}},
+            [("Mcp-Param-Region", "eu")],
+        )
+        headers = {**base, "Mcp-Param-Region": "eu"}
+        handshake_era = client.post(url, content=json.dumps(legacy), headers=headers)
+        direct = raw_call(client, url, "route", {"region": "eu"}, [("Mcp-Param-Region", "eu")])
+    assert result_of(direct)[0] == "eu"
+    assert result_of(handshake_era)[0] == "eu"
+    assert proxied.status_code == 200 and proxied.json()["result"]["isError"] is False, proxied.text
+    assert fallbacks == []
 
 
 def test_installing_twice_does_not_stack_gates() -> None:

@@ -1,11 +1,10 @@
 """Header parity checked inside FastMCP's own tool resolution (``resolution.py``), over real HTTP.
 
-``gated_http_app`` no longer resolves the tool a second time in ASGI for 2026-07-28 calls: the check runs
-on the tool FastMCP itself resolved to run. The whole raw-HTTP matrix of ``test_parity_http`` is
-re-run here against ``gated_http_app`` (the imported tests use this module's ``gated`` and
-``gated_search`` fixtures), plus what is specific to the mechanism: the ASGI layer does no lookup for
-those calls, auth decides before any verdict, SSE answers still carry HTTP 400, version fallback and the
-in-memory transport (no headers) are not refused.
+``gated_http_app`` does not resolve the tool a second time in ASGI for 2026-07-28 calls: the check runs
+on the tool FastMCP itself resolved to run. (The raw-HTTP parity matrix runs against both entry points
+in ``test_parity_http``.) Here: what is specific to the mechanism — the ASGI layer does no lookup for
+those calls, one verdict per call, auth decides before any verdict, SSE answers still carry HTTP 400,
+version fallback and the in-memory transport (no headers) are not refused.
 """
 
 from __future__ import annotations

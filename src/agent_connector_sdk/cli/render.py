@@ -169,7 +169,12 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         if call.content_types:
             console.print(f"         content blocks: {_s(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
-            console.print(f"         structuredContent: {escape(short_json(call.structured_content, 240))}")
+            shown = (
+                "(absent)"
+                if call.structured_content_present is False
+                else escape(short_json(call.structured_content, 240))
+            )
+            console.print(f"         structuredContent: {shown}")
     _render_findings(report, console)
     _render_contract(report, console)
     summary = report.summary

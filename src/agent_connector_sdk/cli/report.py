@@ -218,6 +218,9 @@ class CallReport(BaseModel):
     headers_sent: list[str] = Field(default_factory=list, description="Mcp-Param-* names (values omitted)")
     content_types: list[str] = Field(default_factory=list)
     structured_content: Any = None
+    structured_content_present: bool | None = Field(
+        default=None, description="whether the result had a structuredContent member (null is a value)"
+    )
     is_error: bool | None = None
     text: str | None = Field(
         default=None,

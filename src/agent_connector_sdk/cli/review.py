@@ -1,12 +1,15 @@
 """The contract reviewer: run the host side over a real session and say what a host would do.
 
-Thin on purpose: discovery, admission and calls go through ``ContractClient``; tools hidden behind a
-search transform go through ``SchemaDisclosureConsumer`` (search → manifest → fragments → verified
-reconstruction → admission of the reconstructed descriptor → validated call), both over the *same*
-``fastmcp.Client`` session. This module only orders those steps and records what they said in a
-:class:`~agent_connector_sdk.cli.report.ReviewReport`. Header policy comes from the contracts' own
-codec (``header_annotations``, ``header_text``, ``encode_header_value``) applied to the reviewer's
-synthetic sample values.
+Thin on purpose: ONE :class:`~agent_connector_sdk.mcp.host.HostSession` for the connection (one core,
+one audit trail, the profile from ``--strict``), with both faces over it: discovery, admission and
+calls through ``ContractClient``; tools hidden behind a search transform through
+``SchemaDisclosureConsumer`` (search → manifest → fragments → verified reconstruction → admission of
+the reconstructed descriptor → validated call). One ``tools/list``: rejected descriptors come with
+their rejections, header policy from the annotations the core read at Admit (the contracts' codec
+applied to the reviewer's synthetic sample values). Errors arrive as their own families and are
+recorded by class, never decoded from strings; the server's own words (tool text, JSON-RPC message)
+are kept, sanitized and capped. This module only orders those steps and records what they said in a
+:class:`~agent_connector_sdk.cli.report.ReviewReport`.
 """
 
 from __future__ import annotations
@@ -639,8 +642,14 @@ async def _probe_completion(host: ContractClient) -> CompletionProbe:
                 advertised=True, ref=ref, argument=argument, category=error.category, reason=str(error)
             )
         except JsonRpcError as error:
+            # The family's one label; the code and the server's own message (sanitized, capped).
+            words = sanitize_text(str(error.message), SERVER_TEXT_LIMIT)
             return CompletionProbe(
-                advertised=True, ref=ref, argument=argument, category="protocol_error", reason=str(error)
+                advertised=True,
+                ref=ref,
+                argument=argument,
+                category=error.category,
+                reason=f"JSON-RPC error {error.code}: {words}",
             )
         return CompletionProbe(
             advertised=True,
@@ -746,6 +755,7 @@ async def _call(
         headers_sent=_headers_sent(audit, name),
         content_types=[str(block.get("type")) for block in content if isinstance(block, dict)],
         structured_content=result.structured_content,
+        structured_content_present=result.has_structured_content,
         is_error=result.is_error,
         text=result.text,
         findings=finding_reports(result.findings),

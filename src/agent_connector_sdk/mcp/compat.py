@@ -51,6 +51,11 @@ Host side (for the client adapters; routed here so both sides share one list):
   is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
   wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
   caller's handler (which keeps running first, unchanged).
+* :func:`stdio_line_cap` — ``mcp.client.stdio._create_platform_compatible_process``: the SDK's stdio
+  reader joins stdout chunks until a newline with no bound, so one endless line from a server fills
+  the host's memory. The process factory is wrapped once (:func:`install_stdio_line_cap`, idempotent,
+  a pass-through unless a cap is active in the connecting task's context) so the server's stdout is
+  read through a stream that refuses a line longer than the cap while reading.
 * :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
@@ -66,6 +71,7 @@ from contextvars import ContextVar
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, Literal
 
+import anyio
 import fastmcp
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import fastmcp_request_ctx
@@ -118,6 +124,7 @@ __all__ = [
     "run_input_required_driver",
     "search_proxy_tool_name",
     "send_unvalidated_request",
+    "stdio_line_cap",
     "synthetic_tool_names",
     "untested_versions",
     "visibility_enabled",
@@ -418,3 +425,92 @@ async def send_unvalidated_request(session: Any, request: Any) -> Any:
     if timeout is not None:
         opts["timeout"] = timeout
     return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+
+
+# ------------------------------------------------------------------------------ stdio line cap
+class StdioLineTooLong(ConnectionError):
+    """A stdio server wrote a line longer than the active cap (the SDK's reader treats a
+    ``ConnectionError`` as a failed stream: the session ends, the pending request fails)."""
+
+
+_STDIO_CAP: ContextVar[Any] = ContextVar("agent_connector_sdk_stdio_line_cap", default=None)
+_STDIO_BATCH: Final = 4 << 20
+
+
+class _CappedStdout:
+    """The server's stdout, refusing a line longer than ``cap.limit`` bytes while reading."""
+
+    def __init__(self, inner: Any, cap: Any) -> None:
+        self._inner = inner
+        self._cap = cap
+        self._line = 0
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if self._line > self._cap.limit:
+            raise StdioLineTooLong("the server's line is over the cap")
+        # Mid-line, gather up to _STDIO_BATCH bytes per call: the SDK's reader re-joins its buffer on
+        # every chunk, so a long line read 64 KiB at a time costs quadratic copying before any cap.
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                piece: bytes = await self._inner.receive(max_bytes)
+            except anyio.EndOfStream:
+                if not parts:
+                    raise
+                break
+            parts.append(piece)
+            size += len(piece)
+            if b"\n" in piece or size >= _STDIO_BATCH or self._line + size > self._cap.limit:
+                break
+        data = b"".join(parts)
+        newline = data.rfind(b"\n")
+        self._line = len(data) - newline - 1 if newline >= 0 else self._line + len(data)
+        if self._line > self._cap.limit:
+            self._cap.tripped = True
+            raise StdioLineTooLong("the server's line is over the cap")
+        return data
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _CappedProcess:
+    def __init__(self, process: Any, cap: Any) -> None:
+        self._process = process
+        self.stdout = _CappedStdout(process.stdout, cap)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._process, name)
+
+
+def install_stdio_line_cap() -> None:
+    """Wrap ``mcp.client.stdio``'s process factory once (see the module docstring)."""
+    import mcp.client.stdio as sdk_stdio
+
+    original = sdk_stdio._create_platform_compatible_process
+    if getattr(original, "__agent_connector_line_cap__", False):
+        return
+
+    async def create(*args: Any, **kwargs: Any) -> Any:
+        process = await original(*args, **kwargs)
+        cap = _STDIO_CAP.get()
+        return process if cap is None else _CappedProcess(process, cap)
+
+    create.__agent_connector_line_cap__ = True  # type: ignore[attr-defined]
+    sdk_stdio._create_platform_compatible_process = create
+
+
+@contextmanager
+def stdio_line_cap(cap: Any) -> Iterator[None]:
+    """Within this block, a stdio server started (by this task or tasks it creates) is read through a
+    line cap: ``cap.limit`` bytes; ``cap.tripped`` is set when a line went over it."""
+    install_stdio_line_cap()
+    token = _STDIO_CAP.set(cap)
+    try:
+        yield
+    finally:
+        _STDIO_CAP.reset(token)

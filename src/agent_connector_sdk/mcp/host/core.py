@@ -257,6 +257,7 @@ class HostCore:
         self._tickets = itertools.count()
         self.last_report: AdmissionReport | None = None
         self.lock_applies = self.options.lock is not None
+        self._drifted: dict[str | None, str] = {}
         lock = self.options.lock
         self.lock: LockedServer | None = lock.servers[0] if lock and len(lock.servers) == 1 else None
         """The contract lock's entry for this server (``HostOptions.lock``; the session picks it by the
@@ -279,20 +280,23 @@ class HostCore:
             for name, descriptor in report.admitted.items()
         }
         self.last_report = report
-        self.audit(
-            {
-                "event": "discover",
-                "outcome": "ok",
-                "pages": pages,
-                "admitted": list(report.admitted),
-                "findings": [
-                    {"tool": name, "rule": f.rule, "category": f.category}
-                    for name, tool in self._listed.items()
-                    for f in tool.findings
-                ],
-                "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
-            }
-        )
+        # Why each drifted tool is refused, by name: a call names the drift in O(1).
+        self._drifted = {r["tool"]: r["reason"] for r in report.rejected if r["category"] == "contract_drift"}
+        event: AuditEvent = {
+            "event": "discover",
+            "outcome": "ok",
+            "pages": pages,
+            "admitted": list(report.admitted),
+            "rejected": [{"tool": r["tool"], "category": r["category"]} for r in report.rejected],
+        }
+        findings = [
+            {"tool": name, "rule": f.rule, "category": f.category}
+            for name, tool in self._listed.items()
+            for f in tool.findings
+        ]
+        if findings:  # project rules the default profile admitted anyway (names and rule ids only)
+            event["findings"] = findings
+        self.audit(event)
         return report
 
     def discovery_failed(self, category: str, *, pages: int) -> None:
@@ -333,7 +337,10 @@ class HostCore:
         self._disclosed.move_to_end(key)
         while len(self._disclosed) > self._max_disclosed:
             self._disclosed.popitem(last=False)
-        self.audit({"event": "admit", "tool": name, "outcome": "ok"})
+        event: AuditEvent = {"event": "admit", "tool": name, "outcome": "ok"}
+        if tool.findings:
+            event["findings"] = [{"rule": f.rule, "category": f.category} for f in tool.findings]
+        self.audit(event)
         return tool
 
     def _admitted(
@@ -376,13 +383,7 @@ class HostCore:
         return tool
 
     def _drift_rejection(self, name: str | None) -> str | None:
-        report = self.last_report
-        if name is None or report is None or not self.lock_applies:
-            return None
-        return next(
-            (r["reason"] for r in report.rejected if r["tool"] == name and r["category"] == "contract_drift"),
-            None,
-        )
+        return self._drifted.get(name) if name is not None else None
 
     def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
         """The tool admitted from the disclosure ``(alias, schema_sha256)``, if still remembered."""

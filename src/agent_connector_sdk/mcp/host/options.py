@@ -72,7 +72,9 @@ class HostOptions:
     """Everything a host session needs besides the connection; frozen and shared by its faces.
 
     ``policy`` admits descriptors; ``profile`` decides what project rules do (findings by default,
-    rejections in ``strict``); ``audit`` receives every event (default: a bounded in-memory sink);
+    rejections in ``strict``), including the ``x-mcp-header`` placement (the core sets
+    ``policy.profile`` from it: the spec's placement plus a finding, or root properties only);
+    ``audit`` receives every event (default: a bounded in-memory sink);
     ``confirm_write``/``require_confirmation`` are write confirmation (on by default); ``bounds`` are
     :class:`HostBounds`; ``max_disclosed`` bounds the tools remembered from disclosures; ``lock`` is the
     contract lock (approved contracts, see the field).

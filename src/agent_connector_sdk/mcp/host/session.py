@@ -74,7 +74,7 @@ from agent_connector_sdk.mcp.host.param_headers import (
     ParamHeaderChannel,
     is_local_transport_error,
 )
-from agent_connector_sdk.mcp.host.wire import HttpGuard, bound_behind
+from agent_connector_sdk.mcp.host.wire import HttpGuard, StdioLineCap, Watch, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -180,6 +180,7 @@ class HostSession:
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
+        self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
@@ -208,7 +209,21 @@ class HostSession:
     # -- lifecycle ---------------------------------------------------------------------------------
     async def connect(self) -> None:
         """Connect the client. An unreachable server is a ``TransportFailure``; a JSON-RPC error while
-        connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``)."""
+        connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``); a stdio server line
+        over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`."""
+        try:
+            # The stdio reader starts in the connecting task's context: the line cap holds for it.
+            with compat.stdio_line_cap(self.stdio_cap):
+                await self._connect()
+        except (ProtocolError, RuntimeError) as error:
+            refusal = bound_behind(error, Watch(), self.bounds, self.stdio_cap)
+            if refusal is None:
+                raise
+        else:
+            return
+        raise refusal
+
+    async def _connect(self) -> None:
         try:
             await cast(Any, self.client).__aenter__()
         except MCPError as error:
@@ -303,8 +318,8 @@ class HostSession:
 
     async def call_control(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """Call a listed tool the *host itself* uses to run the session (the disclosure consumer's
-        search tool): admitted, invoked and consumed by the core like any call, audited with
-        ``control: true``, but never put to write confirmation — that question is for a model's
+        search tool): admitted, invoked, consumed and audited by the core like any call, but never put
+        to write confirmation — that question is for a model's
         actions, and a host that had to confirm its own catalog searches could not discover at all.
         """
         admitted = self.core.listed_tool(name)
@@ -458,7 +473,7 @@ class HostSession:
             except (ProtocolError, ContractViolation) as error:
                 # The SDK reports a read this host cut short (or a message nested past its parser) as
                 # the server's failure; it was this host's bound.
-                refusal = bound_behind(error, watch, self.bounds)
+                refusal = bound_behind(error, watch, self.bounds, self.stdio_cap)
                 if refusal is None:
                     raise
         if call is not None:

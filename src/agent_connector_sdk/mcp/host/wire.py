@@ -43,6 +43,7 @@ __all__ = [
     "ERROR_BODY_BYTES",
     "HttpError",
     "HttpGuard",
+    "StdioLineCap",
     "ValueCounter",
     "Watch",
     "bound_behind",
@@ -252,7 +253,19 @@ class HttpGuard:
 _PARSE_ERROR: Final = -32700
 
 
-def bound_behind(error: BaseException, watch: Watch, bounds: HostBounds) -> BoundExceeded | None:
+@dataclass(slots=True)
+class StdioLineCap:
+    """The line cap a stdio server's stdout is read through
+    (:func:`~agent_connector_sdk.mcp.compat.stdio_line_cap`): one JSON-RPC message is one line, so
+    ``limit`` is ``max_message_bytes``."""
+
+    limit: int
+    tripped: bool = False
+
+
+def bound_behind(
+    error: BaseException, watch: Watch, bounds: HostBounds, stdio: StdioLineCap | None = None
+) -> BoundExceeded | None:
     """The host's own bound behind what the SDK reported as a failed exchange, if there is one: a
     response cut at ``max_message_bytes`` (:class:`HttpGuard`), or a message nested deeper than the
     JSON parser reads (pydantic's parser stops at about 200 levels, long before Python's recursion
@@ -263,7 +276,7 @@ def bound_behind(error: BaseException, watch: Watch, bounds: HostBounds) -> Boun
             bounds.max_message_values,
             "a response held more values than this host parses",
         )
-    if watch.capped is not None:
+    if watch.capped is not None or (stdio is not None and stdio.tripped):
         return BoundExceeded(
             "max_message_bytes", bounds.max_message_bytes, "a response was larger than this host reads"
         )

@@ -1,9 +1,10 @@
 """Server adapters: the gated Streamable HTTP app and its parts, owned by one ``ServerGates`` object.
 
 A gated ``tools/call`` reads top-down: :mod:`.asgi` (the ASGI entry: body bounds, handshake-era calls)
-→ :mod:`.resolution` (the one ``get_tool`` hook and the per-request record: argument validation, then)
-→ :mod:`.parity` (the header-parity checker) → the tool → :mod:`.output_check` (the result against its
-published contract). :mod:`.completion` is the authorized completion handler; :mod:`.app` assembles
+→ :mod:`.resolution` (the one ``get_tool`` hook: argument validation) → :mod:`.parity` (the header-parity
+checker) → the tool → :mod:`.output_check` (the result against its published contract); what one stage
+learnt the next reads from the call's one record (:mod:`._record`), never by calling back.
+:mod:`.completion` is the authorized completion handler; :mod:`.app` assembles
 them (``ServerGates``, ``gated_http_app``). Policy lives in ``agent_connector_sdk.mcp.contracts``; these
 only adapt it to FastMCP and ASGI.
 """

@@ -43,7 +43,8 @@ from starlette.middleware import Middleware as StarletteMiddleware
 
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.server.asgi import DEFAULT_MAX_BODY_BYTES, HeaderParityMiddleware
+from agent_connector_sdk.mcp.server._asgi import DEFAULT_MAX_BODY_BYTES
+from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate

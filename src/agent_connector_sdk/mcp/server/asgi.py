@@ -4,7 +4,7 @@ The resolution hook (:mod:`.resolution`) checks 2026-07-28 calls inside FastMCP'
 where that transport maps a -32020 to HTTP 400. The handshake-era transports would answer the same
 refusal with HTTP 200, so their calls are checked here, before the app sees them: the body is buffered
 (bounded), parsed, the tool looked up as this caller sees it and checked with the one checker
-(:class:`.parity.HeaderParityGate`); the request then carries its :class:`.resolution.CallRecord`
+(:class:`.parity.HeaderParityGate`); the request then carries its :class:`._record.CallRecord`
 marked "headers checked", so resolution does not check it again (one verdict, one audit event). On a
 server without the resolution hook this entry checks every call itself.
 
@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.inbound import decode_header_value as sdk_decode_header_value
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import ClientDisconnect
@@ -39,29 +38,25 @@ from starlette.requests import ClientDisconnect
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
-from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
-from agent_connector_sdk.mcp.server.resolution import (
-    ResolutionGate,
-    mark_headers_checked,
-    mistyped_header_argument,
+from agent_connector_sdk.mcp.server._asgi import (
+    DEFAULT_MAX_BODY_BYTES,
+    TOO_LARGE,
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    replay,
 )
+from agent_connector_sdk.mcp.server._record import mark_headers_checked
+from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server.resolution import ResolutionGate, mistyped_header_argument
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "HeaderParityMiddleware"]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-DEFAULT_MAX_BODY_BYTES: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
-"""Largest request body (the ``mcp`` SDK's own limit, 4 MiB); larger POSTs get HTTP 413 + JSON-RPC
--32600 on every transport. The gate refuses rather than let an unchecked call through."""
+__all__ = ["HeaderParityMiddleware"]
 
 _PROTOCOL_VERSION_HEADER: Final = b"mcp-protocol-version"
 _META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 _NAME_HEADER: Final = b"mcp-name"
-_TOO_LARGE: Final = "Request body too large"
 
 _logger = logging.getLogger(__name__)
 
@@ -83,7 +78,7 @@ class HeaderParityMiddleware:
     to run outside it (HTTP 500) rather than miss scope-protected tools, and leaves unauthenticated
     requests to the server's 401. ``gate`` shares one checker with the resolution hook (so the two emit
     to one audit sink); without it the middleware builds its own with ``audit``. ``max_body_bytes``
-    bounds what it buffers (default :data:`DEFAULT_MAX_BODY_BYTES`).
+    bounds what it buffers (default :data:`._asgi.DEFAULT_MAX_BODY_BYTES`, the ``mcp`` SDK's own 4 MiB).
     """
 
     def __init__(
@@ -150,7 +145,7 @@ class HeaderParityMiddleware:
             return
         if checked:
             mark_headers_checked(scope)
-        await self._pass_through(scope, _replay(body, receive), send)
+        await self._pass_through(scope, replay(body, receive), send)
 
     async def _pass_through(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Run the app, answering its plain-text 413 as JSON-RPC and a mid-body disconnect quietly."""
@@ -169,7 +164,7 @@ class HeaderParityMiddleware:
             chunk = bytes(message.get("body", b""))
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+                raise _Refusal(413, _jsonrpc_error(None, -32600, TOO_LARGE))
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -226,7 +221,7 @@ class HeaderParityMiddleware:
 def _refuse_oversize_declaration(raw_headers: list[tuple[bytes, bytes]], limit: int) -> None:
     for name, value in raw_headers:
         if name.lower() == b"content-length" and value.strip().isdigit() and int(value) > limit:
-            raise _Refusal(413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+            raise _Refusal(413, _jsonrpc_error(None, -32600, TOO_LARGE))
 
 
 def _undecodable_name(raw_headers: list[tuple[bytes, bytes]]) -> bool:
@@ -366,24 +361,10 @@ def _json_413(send: Send) -> Send:
         nonlocal replacing
         if message.get("type") == "http.response.start" and message.get("status") == 413:
             replacing = True
-            await _send_json(send, 413, _jsonrpc_error(None, -32600, _TOO_LARGE))
+            await _send_json(send, 413, _jsonrpc_error(None, -32600, TOO_LARGE))
             return
         if replacing:
             return  # the replaced plain-text body
         await send(message)
 
     return sending
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that yields the buffered body once, then defers to the real one (disconnects)."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay

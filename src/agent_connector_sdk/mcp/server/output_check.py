@@ -31,7 +31,7 @@
 
 Finding the descriptor costs nothing extra: the resolution hook (:mod:`.resolution`) records the tool
 FastMCP resolved for the call (and, through a search proxy, the proxied tool) in the call's one
-:class:`~.resolution.CallRecord`, so the check reads the very tool that ran instead of resolving it a
+:class:`~._record.CallRecord`, so the check reads the very tool that ran instead of resolving it a
 second time (a ``server.get_tool`` costs ~80 µs, more than the check itself). Without that record (a
 server without the hook) the check falls back to ``server.get_tool``.
 
@@ -57,7 +57,7 @@ from agent_connector_sdk.mcp.contracts.input_required import validate_input_requ
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server._logsafe import quoted
-from agent_connector_sdk.mcp.server.resolution import resolved_tool
+from agent_connector_sdk.mcp.server._record import resolved_tool
 
 __all__ = [
     "ERROR_TEXT_LIMIT",

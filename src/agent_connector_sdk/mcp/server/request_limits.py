@@ -32,10 +32,18 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from agent_connector_sdk.mcp.server._asgi import (
+    DEFAULT_MAX_BODY_BYTES,
+    TOO_LARGE,
+    ASGIApp,
+    Receive,
+    Scope,
+    Send,
+    replay,
+)
 from agent_connector_sdk.mcp.server.completion import network_caller_key, trusted_networks
 
 __all__ = [
@@ -50,19 +58,11 @@ __all__ = [
 
 _logger = logging.getLogger(__name__)
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
 DEFAULT_MAX_IN_FLIGHT: Final = 64
 DEFAULT_MAX_IN_FLIGHT_PER_CALLER: Final = 8
 DEFAULT_BODY_TIMEOUT_SECONDS: Final = 10.0
 DEFAULT_MAX_JSON_VALUES: Final = 50_000
 """Object members plus array elements one request may carry (a real tool call has a few hundred)."""
-_DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024  # the mcp SDK's own limit, as the header gate's
-_TOO_LARGE: Final = "Request body too large"  # the header gate's words for the same refusal
 
 # A JSON string literal (escapes included); blanking these leaves only structure, numbers and literals.
 _STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -119,7 +119,7 @@ class RequestLimits:
         app: ASGIApp,
         *,
         bounds: RequestBounds | None = None,
-        max_body_bytes: int = _DEFAULT_MAX_BODY_BYTES,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         rate_limit_code: int = -32010,
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
@@ -162,7 +162,7 @@ class RequestLimits:
             (bytes(v) for k, v in scope.get("headers", []) if bytes(k).lower() == b"content-length"), b""
         )
         if declared.strip().isdigit() and int(declared) > self.max_body_bytes:
-            await _refuse(send, _Refusal(413, -32600, _TOO_LARGE, "body_too_large"))
+            await _refuse(send, _Refusal(413, -32600, TOO_LARGE, "body_too_large"))
             return
         caller = _caller(scope, self._networks)
         try:
@@ -178,7 +178,7 @@ class RequestLimits:
                 return
             if body is None:
                 return  # the client went away mid-body: nobody is left to answer
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, replay(body, receive), send)
         finally:
             self._release(caller)
 
@@ -216,7 +216,7 @@ class RequestLimits:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_body_bytes:
-                        raise _Refusal(413, -32600, _TOO_LARGE, "body_too_large")
+                        raise _Refusal(413, -32600, TOO_LARGE, "body_too_large")
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
@@ -252,19 +252,6 @@ def _caller(scope: Scope, networks: frozenset[Any]) -> str:
     forwarded = any(name in (b"x-forwarded-for", b"forwarded") for name, _ in headers)
     chain = [value for name, value in headers if name == b"x-forwarded-for"]
     return network_caller_key(client[0] if client else None, forwarded, chain, networks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _refuse(send: Send, refusal: _Refusal) -> None:

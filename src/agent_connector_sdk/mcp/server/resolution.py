@@ -19,13 +19,10 @@ When the resolved tool is the one the current ``tools/call`` is about to run, it
    *proxied* tool once — as the proxy's own ``call_tool`` will — and applies 1 and 2 to it with
    ``arguments.arguments``.
 
-Everything learnt about the call goes into its :class:`CallRecord` — one per request: whether the ASGI
+Everything learnt about the call goes into its one :class:`~._record.CallRecord`: whether the ASGI
 entry checked the headers, the tool resolved (so each call is checked once, even when FastMCP's version
 fallback re-enters ``get_tool``) and the proxied tool. The output self-check reads the tool that ran
-from it instead of resolving it a second time. Over HTTP the record lives in the request's ASGI scope
-(``scope["state"]``, which Starlette's ``request.state`` reads, so it travels with the request to
-whichever task serves it on every transport); without an HTTP request it lives in a context variable,
-tied to FastMCP's request context.
+from it instead of resolving it a second time.
 
 Why ``get_tool`` and not a transform: transforms run *before* FastMCP's own enabled/auth filtering and
 its version fallback, so a transform sees candidates the server may still discard (a disabled highest
@@ -40,9 +37,8 @@ without ``data``): this gate checks every tool with a stricter codec, a superset
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Mapping, MutableMapping
-from typing import Any, ClassVar, Final
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -62,96 +58,16 @@ from agent_connector_sdk.mcp.contracts.errors import (
 from agent_connector_sdk.mcp.contracts.headers import header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server._logsafe import quoted
+from agent_connector_sdk.mcp.server._record import call_record
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
 
 __all__ = [
-    "CALL_RECORD_KEY",
     "ArgumentsRefused",
-    "CallRecord",
     "ResolutionGate",
     "argument_refusal",
     "install_resolution",
-    "mark_headers_checked",
     "mistyped_header_argument",
-    "resolved_tool",
 ]
-
-CALL_RECORD_KEY: Final = "agent_connector_sdk.call"
-"""Key of the :class:`CallRecord` in an HTTP request's ASGI ``scope["state"]``."""
-
-
-class CallRecord:
-    """What the gates learn about one ``tools/call``, written once (see the module docstring).
-
-    ``headers_checked``: the ASGI entry checked this request's headers (resolution then skips them);
-    ``name``/``tool``: the call's name and the tool resolved for it (``None`` until resolution checked
-    the call); ``proxied``: through a search proxy, the proxied tool (its name is the target's).
-    """
-
-    __slots__ = ("headers_checked", "name", "owner", "proxied", "tool")
-
-    def __init__(self, *, headers_checked: bool = False) -> None:
-        self.headers_checked = headers_checked
-        self.owner: object | None = None  # FastMCP's request context this record belongs to
-        self.name: str | None = None
-        self.tool: Tool | None = None
-        self.proxied: Tool | None = None
-
-    def tool_named(self, name: str) -> Tool | None:
-        """The tool this call resolved under ``name`` (the called tool, or the proxied one), if any."""
-        if self.tool is not None and name == self.name:
-            return self.tool
-        if self.proxied is not None and name == self.proxied.name:
-            return self.proxied
-        return None
-
-
-# Only for calls without an HTTP request (in-memory, stdio): there FastMCP serves the request in the
-# task that resolves the tool, so a context variable reaches every lookup of the call.
-_RECORD: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
-    "agent_connector_sdk_call_record", default=None
-)
-
-
-def mark_headers_checked(scope: MutableMapping[str, Any]) -> None:
-    """Record in an HTTP request's ``scope`` that the ASGI entry checked its headers."""
-    scope.setdefault("state", {})[CALL_RECORD_KEY] = CallRecord(headers_checked=True)
-
-
-def _call_record(request_ctx: Any) -> CallRecord:
-    """The record of the call served under FastMCP's ``request_ctx`` (created on first use)."""
-    request = request_ctx.request
-    if request is not None:
-        state = request.scope.setdefault("state", {})
-        record = state.get(CALL_RECORD_KEY)
-        if not isinstance(record, CallRecord) or _foreign(record, request_ctx):
-            record = state[CALL_RECORD_KEY] = CallRecord()
-        record.owner = request_ctx
-        return record
-    record = _RECORD.get()
-    if record is None or _foreign(record, request_ctx):
-        record = CallRecord()
-        record.owner = request_ctx
-        _RECORD.set(record)
-    return record
-
-
-def _foreign(record: CallRecord, request_ctx: Any) -> bool:
-    """Whether ``record`` belongs to another request (an unowned one is the ASGI entry's, for this one)."""
-    # Identity, not equality: FastMCP's request context is a dataclass compared field by field.
-    return record.owner is not None and record.owner is not request_ctx
-
-
-def resolved_tool(name: str) -> Tool | None:
-    """The tool resolution checked for ``name`` in the current ``tools/call`` (``None``: not recorded)."""
-    current = compat.wire_request()
-    if current is None:
-        return None
-    request_ctx, method, _ = current
-    if method != "tools/call":
-        return None
-    return _call_record(request_ctx).tool_named(name)
-
 
 class ArgumentsRefused(ToolError, AgentConnectorError):
     """The call's arguments break the tool's published ``inputSchema``; the tool was not run.
@@ -264,7 +180,7 @@ class ResolutionGate:
             raise MCPError(code=INTERNAL_ERROR, message="execute gate cannot read the request")
         if method != "tools/call" or params.get("name") != name:
             return
-        record = _call_record(request_ctx)
+        record = call_record(request_ctx)
         if record.tool is not None:
             return  # this call was checked already (e.g. FastMCP's version fallback re-resolving)
         record.name, record.tool = name, tool

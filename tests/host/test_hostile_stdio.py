@@ -1,0 +1,67 @@
+"""Over stdio, a server line longer than ``max_message_bytes`` is refused while reading (the SDK's
+reader would buffer it whole), and the private accessors this needs are where compat expects them."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+
+import fastmcp
+import mcp.client.stdio as sdk_stdio
+import pytest
+from fastmcp.client.transports.stdio import StdioTransport
+from mcp.client.session import ClientSession
+
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host import HostOptions, HostSession
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp.host.options import HostBounds
+from tests.cli.support import ROOT
+
+
+def _session(mode: str, bounds: HostBounds) -> HostSession:
+    transport = StdioTransport(
+        sys.executable, ["-m", "tests.support.hostile_server", mode], cwd=ROOT, keep_alive=False
+    )
+    return HostSession(fastmcp.Client(transport, timeout=20), HostOptions(bounds=bounds))
+
+
+async def test_a_line_over_the_cap_is_refused_while_reading() -> None:
+    session = _session("big_schema-3000000", HostBounds(max_message_bytes=1_000_000))
+    await session.connect()
+    started = time.monotonic()
+    try:
+        with pytest.raises(BoundExceeded) as refused:
+            await session.discover_tools()
+    finally:
+        await session.close()
+    assert refused.value.bound == "max_message_bytes" and session.stdio_cap.tripped
+    assert time.monotonic() - started < 10  # not the request timeout
+
+
+async def test_lines_under_the_cap_are_read_as_before() -> None:
+    session = _session("big_schema-300000", HostBounds(max_message_bytes=1_000_000))
+    await session.connect()
+    try:
+        report = await session.discover_tools()
+    finally:
+        await session.close()
+    assert list(report.admitted) == ["clean", "big", "clean_too"] and not session.stdio_cap.tripped
+
+
+def test_the_private_accessors_exist_in_the_tested_sdk() -> None:
+    # compat.stdio_line_cap wraps this factory; compat.send_unvalidated_request uses these members.
+    assert inspect.iscoroutinefunction(
+        getattr(
+            sdk_stdio._create_platform_compatible_process,
+            "__wrapped__",
+            sdk_stdio._create_platform_compatible_process,
+        )
+    )
+    source = inspect.getsource(ClientSession)
+    for member in ("self._stamp", "self._dispatcher", "self._session_read_timeout_seconds"):
+        assert member in source
+    compat.install_stdio_line_cap()
+    compat.install_stdio_line_cap()  # idempotent: wrapped once
+    assert getattr(sdk_stdio._create_platform_compatible_process, "__agent_connector_line_cap__", False)
