@@ -435,12 +435,18 @@ def test_validate_integers_numerically() -> None:
     validate_parameter_headers(
         ROUTE, {"region": "x", "count": 7.0}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": "7"}, []
     )
-    validate_parameter_headers(
-        ROUTE, {"region": "x", "count": 7}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": "007"}, []
-    )
-    validate_parameter_headers(
-        ROUTE, {"region": "x", "count": 0}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": "-0"}, []
-    )
+
+
+
+@pytest.mark.parametrize(("body", "header"), [(7, "007"), (0, "-0"), (5, "+5"), (0, "00")])
+def test_validate_integers_in_canonical_form_only(body: int, header: str) -> None:
+    # The spec's integer grammar has one spelling per value: a numerically equal but non-canonical
+    # header is malformed (it could route differently from what the body says at a proxy).
+    with pytest.raises(HeaderMismatch) as refused:
+        validate_parameter_headers(
+            ROUTE, {"region": "x", "count": body}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": header}, []
+        )
+    assert refused.value.category == "malformed" and refused.value.header == "Mcp-Param-Count"
 
 
 def test_validate_ignores_unrecognized_param_headers_and_other_headers() -> None:

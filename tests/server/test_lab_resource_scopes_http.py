@@ -21,6 +21,7 @@ from tests.support.raw_http import capture_logs, raw_post
 DEPLOYMENTS = "deployments://{environment}/status"
 DISCLOSURE_MANIFEST = "schema-disclosure://tools/{alias}/{schema_sha256}/manifest"
 DISCLOSURE_FRAGMENT = "schema-disclosure://tools/{alias}/{schema_sha256}/fragments/{index}"
+SKILL_FILES = {"skill://mcp-contract-reviewer/SKILL.md", "skill://mcp-contract-reviewer/_manifest"}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,11 @@ def test_every_lab_resource_read_with_each_token(lab: str, token: str) -> None:
         ]
     }
     assert templates == {DEPLOYMENTS, DISCLOSURE_MANIFEST, DISCLOSURE_FRAGMENT}
-    assert raw_post(lab, "resources/list", {}, headers=_as(token)).json()["result"]["resources"] == []
+    # The only static resources are the reviewer skill's files (SEP-2640), public to every token.
+    listed = raw_post(lab, "resources/list", {}, headers=_as(token)).json()["result"]["resources"]
+    assert {r["uri"] for r in listed} == SKILL_FILES
+    for uri in sorted(SKILL_FILES):
+        assert _read(lab, token, uri)["result"]["contents"][0]["uri"] == uri
 
     # deployments://{environment}/status: readable exactly where completion offers the environment.
     offered = _complete_environments(lab, token)

@@ -171,9 +171,9 @@ async def test_a_hung_redis_costs_one_short_timeout_per_retry_window(redis: Redi
             with pytest.raises(StateUnavailable):
                 await limiter.acquire("alice")
             timings.append(time.perf_counter() - started)
-        # The first request waits for the operation timeout (0.25 s, not retried); the breaker then
-        # answers every other request in the retry window at once.
-        assert 0.2 <= timings[0] < 0.6, timings
+        # The first request waits for the operation timeout (0.5 s, not retried: it was ~1 s with the
+        # retry); the breaker then answers every other request in the retry window at once.
+        assert 0.45 <= timings[0] < 0.9, timings
         assert max(timings[1:]) < 0.02, timings
         started = time.perf_counter()
         assert await backend.ping() is False
@@ -182,7 +182,7 @@ async def test_a_hung_redis_costs_one_short_timeout_per_retry_window(redis: Redi
         started = time.perf_counter()
         with pytest.raises(StateUnavailable):
             await limiter.acquire("alice")
-        assert time.perf_counter() - started < 0.6
+        assert time.perf_counter() - started < 0.9
     finally:
         os.kill(redis.process.pid, signal.SIGCONT)
     await asyncio.sleep(0.6)

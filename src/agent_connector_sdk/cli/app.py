@@ -580,8 +580,8 @@ def serve(
         what = "the contract lab behind search"
         if not no_auth:
             what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    sock = bind_socket(host, port)  # first: a busy port is the one line a user sees, nothing before it
     log_disclosure_read_path(app_)
-    sock = bind_socket(host, port)
 
     def announce(url: str) -> None:
         print(f"serving {what} at {url}", file=out, flush=True)

@@ -54,7 +54,7 @@ from agent_connector_sdk.cli.report import (
 )
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
-from agent_connector_sdk.mcp.contracts.admission import Rejection
+from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH, Rejection
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
     ContractViolation,
@@ -510,10 +510,9 @@ async def _review_hidden(
     consumer: SchemaDisclosureConsumer, search_tool: str, options: ReviewOptions, over_http: bool
 ) -> tuple[SearchReport, list[ToolReview], dict[str, DisclosedTool]]:
     entries: dict[str, SchemaNavigation] = {}
+    enumeration = _Enumeration(consumer, entries)
     try:
-        for pattern in options.search_patterns:
-            for entry in await consumer.discover(pattern):
-                entries.setdefault(entry.name, entry)
+        await enumeration.run(options.search_patterns)
     except AgentConnectorError as error:
         # The search is a call through the core: its admission, result and protocol failures arrive
         # as themselves (AdmissionError, ContractViolation, JsonRpcError, BoundExceeded, ...), each
@@ -526,7 +525,14 @@ async def _review_hidden(
             reason=error.message,
         )
         return search, [], {}
-    search = SearchReport(tool=search_tool, patterns=list(options.search_patterns), entries=len(entries))
+    search = SearchReport(
+        tool=search_tool,
+        patterns=list(options.search_patterns),
+        entries=len(entries),
+        searches=enumeration.searches,
+        complete=enumeration.incomplete is None,
+        incomplete=enumeration.incomplete,
+    )
     if options.progress is not None:
         options.progress("total", len(entries))
     reviews: list[ToolReview] = []
@@ -608,6 +614,82 @@ async def _review_hidden(
         if options.progress is not None:
             options.progress("advance", 1)
     return search, reviews, disclosed
+
+
+# Tool names are 1-128 of [A-Za-z0-9_.-]; the search regex is case-insensitive, so these split every name.
+_NAME_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
+_MAX_SEARCHES: Final = 5_000
+
+
+def _escaped(name_part: str) -> str:
+    """A name prefix as a literal regex (only ``.`` and ``-`` of the name alphabet are special)."""
+    return "".join("\\" + c if c in ".-" else c for c in name_part)
+
+
+class _Enumeration:
+    """Every tool behind a search that caps its results (FastMCP's ``max_results``, often 5 or 50).
+
+    FastMCP's regex runs over the tool's name, description and parameters joined by spaces, so
+    ``^prefix`` selects the names that start with ``prefix`` and ``^prefix(?: |$)`` the name equal to it.
+    A search returning fewer entries than the most any search returned was not capped (the cap is at
+    least that); one returning as many may have been, so it is split by the next name character, until
+    every branch is below the cap. Only the default pattern (``.*``) is enumerated like this: a
+    caller's own pattern cannot be combined with a prefix, so a capped one leaves the review
+    ``incomplete`` (said, with the numbers, in the report). So does a name outside the spec's alphabet
+    behind a capped prefix, and the search budget (:data:`_MAX_SEARCHES`).
+    """
+
+    def __init__(self, consumer: SchemaDisclosureConsumer, entries: dict[str, SchemaNavigation]) -> None:
+        self.consumer = consumer
+        self.entries = entries
+        self.most = 0
+        self.searches = 0
+        self.incomplete: str | None = None
+
+    async def _search(self, pattern: str) -> int:
+        found = await self.consumer.discover(pattern)
+        self.searches += 1
+        for entry in found:
+            self.entries.setdefault(entry.name, entry)
+        self.most = max(self.most, len(found))
+        return len(found)
+
+    async def run(self, patterns: Sequence[str]) -> None:
+        counts = [await self._search(pattern) for pattern in patterns]
+        if ".*" not in patterns and counts and max(counts) >= self.most:
+            # A caller's pattern that returned as many as any search did: one broad search (counted,
+            # not reviewed) tells whether that was the cap or simply every match.
+            probe = await self.consumer.discover(".*")
+            self.searches += 1
+            self.most = max(self.most, len(probe))
+        for pattern, found in zip(patterns, counts, strict=True):
+            if found == 0 or found < self.most:
+                continue  # fewer than some search returned: not capped
+            if pattern == ".*":
+                await self._split("")
+            elif self.incomplete is None:
+                self.incomplete = (
+                    f"the search returned its most results ({found}) for {pattern!r}, which may be its "
+                    "cap; only the default pattern is enumerated"
+                )
+
+    async def _split(self, prefix: str) -> None:
+        pending = [prefix]
+        while pending:
+            current = pending.pop()
+            if self.searches + len(_NAME_ALPHABET) + 1 > _MAX_SEARCHES:
+                self.incomplete = f"stopped after {self.searches} searches (the review's search budget)"
+                return
+            if current:
+                await self._search(f"^{_escaped(current)}(?: |$)")  # the name equal to the prefix itself
+            for character in _NAME_ALPHABET:
+                branch = current + character
+                found = await self._search("^" + _escaped(branch))
+                if found and found >= self.most:
+                    if len(branch) >= MAX_TOOL_NAME_LENGTH:
+                        self.incomplete = "a capped prefix as long as a tool name cannot be split further"
+                        continue
+                    pending.append(branch)
 
 
 def _disclosed_descriptor(entry: SchemaNavigation, tool: DisclosedTool) -> dict[str, Any]:

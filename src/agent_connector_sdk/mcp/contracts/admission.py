@@ -316,6 +316,10 @@ class _VerdictMemo:
             self._entries.move_to_end(key)
             return True, self._entries[key]
 
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
     def put(self, key: tuple[AdmissionPolicy, bytes], verdict: _Verdict) -> None:
         with self._lock:
             self._entries[key] = verdict

@@ -311,13 +311,16 @@ class HostCore:
     ) -> AdmittedTool:
         """Admit one descriptor reconstructed from a verified disclosure, before its first call.
 
-        Raises :class:`AdmissionError` with the admission category (``sensitive_header``,
-        ``invalid_header_annotation``, ...) when the policy rejects it, and ``header_map_mismatch``
-        when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
-        not say exactly what the schema's annotations say (header names compare case-insensitively).
+        Raises :class:`AdmissionError` with the admission category (``contract_drift`` under a lock,
+        ``sensitive_header``, ``invalid_header_annotation``, ...) when the policy rejects it, and
+        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a
+        navigation entry) does not say exactly what the schema's annotations say (header names compare
+        case-insensitively).
         """
         name = descriptor.get("name")
         report = admit_tools([descriptor], self.policy)
+        if self.lock_applies:  # a tool behind search is held to the lock like a listed one
+            report = lock_admission([descriptor], report, self.lock)
         # Tool poisoning in what the navigation entry said (name, title, description): as for listings.
         report, poisoning = poisoning_admission([descriptor], report, strict=self.options.profile == "strict")
         if report.rejected or not isinstance(name, str):
