@@ -1,4 +1,5 @@
-"""The README's one error table is the code's: every family's categories, exactly, and its gate.
+"""The one error table (docs/reference.md) is the code's: every family's categories, exactly, its gate,
+and the module it is imported from.
 
 Categories are read from each class's ``category`` annotation (a ``Literal`` or a union of them), so
 adding a category to the code without documenting it — or documenting one the code cannot raise —
@@ -7,6 +8,7 @@ fails here.
 
 from __future__ import annotations
 
+import importlib
 import re
 import typing
 from pathlib import Path
@@ -77,8 +79,10 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         LockFileError,
     )
 }
-README = Path(__file__).resolve().parents[1] / "README.md"
-_ROW = re.compile(r"^\| `(?P<name>\w+)`[^|]* \| (?P<gate>[^|]+) \| (?P<categories>[^|]+) \|$")
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"
+_ROW = re.compile(
+    r"^\| `(?P<name>\w+)`[^|]* \| `(?P<module>[\w.]+)` \| (?P<gate>[^|]+) \| (?P<categories>[^|]+) \|$"
+)
 _EVERY = re.compile(r"every ((?:`\w+`(?:, | and )?)+) categor")
 
 
@@ -93,9 +97,10 @@ def _code_categories(cls: type[AgentConnectorError]) -> set[str]:
 
 
 def _table() -> dict[str, tuple[str, set[str]]]:
-    text = README.read_text(encoding="utf-8")
+    text = REFERENCE.read_text(encoding="utf-8")
     section = text[text.index("## Errors") :]
-    section = section[: section.index("\n## ", 1)]
+    end = section.find("\n## ", 1)
+    section = section if end == -1 else section[:end]
     rows: dict[str, tuple[str, set[str]]] = {}
     for line in section.splitlines():
         match = _ROW.match(line)
@@ -107,7 +112,11 @@ def _table() -> dict[str, tuple[str, set[str]]]:
             for family in re.findall(r"`(\w+)`", group):
                 listed |= _code_categories(FAMILIES[family])
         rows[match["name"]] = (match["gate"].strip(), listed)
+        _MODULES[match["name"]] = match["module"]
     return rows
+
+
+_MODULES: dict[str, str] = {}
 
 
 def test_the_table_lists_every_family() -> None:
@@ -122,3 +131,12 @@ def test_each_row_is_the_code(name: str) -> None:
     gate = gate_cell.split(" / ")[0].split(" ")[0]
     assert gate == (cls.gate or "—")
     assert issubclass(cls, AgentConnectorError)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_each_row_names_a_module_the_class_imports_from(name: str) -> None:
+    _table()
+    module = importlib.import_module(_MODULES[name])
+    assert getattr(module, name, None) is FAMILIES[name], (
+        f"docs/reference.md: {name} is not in {module.__name__}"
+    )

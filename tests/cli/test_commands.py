@@ -68,7 +68,8 @@ def test_help_and_version_everywhere() -> None:
     ("argv", "says"),
     [
         (["review"], "exactly one of"),
-        (["review", "not-a-url"], "not a URL"),
+        (["review", "not-a-url"], "not-a-url: program not found"),  # a bare word: a stdio command
+        (["review", "example.invalid:8000"], "neither a URL nor a program on PATH"),
         (["review", "ftp://example.invalid/mcp"], "not an http(s) URL"),
         (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "{"], "not valid JSON"),
         (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "[1]"], "JSON object"),
