@@ -9,16 +9,20 @@ fails here.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import agent_connector_sdk
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors.openapi import OpenAPIToolsMissing
+from agent_connector_sdk.connectors.openapi import OpenAPIToolsMissing, UpstreamError
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway import GatewayError
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
     ArgumentError,
@@ -30,6 +34,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.lock import LockFileError
 from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     DisclosureMismatch,
     DisclosureReadFailed,
@@ -46,7 +51,7 @@ from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosureError
 from agent_connector_sdk.mcp.schema_disclosure.navigation import DisclosureReadRefused
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
 from agent_connector_sdk.mcp.server import ArgumentsRefused
-from agent_connector_sdk.state import StateConfigError, StateUnavailable
+from agent_connector_sdk.state import StateConfigError, StateNotInitialized, StateUnavailable
 
 FAMILIES: dict[str, type[AgentConnectorError]] = {
     cls.__name__: cls
@@ -77,6 +82,10 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         SourceNotPinned,
         PinFileError,
         LockFileError,
+        StateNotInitialized,
+        BoundExceeded,
+        UpstreamError,
+        GatewayError,
     )
 }
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"
@@ -140,3 +149,31 @@ def test_each_row_names_a_module_the_class_imports_from(name: str) -> None:
     assert getattr(module, name, None) is FAMILIES[name], (
         f"docs/reference.md: {name} is not in {module.__name__}"
     )
+
+
+# Bases that only group families (each of their concrete subclasses is a row of its own, or below one).
+_GROUPING_BASES = {"ContractError", "StateBackendError", "DisclosureConsumerError"}
+
+
+def test_no_error_family_is_left_out_of_the_table() -> None:
+    """Every error class the package defines is a row, below a row, or a grouping base: a new family
+    cannot ship without its categories in docs/reference.md."""
+    for module in pkgutil.walk_packages(agent_connector_sdk.__path__, "agent_connector_sdk."):
+        if not module.name.endswith("__main__"):  # the CLI entry module runs the CLI on import
+            importlib.import_module(module.name)
+
+    def subclasses(cls: type) -> Iterator[type]:
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    families = tuple(FAMILIES.values())
+    missing = {
+        cls.__name__
+        for cls in subclasses(AgentConnectorError)
+        if cls.__module__.startswith("agent_connector_sdk.")
+        and not cls.__name__.startswith("_")
+        and cls.__name__ not in _GROUPING_BASES
+        and not issubclass(cls, families)
+    }
+    assert missing == set()
