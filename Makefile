@@ -21,7 +21,7 @@ lint: $(VENV)/.installed
 	$(PY) -m ruff check src tests bench scripts examples
 
 typecheck: $(VENV)/.installed
-	$(PY) -m mypy --strict src
+	$(PY) -m mypy --strict src tests
 
 artifacts-check: $(VENV)/.installed
 	$(PY) -m scripts.generate_schema_disclosure --check
@@ -52,6 +52,7 @@ interop-docs: $(VENV)/.installed
 
 # Benchmarks print ratios measured side by side in one run (they fetch the pinned GitHub description).
 bench: $(VENV)/.installed
+	$(PY) -m bench.product_path
 	$(PY) -m bench.disclosure_build
 	$(PY) -m bench.disclosure_read
 	$(PY) -m bench.disclosure_scale

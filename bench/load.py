@@ -69,6 +69,7 @@ def _serve(ready: Any) -> None:
         register_schema_resources,
     )
     from agent_connector_sdk.mcp.server import ServerGates
+    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
 
     async def upstream_handler(request: Any) -> JSONResponse:
         return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])
@@ -91,8 +92,14 @@ def _serve(ready: Any) -> None:
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     built.server.add_transform(search)
     register_schema_resources(built.server, search, disclosures)
-    github_app = ServerGates().http_app(built.server, stateless_http=True, json_response=True)
-    lab_app = contract_lab_app(stateless_http=True, json_response=True, rate_limiter=RateLimiter(10**6, 1.0))
+    # The load clients stand for many callers but all come from 127.0.0.1 without a token: the
+    # per-caller in-flight cap (which would key them all as one peer) is lifted; the server-wide one stays.
+    bounds = RequestBounds(max_in_flight_per_caller=RequestBounds().max_in_flight)
+    gates = ServerGates(request_bounds=bounds)
+    github_app = gates.http_app(built.server, stateless_http=True, json_response=True)
+    lab_app = contract_lab_app(
+        stateless_http=True, json_response=True, rate_limiter=RateLimiter(10**6, 1.0), request_bounds=bounds
+    )
     ready.send((start(github_app), start(lab_app)))
     while True:  # parent terminates us
         time.sleep(3600)

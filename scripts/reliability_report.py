@@ -31,6 +31,15 @@ MODULES = {
     "tests/server/test_cache_bounds.py": "Every cache and audit record has a bound",
     "tests/fuzz/test_fuzz.py": "Fuzzing (hypothesis)",
     "tests/compat/test_compat.py": "Private FastMCP/mcp internals: tested versions only",
+    "tests/server/test_round2_hardening_http.py": (
+        "Second attack round (issue 25): one header rulebook, bounded work, proxies, logs"
+    ),
+    "tests/server/test_upstream_boundary_http.py": "Second attack round: the OpenAPI upstream boundary",
+    "tests/server/test_lab_resource_scopes_http.py": "Second attack round: the lab's resources, each token",
+    "tests/state/test_fail_closed_http.py": (
+        "Second attack round: shared state survives or fails closed (real Redis, two replicas, nginx)"
+    ),
+    "tests/state/test_state_backends.py": "State backends against a real redis-server (outages, data loss)",
 }
 
 
@@ -136,8 +145,28 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "- Upstream headers (OpenAPI tools): only the operation's declared header parameters, the upstream "
         "client's own headers, HTTP framing and `traceparent`, `tracestate`, `accept-language`; never "
         "`Mcp-Param-*`, `Mcp-*`, API keys, cookies, `X-Forwarded-*`, `Origin` or custom caller headers.",
-        "- Rate-limit identity: proxy headers count only from `trusted_proxies`; a request carrying them "
-        "from any other peer shares one identity (`forwarded:unverified`).",
+        "- Rate-limit and in-flight identity: the verified token's client, else the peer address; "
+        "`X-Forwarded-For` counts only from `--trusted-proxies` (addresses or CIDR blocks) and is ignored "
+        "from any other peer (one window per peer, whatever it forwards); a peer that appears in its own "
+        "forwarded chain (an ASGI server rewrote it from the header) shares `forwarded:unverified`.",
+        "- Upstream errors (OpenAPI tools): a typed `upstream_error` result with the status and a generic "
+        "message; the body goes to the log (bounded, escaped, argument values replaced) and to the caller "
+        "only with `serve --upstream-errors=echo`. Only arguments fill declared upstream headers.",
+        "- One header rulebook: a body whose `_meta` names a protocol version must carry the same "
+        "`MCP-Protocol-Version` header (HTTP 400, -32020), so no 2026-07-28 call takes the handshake-era "
+        "route around its header rules; integer `Mcp-Param-*` values in canonical form only.",
+        "- Bounded work: two `Authorization` headers → 400; at most 64 requests in flight (503) and 8 per "
+        "caller (429); body within 10 s (408) and 4 MiB (413); at most 50,000 JSON members and elements, "
+        "counted on the bytes before parsing (413); `serve` closes connections whose request head takes "
+        "longer than `--read-timeout`.",
+        "- Shared state: a namespace's switched-off set is believed only while its initialisation marker "
+        "exists (a Redis restarted empty makes every replica refuse the catalog until `agent-connector "
+        "state init`); during an outage the last confirmed set serves for at most 5 s, then every tool is "
+        "hidden; `/healthz` reads the store before it says `catalogSynchronized` and sits behind the Host "
+        "guard; Redis calls time out after 0.5 s and a circuit breaker fails the rest of a 0.5 s window "
+        "at once.",
+        "- Logs at every level: other libraries' records below WARNING are dropped (FastMCP's debug lines "
+        "print arguments), control bytes are escaped.",
         "- Arguments: validated on the server against the published `inputSchema` before the tool runs; "
         "a failure is an `isError` result naming the JSON path and keyword, never the value.",
         "- Error results: the failure text first, cut to 512 characters (`ERROR_TEXT_LIMIT`), then the "

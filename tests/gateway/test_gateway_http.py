@@ -17,11 +17,11 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.schema_disclosure.encoding import canonical_json_bytes, sha256_hex
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.gateway._support import call, rpc, search
-from tests.gateway.children import Misbehaving, recording, weather_server
+from tests.support.gateway import call, rpc, search
+from tests.support.gateway_children import Misbehaving, recording, weather_server
 from tests.support.http_server import serve_asgi
 
-STDIO = ChildSpec("files", command=(sys.executable, "-m", "tests.gateway.children", "stdio"))
+STDIO = ChildSpec("files", command=(sys.executable, "-m", "tests.support.gateway_children", "stdio"))
 
 
 class Stack:

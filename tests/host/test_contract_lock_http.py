@@ -103,3 +103,34 @@ async def test_without_a_lock_the_change_is_admitted_and_without_an_entry_nothin
             with pytest.raises(AdmissionError) as caught:
                 await host.call("add", {"a": 1, "b": 1})
             assert caught.value.category == "contract_drift"
+
+
+async def test_a_tool_behind_search_is_held_to_the_lock_like_a_listed_one() -> None:
+    """``HostOptions(lock=…)`` guards disclosed tools too: the lab's ``search_evidence`` (behind search)
+    is admitted under a lock that approved its disclosed contract, and refused as ``contract_drift``
+    (naming the field, never its value) under a lock that approved another description."""
+    import anyio
+
+    from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
+    from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
+
+    app = await anyio.to_thread.run_sync(lab_service_app)  # it builds on its own event loop
+    with serve_asgi(app) as url:
+
+        async def disclose(options: HostOptions) -> tuple[Any, list[dict[str, Any]]]:
+            client: fastmcp.Client[Any] = fastmcp.Client(url, auth=ANALYST_TOKEN)
+            consumer = SchemaDisclosureConsumer(client, scope=CallerScope("analyst", url), options=options)
+            async with client:
+                tool = await consumer.disclose(await consumer.select("evidence", "search_evidence"))
+                listed = [dict(t.descriptor) for t in consumer.session.core.listed.values()]
+                return tool, listed
+
+        seen, listed = await disclose(_options())
+        approved = ContractLock().with_server(url, [*listed, seen.descriptor])
+        assert (await disclose(_options(lock=approved)))[0].descriptor == seen.descriptor
+
+        other = {**seen.descriptor, "description": "An approved description the server no longer has."}
+        with pytest.raises(AdmissionError) as drifted:
+            await disclose(_options(lock=ContractLock().with_server(url, [*listed, other])))
+        assert drifted.value.category == "contract_drift"
+        assert "description" in str(drifted.value) and "no longer has" not in str(drifted.value)

@@ -108,8 +108,11 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
         entries = count(search.entries, "navigation entry", "navigation entries")
         line = f"search   {_s(search.tool, _NAME)} for {_s(patterns)}: {entries}"
+        line += f" ({count(search.searches, 'search', 'searches')})" if search.searches > 1 else ""
         if search.category is not None:
             line += f" [red]failed[/red] {_s(search.category, 80)}: {_s(search.reason)}"
+        elif search.incomplete is not None:
+            line += f" [yellow]incomplete[/yellow]: {_s(search.incomplete)}"
         console.print(line)
 
     table = Table(title="tools", title_justify="left", show_lines=False, expand=False)
@@ -188,6 +191,13 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             else ""
         )
     )
+    if report.search is not None and (report.search.incomplete is not None or report.search.category):
+        # Never let a capped or failed search pass for a complete review: say how much was seen.
+        reviewed = sum(1 for tool in report.tools if tool.found == "search")
+        console.print(
+            f"[yellow]{reviewed} of {reviewed}+ tools reviewed[/yellow] behind "
+            f"{_s(report.search.tool, _NAME)}: its search could not be enumerated completely, more may exist"
+        )
 
 
 def _render_findings(report: ReviewReport, console: Console) -> None:

@@ -187,7 +187,12 @@ class SearchReport(BaseModel):
     model_config = _FROZEN
     tool: str
     patterns: list[str]
-    entries: int = Field(description="navigation entries returned (a server may cap results per search)")
+    entries: int = Field(description="distinct tools the searches returned (a server may cap each search)")
+    searches: int = Field(default=0, description="search calls (a capped search is split by name prefix)")
+    complete: bool = Field(
+        default=True, description="whether every tool behind the search was found (false: see incomplete)"
+    )
+    incomplete: str | None = Field(default=None, description="why the enumeration could not be complete")
     category: str | None = None
     reason: str | None = None
 

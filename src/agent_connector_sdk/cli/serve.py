@@ -283,6 +283,26 @@ def header_deadline_protocol(header_timeout_seconds: float) -> type[Any]:
     return HeaderDeadlineH11
 
 
+_M_MMAP_THRESHOLD: Final = -3  # glibc mallopt parameter
+_MMAP_THRESHOLD_BYTES: Final = 128 * 1024
+
+
+def _return_large_buffers_to_the_os() -> bool:
+    """Pin glibc's mmap threshold at 128 KiB, so every large buffer (a request body, its copies) lives in
+    its own mapping and goes back to the OS when freed. glibc otherwise raises the threshold after the
+    first large free (up to 32 MiB) and serves later large buffers from the heap, which it keeps: six
+    concurrent 3.3 MB bodies, even refused, left the server ~50 MiB larger for good. ``False`` (and no
+    change) on a libc without ``mallopt``."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_BYTES))
+    except (OSError, AttributeError):
+        return False
+
+
 def run_server(
     app: Any,
     sock: socket.socket,
@@ -298,6 +318,7 @@ def run_server(
     """
     import uvicorn
 
+    _return_large_buffers_to_the_os()
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
 

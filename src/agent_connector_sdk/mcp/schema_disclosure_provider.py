@@ -6,6 +6,15 @@ lives in the server layer, :mod:`agent_connector_sdk.mcp.server.disclosure`. Int
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     server.add_transform(search)
     register_schema_resources(server, search, disclosures)   # alias -> SchemaDisclosure | DisclosureOrigin
+    cache_tool_catalog(server, search)   # optional: agent_connector_sdk.mcp.server.catalog (see there)
+
+What a search pattern matches: FastMCP's ``RegexSearchTransform`` tests a case-insensitive regex
+(``(?i)`` prepended; no lookarounds or backreferences; at most 1,000 characters) against one string per
+tool: its name, its description, then each input parameter's name and description, joined by single
+spaces. So ``issues`` also finds tools that merely mention issues, ``^repos_get`` anchors at the start
+of the name, and ``^repos_get$`` finds nothing when the tool has a description or parameters — write
+``^repos_get( |$)`` for exactly that name. A search returns at most ``max_results`` tools, in catalog
+order; ``agent-connector review`` splits a capped search by name prefix to reach every tool.
 """
 
 from agent_connector_sdk.mcp.server.disclosure import (

@@ -1,6 +1,7 @@
 """The Redis state backend: what replicas behind a load balancer share.
 
-Install with ``pip install 'agent-connector-sdk[redis]'``.
+Needs the ``redis`` package: the project's ``[redis]`` extra (``pip install '/path/to/checkout[redis]'``)
+or ``pip install 'redis>=5'``.
 
 Keys (``prefix`` defaults to ``agent-connector``; nothing else is written):
 
@@ -34,7 +35,7 @@ failure to reach Redis (refused, reset, timeout) becomes
 :class:`~agent_connector_sdk.state.base.StateUnavailable`: rate limiters therefore refuse, never admit
 unlimited.
 
-Outage latency: connect and operation timeouts are short (default 0.25 s), a broken pooled connection
+Outage latency: connect and operation timeouts are short (default 0.5 s), a broken pooled connection
 is retried once (a timeout is not), and after any failure a *circuit breaker* answers
 ``StateUnavailable`` at once for ``outage_retry_seconds`` (default 0.5 s) without touching the
 network. So a hung or unreachable Redis costs one request per backend per retry window at most one
@@ -89,7 +90,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_PREFIX: Final = "agent-connector"
 DEFAULT_AUDIT_MAXLEN: Final = 10_000
 """Approximate cap on the shared audit stream's length (``XADD MAXLEN ~``)."""
-DEFAULT_TIMEOUT_SECONDS: Final = 0.25
+DEFAULT_TIMEOUT_SECONDS: Final = 0.5
 """Connect and operation timeout of every Redis call (Redis answers in well under a millisecond)."""
 DEFAULT_OUTAGE_RETRY_SECONDS: Final = 0.5
 """How long the circuit breaker answers ``StateUnavailable`` at once after a failure (module doc)."""

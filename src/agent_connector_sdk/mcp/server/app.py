@@ -46,6 +46,7 @@ from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._asgi import DEFAULT_MAX_BODY_BYTES
 from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
+from agent_connector_sdk.mcp.server.host_guard import memoize_host_origin_guard
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate
 from agent_connector_sdk.mcp.server.request_limits import RequestBounds, RequestLimits
@@ -120,7 +121,9 @@ class ServerGates:
         middleware.insert(0, StarletteMiddleware(RequestLimits, bounds=bounds, max_body_bytes=max_body))
         middleware.append(self.asgi_middleware(server))
         http_app_kwargs.setdefault("host_origin_protection", DEFAULT_HOST_ORIGIN_PROTECTION)
-        return server.http_app(middleware=middleware, **http_app_kwargs)
+        app = server.http_app(middleware=middleware, **http_app_kwargs)
+        memoize_host_origin_guard(app)  # FastMCP's own guard, its verdicts memoized (see host_guard)
+        return app
 
 
 def gated_http_app(

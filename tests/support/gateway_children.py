@@ -1,5 +1,5 @@
 """Child servers for the gateway tests: a well-behaved FastMCP server, a misbehaving low-level one, and
-a stdio one (run as ``python -m tests.gateway.children stdio``), plus an ASGI recorder of the raw
+a stdio one (run as ``python -m tests.support.gateway_children stdio``), plus an ASGI recorder of the raw
 headers a child received."""
 
 from __future__ import annotations
