@@ -12,8 +12,8 @@ from fastmcp.server.auth.providers.jwt import RSAKeyPair
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError, load_config
 from agent_connector_sdk.gateway.auth import AuthSettings
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.gateway._support import rpc
-from tests.gateway.children import Misbehaving, recording, weather_server
+from tests.support.gateway import rpc
+from tests.support.gateway_children import Misbehaving, recording, weather_server
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post
 

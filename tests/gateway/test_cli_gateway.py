@@ -11,11 +11,11 @@ import httpx2
 import pytest
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.cli.support import ROOT, assert_one_line_error, run_cli
-from tests.gateway.children import Misbehaving, weather_server
+from tests.support.cli import ROOT, assert_one_line_error, run_cli
+from tests.support.gateway_children import Misbehaving, weather_server
 from tests.support.http_server import serve_asgi
 
-STDIO_CHILD = f"files=-- {sys.executable} -m tests.gateway.children stdio"
+STDIO_CHILD = f"files=-- {sys.executable} -m tests.support.gateway_children stdio"
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from fastmcp.exceptions import ToolError
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.gateway._support import call, rpc, search, wait_for
-from tests.gateway.children import Misbehaving, recording, weather_server
+from tests.support.gateway import call, rpc, search, wait_for
+from tests.support.gateway_children import Misbehaving, recording, weather_server
 from tests.support.http_server import serve_asgi
 
 

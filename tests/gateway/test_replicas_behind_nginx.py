@@ -13,9 +13,9 @@ import pytest
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.state.replica import REPLICA_HEADER
-from tests.cli.support import run_cli
-from tests.gateway._support import parse_message, wait_for
-from tests.gateway.children import weather_server
+from tests.support.cli import run_cli
+from tests.support.gateway import parse_message, wait_for
+from tests.support.gateway_children import weather_server
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post
 from tests.support.services import SHIPPED_REPLICAS, ServiceMissing, nginx_balancer, redis_server

@@ -13,8 +13,8 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.serve import build_openapi_app, disclosure_read_path
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.gateway.auth import AuthSettings, load_auth_file
-from tests.cli.support import assert_one_line_error, run_cli
-from tests.gateway._support import rpc
+from tests.support.cli import assert_one_line_error, run_cli
+from tests.support.gateway import rpc
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post
 
