@@ -162,7 +162,7 @@ def test_no_error_family_is_left_out_of_the_table() -> None:
         if not module.name.endswith("__main__"):  # the CLI entry module runs the CLI on import
             importlib.import_module(module.name)
 
-    def subclasses(cls: type) -> Iterator[type]:
+    def subclasses(cls: type[BaseException]) -> Iterator[type[BaseException]]:
         for sub in cls.__subclasses__():
             yield sub
             yield from subclasses(sub)
