@@ -17,6 +17,7 @@ HELPS: dict[str, list[list[str]]] = {
     "review": [["review"]],
     "serve": [["serve"]],
     "disclose": [["disclose"]],
+    "gateway": [["gateway"]],
     "state": [["state", sub] for sub in ("init", "disable", "enable", "status")],
 }
 COMMANDS = tuple(HELPS)
