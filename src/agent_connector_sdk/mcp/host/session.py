@@ -363,6 +363,28 @@ class HostSession:
                 raise
             return mcp_types.InputRequiredResult.model_validate(raw)
 
+        # The deadline covers what the server controls (the exchange and its input_required rounds),
+        # not the host's own confirmation above.
+        try:
+            async with operation_deadline(self.bounds, f"the call of {admitted.name!r}"):
+                raw = await self._exchange(prepared, send)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
+        try:
+            check_result_size(raw, self.bounds)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
+        return self.core.consume(prepared, raw)
+
+    async def _exchange(
+        self,
+        prepared: PreparedCall,
+        send: Callable[[mcp_types.InputResponses | None, str | None], Awaitable[Any]],
+    ) -> JsonObject:
+        """Send the call and drive its SEP-2322 input_required rounds to a final result."""
+        admitted = prepared.tool
         first = await send(None, None)
         # The SDK's multi-round-trip driver answers each round through the wrapped client's sampling /
         # elicitation / roots callbacks and retries until a final result (or its round limit).
@@ -388,12 +410,7 @@ class HostSession:
             raise ContractViolation(
                 "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
             ) from error
-        try:
-            check_result_size(raw, self.bounds)
-        except BoundExceeded:
-            self.core.refused(admitted, "bound_exceeded", call=prepared)
-            raise
-        return self.core.consume(prepared, raw)
+        return raw
 
     async def _confirm(self, prepared: PreparedCall) -> None:
         tool = prepared.tool
