@@ -291,7 +291,7 @@ def iter_schema_positions(
     stack: list[tuple[tuple[str, ...], tuple[str, ...] | None, Any, bool]] = [((), (), schema, False)]
     while stack:
         parts, path, node, ignored = stack.pop()
-        if not isinstance(node, Mapping):
+        if type(node) is not dict and not isinstance(node, Mapping):  # (a dict first: no ABC check)
             continue
         if len(parts) > max_depth:
             raise AdmissionError("invalid_schema", f"schema nests deeper than {max_depth} keywords")
