@@ -21,7 +21,7 @@ lint: $(VENV)/.installed
 	$(PY) -m ruff check src tests bench scripts examples
 
 typecheck: $(VENV)/.installed
-	$(PY) -m mypy --strict src
+	$(PY) -m mypy --strict src tests
 
 artifacts-check: $(VENV)/.installed
 	$(PY) -m scripts.generate_schema_disclosure --check

@@ -204,7 +204,7 @@ def _local_server(source: Any, source_registry: SchemaDisclosureRegistry) -> tup
     """``source``'s tools, as its catalog lists them, re-added to a new server as plain local tools."""
     from fastmcp import FastMCP
 
-    from tests.schema_disclosure_provider._servers import static_tool
+    from tests.support.disclosure_servers import static_tool
 
     async def listed() -> list[Any]:
         async with Context(fastmcp=source) as ctx:

@@ -862,7 +862,7 @@ def run_inspector(toolchain: Toolchain) -> Run:
             # What a host does for a tool search hides: derive the headers from the disclosed schema.
             arguments = {"region": "eu-west", "priority": 2, "express": True}
             tool = {"name": HIDDEN_TOOL, "inputSchema": json.loads(document)["inputSchema"]}
-            headers = build_parameter_headers(tool, arguments, [])
+            headers = build_parameter_headers(tool, arguments)
             proxied = ["--method", "tools/call", "--tool-name", "call_tool", "--tool-args-json",
                        json.dumps({"name": HIDDEN_TOOL, "arguments": arguments})]  # fmt: skip
             routed = cli(*proxied, "--header", *(f"{name}: {value}" for name, value in headers.items()))

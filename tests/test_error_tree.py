@@ -10,8 +10,8 @@ from agent_connector_sdk import errors
 from agent_connector_sdk.errors import AgentConnectorError
 
 
-def _all_subclasses(cls: type) -> set[type]:
-    found: set[type] = set()
+def _all_subclasses(cls: type[BaseException]) -> set[type[BaseException]]:
+    found: set[type[BaseException]] = set()
     for sub in cls.__subclasses__():
         found |= {sub, *_all_subclasses(sub)}
     return found

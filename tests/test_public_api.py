@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -17,8 +19,21 @@ import agent_connector_sdk
 from agent_connector_sdk.errors import AgentConnectorError
 
 PUBLIC_API: dict[str, list[str]] = {
+    # The front door: a short, deliberate list (see test_exported_members below).
     "agent_connector_sdk": [
+        "AgentConnectorError",
+        "BoundedAuditSink",
+        "ContractClient",
+        "HostBounds",
+        "HostOptions",
+        "HostSession",
+        "SchemaDisclosureConsumer",
+        "ServerGates",
         "__version__",
+        "build_schema_disclosure",
+        "describe_schema_tools",
+        "gated_http_app",
+        "register_schema_resources",
     ],
     "agent_connector_sdk.audit": [
         "AuditEvent",
@@ -305,3 +320,45 @@ def test_every_exported_error_descends_from_the_one_root() -> None:
             value = getattr(module, name)
             if isinstance(value, type) and issubclass(value, Exception):
                 assert issubclass(value, AgentConnectorError), f"{module_name}.{name}"
+
+
+def test_exported_members() -> None:
+    """The front door re-exports, never defines: each name IS the object of its public home module,
+    and the list is exactly the pinned one (in the manner of httpx's test of the same name)."""
+    front = agent_connector_sdk.__all__
+    assert front == sorted(front), "keep the front door sorted"
+    assert front == PUBLIC_API["agent_connector_sdk"]
+    for name in front:
+        if name == "__version__":
+            continue
+        value = getattr(agent_connector_sdk, name)
+        home = importlib.import_module(value.__module__)  # where it is defined
+        homes = [
+            module_name
+            for module_name, names in PUBLIC_API.items()
+            if module_name != "agent_connector_sdk" and name in names
+        ]
+        assert homes, f"{name} is exported from the front door but from no pinned public module"
+        for module_name in homes:
+            assert getattr(importlib.import_module(module_name), name) is value, (module_name, name)
+        assert getattr(home, name) is value
+    assert "__version__" in dir(agent_connector_sdk) and "ContractClient" in dir(agent_connector_sdk)
+    try:
+        agent_connector_sdk.NoSuchName  # noqa: B018
+    except AttributeError as error:
+        assert "NoSuchName" in str(error)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_importing_the_package_stays_cheap() -> None:
+    """``import agent_connector_sdk`` (run first by every submodule import) loads neither the adapters
+    nor ``fastmcp``: the front door resolves its names on first use."""
+    code = (
+        "import sys, agent_connector_sdk, agent_connector_sdk.errors;"
+        "heavy = [m for m in ('fastmcp', 'mcp', 'agent_connector_sdk.mcp.host', "
+        "'agent_connector_sdk.mcp.server') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -8,12 +8,13 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped]
 
-from tests.cli.support import ROOT, assert_one_line_error, run_cli
+from tests.support.cli import ROOT, assert_one_line_error, run_cli
 
 PETS = {
     "openapi": "3.1.0",
@@ -31,7 +32,7 @@ PETS = {
 }
 
 
-def _yaml(tmp_path: Path, document: dict, name: str = "pets.yaml") -> Path:
+def _yaml(tmp_path: Path, document: dict[str, Any], name: str = "pets.yaml") -> Path:
     path = tmp_path / name
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     return path
@@ -45,7 +46,7 @@ def test_review_prints_the_packaged_report_schema() -> None:
 
 
 def test_help_and_version_everywhere() -> None:
-    commands = (
+    commands: tuple[list[str], ...] = (
         [],
         ["review"],
         ["serve"],
@@ -67,7 +68,8 @@ def test_help_and_version_everywhere() -> None:
     ("argv", "says"),
     [
         (["review"], "exactly one of"),
-        (["review", "not-a-url"], "not a URL"),
+        (["review", "not-a-url"], "not-a-url: program not found"),  # a bare word: a stdio command
+        (["review", "example.invalid:8000"], "neither a URL nor a program on PATH"),
         (["review", "ftp://example.invalid/mcp"], "not an http(s) URL"),
         (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "{"], "not valid JSON"),
         (["review", "http://127.0.0.1:9/mcp", "--call", "x", "--arguments", "[1]"], "JSON object"),

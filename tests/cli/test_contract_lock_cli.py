@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from fastmcp import FastMCP
-from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker
+from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli.report import (
     AdmissionVerdict,
@@ -23,9 +23,9 @@ from agent_connector_sdk.cli.report import (
 )
 from agent_connector_sdk.cli.review import build_review_report
 from agent_connector_sdk.cli.sarif import rule_help, sarif_log
-from tests.cli.sarif_schema import official_sarif_schema
-from tests.cli.support import assert_one_line_error, run_cli
+from tests.support.cli import assert_one_line_error, run_cli
 from tests.support.http_server import serve_asgi
+from tests.support.sarif_schema import official_sarif_schema
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 REPORT_SCHEMA = json.loads((SCHEMAS / "review-report.schema.json").read_text("utf-8"))
@@ -69,7 +69,7 @@ def _drift_server(variant: str) -> FastMCP[Any]:
 
 
 def _sarif_valid(path: Path) -> dict[str, Any]:
-    log = json.loads(path.read_text(encoding="utf-8"))
+    log: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     validator = Draft4Validator(official_sarif_schema(), format_checker=FormatChecker())
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.absolute_path))
     assert not errors, [(list(e.absolute_path), e.message) for e in errors[:3]]

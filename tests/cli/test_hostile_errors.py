@@ -7,7 +7,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.cli.errors import explain_unreachable
-from agent_connector_sdk.mcp.host.wire import error_words
+from agent_connector_sdk.mcp.host._wire import error_words
 
 TARGET = "http://127.0.0.1:1/mcp"
 

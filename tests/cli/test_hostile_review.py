@@ -17,10 +17,11 @@ import time
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-from tests.cli.support import ROOT
+from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
 
@@ -99,13 +100,14 @@ def budget_mb(base: str) -> float:
     return 3 * normal.peak_mb
 
 
-def _json(run: Review) -> dict[str, object]:
+def _json(run: Review) -> dict[str, Any]:
     assert run.code == 0, run.err
-    return json.loads(run.out)  # type: ignore[no-any-return]
+    report: dict[str, Any] = json.loads(run.out)
+    return report
 
 
-def _tools(report: dict[str, object]) -> dict[str, dict[str, object]]:
-    return {tool["name"]: tool for tool in report["tools"]}  # type: ignore[index, union-attr, attr-defined]
+def _tools(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {tool["name"]: tool for tool in report["tools"]}
 
 
 # ------------------------------------------------------------------------------ terminal injection
@@ -122,10 +124,10 @@ def test_control_bytes_everywhere_never_reach_the_terminal(base: str, budget_mb:
     as_json = review(url, "--json")
     assert_no_control_bytes(as_json)  # --json escapes bidi controls and C1 too
     report = _json(as_json)
-    assert report["server"]["name"].startswith("hostile\x1b[2J")  # type: ignore[index]
+    assert report["server"]["name"].startswith("hostile\x1b[2J")
     tools = _tools(report)
-    assert tools["crlf\r\nX-Evil: 1"]["admission"]["category"] == "malformed"  # type: ignore[index]
-    assert {name for name, tool in tools.items() if tool["admission"]["decision"] == "admitted"} == {  # type: ignore[index]
+    assert tools["crlf\r\nX-Evil: 1"]["admission"]["category"] == "malformed"
+    assert {name for name, tool in tools.items() if tool["admission"]["decision"] == "admitted"} == {
         "clean",
         "headers",
         "clean_too",
@@ -165,8 +167,8 @@ def test_deadline_must_be_positive() -> None:
 def test_too_many_navigation_entries_fail_the_search_and_say_so(base: str, budget_mb: float) -> None:
     run = review(f"{base}/nav_flood-10001/mcp", "--json")
     search = _json(run)["search"]
-    assert search["category"] == "bound_exceeded"  # type: ignore[index]
-    assert "max_navigation_entries (10,000)" in search["reason"]  # type: ignore[index]
+    assert search["category"] == "bound_exceeded"
+    assert "max_navigation_entries (10,000)" in search["reason"]
     assert run.peak_mb < budget_mb
 
 
@@ -189,14 +191,14 @@ def test_true_size_100000_tools_in_one_page_stay_within_memory(base: str, budget
 
 def test_an_oversized_descriptor_is_rejected_alone(base: str, budget_mb: float) -> None:
     tools = _tools(_json(run := review(f"{base}/big_schema-2000000/mcp", "--json")))
-    assert tools["big"]["admission"] == {  # type: ignore[comparison-overlap]
+    assert tools["big"]["admission"] == {
         "decision": "rejected",
         "category": "malformed",
         "reason": "the descriptor is larger than max_descriptor_bytes (1048576)",
     }
     assert (
         tools["clean"]["admission"]["decision"] == tools["clean_too"]["admission"]["decision"] == "admitted"
-    )  # type: ignore[index]
+    )
     assert run.peak_mb < budget_mb
 
 
@@ -206,8 +208,8 @@ def test_a_result_over_the_result_bound_is_refused_not_validated(base: str, budg
             f"{base}/big_text-20000000/mcp", "--call", "clean", "--arguments", '{"q": "x"}', "--json"
         )
     )["call"]
-    assert call["outcome"] == "rejected_result" and call["category"] == "bound_exceeded"  # type: ignore[index]
-    assert "max_result_bytes" in call["reason"]  # type: ignore[index]
+    assert call["outcome"] == "rejected_result" and call["category"] == "bound_exceeded"
+    assert "max_result_bytes" in call["reason"]
     assert run.peak_mb < budget_mb
 
 
@@ -223,9 +225,9 @@ def test_a_100000_character_header_name_is_rejected_alone(base: str) -> None:
     run = review(f"{base}/long_header-100000/mcp", "--json")
     tools = _tools(_json(run))
     admission = tools["long_header"]["admission"]
-    assert admission["category"] == "invalid_header_annotation"  # type: ignore[index]
-    assert "max_header_name_length (64)" in admission["reason"]  # type: ignore[index]
-    assert tools["clean"]["admission"]["decision"] == "admitted"  # type: ignore[index]
+    assert admission["category"] == "invalid_header_annotation"
+    assert "max_header_name_length (64)" in admission["reason"]
+    assert tools["clean"]["admission"]["decision"] == "admitted"
     table = review(f"{base}/long_header-100000/mcp")
     assert len(table.out) < 20_000  # the name is shown capped, not 100,000 characters
 
@@ -241,10 +243,10 @@ def test_5000_mirrored_arguments_are_rejected_alone_and_the_table_stays_short(ba
 # ---------------------------------------------------------------------------- errors say what happened
 def test_a_ref_root_schema_costs_only_its_own_tool(base: str) -> None:
     tools = _tools(_json(review(f"{base}/ref_root/mcp", "--json")))
-    assert tools["ref_root"]["admission"]["category"] == "malformed"  # type: ignore[index]
+    assert tools["ref_root"]["admission"]["category"] == "malformed"
     assert (
         tools["clean"]["admission"]["decision"] == tools["clean_too"]["admission"]["decision"] == "admitted"
-    )  # type: ignore[index]
+    )
 
 
 def test_a_10000_level_schema_is_refused_by_depth_over_http_and_stdio(base: str) -> None:
@@ -257,8 +259,8 @@ def test_a_10000_level_schema_is_refused_by_depth_over_http_and_stdio(base: str)
 
 def test_a_schema_past_the_depth_bound_but_parseable_is_rejected_alone(base: str) -> None:
     tools = _tools(_json(review(f"{base}/deep_schema-40/mcp", "--json")))
-    assert "max_schema_depth (64)" in tools["deep"]["admission"]["reason"]  # type: ignore[index]
-    assert tools["clean"]["admission"]["decision"] == "admitted"  # type: ignore[index]
+    assert "max_schema_depth (64)" in tools["deep"]["admission"]["reason"]
+    assert tools["clean"]["admission"]["decision"] == "admitted"
 
 
 def test_an_unsupported_protocol_version_names_both_sides(base: str) -> None:

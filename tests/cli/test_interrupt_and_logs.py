@@ -10,7 +10,7 @@ import threading
 import time
 
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN
-from tests.cli.support import ROOT, non_mcp_server, run_cli
+from tests.support.cli import ROOT, non_mcp_server, run_cli
 
 _ENTRY = "from agent_connector_sdk.cli import main_exit; main_exit()"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import fastmcp
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_server
@@ -9,7 +11,7 @@ from agent_connector_sdk.mcp.contracts import admit_tools, validate_arguments, v
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
 
 
-async def _descriptors() -> dict[str, dict]:
+async def _descriptors() -> dict[str, dict[str, Any]]:
     async with fastmcp.Client(contract_lab_server()) as client:
         return {
             t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True)

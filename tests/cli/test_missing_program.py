@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from tests.cli.support import assert_one_line_error, run_cli
+from tests.support.cli import assert_one_line_error, run_cli
 
 
 def test_a_missing_program_is_reported_as_not_found() -> None:

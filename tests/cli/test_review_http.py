@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_app
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
-from tests.cli.support import assert_one_line_error, non_mcp_server, run_cli
+from tests.support.cli import assert_one_line_error, non_mcp_server, run_cli
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
@@ -23,7 +23,8 @@ SCHEMA = json.loads(
 
 
 def _tool(report: dict[str, Any], name: str) -> dict[str, Any]:
-    (tool,) = [t for t in report["tools"] if t["name"] == name]
+    matches: list[dict[str, Any]] = [t for t in report["tools"] if t["name"] == name]
+    (tool,) = matches
     return tool
 
 
@@ -177,7 +178,7 @@ def test_stdio_server_reports_header_gates_not_applicable() -> None:
         '{"region": "Zürich west"}',
         "--",
         sys.executable,
-        "tests/cli/plain_server.py",
+        "tests/support/plain_server.py",
     )
     assert run.code == 0, run.err
     report = _valid(run.json())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.cli.support import run_cli
+from tests.support.cli import run_cli
 
 
 def test_a_tool_error_shows_the_servers_text_in_json_and_a_json_rpc_error_its_code_and_message() -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 import tomllib
+from importlib.metadata import version as metadata_version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fastmcp
+import httpx2
 import pytest
 from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.server.transforms.search import RegexSearchTransform
@@ -133,9 +135,34 @@ def test_host_side_accessors_reach_the_sdk() -> None:
     assert factory is None or callable(factory)
 
 
+async def test_the_transport_client_factory_mirrors_the_transports_own_choice() -> None:
+    """A transport's own factory is used as is; without one, the built client takes a caller's
+    ``follow_redirects`` keyword (the SDK's default factory sets it itself and refuses the keyword)."""
+    seen: list[dict[str, Any]] = []
+
+    def own(**kwargs: Any) -> httpx2.AsyncClient:
+        seen.append(kwargs)
+        return httpx2.AsyncClient()
+
+    custom = StreamableHttpTransport(
+        "http://127.0.0.1:9/mcp", httpx_client_factory=cast(compat.McpHttpClientFactory, own)
+    )
+    assert compat.transport_client_factory(custom) is own
+    plain = compat.transport_client_factory(StreamableHttpTransport("http://127.0.0.1:9/mcp"))
+    reference = compat.create_mcp_http_client()
+    client = plain(headers={"x-test": "1"}, follow_redirects=not reference.follow_redirects)
+    try:
+        assert isinstance(client, httpx2.AsyncClient) and client.headers["x-test"] == "1"
+        assert client.follow_redirects is reference.follow_redirects  # the SDK's setting, not the keyword
+    finally:
+        await client.aclose()
+        await reference.aclose()
+    assert seen == []
+
+
 @pytest.mark.parametrize("distribution", sorted(compat.TESTED_VERSIONS))
 def test_an_untested_version_is_reported(monkeypatch: pytest.MonkeyPatch, distribution: str) -> None:
-    real = compat.version
+    real = metadata_version  # what compat.version is until the test replaces it
     monkeypatch.setattr(compat, "version", lambda name: "99.0.0" if name == distribution else real(name))
     assert compat.untested_versions() == [
         f"{distribution} 99.0.0 (tested: {'.'.join(map(str, compat.TESTED_VERSIONS[distribution]))})"

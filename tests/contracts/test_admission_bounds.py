@@ -120,4 +120,5 @@ def test_default_header_bounds_keep_the_header_block_under_8_kib() -> None:
 )
 def test_bounds_must_be_positive(field: str) -> None:
     with pytest.raises(ValueError, match=field):
-        AdmissionPolicy(**{field: 0})
+        bounds: dict[str, Any] = {field: 0}
+        AdmissionPolicy(**bounds)

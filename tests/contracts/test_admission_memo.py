@@ -97,7 +97,9 @@ def test_memoized_admission_equals_uncached(listing: list[Any], strict: bool, da
 
 def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None:
     memo = admission._VerdictMemo(16)
-    good = {"name": "route", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+    good: dict[str, Any] = {
+        "name": "route", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}
+    }
     policy = AdmissionPolicy()
     calls: list[str] = []
     original = admission._verdict
@@ -106,7 +108,7 @@ def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None
         calls.append(tool)
         return original(item, tool, policy)
 
-    admission._verdict = counting  # type: ignore[assignment]
+    admission._verdict = counting
     try:
         admission._admit([good], policy, memo)
         admission._admit([copy.deepcopy(good)], policy, memo)
@@ -118,7 +120,7 @@ def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None
         admission._admit([good], AdmissionPolicy(profile="spec"), memo)  # another policy: checked afresh
         assert calls == ["route", "route", "route"]
     finally:
-        admission._verdict = original  # type: ignore[assignment]
+        admission._verdict = original
 
 
 def test_admit_tools_uses_the_process_memo() -> None:

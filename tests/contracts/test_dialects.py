@@ -24,6 +24,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
 )
 from agent_connector_sdk.mcp.contracts.json_schema import (
     DIALECTS,
+    DialectName,
     ValidatorCache,
     check_schema,
     dialect_of,
@@ -31,133 +32,19 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
 )
 from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from tests.support.schema_cases import (
+    D4,
+    D6,
+    D7,
+    D2019,
+    D2020,
+    DIALECT_CASES,
+    DIALECT_INVALID_SCHEMAS,
+    DIALECT_VALID_SCHEMAS,
+    LEGACY,
+    MODERN,
+)
 from tests.support.schema_server import recording_schema_server
-
-D4 = "http://json-schema.org/draft-04/schema#"
-D6 = "http://json-schema.org/draft-06/schema#"
-D7 = "http://json-schema.org/draft-07/schema#"
-D2019 = "https://json-schema.org/draft/2019-09/schema"
-D2020 = "https://json-schema.org/draft/2020-12/schema"
-LEGACY = (D4, D6, D7)  # a `$ref` overrides its siblings
-MODERN = (D2019, D2020)
-
-
-def _in(dialect: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"$schema": dialect, **schema}
-
-
-_REF_WITH_SIBLING_LEGACY = {
-    "definitions": {"reffed": {"type": "array"}},
-    "properties": {"foo": {"$ref": "#/definitions/reffed", "maxItems": 2}},
-}
-_REF_WITH_SIBLING_MODERN = {
-    "$defs": {"reffed": {"type": "array"}},
-    "properties": {"foo": {"$ref": "#/$defs/reffed", "maxItems": 2}},
-}
-_TREE_2019 = {
-    "$recursiveAnchor": True,
-    "type": "object",
-    "properties": {"children": {"type": "array", "items": {"$recursiveRef": "#"}}},
-}
-_EMBEDDED_ID_DRAFT4 = {
-    "id": "http://tools.invalid/root.json",
-    "definitions": {"a": {"id": "a.json", "type": "integer"}},
-    "properties": {"p": {"$ref": "a.json"}},
-}
-
-# (label, schema, instance, valid): the verdict the dialect's own semantics give.
-DIALECT_CASES: list[tuple[str, dict[str, Any], Any, bool]] = [
-    # ref.json "ref overrides any sibling keywords" (draft4-7) / "ref applies alongside sibling keywords"
-    *[
-        (f"ref sibling ignored {d}", _in(d, _REF_WITH_SIBLING_LEGACY), {"foo": [1, 2, 3]}, True)
-        for d in LEGACY
-    ],
-    *[(f"ref target applies {d}", _in(d, _REF_WITH_SIBLING_LEGACY), {"foo": "x"}, False) for d in LEGACY],
-    *[
-        (f"ref sibling applies {d}", _in(d, _REF_WITH_SIBLING_MODERN), {"foo": [1, 2, 3]}, False)
-        for d in MODERN
-    ],
-    *[(f"ref sibling ok {d}", _in(d, _REF_WITH_SIBLING_MODERN), {"foo": [1, 2]}, True) for d in MODERN],
-    # maximum.json (draft4): exclusiveMaximum is a boolean modifier of maximum
-    ("draft-04 exclusiveMaximum below", _in(D4, {"maximum": 3.0, "exclusiveMaximum": True}), 2.2, True),
-    ("draft-04 exclusiveMaximum boundary", _in(D4, {"maximum": 3.0, "exclusiveMaximum": True}), 3.0, False),
-    ("draft-04 inclusive maximum", _in(D4, {"maximum": 3.0, "exclusiveMaximum": False}), 3.0, True),
-    *[
-        (f"exclusiveMaximum number {d}", _in(d, {"exclusiveMaximum": 3.0}), 3.0, False)
-        for d in (D6, D7, D2020)
-    ],
-    # items.json: array-form items + additionalItems before 2020-12; prefixItems ignored there
-    *[
-        (
-            f"tuple items {d}",
-            _in(d, {"items": [{"type": "integer"}], "additionalItems": False}),
-            [1, 2],
-            False,
-        )
-        for d in (D4, D6, D7, D2019)
-    ],
-    ("prefixItems unknown in draft-07", _in(D7, {"prefixItems": [{"type": "integer"}]}), ["x"], True),
-    ("prefixItems in 2020-12", _in(D2020, {"prefixItems": [{"type": "integer"}]}), ["x"], False),
-    # dependencies.json (draft4-7) vs dependentRequired (2019-09+)
-    *[(f"dependencies {d}", _in(d, {"dependencies": {"bar": ["foo"]}}), {"bar": 2}, False) for d in LEGACY],
-    # (2019-09 and 2020-12 still apply `dependencies`: the test suite's optional dependencies-compatibility
-    # behaviour, which jsonschema_rs follows and python-jsonschema does not; pinned in the engine test.)
-    (
-        "dependentRequired unknown in draft-07",
-        _in(D7, {"dependentRequired": {"bar": ["foo"]}}),
-        {"bar": 2},
-        True,
-    ),
-    ("dependentRequired in 2019-09", _in(D2019, {"dependentRequired": {"bar": ["foo"]}}), {"bar": 2}, False),
-    # const.json: not a draft-04 keyword
-    ("const unknown in draft-04", _in(D4, {"const": 1}), 2, True),
-    *[(f"const {d}", _in(d, {"const": 1}), 2, False) for d in (D6, D7, D2020)],
-    # if-then-else.json: draft-07 and later
-    (
-        "if ignored in draft-06",
-        _in(D6, {"if": {"required": ["a"]}, "then": {"required": ["b"]}}),
-        {"a": 1},
-        True,
-    ),
-    (
-        "if applies in draft-07",
-        _in(D7, {"if": {"required": ["a"]}, "then": {"required": ["b"]}}),
-        {"a": 1},
-        False,
-    ),
-    # unevaluatedProperties.json: 2019-09 and later
-    ("unevaluatedProperties unknown in draft-07", _in(D7, {"unevaluatedProperties": False}), {"a": 1}, True),
-    ("unevaluatedProperties in 2019-09", _in(D2019, {"unevaluatedProperties": False}), {"a": 1}, False),
-    # type.json / zeroTerminatedFloats: 1.0 is an integer from draft-06 on, not in draft-04
-    ("1.0 not an integer in draft-04", _in(D4, {"type": "integer"}), 1.0, False),
-    *[(f"1.0 is an integer {d}", _in(d, {"type": "integer"}), 1.0, True) for d in (D6, D7, D2019, D2020)],
-    # $recursiveRef (2019-09) and draft-04 `id` scoping for embedded resources
-    ("recursiveRef tree ok", _in(D2019, _TREE_2019), {"children": [{"children": []}]}, True),
-    ("recursiveRef tree bad", _in(D2019, _TREE_2019), {"children": [{"children": [1]}]}, False),
-    ("draft-04 id resolves embedded", _in(D4, _EMBEDDED_ID_DRAFT4), {"p": 1}, True),
-    ("draft-04 id resolves embedded bad", _in(D4, _EMBEDDED_ID_DRAFT4), {"p": "x"}, False),
-    # contains: draft-06 and later
-    ("contains unknown in draft-04", _in(D4, {"contains": {"type": "integer"}}), ["a"], True),
-    ("contains in draft-06", _in(D6, {"contains": {"type": "integer"}}), ["a"], False),
-]
-
-# (label, schema): valid in one dialect, refused by the meta-schema of the one it declares.
-DIALECT_INVALID_SCHEMAS: list[tuple[str, dict[str, Any]]] = [
-    ("boolean exclusiveMaximum in draft-06", _in(D6, {"maximum": 3, "exclusiveMaximum": True})),
-    ("boolean exclusiveMaximum in draft-07", _in(D7, {"maximum": 3, "exclusiveMaximum": True})),
-    ("number exclusiveMaximum in draft-04", _in(D4, {"exclusiveMaximum": 3})),
-    ("boolean subschema in draft-04", _in(D4, {"properties": {"a": False}})),
-    ("array items in 2020-12", _in(D2020, {"items": [{"type": "integer"}]})),
-    ("definitions checked in draft-07", _in(D7, {"definitions": {"x": {"type": 1}}})),
-    ("$defs checked in 2020-12", _in(D2020, {"$defs": {"x": {"type": 1}}})),
-]
-
-# Valid only because the keyword is unknown to the declared dialect (so its content is not checked).
-DIALECT_VALID_SCHEMAS: list[tuple[str, dict[str, Any]]] = [
-    ("$defs is not a draft-07 keyword", _in(D7, {"$defs": {"x": {"type": 1}}})),
-    ("boolean subschema in draft-06", _in(D6, {"properties": {"a": False}})),
-    ("array items in 2019-09", _in(D2019, {"items": [{"type": "integer"}]})),
-]
 
 
 def verdict(schema: Any, instance: Any) -> bool:
@@ -197,7 +84,7 @@ def test_keywords_unknown_to_a_dialect_are_not_checked(label: str, schema: Any) 
     ("declared", "name"),
     [(D4, "draft-04"), (D6, "draft-06"), (D7, "draft-07"), (D2019, "2019-09"), (D2020, "2020-12")],
 )
-def test_both_engines_pick_the_declared_dialect(declared: str, name: str) -> None:
+def test_both_engines_pick_the_declared_dialect(declared: str, name: DialectName) -> None:
     for spelling in (declared, declared.rstrip("#"), declared.rstrip("#") + "#"):
         dialect = dialect_of({"$schema": spelling})
         assert dialect is not None and dialect.name == name
@@ -382,9 +269,9 @@ def test_header_annotations_work_in_every_dialect(dialect: str) -> None:
     tool = {"name": "t", "inputSchema": _header_schema(dialect)}
     assert list(admit_tools([tool]).admitted) == ["t"]
     audit: list[dict[str, Any]] = []
-    headers = build_parameter_headers(tool, {"region": "eu"}, audit)
+    headers = build_parameter_headers(tool, {"region": "eu"}, audit=audit.append)
     assert headers == {"Mcp-Param-Region": "eu"}
-    validate_parameter_headers(tool, {"region": "eu"}, headers, audit)
+    validate_parameter_headers(tool, {"region": "eu"}, headers, audit=audit.append)
 
 
 @pytest.mark.parametrize("dialect", LEGACY)
@@ -484,7 +371,7 @@ def test_a_draft_07_tool_passes_admit_invoke_and_consume() -> None:
     with pytest.raises(ArgumentError) as refusal:
         validate_arguments(WEATHER, {"location": "Paris"})
     assert (refusal.value.category, refusal.value.path) == ("invalid_arguments", "/location")
-    value = {"temperature": 22.5, "conditions": "Sunny", "humidity": 65}
+    value: dict[str, Any] = {"temperature": 22.5, "conditions": "Sunny", "humidity": 65}
     validate_tool_result(
         WEATHER,
         {
@@ -492,9 +379,10 @@ def test_a_draft_07_tool_passes_admit_invoke_and_consume() -> None:
             "structuredContent": value,
         },
     )
+    windy: dict[str, Any] = {**value, "wind": 3}
     with pytest.raises(ContractViolation) as violation:
         validate_tool_result(
-            WEATHER, {"content": [{"type": "text", "text": "{}"}], "structuredContent": {**value, "wind": 3}}
+            WEATHER, {"content": [{"type": "text", "text": "{}"}], "structuredContent": windy}
         )
     assert violation.value.category == "output_schema_violation"
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.shared import inbound
 
+from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
 from agent_connector_sdk.mcp.contracts.headers import (
     MAX_SAFE_INTEGER,
@@ -275,7 +276,7 @@ def test_data_keywords_are_not_schemas() -> None:
 def test_build_one_header_per_present_non_null_argument() -> None:
     audit: list[dict[str, Any]] = []
     headers = build_parameter_headers(
-        ROUTE, {"region": "Zürich", "count": 3, "dry_run": None, "note": "n"}, audit
+        ROUTE, {"region": "Zürich", "count": 3, "dry_run": None, "note": "n"}, audit=audit.append
     )
     assert headers == {"Mcp-Param-Region": b64("Zürich"), "Mcp-Param-Count": "3"}
     assert audit == [
@@ -291,10 +292,10 @@ def test_build_one_header_per_present_non_null_argument() -> None:
 
 def test_build_refuses_out_of_range_and_wrong_type() -> None:
     with pytest.raises(HeaderValueError) as refusal:
-        build_parameter_headers(ROUTE, {"region": "eu", "count": MAX_SAFE_INTEGER + 1}, [])
+        build_parameter_headers(ROUTE, {"region": "eu", "count": MAX_SAFE_INTEGER + 1})
     assert refusal.value.category == "out_of_range"
     with pytest.raises(HeaderValueError) as refusal:
-        build_parameter_headers(ROUTE, {"region": "eu", "dry_run": "yes"}, [])
+        build_parameter_headers(ROUTE, {"region": "eu", "dry_run": "yes"})
     assert refusal.value.category == "type_mismatch"
 
 
@@ -302,17 +303,19 @@ def test_build_nested_argument() -> None:
     nested = tool(
         {"target": {"type": "object", "properties": {"zone": {"type": "string", "x-mcp-header": "Zone"}}}}
     )
-    assert build_parameter_headers(nested, {"target": {"zone": "a b"}}, []) == {"Mcp-Param-Zone": b64("a b")}
-    assert build_parameter_headers(nested, {"target": "not an object"}, []) == {}
+    assert build_parameter_headers(nested, {"target": {"zone": "a b"}}) == {"Mcp-Param-Zone": b64("a b")}
+    assert build_parameter_headers(nested, {"target": "not an object"}) == {}
 
 
 def test_audit_never_holds_values() -> None:
     audit: list[dict[str, Any]] = []
     secret = "private-λ\n"
-    headers = build_parameter_headers(ROUTE, {"region": secret}, audit)
-    validate_parameter_headers(ROUTE, {"region": secret}, headers, audit)
+    headers = build_parameter_headers(ROUTE, {"region": secret}, audit=audit.append)
+    validate_parameter_headers(ROUTE, {"region": secret}, headers, audit=audit.append)
     with pytest.raises(HeaderMismatch):
-        validate_parameter_headers(ROUTE, {"region": secret}, {"Mcp-Param-Region": "private-x"}, audit)
+        validate_parameter_headers(
+            ROUTE, {"region": secret}, {"Mcp-Param-Region": "private-x"}, audit=audit.append
+        )
     dumped = json.dumps(audit, ensure_ascii=False)
     assert "private" not in dumped
     assert "λ" not in dumped
@@ -323,6 +326,20 @@ def test_audit_never_holds_values() -> None:
         "header": "Mcp-Param-Region",
         "category": "mismatched",
     }
+
+
+def test_audit_is_the_one_callable_sink_convention() -> None:
+    """Both header functions take ``audit`` as a callable sink (keyword only), like every other gate:
+    a :class:`BoundedAuditSink` receives the Invoke and the Execute events; a list passed in the old
+    append position is refused at the call, never half-used."""
+    sink = BoundedAuditSink(maxlen=4)
+    headers = build_parameter_headers(ROUTE, {"region": "eu"}, audit=sink)
+    validate_parameter_headers(ROUTE, {"region": "eu"}, headers, audit=sink)
+    assert [event["event"] for event in sink] == ["parameter_headers_built", "parameter_headers_accepted"]
+    with pytest.raises(TypeError):
+        build_parameter_headers(ROUTE, {"region": "eu"}, [])  # type: ignore[call-arg, arg-type]
+    with pytest.raises(TypeError):
+        validate_parameter_headers(ROUTE, {"region": "eu"}, headers, [])  # type: ignore[call-arg, arg-type]
 
 
 # ------------------------------------------------------------------------------------- validate
@@ -336,16 +353,16 @@ def test_audit_never_holds_values() -> None:
 )
 def test_what_build_emits_validate_accepts(region: str, count: int | None, dry_run: bool | None) -> None:
     arguments = {"region": region, "count": count, "dry_run": dry_run}
-    headers = build_parameter_headers(ROUTE, arguments, [])
-    validate_parameter_headers(ROUTE, arguments, headers, [])
+    headers = build_parameter_headers(ROUTE, arguments)
+    validate_parameter_headers(ROUTE, arguments, headers)
     validate_parameter_headers(
-        ROUTE, arguments, [(name.upper(), value) for name, value in headers.items()], []
+        ROUTE, arguments, [(name.upper(), value) for name, value in headers.items()]
     )
 
 
 def refusal(arguments: dict[str, Any], headers: Any) -> HeaderMismatch:
     with pytest.raises(HeaderMismatch) as caught:
-        validate_parameter_headers(ROUTE, arguments, headers, [])
+        validate_parameter_headers(ROUTE, arguments, headers)
     return caught.value
 
 
@@ -433,9 +450,8 @@ def test_validate_refusals(arguments: dict[str, Any], headers: Any, category: st
 
 def test_validate_integers_numerically() -> None:
     validate_parameter_headers(
-        ROUTE, {"region": "x", "count": 7.0}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": "7"}, []
+        ROUTE, {"region": "x", "count": 7.0}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": "7"}
     )
-
 
 
 @pytest.mark.parametrize(("body", "header"), [(7, "007"), (0, "-0"), (5, "+5"), (0, "00")])
@@ -444,14 +460,14 @@ def test_validate_integers_in_canonical_form_only(body: int, header: str) -> Non
     # header is malformed (it could route differently from what the body says at a proxy).
     with pytest.raises(HeaderMismatch) as refused:
         validate_parameter_headers(
-            ROUTE, {"region": "x", "count": body}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": header}, []
+            ROUTE, {"region": "x", "count": body}, {"Mcp-Param-Region": "x", "Mcp-Param-Count": header}
         )
     assert refused.value.category == "malformed" and refused.value.header == "Mcp-Param-Count"
 
 
 def test_validate_ignores_unrecognized_param_headers_and_other_headers() -> None:
     validate_parameter_headers(
-        ROUTE, {"region": "x"}, [("Mcp-Param-Region", "x"), ("Mcp-Param-Unknown", "?"), ("Accept", "*/*")], []
+        ROUTE, {"region": "x"}, [("Mcp-Param-Region", "x"), ("Mcp-Param-Unknown", "?"), ("Accept", "*/*")]
     )
 
 
@@ -459,7 +475,7 @@ def test_validate_invalid_annotations_fail_closed() -> None:
     bad = tool({"a": {"type": "number", "x-mcp-header": "A"}})
     audit: list[dict[str, Any]] = []
     with pytest.raises(HeaderMismatch) as refused:
-        validate_parameter_headers(bad, {"a": 1.5}, {"Mcp-Param-A": "1.5"}, audit)
+        validate_parameter_headers(bad, {"a": 1.5}, {"Mcp-Param-A": "1.5"}, audit=audit.append)
     # The Execute gate owns this refusal (it used to be mislabelled as an Admit-gate AdmissionError).
     assert refused.value.gate == "execute" and refused.value.header is None
     assert audit[-1]["category"] == refused.value.category == "invalid_header_annotation"

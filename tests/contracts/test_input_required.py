@@ -29,7 +29,7 @@ ELICIT_FORM = {
         },
     },
 }
-SAMPLE = {
+SAMPLE: dict[str, Any] = {
     "method": "sampling/createMessage",
     "params": {
         "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],

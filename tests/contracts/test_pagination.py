@@ -216,7 +216,7 @@ def test_any_cycle_is_refused_after_exactly_the_distinct_requests(
 ) -> None:
     back_to = data.draw(st.sampled_from(chain))
     keys: list[str | None] = [None, *chain]
-    pages = {
+    pages: dict[str | None, dict[str, Any]] = {
         key: {"tools": [], "nextCursor": keys[i + 1] if i + 1 < len(keys) else back_to}
         for i, key in enumerate(keys)
     }

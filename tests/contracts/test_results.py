@@ -12,13 +12,10 @@ from hypothesis import strategies as st
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.results import json_equal, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, validate_arguments
+from tests.support.schema_cases import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
 
 PLAIN_TOOL = {"name": "plain", "inputSchema": {"type": "object"}}
-ARRAY_TOOL = {
-    "name": "numbers",
-    "inputSchema": {"type": "object"},
-    "outputSchema": {"type": "array", "items": {"type": "integer"}},
-}
+
 
 
 def with_output(schema: Any) -> dict[str, Any]:
@@ -98,19 +95,6 @@ def test_violation_path_points_into_structured_content() -> None:
     err = violation(ARRAY_TOOL, structured([1, "two", 3]))
     assert (err.category, err.path) == ("output_schema_violation", "/structuredContent/1")
     assert "two" not in err.message
-
-
-ANY_JSON_STRUCTURED_CONTENT: list[tuple[Any, Any]] = [
-    ({"type": "string"}, "hello"),
-    ({"type": "string"}, ""),
-    ({"type": "number"}, 2.5),
-    ({"type": "integer"}, 0),
-    ({"type": "boolean"}, False),
-    ({"type": "null"}, None),
-    ({"type": ["object", "null"]}, None),
-    ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
-    (True, {"anything": ["goes"]}),
-]
 
 
 @pytest.mark.parametrize(

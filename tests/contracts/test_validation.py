@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.validation import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,
@@ -19,29 +19,12 @@ from agent_connector_sdk.mcp.contracts.validation import (
     validate_arguments,
     validate_instance,
 )
+from tests.support.schema_cases import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
 from tests.support.schema_server import recording_schema_server
-
-SECRET = "tok-SECRET-9f3a"
 
 
 def tool(schema: Any) -> dict[str, Any]:
     return {"name": "t", "inputSchema": schema}
-
-
-REGION_TOOL = tool(
-    {
-        "type": "object",
-        "properties": {
-            "region": {"type": "string", "enum": ["eu", "us"]},
-            "limit": {"type": "integer", "minimum": 1},
-            "filter": {"$ref": "#/$defs/Filter"},
-            "a/b~c": {"type": "boolean"},
-        },
-        "required": ["region"],
-        "additionalProperties": False,
-        "$defs": {"Filter": {"type": "object", "properties": {"tag": {"type": "string", "maxLength": 4}}}},
-    }
-)
 
 
 def refusal(t: dict[str, Any], arguments: Any) -> ArgumentError:
@@ -183,21 +166,6 @@ def test_ref_to_unroutable_address_is_a_typed_refusal() -> None:
     assert err.category == "unresolvable_ref"
 
 
-LOCAL_REFS_SCHEMA: dict[str, Any] = {
-    "$id": "urn:example:root",
-    "type": "object",
-    "properties": {
-        "a": {"$ref": "#/$defs/A"},
-        "b": {"$ref": "urn:example:b"},
-        "c": {"$ref": "#c-anchor"},
-        "meta": {"$ref": "https://json-schema.org/draft/2020-12/schema"},
-    },
-    "$defs": {
-        "A": {"type": "integer"},
-        "B": {"$id": "urn:example:b", "type": "string"},
-        "C": {"$anchor": "c-anchor", "type": "boolean"},
-    },
-}
 
 
 def test_local_refs_resolve() -> None:
@@ -242,7 +210,7 @@ def test_default_cache_bound_is_honoured() -> None:
 
 def test_cache_key_is_canonical_content() -> None:
     cache = ValidatorCache(maxsize=4)
-    a = {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}
+    a: dict[str, Any] = {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}}
     b = {"properties": {"x": {"type": "string"}}, "required": ["x"], "type": "object"}  # same, reordered
     assert validate_instance(a, {"x": "1"}, cache=cache) is None
     assert validate_instance(b, {"x": "1"}, cache=cache) is None

@@ -26,7 +26,9 @@ from agent_connector_sdk.mcp.contracts.validation import (
     ValidatorCache,
     validate_instance,
 )
-from tests.contracts.test_dialects import (
+from tests.support.schema_cases import (
+    ANY_JSON_STRUCTURED_CONTENT,
+    ARRAY_TOOL,
     D4,
     D6,
     D7,
@@ -35,9 +37,10 @@ from tests.contracts.test_dialects import (
     DIALECT_CASES,
     DIALECT_INVALID_SCHEMAS,
     DIALECT_VALID_SCHEMAS,
+    LOCAL_REFS_SCHEMA,
+    REGION_TOOL,
+    SECRET,
 )
-from tests.contracts.test_results import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
-from tests.contracts.test_validation import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
 from tests.support.schema_server import recording_schema_server
 
 _NO_FETCH: Registry[Any] = Registry()  # python-jsonschema reference: no retrieval either
@@ -247,7 +250,7 @@ def _dialect_roots(dialect: str) -> st.SearchStrategy[Any]:
     ``exclusiveMaximum``, boolean subschemas (not in draft-04), ``definitions`` vs ``$defs``."""
     defs = "definitions" if dialect in _LEGACY else "$defs"
     numbers = ["minimum", "maximum"] + ([] if dialect == D4 else ["exclusiveMinimum", "exclusiveMaximum"])
-    plain = [
+    plain: list[st.SearchStrategy[Any]] = [
         st.builds(lambda t: {"type": t}, _TYPES),
         st.builds(
             lambda v: {"enum": v},

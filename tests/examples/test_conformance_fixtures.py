@@ -240,7 +240,8 @@ async def test_input_required_fixtures_complete_through_the_contract_client(ours
         roots = await client.call("test_input_required_result_list_roots", {})
         assert roots.content[0]["text"] == "Found 1 root(s): file:///conformance/root"
         prompt = await client.client.get_prompt("test_input_required_result_prompt")
-        assert "conformance" in prompt.messages[0].content.text
+        content = prompt.messages[0].content
+        assert content.type == "text" and "conformance" in getattr(content, "text", "")
 
 
 def _call_with(url: str, name: str, params: dict[str, Any], capabilities: dict[str, Any]) -> Any:
@@ -282,7 +283,7 @@ def test_a_fixture_never_asks_for_an_undeclared_capability(ours_url: str) -> Non
 
 
 def test_a_tampered_request_state_is_refused(ours_url: str) -> None:
-    everything = {"elicitation": {}, "sampling": {}, "roots": {}}
+    everything: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
     _, first = _call_with(ours_url, "test_input_required_result_tampered_state", {}, everything)
     state = first["result"]["requestState"]
     answers = {"inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}}}

@@ -40,7 +40,7 @@ from tests.support.schema_server import recording_schema_server
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER_TEXT = st.binary(max_size=64).map(lambda raw: raw.decode("latin-1"))  # what an ASGI server hands us
-TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40)
 
 ROUTE_TOOL = {
     "name": "route",
@@ -105,10 +105,10 @@ def test_parameter_headers_on_any_bytes_are_accepted_or_a_typed_mismatch(
 ) -> None:
     audit: list[dict[str, Any]] = []
     try:
-        validate_parameter_headers(ROUTE_TOOL, arguments, headers, audit)
+        validate_parameter_headers(ROUTE_TOOL, arguments, headers, audit=audit.append)
     except HeaderMismatch as refusal:
         assert refusal.category in {"missing", "duplicated", "unexpected", "malformed", "mismatched"}
-        assert refusal.header.lower().startswith("mcp-param-")
+        assert refusal.header is not None and refusal.header.lower().startswith("mcp-param-")
     (event,) = audit
     logged = json.dumps(event)
     for _, value in headers:
@@ -360,7 +360,9 @@ def test_raw_bodies_and_headers_get_typed_answers_and_leave_no_trace(
 ) -> None:
     with capture_logs() as logs, httpx2.Client(timeout=30) as http:
         try:
-            response = http.post(lab_url, content=body, headers=headers)
+            # Names are ASCII (sampled), values raw octets: both as bytes, the pairs httpx takes.
+            raw = [(name.encode("ascii"), value) for name, value in headers]
+            response = http.post(lab_url, content=body, headers=raw)
         except httpx2.LocalProtocolError:
             return  # the client itself refuses to send these header bytes: nothing reached the server
     assert response.status_code in ALLOWED_STATUSES, (response.status_code, response.text[:300])
@@ -379,7 +381,7 @@ def _disclosure_server() -> fastmcp.FastMCP[Any]:
         describe_schema_tools,
         register_schema_resources,
     )
-    from tests.schema_disclosure_provider._servers import StaticTool
+    from tests.support.disclosure_servers import StaticTool
 
     server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("uris")
     server.add_tool(StaticTool(name="fuzz_op", parameters=_INPUT_SCHEMA))
@@ -459,7 +461,6 @@ def test_base64_sentinel_examples_are_refused_not_crashing() -> None:
                 },
             },
             {"n": 1.5},
-            [],
             [],
         )
     assert invalid.value.category == "invalid_header_annotation"

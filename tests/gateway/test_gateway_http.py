@@ -17,11 +17,11 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.schema_disclosure.encoding import canonical_json_bytes, sha256_hex
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.gateway._support import call, rpc, search
-from tests.gateway.children import Misbehaving, recording, weather_server
+from tests.support.gateway import call, rpc, search
+from tests.support.gateway_children import Misbehaving, recording, weather_server
 from tests.support.http_server import serve_asgi
 
-STDIO = ChildSpec("files", command=(sys.executable, "-m", "tests.gateway.children", "stdio"))
+STDIO = ChildSpec("files", command=(sys.executable, "-m", "tests.support.gateway_children", "stdio"))
 
 
 class Stack:
@@ -45,7 +45,7 @@ def stack() -> Iterator[Stack]:
             children=(ChildSpec("weather", url=weather_url), ChildSpec("bad", url=bad_url), STDIO),
             call_timeout=1.5,
         )
-        gateway = Gateway(config, audit=BoundedAuditSink())
+        gateway = Gateway(config, audit=BoundedAuditSink(), health_detail=True)
         with serve_asgi(gateway.http_app()) as url:
             yield Stack(url, gateway, weather_log, bad)
 
@@ -182,3 +182,14 @@ def test_healthz_reports_every_child(stack: Stack) -> None:
         "bad": ("up", "streamable_http"),
         "files": ("up", "stdio"),
     }
+
+
+def test_healthz_detail_shows_the_evidence_for_operators(stack: Stack) -> None:
+    base = stack.url.removesuffix("/mcp")
+    assert "admitted" not in httpx2.get(base + "/healthz", timeout=10).json()["children"][0]
+    detail = httpx2.get(base + "/healthz?detail=1", timeout=10).json()
+    bad = next(child for child in detail["children"] if child["name"] == "bad")
+    assert bad["page_trace"] == [None, ""] and bad["descriptors"] == 4
+    assert bad["admitted"] == ["bad_listing", "bad_morph", "bad_ok"]
+    assert [(r["tool"], r["category"]) for r in bad["rejected"]] == [("leaky", "sensitive_header")]
+    assert bad["validated_result"] is None  # the health route never calls a tool

@@ -27,7 +27,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
-from tests.schema_disclosure_provider._servers import StaticTool, big_input_schema, build_server, static_tool
+from tests.support.audit import recorded
+from tests.support.disclosure_servers import StaticTool, big_input_schema, build_server, static_tool
 from tests.support.http_server import serve_asgi
 
 TOKENS = {
@@ -86,10 +87,12 @@ async def test_authorized_caller_discloses_and_calls_with_mirrored_headers(serve
     # Non-ASCII travels base64-wrapped; the integer in decimal; one header per annotation.
     assert headers == {"mcp-param-region": "=?base64?ZXUgd2VzdCDDvA==?=", "mcp-param-priority": "3"}
     (built,) = [
-        e for e in consumer.audit if e.get("event") == "parameter_headers_built" and e["tool"] == "admin_echo"
+        e
+        for e in recorded(consumer.audit)
+        if e.get("event") == "parameter_headers_built" and e["tool"] == "admin_echo"
     ]
     assert sorted(built["headers"]) == ["Mcp-Param-Priority", "Mcp-Param-Region"]  # names only, no values
-    assert "eu west" not in repr(consumer.audit.events())
+    assert "eu west" not in repr(recorded(consumer.audit).events())
 
 
 async def test_reader_cannot_discover_or_disclose_the_admin_tool(served: tuple[str, Any]) -> None:

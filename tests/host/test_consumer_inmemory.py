@@ -27,7 +27,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry, describe_schema_tools
-from tests.schema_disclosure_provider._servers import (
+from tests.support.disclosure_servers import (
     OUTPUT_SCHEMA,
     StaticTool,
     big_input_schema,

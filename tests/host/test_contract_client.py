@@ -45,6 +45,7 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.server import ServerGates
+from tests.support.audit import recorded
 from tests.support.http_server import serve_asgi
 
 
@@ -151,7 +152,7 @@ async def test_sensitive_and_misplaced_annotations_are_rejected_while_the_rest_r
         assert "fetch_report" not in spec_client.admitted  # sensitive: rejected in every profile
         (finding,) = spec_client.session.core.listed["nested_route"].findings
         assert (finding.rule, finding.category) == ("header-placement", "invalid_header_annotation")
-        discover = next(e for e in spec_client.audit if e.get("event") == "discover")
+        discover = next(e for e in recorded(spec_client.audit) if e.get("event") == "discover")
         assert {
             "tool": "nested_route",
             "rule": "header-placement",
@@ -233,7 +234,7 @@ async def test_ungated_server_violations_are_refused_at_the_consume_gate() -> No
         assert omitted.value.category == "missing_structured_content"
     assert not isinstance(wrong_shape.value, JsonRpcError)
     assert omitted.value.server_text  # the server's own words travel with the refusal
-    assert [e["outcome"] for e in client.audit if e.get("event") == "call"] == [
+    assert [e["outcome"] for e in recorded(client.audit) if e.get("event") == "call"] == [
         "output_schema_violation",
         "missing_structured_content",
     ]
@@ -254,7 +255,8 @@ async def test_default_profile_reports_project_rules_as_findings_and_keeps_the_r
     ]
     assert failed.text  # the tool's error text is kept for the caller
     assert wrong_shape.value.category == "output_schema_violation"
-    call = [e for e in client.audit if e.get("event") == "call" and e.get("tool") == "flaky_search"][-1]
+    audit = recorded(client.audit)
+    call = [e for e in audit if e.get("event") == "call" and e.get("tool") == "flaky_search"][-1]
     assert call["findings"] == [
         {"rule": "error-structured-content", "category": "missing_structured_content"}
     ]
@@ -278,7 +280,7 @@ async def test_arguments_are_validated_before_anything_is_sent(lab: FastMCP[Any]
         assert refused.value.path == "/priority"
         with pytest.raises(HeaderValueError):
             await client.call("route_shipment", {"region": "eu-west", "priority": 2**60})
-    outcomes = [e["outcome"] for e in client.audit if e.get("event") == "call"]
+    outcomes = [e["outcome"] for e in recorded(client.audit) if e.get("event") == "call"]
     assert outcomes == ["invalid_arguments", "out_of_range"]
 
 
@@ -287,9 +289,9 @@ async def test_audit_names_headers_never_values(lab: FastMCP[Any]) -> None:
     async with _discovered(lab) as client:
         result = await client.call("route_shipment", {"region": secret, "priority": 7})
         assert result.structured_content["region"] == secret
-    serialized = json.dumps(client.audit.events(), ensure_ascii=False)
+    serialized = json.dumps(recorded(client.audit).events(), ensure_ascii=False)
     assert "private" not in serialized and "λ" not in serialized
-    built = [e for e in client.audit if e.get("event") == "parameter_headers_built"]
+    built = [e for e in recorded(client.audit) if e.get("event") == "parameter_headers_built"]
     assert built[-1]["headers"] == ["Mcp-Param-Region", "Mcp-Param-Priority"]
     assert built[-1]["base64_encoded"] == ["Mcp-Param-Region"]
 
@@ -405,7 +407,8 @@ async def test_transport_failure_is_its_own_protocol_error_type() -> None:
                 await client.call("list_regions", {})
             raised.append(True)
     assert raised == [True]
-    assert client.audit[-1] == {"event": "call", "tool": "list_regions", "outcome": "transport_failure"}
+    last = recorded(client.audit)[-1]
+    assert last == {"event": "call", "tool": "list_regions", "outcome": "transport_failure"}
 
 
 async def test_wrapping_a_connected_client_is_refused(lab: FastMCP[Any]) -> None:
@@ -441,7 +444,7 @@ async def test_peer_error_text_stays_out_of_the_exception_message(code: int) -> 
         with pytest.raises(ProtocolError) as raised:
             await client.call("refuse", {"region": "secret-region", "code": code})
     assert "secret-region" not in str(raised.value)
-    assert "secret-region" not in json.dumps(client.audit.events())
+    assert "secret-region" not in json.dumps(recorded(client.audit).events())
     if isinstance(raised.value, JsonRpcError):
         # The peer's text is still there for a host that decides to show it.
         assert raised.value.code == code and "secret-region" in raised.value.message
@@ -481,7 +484,7 @@ async def test_a_tool_name_that_is_not_a_string_is_not_admitted(lab: FastMCP[Any
             await client.call(name, {})
     assert refused.value.category == "not_admitted"
     assert "secret" not in str(refused.value)
-    assert client.audit[-1] == {"event": "call", "tool": None, "outcome": "not_admitted"}
+    assert recorded(client.audit)[-1] == {"event": "call", "tool": None, "outcome": "not_admitted"}
 
 
 async def test_an_unreachable_server_is_a_transport_failure_not_a_bare_runtime_error() -> None:

@@ -90,7 +90,7 @@ def test_a_call_another_core_prepared_cannot_be_consumed() -> None:
 
 def test_the_core_keeps_its_own_copy_of_the_contract() -> None:
     core = HostCore(HostOptions(policy=SPEC))
-    descriptor = {
+    descriptor: dict[str, Any] = {
         "name": "route",
         "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
     }

@@ -22,7 +22,7 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host import HostOptions, Profile
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -31,7 +31,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.host._servers import lab_behind_search
+from tests.support.audit import recorded
+from tests.support.host_servers import lab_behind_search
 from tests.support.http_server import serve_asgi
 
 Log = list[tuple[str, list[tuple[str, str]], bytes]]
@@ -137,7 +138,7 @@ async def test_consumer_refuses_a_disclosed_tool_admission_rejects_before_any_ca
     assert ("mcp-param-region", "=?base64?WsO8cmljaCB3ZXN0?=") in [
         (name, value) for name, value in route_headers if name.startswith("mcp-param-")
     ]
-    events = consumer.audit.events()  # type: ignore[attr-defined]
+    events = recorded(consumer.audit).events()
     assert {"event": "admit", "tool": "fetch_report", "outcome": "sensitive_header"} in events
     assert "Zürich" not in json.dumps(events, ensure_ascii=False)
 
@@ -146,7 +147,8 @@ async def test_consumer_uses_the_hosts_admission_policy() -> None:
     # nested_route's header sits under a nested object: strict admission rejects, spec accepts —
     # the same verdicts ContractClient reaches for the same policy.
     async with _searchable_lab() as (url, _):
-        for profile, admitted in (("strict", False), ("default", True)):
+        cases: tuple[tuple[Profile, bool], ...] = (("strict", False), ("default", True))
+        for profile, admitted in cases:
             client: fastmcp.Client[Any] = fastmcp.Client(url)
             consumer = SchemaDisclosureConsumer(
                 client,

@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.host._wire import ValueCounter
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from agent_connector_sdk.mcp.host.errors import ProtocolError
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.wire import ValueCounter
+from tests.support.audit import recorded
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
 
@@ -117,7 +118,7 @@ async def test_a_result_over_the_result_bound_is_refused(base: str) -> None:
         with pytest.raises(BoundExceeded) as refused:
             await host.call("clean", {"q": "x"})
         assert refused.value.bound == "max_result_bytes"
-        events = [e for e in host.audit if e.get("event") == "call"]
+        events = [e for e in recorded(host.audit) if e.get("event") == "call"]
         assert events[-1]["outcome"] == "bound_exceeded"
 
 

@@ -17,7 +17,7 @@ from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host import HostOptions, HostSession
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.options import HostBounds
-from tests.cli.support import ROOT
+from tests.support.cli import ROOT
 
 
 def _session(mode: str, bounds: HostBounds) -> HostSession:

@@ -24,7 +24,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
     StaleSelection,
 )
-from tests.schema_disclosure_provider._servers import build_server, static_tool
+from tests.support.disclosure_servers import build_server, static_tool
 from tests.support.http_server import serve_asgi
 
 TOKENS = {"alice-token": {"client_id": "alice", "scopes": ["read", "admin"]}}

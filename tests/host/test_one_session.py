@@ -14,7 +14,7 @@ from agent_connector_sdk.mcp.host import (
     HostSession,
     SchemaDisclosureConsumer,
 )
-from tests.host._servers import lab_behind_search
+from tests.support.host_servers import lab_behind_search
 
 
 async def test_both_faces_share_one_core_and_the_search_goes_through_it() -> None:

@@ -20,7 +20,8 @@ from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.host import HostOptions, ParamHeaderChannel, prepare_invocation
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.audit import recorded
+from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi
 
 ROUTE_SHIPMENT: dict[str, Any] = {
@@ -82,7 +83,8 @@ async def test_arguments_that_are_not_json_data_are_refused_before_sending(
         assert refused.value.path == path
     assert "secret" not in str(refused.value)
     assert counter.calls == 1  # only the valid call above reached the server
-    assert client.audit[-1] == {"event": "call", "tool": "route_shipment", "outcome": "invalid_arguments"}
+    last = recorded(client.audit)[-1]
+    assert last == {"event": "call", "tool": "route_shipment", "outcome": "invalid_arguments"}
 
 
 @pytest.mark.parametrize("arguments", [[("region", "eu-west")], "region", 42])

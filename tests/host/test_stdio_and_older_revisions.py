@@ -4,7 +4,7 @@
   server written before 2026-07-28) over real Streamable HTTP: the client falls back to the
   ``initialize`` handshake by itself, and the host reports the revision it used. Our own gated lab,
   reached by a client pinned to the handshake (``mode="legacy"``), negotiates 2025-11-25 too.
-* **stdio** — the contract lab as a real subprocess (``tests/host/stdio_lab.py``): every gate still
+* **stdio** — the contract lab as a real subprocess (``tests/support/stdio_lab.py``): every gate still
   runs, and the header gates, which only exist on HTTP, are reported ``not_applicable``.
 """
 
@@ -30,10 +30,10 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.host._servers import handshake_era_server, lab_behind_search
+from tests.support.host_servers import handshake_era_server, lab_behind_search
 from tests.support.http_server import serve_asgi
 
-STDIO_LAB = Path(__file__).with_name("stdio_lab.py")
+STDIO_LAB = Path(__file__).parents[1] / "support" / "stdio_lab.py"
 
 
 def _stdio(*args: str) -> fastmcp.Client[Any]:

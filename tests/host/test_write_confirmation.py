@@ -17,7 +17,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     SchemaDisclosureConsumer,
 )
-from tests.host._servers import lab_behind_search
+from tests.support.audit import recorded
+from tests.support.host_servers import lab_behind_search
 
 
 class CallCounter(Middleware):
@@ -62,7 +63,7 @@ async def test_by_default_without_a_callback_a_writing_tool_is_refused_before_se
             assert refused.value.category == "confirmation_required" and refused.value.gate == "invoke"
             assert "secret" not in str(refused.value)
     assert counter.calls == ["read_balance"]
-    assert host.audit[-1] == {"event": "call", "tool": "purge", "outcome": "confirmation_required"}  # type: ignore[index]
+    assert recorded(host.audit)[-1] == {"event": "call", "tool": "purge", "outcome": "confirmation_required"}
 
 
 async def test_an_explicit_opt_out_calls_without_asking() -> None:

@@ -1,34 +1,9 @@
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
-
-SOURCE = b"test source document"
-
-
-def make_disclosure(
-    *,
-    operation: str = "repos/get",
-    alias: str = "repos_get",
-    input_schema: dict[str, Any] | None = None,
-    output_schema: Any = None,
-    source: bytes = SOURCE,
-) -> SchemaDisclosure:
-    if input_schema is None:
-        input_schema = {
-            "type": "object",
-            "properties": {"owner": {"type": "string", "description": "ü" * 3000}},
-        }
-    return build_schema_disclosure(
-        operation=operation,
-        alias=alias,
-        source=source,
-        input_schema=input_schema,
-        output_schema=output_schema,
-    )
+from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
+from tests.support.disclosures import make_disclosure
 
 
 @pytest.fixture

@@ -19,8 +19,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     read_schema_fragment,
     reconstruct_schema,
 )
-
-from .conftest import SOURCE, make_disclosure
+from tests.support.disclosures import SOURCE, make_disclosure
 
 
 def test_manifest_fields_are_derived_from_the_document(disclosure: SchemaDisclosure) -> None:

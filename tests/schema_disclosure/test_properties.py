@@ -20,12 +20,12 @@ from agent_connector_sdk.mcp.schema_disclosure.models import IDENTITY_FIELDS
 
 # Text that exercises the encoder: astral plane, control characters, quotes and backslashes,
 # everything but lone surrogates (which are not text and are refused elsewhere).
-_TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+_TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40)
 # Long enough to span several fragments; built by repetition so generation stays cheap while cuts
 # still land on random mixes of 1- to 4-byte characters.
 _LONG_TEXT = st.builds(
     lambda unit, times: (unit * (6000 // len(unit) + 1))[:times],
-    st.text(alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=30),
+    st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30),
     st.integers(1500, 6000),
 )
 _SCALARS = (

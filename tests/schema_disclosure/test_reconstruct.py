@@ -16,8 +16,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_manifest,
     reconstruct_schema,
 )
-
-from .conftest import make_disclosure
+from tests.support.disclosures import make_disclosure
 
 
 def _edit(fragment: SchemaFragment, **changes: Any) -> SchemaFragment:

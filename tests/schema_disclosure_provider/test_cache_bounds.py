@@ -13,7 +13,7 @@ from agent_connector_sdk.mcp.schema_disclosure.cache import (
     DisclosureOrigin,
     SchemaIdentityMemo,
 )
-from tests.schema_disclosure_provider._servers import big_input_schema
+from tests.support.disclosure_servers import big_input_schema
 
 ORIGIN = DisclosureOrigin("op", SourceDigest.of(b"source").sha256)
 

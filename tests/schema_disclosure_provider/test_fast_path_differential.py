@@ -41,7 +41,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta")
 VERSIONS = (None, "1", "2")
@@ -273,7 +273,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
             if address is not None:
                 fast_tool = await self.registry._visible_tool(address.alias, exact=False)
                 exact_tool = await self.registry._visible_tool(address.alias, exact=True)
-            outcomes = []
+            outcomes: list[tuple[Any, ...]] = []
             for read in (self.registry.read, self.registry.read_exact):
                 try:
                     outcomes.append(("served", await read(uri)))

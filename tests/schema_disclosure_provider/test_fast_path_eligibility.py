@@ -10,7 +10,7 @@ from fastmcp.server.transforms import Transform
 from fastmcp.server.transforms.namespace import Namespace
 from fastmcp.tools.base import Tool
 
-from ._servers import big_input_schema, build_server, static_tool
+from tests.support.disclosure_servers import big_input_schema, build_server, static_tool
 
 
 class HidesOneToolInListsOnly(Transform):

@@ -14,8 +14,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     SchemaNavigation,
     build_navigation_entry,
 )
-
-from ._servers import build_server, static_tool
+from tests.support.disclosure_servers import build_server, static_tool
 
 ANNOTATED: dict[str, Any] = {
     "type": "object",

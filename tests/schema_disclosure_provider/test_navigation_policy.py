@@ -26,9 +26,8 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     build_navigation_entry,
     parse_disclosure_uri,
 )
-
-from ._servers import OUTPUT_SCHEMA, big_input_schema
-from ._uris import guessed_uris
+from tests.support.disclosure_servers import OUTPUT_SCHEMA, big_input_schema
+from tests.support.disclosure_uris import guessed_uris
 
 INPUT = big_input_schema(200)
 

@@ -17,11 +17,10 @@ from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, reconstruct_schema
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
+from tests.support.disclosure_reads import error_of, expected_refusal, read_all, search
+from tests.support.disclosure_servers import big_input_schema, build_server, static_tool
+from tests.support.disclosure_uris import BASE_REFERENCE_URI, guessed_uris
 from tests.support.http_server import serve_asgi
-
-from ._servers import big_input_schema, build_server, static_tool
-from ._uris import BASE_REFERENCE_URI, guessed_uris
-from .test_provider_inmemory import error_of, expected_refusal, read_all, search
 
 TOKENS = {
     "admin-token": {"client_id": "admin", "scopes": ["read", "admin"]},

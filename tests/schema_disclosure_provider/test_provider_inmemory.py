@@ -12,10 +12,6 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.schema_disclosure import (
-    SchemaFragment,
-    SchemaManifest,
-    parse_fragment,
-    parse_manifest,
     reconstruct_schema,
 )
 from agent_connector_sdk.mcp.schema_disclosure.navigation import (
@@ -28,8 +24,8 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-
-from ._servers import (
+from tests.support.disclosure_reads import error_of, expected_refusal, read_all, read_text, search
+from tests.support.disclosure_servers import (
     OUTPUT_SCHEMA,
     big_input_schema,
     build_server,
@@ -37,46 +33,7 @@ from ._servers import (
     searchable_server,
     static_tool,
 )
-from ._uris import BASE_REFERENCE_URI, guessed_uris
-
-
-def error_of(excinfo: pytest.ExceptionInfo[MCPError]) -> dict[str, Any]:
-    return excinfo.value.error.model_dump(mode="json", exclude_none=True)
-
-
-def expected_refusal(uri: str) -> dict[str, Any]:
-    return {"code": -32602, "message": f"Resource not found: {uri!r}", "data": {"uri": uri}}
-
-
-async def search(client: Client[Any], pattern: str) -> list[dict[str, Any]]:
-    result = await client.call_tool("search_tools", {"pattern": pattern})
-    assert not result.is_error
-    structured = result.structured_content
-    assert isinstance(structured, dict)
-    entries = structured["result"]
-    assert isinstance(entries, list)
-    return entries
-
-
-async def read_text(client: Client[Any], uri: str) -> str:
-    # The raw session: fastmcp.Client.read_resource normalizes the URI through AnyUrl first.
-    result = await client.session.read_resource(uri)
-    assert len(result.contents) == 1
-    content = result.contents[0]
-    assert content.mime_type == "application/json"
-    assert content.uri == uri
-    text = getattr(content, "text", None)
-    assert isinstance(text, str)
-    return text
-
-
-async def read_all(client: Client[Any], manifest_uri: str) -> tuple[SchemaManifest, list[SchemaFragment]]:
-    manifest = parse_manifest(await read_text(client, manifest_uri))
-    fragments = [
-        parse_fragment(await read_text(client, manifest.fragment_uri_template.replace("{index}", str(i))))
-        for i in range(manifest.fragment_count)
-    ]
-    return manifest, fragments
+from tests.support.disclosure_uris import BASE_REFERENCE_URI, guessed_uris
 
 
 @pytest.fixture

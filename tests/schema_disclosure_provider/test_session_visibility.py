@@ -7,7 +7,7 @@ from typing import Any
 from fastmcp import Client, Context
 from mcp.shared.exceptions import MCPError
 
-from ._servers import big_input_schema, build_server, static_tool
+from tests.support.disclosure_servers import big_input_schema, build_server, static_tool
 
 
 async def test_session_rules_apply_to_fast_and_exact_reads_alike() -> None:

@@ -29,6 +29,7 @@ from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
+from tests.support.raw_http import mixed_headers
 
 PROTOCOL_VERSION = "2026-07-28"
 META = {
@@ -65,7 +66,8 @@ def post(
     ]
     if method == "tools/call":
         routing.append(("mcp-name", params["name"]))
-    return http.post(url, content=json.dumps(message).encode(), headers=routing + (headers or []))
+    pairs = mixed_headers([*routing, *(headers or [])])
+    return http.post(url, content=json.dumps(message).encode(), headers=pairs)
 
 
 def error_of(response: httpx2.Response) -> dict[str, Any]:
@@ -167,10 +169,11 @@ def test_paginating_server_refuses_garbage_cursor_and_follows_its_own() -> None:
 # ------------------------------------------------------------------------------------ notifications
 def test_notification_gets_no_response(lab_url: tuple[str, httpx2.Client]) -> None:
     url, http = lab_url
-    for method, params in [
+    cases: list[tuple[str, dict[str, Any]]] = [
         ("notifications/cancelled", {"requestId": 7}),
         ("tools/call", {"name": "list_regions", "arguments": {}}),  # a call sent without an id
-    ]:
+    ]
+    for method, params in cases:
         response = post(http, url, method, params, request_id=None)
         assert response.status_code == 202
         assert response.content == b""

@@ -33,7 +33,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
 from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
 from agent_connector_sdk.mcp.server.catalog import ToolCatalogCache, cache_tool_catalog
-from tests.schema_disclosure_provider._servers import static_tool
+from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta", "gamma", "delta")
 VERSIONS = (None, "1", "2")
@@ -92,7 +92,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         self.plain, self.plain_search = self._server()
         self.cache: ToolCatalogCache = cache_tool_catalog(self.cached, self.cached_search)
         self.hiders = (HideSecretFromNonAdmins(), HideSecretFromNonAdmins())
-        self.rules: list[tuple[Visibility, Visibility]] = []
+        self.visibility_rules: list[tuple[Visibility, Visibility]] = []
         self.tools: dict[tuple[str, str | None], Tool] = {}
         self.compared = 0
 
@@ -181,12 +181,12 @@ class CachedEqualsUncached(RuleBasedStateMachine):
     @rule(name=st.sampled_from(NAMES))
     def rule_set_edited_in_place(self, name: str) -> None:
         """A hand-made disable rule whose name set is edited in place later (the cache re-reads it)."""
-        if not self.rules:
+        if not self.visibility_rules:
             pair = (Visibility(False, names=set()), Visibility(False, names=set()))
             self.cached.add_transform(pair[0])
             self.plain.add_transform(pair[1])
-            self.rules.append(pair)
-        for rule_ in self.rules[0]:
+            self.visibility_rules.append(pair)
+        for rule_ in self.visibility_rules[0]:
             assert rule_.names is not None
             rule_.names.symmetric_difference_update({name})
 

@@ -96,7 +96,7 @@ async def test_a_mistyped_header_argument_is_invalid_arguments_for_the_fastmcp_c
     async with fastmcp.Client(url) as client:
         result = await client.call_tool_mcp("route", {"region": 5})
     assert result.is_error
-    text = result.content[0].text  # type: ignore[union-attr]
+    text = result.content[0].text
     assert "invalid arguments for tool 'route'" in text and "'/region'" in text and "'type'" in text
 
 
@@ -112,7 +112,9 @@ def test_a_mistyped_header_argument_is_invalid_arguments_over_raw_http(url: str)
 
 def test_a_mistyped_header_argument_on_a_handshake_era_request_is_invalid_arguments(url: str) -> None:
     """The ASGI entry checks these requests; it leaves the mistyped argument to resolution."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "route", "arguments": {}}}
+    body: dict[str, Any] = {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "route", "arguments": {}}
+    }
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     with httpx2.Client(timeout=30) as client:
         body["params"]["arguments"] = {"region": 5}

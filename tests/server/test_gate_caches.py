@@ -59,11 +59,11 @@ def _tool(schema: dict[str, Any]) -> dict[str, Any]:
 def test_header_annotations_follow_a_schema_edited_in_place() -> None:
     schema: dict[str, Any] = {"type": "object", "properties": {"region": {"type": "string"}}}
     assert header_annotations(schema) == ()
-    validate_parameter_headers(_tool(schema), {"region": "eu"}, [], [])
+    validate_parameter_headers(_tool(schema), {"region": "eu"}, [])
     schema["properties"]["region"]["x-mcp-header"] = "Region"
     assert [a.header for a in header_annotations(schema)] == ["Mcp-Param-Region"]
     with pytest.raises(HeaderMismatch) as missing:
-        validate_parameter_headers(_tool(schema), {"region": "eu"}, [], [])
+        validate_parameter_headers(_tool(schema), {"region": "eu"}, [])
     assert missing.value.category == "missing"
 
 

@@ -242,7 +242,7 @@ def _spawn_serve(*args: str) -> tuple[subprocess.Popen[str], str]:
         env=env,
         cwd=ROOT,
     )
-    assert process.stdout is not None
+    assert process.stdout is not None and process.stderr is not None
     line = process.stdout.readline()
     assert " at http://" in line, (line, process.stderr.read() if process.poll() is not None else "")
     return process, line.split(" at ")[-1].strip()

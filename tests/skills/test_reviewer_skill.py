@@ -19,12 +19,12 @@ from typing import Any
 import anyio
 import fastmcp
 from fastmcp.skills import Skill, SkillsClientExtension
-from jsonschema import Draft4Validator
+from jsonschema import Draft4Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.skills import REVIEWER_SKILL, reviewer_skill
-from tests.cli.sarif_schema import official_sarif_schema
 from tests.support.http_server import serve_asgi
+from tests.support.sarif_schema import official_sarif_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = ROOT / "src" / "agent_connector_sdk" / "skills" / REVIEWER_SKILL / "SKILL.md"
@@ -94,7 +94,8 @@ def _run(line: str, variables: dict[str, str], cwd: Path) -> subprocess.Complete
 
 
 def _tool(report: dict[str, Any], name: str) -> dict[str, Any]:
-    (tool,) = [t for t in report["tools"] if t["name"] == name]
+    matches: list[dict[str, Any]] = [t for t in report["tools"] if t["name"] == name]
+    (tool,) = matches
     return tool
 
 

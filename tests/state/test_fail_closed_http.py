@@ -18,15 +18,15 @@ import pytest
 
 from agent_connector_sdk.state import MemoryStateBackend, StateNotInitialized, StateUnavailable
 from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
-from tests.state.test_replicas_behind_nginx import (
+from tests.support.cluster import (
     EU,
     US,
     Cluster,
-    _call,
-    _cluster,
-    _set_enabled,
+    call_tool,
     error_of,
+    nginx_cluster,
     result_of,
+    set_enabled,
 )
 from tests.support.replica import initialize_catalog
 
@@ -36,12 +36,12 @@ STALENESS = 1.5
 @pytest.fixture
 def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     prefix = re.sub(r"[^A-Za-z0-9_.-]", "-", request.node.name)[:100]
-    with _cluster(shared=True, prefix=prefix, max_staleness_seconds=STALENESS) as cluster:
+    with nginx_cluster(shared=True, prefix=prefix, max_staleness_seconds=STALENESS) as cluster:
         yield cluster
 
 
 def _works(c: Cluster, replica: str, tool: str = "list_regions") -> bool:
-    response = _call(c, replica, tool, {})
+    response = call_tool(c, replica, tool, {})
     body = response.json()
     if "error" in body:
         assert body["error"]["code"] == -32602  # an unknown tool: refused, never half-run
@@ -57,7 +57,7 @@ def _wait_for(predicate: Any, timeout: float = 10.0) -> None:
 
 
 def test_a_store_that_lost_its_data_keeps_switched_off_tools_off_on_every_replica(cluster: Cluster) -> None:
-    assert result_of(_set_enabled(cluster, EU, "list_regions", False))["isError"] is False
+    assert result_of(set_enabled(cluster, EU, "list_regions", False))["isError"] is False
     for replica in (EU, US):
         assert not _works(cluster, replica)
     before = cluster.health(US)["state"]["catalogGeneration"]
@@ -73,7 +73,7 @@ def test_a_store_that_lost_its_data_keeps_switched_off_tools_off_on_every_replic
         assert not _works(cluster, replica)
         assert not _works(cluster, replica, "route_shipment")
     # The admin tool cannot half-initialise the store either (it is refused with everything else).
-    assert "error" in _set_enabled(cluster, US, "list_regions", False).json()
+    assert "error" in set_enabled(cluster, US, "list_regions", False).json()
 
     # The operator's recovery (docs/deploy.md): initialise with the tools that must stay off.
     initialize_catalog(cluster.redis.url, prefix=cluster.prefix, disabled=frozenset({"list_regions"}))
@@ -83,14 +83,14 @@ def test_a_store_that_lost_its_data_keeps_switched_off_tools_off_on_every_replic
         assert health["catalogGeneration"] > before
         assert not _works(cluster, replica)  # still off
         header = [("Mcp-Param-Region", "eu-west")]
-        routed = _call(cluster, replica, "route_shipment", {"region": "eu-west"}, headers=header)
+        routed = call_tool(cluster, replica, "route_shipment", {"region": "eu-west"}, headers=header)
         assert result_of(routed)["isError"] is False
 
 
 def test_a_replica_that_missed_a_change_is_not_synchronized_and_fails_closed(cluster: Cluster) -> None:
     for replica in (EU, US):
         assert _works(cluster, replica)
-    switched = result_of(_set_enabled(cluster, US, "list_regions", False))["structuredContent"]
+    switched = result_of(set_enabled(cluster, US, "list_regions", False))["structuredContent"]
     assert switched["generation"] > 0
     # EU receives no request and so has not read the change; then the store goes away.
     cluster.redis.stop()
@@ -107,7 +107,7 @@ def test_a_replica_that_missed_a_change_is_not_synchronized_and_fails_closed(clu
     for replica in (EU, US):
         assert not _works(cluster, replica)
         assert not _works(cluster, replica, "flaky_search")
-        assert error_of(_call(cluster, replica, "search_tools", {"pattern": "x"}))["code"] == -32602
+        assert error_of(call_tool(cluster, replica, "search_tools", {"pattern": "x"}))["code"] == -32602
 
 
 # ---------------------------------------------------------------------- the switch on its own

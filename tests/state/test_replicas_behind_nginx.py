@@ -10,99 +10,31 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, cast
 
 import httpx2
 import pytest
 import redis as redis_sync
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
-from agent_connector_sdk.state.redis_backend import RedisStateBackend
-from agent_connector_sdk.state.replica import REPLICA_HEADER
-from tests.support.http_server import serve_asgi
+from tests.support.cluster import (
+    EU,
+    US,
+    Cluster,
+    call_tool,
+    error_of,
+    nginx_cluster,
+    read_resource,
+    result_of,
+    served_by,
+    set_enabled,
+)
 from tests.support.replica import (
     completion_params,
     initialize_catalog,
     lab_manifest_uri,
-    lab_replica,
     post,
 )
-from tests.support.services import SHIPPED_REPLICAS, RedisServer, nginx_balancer, redis_server
-
-EU, US = "eu-west-1", "us-east-1"  # replica ids; the shipped config routes eu-west / us-east to them
-
-
-@dataclass
-class Cluster:
-    redis: RedisServer
-    prefix: str
-    balancer: str  # http://127.0.0.1:N/mcp through nginx
-    replicas: dict[str, str]  # replica id -> its own /mcp URL
-    disclosures: dict[str, SchemaDisclosure]
-    http: httpx2.Client
-
-    def via(self, target: str) -> str:
-        return self.balancer if target == "nginx" else self.replicas[target]
-
-    def health(self, target: str) -> dict[str, Any]:
-        base = self.via(target).removesuffix("/mcp")
-        response = self.http.get(f"{base}/healthz")
-        assert response.status_code == 200
-        return dict(response.json())
-
-
-def _address(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.hostname}:{parts.port}"
-
-
-@contextmanager
-def _cluster(
-    *, shared: bool, prefix: str, limit: int = 5, max_staleness_seconds: float = 60.0
-) -> Iterator[Cluster]:
-    with ExitStack() as stack:
-        redis = stack.enter_context(redis_server())
-        if shared:
-            initialize_catalog(redis.url, prefix=prefix)  # the operator's one-time `state init`
-        replicas: dict[str, str] = {}
-        disclosures: dict[str, SchemaDisclosure] = {}
-        for replica_id in (EU, US):
-            state = RedisStateBackend.from_url(redis.url, prefix=prefix) if shared else None
-            app, disclosures = lab_replica(
-                state, replica_id=replica_id, limit=limit, max_staleness_seconds=max_staleness_seconds
-            )
-            replicas[replica_id] = stack.enter_context(serve_asgi(app))
-        routed = {SHIPPED_REPLICAS[0]: _address(replicas[EU]), SHIPPED_REPLICAS[1]: _address(replicas[US])}
-        balancer = stack.enter_context(nginx_balancer(routed))
-        http = stack.enter_context(httpx2.Client(timeout=10.0))
-        yield Cluster(redis, prefix, f"{balancer}/mcp", replicas, disclosures, http)
-
-
-@pytest.fixture
-def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
-    prefix = re.sub(r"[^A-Za-z0-9_.-]", "-", request.node.name)[:100]
-    with _cluster(shared=True, prefix=prefix) as cluster:
-        yield cluster
-
-
-def result_of(response: httpx2.Response) -> dict[str, Any]:
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert "error" not in body, body
-    return dict(body["result"])
-
-
-def error_of(response: httpx2.Response) -> dict[str, Any]:
-    body = response.json()
-    assert "result" not in body, body
-    return dict(body["error"])
-
-
-def served_by(response: httpx2.Response) -> str:
-    return response.headers[REPLICA_HEADER]
+from tests.support.services import StreamEntries
 
 
 def _complete_many(c: Cluster, count: int, token: str = "analyst-token") -> list[httpx2.Response]:
@@ -110,6 +42,13 @@ def _complete_many(c: Cluster, count: int, token: str = "analyst-token") -> list
         post(c.http, c.balancer, "completion/complete", completion_params(), token=token)
         for _ in range(count)
     ]
+
+
+@pytest.fixture
+def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    prefix = re.sub(r"[^A-Za-z0-9_.-]", "-", request.node.name)[:100]
+    with nginx_cluster(shared=True, prefix=prefix) as cluster:
+        yield cluster
 
 
 # ------------------------------------------------------------------------------------ shared limit
@@ -137,47 +76,35 @@ def test_completion_requests_spread_over_both_replicas_hit_one_shared_limit(clus
 
 def test_without_shared_state_each_replica_counts_its_own_window() -> None:
     """The problem the shared backend solves: per-process limits give a caller N times the limit."""
-    with _cluster(shared=False, prefix="unused") as c:
+    with nginx_cluster(shared=False, prefix="unused") as c:
         responses = _complete_many(c, 10)
         admitted = [r for r in responses if "result" in r.json()]
         assert len(admitted) == 10
 
 
 # ------------------------------------------------------------------------------------- tool switch
-def _call(c: Cluster, target: str, name: str, arguments: dict[str, Any], **kw: Any) -> httpx2.Response:
-    return post(c.http, c.via(target), "tools/call", {"name": name, "arguments": arguments}, **kw)
-
-
-def _read(c: Cluster, target: str, uri: str) -> httpx2.Response:
-    return post(c.http, c.via(target), "resources/read", {"uri": uri})
-
-
 def _searched(c: Cluster, target: str, pattern: str) -> set[str]:
-    result = result_of(_call(c, target, "search_tools", {"pattern": pattern}))
+    result = result_of(call_tool(c, target, "search_tools", {"pattern": pattern}))
     assert result["isError"] is False
     return {entry["name"] for entry in result["structuredContent"]["result"]}
-
-
-def _set_enabled(c: Cluster, target: str, tool: str, enabled: bool, token: str = "admin-token") -> Any:
-    return _call(c, target, "admin_set_tool_enabled", {"tool": tool, "enabled": enabled}, token=token)
 
 
 def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_read(cluster: Cluster) -> None:
     manifest = lab_manifest_uri(cluster.disclosures, "list_regions")
     for replica in (EU, US):
-        assert result_of(_call(cluster, replica, "list_regions", {}))["isError"] is False
-        assert result_of(_read(cluster, replica, manifest))["contents"][0]["uri"] == manifest
+        assert result_of(call_tool(cluster, replica, "list_regions", {}))["isError"] is False
+        assert result_of(read_resource(cluster, replica, manifest))["contents"][0]["uri"] == manifest
         assert _searched(cluster, replica, "regions") == {"list_regions"}
 
-    switched = result_of(_set_enabled(cluster, EU, "list_regions", False))
+    switched = result_of(set_enabled(cluster, EU, "list_regions", False))
     assert switched["isError"] is False
     generation = switched["structuredContent"]["generation"]
     assert switched["structuredContent"]["enabled"] is False
 
     for replica in (EU, US):
-        refused = _call(cluster, replica, "list_regions", {})
+        refused = call_tool(cluster, replica, "list_regions", {})
         assert error_of(refused)["code"] == -32602  # an unknown tool now, on both replicas
-        assert error_of(_read(cluster, replica, manifest)) == {
+        assert error_of(read_resource(cluster, replica, manifest)) == {
             "code": -32602,
             "message": f"Resource not found: {manifest!r}",
             "data": {"uri": manifest},
@@ -187,7 +114,7 @@ def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_re
         # Other tools are untouched.
         assert (
             result_of(
-                _call(
+                call_tool(
                     cluster,
                     replica,
                     "route_shipment",
@@ -199,17 +126,17 @@ def test_tool_switched_off_through_one_replica_is_refused_by_both_on_the_next_re
         )
 
     # Only callers holding catalog:admin can use the switch; it cannot switch itself off.
-    assert error_of(_set_enabled(cluster, US, "list_regions", True, token="analyst-token"))["code"] == -32602
-    protected = result_of(_set_enabled(cluster, US, "admin_set_tool_enabled", False))
+    assert error_of(set_enabled(cluster, US, "list_regions", True, token="analyst-token"))["code"] == -32602
+    protected = result_of(set_enabled(cluster, US, "admin_set_tool_enabled", False))
     assert protected["isError"] is True and "protected" in protected["content"][0]["text"]  # error text leads
-    unknown = result_of(_set_enabled(cluster, US, "no_such_tool", False))
+    unknown = result_of(set_enabled(cluster, US, "no_such_tool", False))
     assert unknown["isError"] is True and "unknown_tool" in unknown["content"][0]["text"]
 
-    back = result_of(_set_enabled(cluster, US, "list_regions", True))
+    back = result_of(set_enabled(cluster, US, "list_regions", True))
     assert back["structuredContent"]["generation"] > generation
     for replica in (EU, US):
-        assert result_of(_call(cluster, replica, "list_regions", {}))["isError"] is False
-        assert "result" in _read(cluster, replica, manifest).json()
+        assert result_of(call_tool(cluster, replica, "list_regions", {}))["isError"] is False
+        assert "result" in read_resource(cluster, replica, manifest).json()
 
 
 # ---------------------------------------------------------------------------------- header routing
@@ -218,7 +145,7 @@ def test_header_routed_calls_land_on_the_intended_replica(
     cluster: Cluster, region: str, replica: str
 ) -> None:
     for _ in range(4):
-        response = _call(
+        response = call_tool(
             cluster, "nginx", "route_shipment", {"region": region}, headers=[("Mcp-Param-Region", region)]
         )
         assert result_of(response)["structuredContent"]["region"] == region
@@ -231,7 +158,7 @@ def test_header_routed_calls_land_on_the_intended_replica(
 def test_mismatched_header_is_refused_by_whichever_replica_receives_it(
     cluster: Cluster, header: str, body: str, replica: str
 ) -> None:
-    response = _call(
+    response = call_tool(
         cluster, "nginx", "route_shipment", {"region": body}, headers=[("Mcp-Param-Region", header)]
     )
     assert response.status_code == 400
@@ -243,7 +170,8 @@ def test_mismatched_header_is_refused_by_whichever_replica_receives_it(
     deadline = time.monotonic() + 5
     entries: list[Any] = []
     while time.monotonic() < deadline and not entries:
-        entries = [e for _, e in client.xrange(f"{cluster.prefix}:audit") if b"refused" in e[b"event"]]
+        stream = cast(StreamEntries, client.xrange(f"{cluster.prefix}:audit"))
+        entries = [e for _, e in stream if b"refused" in e[b"event"]]
         time.sleep(0.05)
     assert entries, "no refusal in the shared audit stream"
     for entry in entries:
@@ -268,18 +196,18 @@ def test_redis_stopped_mid_run_refuses_rate_limited_requests_and_nothing_else(cl
         assert error["data"]["category"] == "state_unavailable"
         assert error["data"]["retryAfterMs"] > 0
     for replica in (EU, US):
-        assert result_of(_call(cluster, replica, "list_regions", {}))["isError"] is False
-        assert "result" in _read(cluster, replica, manifest).json()
+        assert result_of(call_tool(cluster, replica, "list_regions", {}))["isError"] is False
+        assert "result" in read_resource(cluster, replica, manifest).json()
         health = cluster.health(replica)["state"]
         assert health["reachable"] is False and health["catalogSynchronized"] is False
         assert health["catalogGeneration"] == before  # the last set read stays in force
-        outage = result_of(_set_enabled(cluster, replica, "list_regions", False))
+        outage = result_of(set_enabled(cluster, replica, "list_regions", False))
         assert outage["isError"] is True and "state_unavailable" in outage["content"][0]["text"]
-    routed = _call(
+    routed = call_tool(
         cluster, "nginx", "route_shipment", {"region": "us-east"}, headers=[("Mcp-Param-Region", "us-east")]
     )
     assert result_of(routed)["isError"] is False and served_by(routed) == US
-    mismatched = _call(
+    mismatched = call_tool(
         cluster, "nginx", "route_shipment", {"region": "eu-west"}, headers=[("Mcp-Param-Region", "us-east")]
     )
     assert mismatched.status_code == 400 and error_of(mismatched)["code"] == -32020

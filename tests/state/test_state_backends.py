@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, cast
 
 import fastmcp
 import pytest
@@ -16,6 +16,7 @@ import redis as redis_sync
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.state import (
+    CatalogSignals,
     MemoryStateBackend,
     StateBackend,
     StateConfigError,
@@ -28,7 +29,7 @@ from agent_connector_sdk.state import memory as memory_module
 from agent_connector_sdk.state import redis_backend as redis_module
 from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
 from agent_connector_sdk.state.redis_backend import RedisStateBackend
-from tests.support.services import RedisServer, redis_server
+from tests.support.services import RedisServer, StreamEntries, redis_server
 
 
 @pytest.fixture
@@ -233,7 +234,7 @@ async def test_audit_sink_is_bounded_while_redis_is_away_and_drains_when_back(re
     assert len(sink) == 5 and sink.dropped == 7
     redis.start()
     assert await sink.flush() is True
-    entries = redis_sync.Redis.from_url(redis.url).xrange("audit:audit")
+    entries = cast(StreamEntries, redis_sync.Redis.from_url(redis.url).xrange("audit:audit"))
     # Redis came back empty (no persistence): exactly the 5 newest buffered events arrived, in order.
     assert [e[b"event"] for _, e in entries] == [
         f'{{"event": "while_away", "index": {i}}}'.encode() for i in range(7, 12)
@@ -275,7 +276,7 @@ async def test_switch_hides_every_tool_until_its_first_read_then_applies_the_sha
 class _FlakySignals:
     """Catalog signals that answer from a backend until told to fail (an outage)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: CatalogSignals) -> None:
         self.inner = inner
         self.down = False
 
@@ -290,10 +291,13 @@ class _FlakySignals:
     async def disabled_tools(self, namespace: str) -> tuple[int, frozenset[str]]:
         if self.down:
             raise StateUnavailable("catalog read")
-        return await self.inner.disabled_tools(namespace)  # type: ignore[no-any-return]
+        return await self.inner.disabled_tools(namespace)
 
     async def set_tool_enabled(self, namespace: str, name: str, enabled: bool) -> int:
         return int(await self.inner.set_tool_enabled(namespace, name, enabled))
+
+    async def initialize(self, namespace: str, disabled: frozenset[str], *, replace: bool = False) -> int:
+        return await self.inner.initialize(namespace, disabled, replace=replace)
 
 
 async def test_switch_keeps_the_last_set_during_an_outage_and_ignores_late_older_reads() -> None:

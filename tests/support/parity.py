@@ -14,6 +14,7 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 from pydantic import Field
 
 from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+from tests.support.raw_http import mixed_headers
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -69,7 +70,7 @@ def raw_call(
         *extra_headers,
     ]
     content = body if body is not None else json.dumps(message).encode()
-    return client.post(url, content=content, headers=headers)
+    return client.post(url, content=content, headers=mixed_headers(headers))
 
 
 def make_server(*, search: bool = False) -> FastMCP[Any]:
@@ -109,7 +110,7 @@ class Gated:
 
     def call_encoded(self, arguments: dict[str, Any]) -> httpx2.Response:
         """Call with the headers our own client-side builder produces for these arguments."""
-        headers = build_parameter_headers(self.descriptor, arguments, [])
+        headers = build_parameter_headers(self.descriptor, arguments)
         return self.call(arguments, list(headers.items()))
 
 
@@ -124,7 +125,8 @@ def result_of(response: httpx2.Response) -> list[Any]:
     payload = response.json()
     assert "error" not in payload, payload
     assert payload["result"]["isError"] is False, payload
-    return json.loads(payload["result"]["content"][0]["text"])
+    decoded: list[Any] = json.loads(payload["result"]["content"][0]["text"])
+    return decoded
 
 
 def refusal_of(response: httpx2.Response, *, request_id: int = 1) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 from starlette.applications import Starlette
@@ -30,7 +30,7 @@ def raw_post(
     method: str,
     params: dict[str, Any],
     *,
-    headers: list[tuple[str, str | bytes]] | None = None,
+    headers: Sequence[tuple[str, str | bytes]] | None = None,
     name_header: str | bytes | None = None,
     request_id: int | None = 1,
     content: bytes | None = None,
@@ -52,7 +52,15 @@ def raw_post(
         routing.append(("mcp-name", params[key]))
     body = content if content is not None else json.dumps(message).encode()
     with httpx2.Client(timeout=30) as http:
-        return http.post(url, content=body, headers=httpx2.Headers(routing + (headers or [])))
+        pairs = mixed_headers([*routing, *(headers or [])])
+        return http.post(url, content=body, headers=httpx2.Headers(pairs))
+
+
+def mixed_headers(pairs: Sequence[tuple[str | bytes, str | bytes]]) -> list[tuple[str, str]]:
+    """httpx encodes each header name and value on its own, str or bytes (raw bytes are how a test sends
+    octets no str would encode to); its annotation only admits uniform pairs, so the pairs are cast, not
+    changed."""
+    return cast(list[tuple[str, str]], list(pairs))
 
 
 class LogCapture(logging.Handler):

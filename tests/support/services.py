@@ -183,3 +183,8 @@ http {{
             _stop(process)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+# redis-py types ``xrange`` for every client mode (async, decoded responses); a sync client that keeps
+# bytes, as the tests use, returns exactly these pairs.
+StreamEntries = list[tuple[bytes, dict[bytes, bytes]]]

@@ -475,6 +475,13 @@ def serve(
             "excerpt of the body, which may carry secrets)"
         ),
     ] = "generic",
+    auth_config: Annotated[
+        Path | None,
+        Parameter(
+            help="--openapi: a TOML file whose [auth] table turns on JWT authentication (JWKS URL or "
+            "public key file, issuer, audience) and scopes per tool; see docs/gateway.md"
+        ),
+    ] = None,
     trusted_proxies: Annotated[
         list[str] | None,
         Parameter(
@@ -512,6 +519,8 @@ def serve(
         raise CliError("--upstream only applies with --openapi")
     if upstream_errors != "generic" and openapi is None:
         raise CliError("--upstream-errors only applies with --openapi")
+    if auth_config is not None and openapi is None:
+        raise CliError("--auth-config only applies with --openapi")
     if not 0 < read_timeout <= 3600:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
     from agent_connector_sdk.mcp.server.completion import trusted_networks
@@ -558,6 +567,7 @@ def serve(
                 replica_id=replica_id,
                 upstream_errors=upstream_errors,
                 request_bounds=bounds,
+                auth=_auth_settings(auth_config),
             )
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
@@ -591,6 +601,19 @@ def serve(
     finally:
         sock.close()
     return 0
+
+
+def _auth_settings(path: Path | None) -> Any:
+    """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
+    if path is None:
+        return None
+    from agent_connector_sdk.gateway import GatewayError
+    from agent_connector_sdk.gateway.auth import load_auth_file
+
+    try:
+        return load_auth_file(path)
+    except GatewayError as error:
+        raise CliError(f"--auth-config: {error.message}") from None
 
 
 # ------------------------------------------------------------------------------------- disclose
@@ -724,6 +747,9 @@ def _render_fragments(disclosure: Any, console: Console) -> None:
 
 # ---------------------------------------------------------------------------------------- state
 app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
+
+# -------------------------------------------------------------------------------------- gateway
+app.command("agent_connector_sdk.cli.gateway:gateway", name="gateway")  # imported when run
 
 
 # ------------------------------------------------------------------------------------------ main

@@ -187,7 +187,7 @@ def failure_cases(descriptor: Mapping[str, Any]) -> dict[str, list[dict[str, Any
     def invoke_gate(arguments: Any) -> str | None:
         def check() -> None:
             validate_arguments(descriptor, arguments)
-            build_parameter_headers(descriptor, arguments, [])
+            build_parameter_headers(descriptor, arguments)
 
         return _refused(check)
 
@@ -264,7 +264,7 @@ def test_invoke_gate_refuses(case: dict) -> None:
     descriptor = DESCRIPTORS[case["tool"]]
     with pytest.raises(ContractError) as refused:
         validate_arguments(descriptor, case["arguments"])
-        build_parameter_headers(descriptor, case["arguments"], [])
+        build_parameter_headers(descriptor, case["arguments"])
     assert refused.value.category == case["category"]
 
 

@@ -73,6 +73,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
 from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
+from agent_connector_sdk.mcp.host._wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -85,7 +86,6 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostBounds
-from agent_connector_sdk.mcp.host.wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -376,7 +376,7 @@ def _last_line(path: Path | None) -> str | None:
 
 async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:
     """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials), and the
-    server's own words in the answer (at most :data:`~.wire.ERROR_BODY_BYTES` read)."""
+    server's own words in the answer (at most ``ERROR_BODY_BYTES`` of it, from the host's ``_wire``)."""
     import httpx2
 
     headers = {**options.headers, "Accept": "application/json, text/event-stream"}

@@ -26,6 +26,7 @@ from agent_connector_sdk.connectors.openapi import (
     tool_disclosure_origins,
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
+from agent_connector_sdk.gateway.auth import AuthSettings
 from agent_connector_sdk.mcp.server.request_limits import RequestBounds
 
 __all__ = [
@@ -145,11 +146,14 @@ def build_openapi_app(
     replica_id: str | None = None,
     upstream_errors: UpstreamErrorMode = "generic",
     request_bounds: RequestBounds | None = None,
+    auth: AuthSettings | None = None,
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
     document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
-    error body (default: the status and a generic message). Returns the ASGI app and the tool count."""
+    error body (default: the status and a generic message). ``auth`` (``--auth-config``) turns on
+    FastMCP's JWT verifier and puts each ``[auth.require]`` tool behind its scopes. Returns the ASGI app
+    and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -176,6 +180,15 @@ def build_openapi_app(
     if not disclosures:
         raise CliError("the document has no operations: there is nothing to serve")
     server = openapi.server
+    if auth is not None:
+        # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
+        from agent_connector_sdk.mcp import compat
+
+        missing = compat.require_tool_scopes(server, auth.require)
+        if missing:
+            first = sorted(missing)[0]
+            raise CliError(f"--auth-config: [auth.require] {first} names no tool of the document")
+        server.auth = auth.verifier()
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
     server.add_transform(search)
     # from_openapi tools are never edited in place: reads may memoize on the schema objects.

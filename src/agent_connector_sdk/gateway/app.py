@@ -35,6 +35,7 @@ from typing import Any
 import mcp_types
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.auth import require_scopes
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import RawStructuredToolResult, Tool
 from fastmcp.tools.base import ToolResult as FastMCPToolResult
@@ -86,7 +87,9 @@ class GatewayTool(Tool):
     _source: ChildTool | None = PrivateAttr(default=None)
 
     @classmethod
-    def of(cls, child: Child, source: ChildTool) -> GatewayTool:
+    def of(cls, child: Child, source: ChildTool, scopes: tuple[str, ...] = ()) -> GatewayTool:
+        """``scopes``: every one is required of a caller (FastMCP's ``require_scopes``: the same rule
+        filters search results, disclosure reads and calls)."""
         descriptor = source.descriptor
         annotations = None
         raw_annotations = descriptor.get("annotations")
@@ -103,6 +106,7 @@ class GatewayTool(Tool):
             parameters=copy.deepcopy(dict(descriptor["inputSchema"])),
             output_schema=copy.deepcopy(descriptor.get("outputSchema")),
             annotations=annotations,
+            auth=require_scopes(*scopes) if scopes else None,
         )
         tool._child = child
         tool._source = source
@@ -159,6 +163,7 @@ class Gateway:
         environ: Mapping[str, str] | None = None,
         max_results: int = 50,
         name: str = "agent-connector-gateway",
+        health_detail: bool = False,
     ) -> None:
         self.config = config
         self.audit: AuditSink = audit if audit is not None else BoundedAuditSink()
@@ -172,7 +177,9 @@ class Gateway:
             finally:
                 await self.stop()
 
-        self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan)
+        auth = config.auth
+        verifier = None if auth is None else auth.verifier()
+        self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
         self.search = RegexSearchTransform(
             search_result_serializer=describe_schema_tools, max_results=max_results
         )
@@ -187,34 +194,36 @@ class Gateway:
         self._registry: SchemaDisclosureRegistry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
-        self.server.custom_route("/healthz", methods=["GET"], include_in_schema=False)(self._healthz)
+        self.health_detail = health_detail
 
     # -- lifecycle -------------------------------------------------------------------------------
-    async def start(self) -> None:
+    async def start(self, *, supervise: bool = True) -> None:
         """Connect every child concurrently (each within ``connect_timeout``; a child that fails is
-        ``down`` and retried with backoff), publish the catalogs, start the supervisors."""
+        ``down`` and, with ``supervise``, retried with backoff), publish the catalogs, start the
+        supervisors (``supervise=False``: one attempt each, e.g. for ``--check``)."""
         if self._started:
             return
         self._started = True
-        await asyncio.gather(*(self._first_connect(child) for child in self.children.values()))
+        await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
         # One registration for every tool published so far (registering checks the server holds them).
         self._registry = register_schema_resources(
             self.server, self.search, dict(self._pending_origins), frozen_schemas=True
         )
         self._pending_origins.clear()
         cache_tool_catalog(self.server, self.search)
+        if not supervise:
+            return
         self._tasks = [
             asyncio.create_task(child.supervise(), name=f"gateway-child-{child.name}")
             for child in self.children.values()
         ]
 
-    async def _first_connect(self, child: Child) -> None:
+    async def _first_connect(self, child: Child, supervise: bool) -> None:
         try:
             await child.connect()
         except (AgentConnectorError, OSError, RuntimeError):
-            logger.warning(
-                "child %s is down at start (%s); retrying with backoff", child.name, child.last_error
-            )
+            then = "; retrying with backoff" if supervise else ""
+            logger.warning("child %s is down at start (%s)%s", child.name, child.last_error, then)
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []
@@ -254,7 +263,7 @@ class Gateway:
             self._pending_origins.pop(name, None)
         for name in (*diff.changed, *diff.added):
             source = catalog.tools[name]
-            tool = GatewayTool.of(child, source)
+            tool = GatewayTool.of(child, source, self._scopes(child.name, name))
             self.server.add_tool(tool)
             self._tools[name] = tool
             origin = DisclosureOrigin(
@@ -276,6 +285,10 @@ class Gateway:
             }
         )
 
+    def _scopes(self, child: str, exposed: str) -> tuple[str, ...]:
+        auth = self.config.auth
+        return () if auth is None else auth.scopes_for(child, exposed)
+
     def tool(self, exposed: str) -> GatewayTool | None:
         return self._tools.get(exposed)
 
@@ -284,14 +297,51 @@ class Gateway:
         return [child.health() for child in self.children.values()]
 
     async def _healthz(self, request: Request) -> JSONResponse:
+        """Per-child state; with ``health_detail`` on, ``?detail=1`` adds each child's evidence (page
+        trace, admitted and rejected tools with reasons) for operators. Unauthenticated, like every
+        health route, so the detail (tool names) is off unless the operator turns it on."""
+        if self.health_detail and request.query_params.get("detail") == "1":
+            from agent_connector_sdk.gateway.evidence import collect_evidence
+
+            detail = [(await collect_evidence(c, probe=False)).as_json() for c in self.children.values()]
+            up = sum(1 for item in detail if item["state"] == "up")
+            return JSONResponse({"status": _status(up, len(detail)), "children": detail})
         children = [health.as_json() for health in self.health()]
         up = sum(1 for health in children if health["state"] == "up")
-        status = "ok" if up == len(children) else ("degraded" if up else "down")
+        status = _status(up, len(children))
         return JSONResponse({"status": status, "children": children}, status_code=200 if up else 503)
 
     # -- serving ---------------------------------------------------------------------------------------
-    def http_app(self, **http_app_kwargs: Any) -> Any:
-        """The gated ASGI app (stateless Streamable HTTP at ``/mcp`` and ``/healthz``); its lifespan
-        starts and stops the children."""
-        http_app_kwargs.setdefault("stateless_http", True)
-        return self.gates.http_app(self.server, **http_app_kwargs)
+    def http_app(
+        self,
+        *,
+        state: Any = None,
+        replica_id: str | None = None,
+        namespace: str = "gateway",
+        **http_app_kwargs: Any,
+    ) -> Any:
+        """The gated ASGI app (stateless Streamable HTTP at ``/mcp``); its lifespan starts and stops the
+        children. Per-child health is ``GET /healthz``.
+
+        With ``state`` (a backend or URL, e.g. ``redis://…``) or ``replica_id`` the app is one replica
+        among many (``state.replica.build_replica_app``: a shared tool switch under ``namespace``, shared
+        audit, ``Agent-Connector-Replica`` on every answer); the replica's own health is then
+        ``GET /healthz`` and the children's ``GET /healthz/children``. Every replica holds its own
+        connections to the children."""
+        if state is None and replica_id is None:
+            self._route_health("/healthz")
+            http_app_kwargs.setdefault("stateless_http", True)
+            return self.gates.http_app(self.server, **http_app_kwargs)
+        from agent_connector_sdk.state.replica import build_replica_app
+
+        self._route_health("/healthz/children")
+        return build_replica_app(
+            self.server, state=state, namespace=namespace, replica_id=replica_id, **http_app_kwargs
+        )
+
+    def _route_health(self, path: str) -> None:
+        self.server.custom_route(path, methods=["GET"], include_in_schema=False)(self._healthz)
+
+
+def _status(up: int, children: int) -> str:
+    return "ok" if up == children else ("degraded" if up else "down")

@@ -160,7 +160,7 @@ class Child:
         other failure is raised as it happened (``TransportFailure``, ``JsonRpcError``,
         ``PaginationError``...). Either way the child is left ``down``."""
         await self._drop_session()
-        self.state = "connecting"
+        # The state stays what it was ("connecting" at first, "down" while reconnecting) until this works.
         try:
             session = HostSession(self._client(), self.options)  # before connect: the header hook
             self.session = session
@@ -223,8 +223,12 @@ class Child:
         self._relist_requested = True
         self._wake.set()
 
-    def mark_down(self, category: str) -> None:
-        """A call saw the transport fail: stop sending calls here and let the supervisor reconnect."""
+    def mark_down(self, category: str, session: HostSession | None = None) -> None:
+        """A call saw the transport fail: stop sending calls here and let the supervisor reconnect.
+        ``session``: the session the call used; a failure on a session already replaced (a call that
+        outlived a reconnect) says nothing about the new one."""
+        if session is not None and session is not self.session:
+            return
         if self.state == "up":
             self.state = "down"
             self.last_error = category
@@ -285,5 +289,5 @@ class Child:
             ) from None
         except TransportFailure as failure:
             if failure.code != mcp_types.REQUEST_TIMEOUT:
-                self.mark_down("transport_failure")
+                self.mark_down("transport_failure", session)
             raise

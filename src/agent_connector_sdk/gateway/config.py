@@ -8,6 +8,12 @@ on the command line (``--child``) or in a TOML file (``--config``)::
     connect_timeout = 10       # seconds to connect and list a child
     refresh = 60               # seconds between re-lists (a list_changed notification re-lists at once)
 
+    [auth]                     # optional: JWT authentication, see .auth
+    issuer = "https://login.example.com/"
+    audience = "agent-connector"
+    public_key_file = "issuer-public.pem"
+    require = { weather = ["weather:read"] }
+
     [children.weather]
     url = "https://weather.example/mcp"
     headers_env = { Authorization = "WEATHER_AUTHORIZATION" }   # header -> environment variable
@@ -36,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agent_connector_sdk.gateway.auth import AuthSettings, auth_from_table
 from agent_connector_sdk.gateway.errors import GatewayError
 
 __all__ = [
@@ -105,13 +112,15 @@ def _check_env_name(child: str, name: Any) -> None:
 
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
-    """The children and the gateway's timeouts (seconds). ``max_backoff`` caps reconnect waits."""
+    """The children and the gateway's timeouts (seconds). ``max_backoff`` caps reconnect waits;
+    ``auth`` (:class:`~.auth.AuthSettings`) turns on JWT authentication and per-child/tool scopes."""
 
     children: tuple[ChildSpec, ...]
     call_timeout: float = 10.0
     connect_timeout: float = 10.0
     refresh: float = 60.0
     max_backoff: float = 30.0
+    auth: AuthSettings | None = None
 
     def __post_init__(self) -> None:
         names = [child.name for child in self.children]
@@ -124,6 +133,9 @@ class GatewayConfig:
             value = getattr(self, knob)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
                 raise GatewayError("invalid_config", f"{knob} must be a number of seconds in (0, 86400]")
+        if self.auth is not None:
+            # A requirement names a child (all its tools) or one gateway tool name `child_tool`.
+            self.auth.check_names(names, prefixes=[f"{name}_" for name in names])
 
 
 def parse_child(text: str) -> ChildSpec:
@@ -167,7 +179,7 @@ def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
         raise GatewayError("invalid_config", f"cannot read {path.name}: {error.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise GatewayError("invalid_config", f"{path.name} is not valid TOML: {error}") from None
-    unknown = sorted(set(data) - {"gateway", "children"})
+    unknown = sorted(set(data) - {"gateway", "children", "auth"})
     if unknown:
         raise GatewayError("invalid_config", f"{path.name}: unknown table [{unknown[0]}]")
     table = data.get("gateway", {})
@@ -200,7 +212,11 @@ def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
                 env_env=_mapping(name, spec.get("env_env"), "env_env"),
             )
         )
+    auth_table = data.get("auth")
+    if auth_table is not None and not isinstance(auth_table, dict):
+        raise GatewayError("invalid_config", f"{path.name}: [auth] must be a table")
     return GatewayConfig(
+        auth=None if auth_table is None else auth_from_table(auth_table, path.parent),
         children=(*children, *extra),
         call_timeout=_seconds(table, "call_timeout", 10.0),
         connect_timeout=_seconds(table, "connect_timeout", 10.0),

@@ -46,7 +46,8 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
-* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``;
+* :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``, and
+  :func:`transport_client_factory` built on it;
 * :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
   is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
   wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
@@ -60,7 +61,7 @@ Host side (for the client adapters; routed here so both sides share one list):
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
   ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
-  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host.wire`).
+  judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host._wire`).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import anyio
 import fastmcp
@@ -126,6 +127,7 @@ __all__ = [
     "send_unvalidated_request",
     "stdio_line_cap",
     "synthetic_tool_names",
+    "transport_client_factory",
     "untested_versions",
     "visibility_enabled",
     "wire_request",
@@ -250,6 +252,23 @@ def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], Non
 def make_verify_factory(transport: Any) -> Any:
     """``StreamableHttpTransport._make_verify_factory()`` of a ``fastmcp`` client transport."""
     return transport._make_verify_factory()
+
+
+def transport_client_factory(transport: Any) -> Callable[..., Any]:
+    """What ``transport`` would build its ``httpx`` client with: its own ``httpx_client_factory``, else
+    its verify factory, else the SDK's default (the latter two set ``follow_redirects`` themselves and
+    do not take the keyword). The host's factory wrappers (header stamping, the response guard) build
+    on it, so each mirrors the transport's own choice and either may wrap first."""
+    original = transport.httpx_client_factory
+    if original is not None:
+        return cast(Callable[..., Any], original)
+    base = make_verify_factory(transport) or create_mcp_http_client
+
+    def build(**kwargs: Any) -> Any:
+        kwargs.pop("follow_redirects", None)
+        return base(**kwargs)
+
+    return build
 
 
 # ------------------------------------------------------------------------ disclosure read path
@@ -514,3 +533,26 @@ def stdio_line_cap(cap: Any) -> Iterator[None]:
         yield
     finally:
         _STDIO_CAP.reset(token)
+
+
+def require_tool_scopes(server: FastMCP[Any], requirements: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """Put FastMCP's ``require_scopes(*scopes)`` on the OpenAPI tools named in ``requirements`` (before
+    anything lists or caches them) and return the names no OpenAPI tool of ``server`` has.
+
+    FastMCP offers no public way to set a generated tool's ``auth`` (``from_openapi`` builds the tools;
+    ``mcp_component_fn`` is taken by the connector), so this writes the attribute on the objects
+    ``OpenAPIProvider`` stores in its private ``_tools`` dict (checked in FastMCP 4.2.3: ``_get_tool`` and
+    ``_list_tools`` return those very objects). Refused on other versions (``RuntimeError``)."""
+    from fastmcp.server.auth import require_scopes
+
+    if not fastmcp.__version__.startswith("4.2."):
+        raise RuntimeError("per-tool scopes on OpenAPI tools are verified for FastMCP 4.2 only")
+    stored: dict[str, Any] = {}
+    for provider in server.providers:
+        if type(provider) is OpenAPIProvider:
+            stored.update(provider._tools)
+    for name, scopes in requirements.items():
+        tool = stored.get(name)
+        if tool is not None and scopes:
+            tool.auth = require_scopes(*scopes)
+    return set(requirements) - set(stored)

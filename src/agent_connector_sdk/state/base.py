@@ -60,16 +60,8 @@ ConfigCategory = Literal[
     "too_many_disabled",
     "already_initialized",
 ]
-StateCategory = Literal[
-    "state_unavailable",
-    "state_not_initialized",
-    "invalid_state_url",
-    "backend_not_installed",
-    "invalid_namespace",
-    "invalid_tool_name",
-    "too_many_disabled",
-    "already_initialized",
-]
+# Every state category: the two runtime ones plus the configuration ones (a nested Literal flattens).
+StateCategory = Literal["state_unavailable", "state_not_initialized", ConfigCategory]
 
 
 class StateBackendError(AgentConnectorError):

@@ -56,6 +56,9 @@ def open_state_backend(url: str | None, *, prefix: str | None = None) -> StateBa
         from agent_connector_sdk.state.redis_backend import DEFAULT_PREFIX, RedisStateBackend
     except ImportError:
         raise StateConfigError(
-            "backend_not_installed", "the Redis backend needs: pip install 'agent-connector-sdk[redis]'"
+            # Not a public-index name (this project is installed from a checkout or a wheel).
+            "backend_not_installed",
+            "the Redis backend needs the redis package: pip install 'redis>=5' "
+            "(or install this project with its [redis] extra)",
         ) from None
     return RedisStateBackend.from_url(url.strip(), prefix=prefix if prefix is not None else DEFAULT_PREFIX)

@@ -1,6 +1,7 @@
 """The Redis state backend: what replicas behind a load balancer share.
 
-Install with ``pip install 'agent-connector-sdk[redis]'``.
+Needs the ``redis`` package: the project's ``[redis]`` extra (``pip install '/path/to/checkout[redis]'``)
+or ``pip install 'redis>=5'``.
 
 Keys (``prefix`` defaults to ``agent-connector``; nothing else is written):
 

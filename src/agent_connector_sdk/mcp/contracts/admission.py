@@ -51,6 +51,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
 
+from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed
 from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import X_MCP_HEADER_KEY, header_annotations
 from agent_connector_sdk.mcp.contracts.json_schema import (
@@ -62,7 +63,6 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     exact_value_key,
     iter_schema_positions,
 )
-from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
 
 __all__ = [
     "DEFAULT_SENSITIVE_NAMES",

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, cast
 
+from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionCategory,
     AdmissionError,
@@ -407,13 +408,13 @@ def parameter_headers(tool: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
 
 
 def build_parameter_headers(
-    tool: Mapping[str, Any], arguments: Mapping[str, Any], audit: list[dict[str, Any]] | None = None
+    tool: Mapping[str, Any], arguments: Mapping[str, Any], *, audit: AuditSink | None = None
 ) -> dict[str, str]:
-    """:func:`parameter_headers`' headers; its event is appended to ``audit`` when one is given (kept
-    for existing callers: new code takes the returned event from :func:`parameter_headers`)."""
+    """:func:`parameter_headers`' headers; its event goes to ``audit`` (the one callable
+    :class:`~agent_connector_sdk.audit.AuditSink` convention) when one is given."""
     built = parameter_headers(tool, arguments)
     if audit is not None:
-        audit.append(built.event)
+        audit(built.event)
     return built.headers
 
 
@@ -460,7 +461,8 @@ def validate_parameter_headers(
     tool: Mapping[str, Any],
     arguments: Mapping[str, Any],
     headers: Mapping[str, str] | Iterable[tuple[str, str]],
-    audit: list[dict[str, Any]] | None = None,
+    *,
+    audit: AuditSink | None = None,
 ) -> dict[str, Any]:
     """Check a ``tools/call``'s ``Mcp-Param-*`` headers against its body, for ``tool`` (a wire descriptor).
 
@@ -473,7 +475,8 @@ def validate_parameter_headers(
     exactly, integers numerically, booleans exactly). Invalid annotations raise :class:`HeaderMismatch`
     ``invalid_header_annotation`` (``header`` ``None``): this is the Execute gate, not Admit.
     Returns the success audit event (the names checked and which were base64-encoded; never values).
-    ``audit``, when given, also receives the event — on refusal the canonical header name and category.
+    ``audit`` (a callable :class:`~agent_connector_sdk.audit.AuditSink`), when given, also receives the
+    event — on refusal the canonical header name and category.
     """
     try:
         try:
@@ -482,7 +485,7 @@ def validate_parameter_headers(
             raise HeaderMismatch("invalid_header_annotation", refusal.message, header=None) from None
     except HeaderMismatch as refusal:
         if audit is not None:
-            audit.append(_refused_event(tool, refusal))
+            audit(_refused_event(tool, refusal))
         raise
     received: dict[str, list[str]] = {}
     prefix = MCP_PARAM_HEADER_PREFIX.lower()
@@ -520,7 +523,7 @@ def validate_parameter_headers(
                 encoded.append(header)
     except HeaderMismatch as refusal:
         if audit is not None:
-            audit.append(_refused_event(tool, refusal))
+            audit(_refused_event(tool, refusal))
         raise
     event = {
         "gate": "execute",
@@ -530,7 +533,7 @@ def validate_parameter_headers(
         "base64_encoded": encoded,
     }
     if audit is not None:
-        audit.append(event)
+        audit(event)
     return event
 
 

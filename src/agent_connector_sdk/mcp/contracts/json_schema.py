@@ -86,8 +86,8 @@ from jsonschema_specifications import REGISTRY as _METASCHEMAS  # type: ignore[i
 from referencing import Registry, Resource, Specification
 from referencing import jsonschema as referencing_jsonschema
 
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 
 __all__ = [
     "ALL_DIALECTS",

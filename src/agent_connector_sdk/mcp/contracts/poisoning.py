@@ -84,6 +84,37 @@ def hidden_characters(text: str) -> dict[str, int]:
     return found
 
 
+_NAME_RUN: Final = re.compile(rf"[{_NAME_CHARS}]+")
+
+
+def _mention_tokens(text: str) -> frozenset[str] | None:
+    """Every name :func:`_mentions` can find in an ASCII ``text``, lowercased; ``None`` for other text.
+
+    Why: checking each of a listing's names against each description is O(tools²) regex searches (a
+    1,000-tool listing took minutes). For ASCII text the match is a token test: a mention starts where
+    a run of name characters starts (the look-behind) and ends at the run's end, or just before the
+    run's final ``.`` (the look-aheads allow a ``.`` only when no name character follows it). So the
+    mentions are exactly each run and, when it ends in ``.``, the run without it. Non-ASCII text keeps
+    the regex: with ``IGNORECASE`` a class like ``[A-Za-z]`` also matches e.g. KELVIN SIGN."""
+    if not text.isascii():
+        return None
+    tokens: set[str] = set()
+    for run in _NAME_RUN.findall(text):
+        lowered = run.lower()
+        tokens.add(lowered)
+        if lowered.endswith("."):
+            tokens.add(lowered[:-1])
+    return frozenset(tokens)
+
+
+def _mentioned(text: str, tokens: frozenset[str] | None, name: str) -> bool:
+    """:func:`_mentions`, by token lookup where :func:`_mention_tokens` applies (ASCII text and a name
+    made of name characters only), else by the regex."""
+    if tokens is not None and name.isascii() and _NAME_RUN.fullmatch(name):
+        return name.lower() in tokens
+    return _mentions(text, name)
+
+
 def _mentions(text: str, name: str) -> bool:
     """Whether ``name`` occurs in ``text`` as a whole token (not inside a longer identifier)."""
     # A sentence's full stop after a name still ends the token ("... send_email."), a dot inside does not.
@@ -131,8 +162,9 @@ def poisoning_findings(
                     path,
                 )
             )
-        named_tools = [name for name in others if _mentions(text, name)]
-        named_servers = [name for name in servers if _mentions(text, name)]
+        tokens = _mention_tokens(text)
+        named_tools = [name for name in others if _mentioned(text, tokens, name)]
+        named_servers = [name for name in servers if _mentioned(text, tokens, name)]
         if named_tools or named_servers:
             parts = []
             if named_tools:

@@ -7,7 +7,7 @@
 * :mod:`.session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`, ONE per
   connection), with the connection's revision, transport and header-gate applicability
   (:class:`ConnectionReport`);
-* :mod:`.param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
+* :mod:`._param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
 * :mod:`.errors` — the protocol and tool-execution failure families;
 * :mod:`.debounce` — debounced completion requests for a host UI.
 
@@ -18,6 +18,11 @@ behind a search transform, reconstructed from schema disclosures).
 """
 
 # The faces last: they build on the modules above (importing them first would be circular).
+from agent_connector_sdk.mcp.host._param_headers import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.core import (
     AdmittedTool,
@@ -49,11 +54,6 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions, Profile
-from agent_connector_sdk.mcp.host.param_headers import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
-)
 from agent_connector_sdk.mcp.host.session import (
     CallSummary,
     ConfirmWrite,

@@ -2,7 +2,7 @@
 
 A server that never stops sending must not be able to hold a host forever or fill its memory. Each
 check here is pure except :func:`operation_deadline` (a cancel scope); the byte cap that holds while
-reading lives with the transport (:mod:`.wire`). A bound that is hit raises :class:`BoundExceeded`,
+reading lives with the transport (:mod:`._wire`). A bound that is hit raises :class:`BoundExceeded`,
 which names the bound (the :class:`~.options.HostBounds` field) and its limit: the refusal is the
 host's own, never reported as the server's error, and never a silently truncated result.
 """
@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Literal
 import anyio
 
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
-from agent_connector_sdk.mcp.contracts.sizes import json_bound_crossed
 from agent_connector_sdk.mcp.host.options import HostBounds
 
 __all__ = [

@@ -21,7 +21,7 @@ Three failure families never mix (all under :class:`~agent_connector_sdk.errors.
 the spec's looser encoding, for tools it has listed through ``ClientSession.list_tools``. Discovery goes
 through ``session.send_request`` with a raw result type, which never feeds the SDK's per-tool header
 map, and each call carries exactly the headers the host core computed
-(:mod:`agent_connector_sdk.mcp.host.param_headers`).
+(:mod:`agent_connector_sdk.mcp.host._param_headers`).
 """
 
 from __future__ import annotations
@@ -34,13 +34,12 @@ from typing import Any
 import fastmcp
 import mcp_types
 
-from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.host.core import ToolResult
 from agent_connector_sdk.mcp.host.errors import InvalidCompletionRequest
 from agent_connector_sdk.mcp.host.options import HostOptions
-from agent_connector_sdk.mcp.host.session import ConnectionReport, HeaderGates, HostSession, as_session
+from agent_connector_sdk.mcp.host.session import ConnectionReport, HostSession, SessionFace, as_session
 
 __all__ = ["CompletionResult", "ContractClient"]
 
@@ -57,7 +56,7 @@ class CompletionResult:
     has_more: bool | None = None
 
 
-class ContractClient:
+class ContractClient(SessionFace):
     """The host core as a client of listed tools: a face over one :class:`~.session.HostSession`.
 
     ``connection`` is a ``fastmcp.Client`` (a session is built for it with ``options``) or an existing
@@ -80,10 +79,6 @@ class ContractClient:
             # The HTTP client (and our header hook on it) is built when the session connects.
             raise ValueError("wrap the fastmcp.Client before connecting it")
         self.session = as_session(connection, options)
-
-    @property
-    def audit(self) -> AuditSink:
-        return self.session.core.audit
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def __aenter__(self) -> ContractClient:
@@ -109,16 +104,6 @@ class ContractClient:
         return self.session.options
 
     # -- connection facts --------------------------------------------------------------------------
-    @property
-    def protocol_version(self) -> str | None:
-        """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
-        return self.session.protocol_version
-
-    @property
-    def header_gates(self) -> HeaderGates:
-        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
-        return self.session.header_gates
-
     @property
     def report(self) -> ConnectionReport:
         return self.session.report

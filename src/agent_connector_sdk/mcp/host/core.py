@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, admit_tools
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
 from agent_connector_sdk.mcp.contracts.findings import Finding
@@ -45,7 +46,6 @@ from agent_connector_sdk.mcp.contracts.headers import (
     parameter_headers,
 )
 from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
 from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_arguments
@@ -313,8 +313,9 @@ class HostCore:
 
         Raises :class:`AdmissionError` with the admission category (``contract_drift`` under a lock,
         ``sensitive_header``, ``invalid_header_annotation``, ...) when the policy rejects it, and
-        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a navigation entry) does
-        not say exactly what the schema's annotations say (header names compare case-insensitively).
+        ``header_map_mismatch`` when ``known_headers`` (a header map the host already knows, e.g. from a
+        navigation entry) does not say exactly what the schema's annotations say (header names compare
+        case-insensitively).
         """
         name = descriptor.get("name")
         report = admit_tools([descriptor], self.policy)

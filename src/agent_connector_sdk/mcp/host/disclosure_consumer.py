@@ -44,16 +44,15 @@ import mcp_types
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.errors import AgentConnectorError, Gate
-from agent_connector_sdk.mcp.contracts.pointers import json_pointer
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.mcp.host._param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.mcp.host.options import HostOptions
-from agent_connector_sdk.mcp.host.param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
-from agent_connector_sdk.mcp.host.session import HeaderGates, HostSession, as_session
+from agent_connector_sdk.mcp.host.session import HostSession, SessionFace, as_session
 from agent_connector_sdk.mcp.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
     SchemaDisclosureCategory,
@@ -231,7 +230,7 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
     )
 
 
-class SchemaDisclosureConsumer:
+class SchemaDisclosureConsumer(SessionFace):
     """Discover, read, verify and call tools disclosed by a schema disclosure provider.
 
     ``connection`` is the :class:`~.session.HostSession` of the caller's connection (shared with a
@@ -273,7 +272,6 @@ class SchemaDisclosureConsumer:
         if min(max_in_flight, max_total_bytes, max_fragments) < 1:
             raise ValueError("bounds must be positive")
         self.session = as_session(connection, options)
-        self.audit: AuditSink = self.session.core.audit
         self.bounds = self.session.bounds
         max_total_bytes = min(max_total_bytes, self.bounds.max_schema_bytes + _ENVELOPE_ALLOWANCE)
         self._scope = scope
@@ -287,16 +285,6 @@ class SchemaDisclosureConsumer:
     @property
     def scope(self) -> CallerScope:
         return self._scope
-
-    @property
-    def protocol_version(self) -> str | None:
-        """The revision the caller's session negotiated (``None`` before it connects)."""
-        return self.session.protocol_version
-
-    @property
-    def header_gates(self) -> HeaderGates:
-        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
-        return self.session.header_gates
 
     @property
     def generation(self) -> int:

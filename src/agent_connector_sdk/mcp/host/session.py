@@ -36,6 +36,7 @@ from mcp_types.methods import validate_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
+from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.contracts.errors import (
@@ -46,6 +47,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
 )
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
+from agent_connector_sdk.mcp.host._param_headers import (
+    TRANSPORT_EXCEPTIONS,
+    ParamHeaderChannel,
+    is_local_transport_error,
+)
+from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap, Watch, bound_behind
 from agent_connector_sdk.mcp.host.bounds import (
     BoundExceeded,
     check_listing_size,
@@ -69,12 +76,6 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.param_headers import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
-)
-from agent_connector_sdk.mcp.host.wire import HttpGuard, StdioLineCap, Watch, bound_behind
 
 __all__ = [
     "CallSummary",
@@ -82,6 +83,7 @@ __all__ = [
     "ConnectionReport",
     "HeaderGates",
     "HostSession",
+    "SessionFace",
     "TransportKind",
     "as_session",
 ]
@@ -178,7 +180,7 @@ class HostSession:
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
         self._channel = ParamHeaderChannel(client)
-        # The byte and value caps while reading, and the server's words on an HTTP error (wire.py).
+        # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
         self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
@@ -540,6 +542,28 @@ def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptio
             raise ValueError("the session already has its options; pass options to HostSession")
         return connection
     return HostSession(connection, options)
+
+
+class SessionFace:
+    """What both faces (``ContractClient``, ``SchemaDisclosureConsumer``) read straight from their one
+    session: the connection facts and the audit sink — written once here, not once per face."""
+
+    session: HostSession
+
+    @property
+    def audit(self) -> AuditSink:
+        """The session's sink (:class:`~.options.HostOptions` ``audit``), shared by both faces."""
+        return self.session.core.audit
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
+        return self.session.protocol_version
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
+        return self.session.header_gates
 
 
 def _report_event(report: ConnectionReport) -> dict[str, Any]:

@@ -123,12 +123,12 @@ class HeaderParityGate:
 def _tool_refusal(
     tool: Tool, arguments: Mapping[str, Any], headers: list[tuple[str, str]], events: list[AuditEvent]
 ) -> HeaderRefusal | None:
-    """The pure verdict of one tool (``contracts.headers.validate_parameter_headers``); its event is
-    appended to ``events`` (the contract's own collection convention; only :meth:`HeaderParityGate.check`
-    reads it, and passes one event on to the sink)."""
+    """The pure verdict of one tool (``contracts.headers.validate_parameter_headers``); its event goes
+    to ``events.append`` (a local sink: :meth:`HeaderParityGate.check` passes only the deciding event on
+    to the gate's sink)."""
     descriptor = {"name": tool.name, "inputSchema": tool.parameters}
     try:
-        validate_parameter_headers(descriptor, arguments, headers, events)
+        validate_parameter_headers(descriptor, arguments, headers, audit=events.append)
     except HeaderMismatch as mismatch:
         return mismatch.message, {"tool": tool.name, "header": mismatch.header, "category": mismatch.category}
     except AdmissionError as invalid:

@@ -43,7 +43,7 @@ import mcp_types
 from fastmcp.client.transports.http import StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
+from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
 from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
 
 __all__ = [
@@ -147,8 +147,7 @@ class ParamHeaderChannel:
             _PENDING.reset(token)
 
     def _wrap_factory(self, transport: StreamableHttpTransport) -> None:
-        original = transport.httpx_client_factory
-        verify_factory = make_verify_factory(transport) if original is None else None
+        build = transport_client_factory(transport)
 
         async def stamp_param_headers(request: httpx2.Request) -> None:
             pending = _PENDING.get()
@@ -164,13 +163,7 @@ class ParamHeaderChannel:
                 request.headers[name] = value
 
         def factory(**kwargs: Any) -> httpx2.AsyncClient:
-            # Mirrors the transport's own choice: its factory, else its verify factory, else the SDK's
-            # default (the latter two set follow_redirects themselves and do not take the keyword).
-            if original is not None:
-                http_client = original(**kwargs)
-            else:
-                kwargs.pop("follow_redirects", None)
-                http_client = (verify_factory or create_mcp_http_client)(**kwargs)
+            http_client: httpx2.AsyncClient = build(**kwargs)  # the transport's own choice
             http_client.event_hooks.setdefault("request", []).append(stamp_param_headers)
             self._clients_built += 1
             return http_client

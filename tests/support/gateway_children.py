@@ -1,5 +1,5 @@
 """Child servers for the gateway tests: a well-behaved FastMCP server, a misbehaving low-level one, and
-a stdio one (run as ``python -m tests.gateway.children stdio``), plus an ASGI recorder of the raw
+a stdio one (run as ``python -m tests.support.gateway_children stdio``), plus an ASGI recorder of the raw
 headers a child received."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import mcp_types as types
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
+from fastmcp.tools import FunctionTool
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import Field
@@ -48,6 +49,18 @@ def weather_server(name: str = "weather") -> FastMCP[Any]:
         """Sleeps."""
         await asyncio.sleep(seconds)
         return "done"
+
+    @server.tool
+    async def grow(ctx: Context) -> str:
+        """Adds a tool and says so (notifications/tools/list_changed on this request's stream)."""
+
+        def extra() -> str:
+            """Added at run time."""
+            return "extra"
+
+        server.add_tool(FunctionTool.from_function(extra))
+        await ctx.send_notification(types.ToolListChangedNotification())
+        return "grown"
 
     return server
 

@@ -2,7 +2,7 @@
 
 Run as a subprocess by ``tests/host/test_stdio_and_older_revisions.py``::
 
-    python tests/host/stdio_lab.py [--search]
+    python tests/support/stdio_lab.py [--search]
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import asyncio
 import sys
 from pathlib import Path
 
-# Run as a script: make the repository root importable for ``tests.host._servers``.
+# Run as a script: make the repository root importable for ``tests.support.host_servers``.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
-from tests.host._servers import lab_behind_search
+from tests.support.host_servers import lab_behind_search
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 It carries what a reviewer must see: an unsafe descriptor (a token mirrored into a header), an array
 output, a Unicode routing header and a ``""`` cursor in its ``tools/list`` chain (the contract lab's
-paging). ``python tests/cli/plain_server.py`` serves it over stdio.
+paging). ``python tests/support/plain_server.py`` serves it over stdio.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def non_mcp_server(kind: str, contacted: threading.Event | None = None) -> Itera
             pass
 
     server = HTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server.daemon_threads = True  # type: ignore[attr-defined]  # a ThreadingHTTPServer flag, harmless here
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

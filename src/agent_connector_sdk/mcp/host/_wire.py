@@ -1,7 +1,7 @@
 """What the host reads off the wire itself: a byte cap while reading, HTTP error words, raw pages.
 
 :class:`HttpGuard` sits in the HTTP client a Streamable HTTP transport builds on connect (the same
-factory-wrapping technique as :mod:`.param_headers`) and, for every POST response:
+factory-wrapping technique as :mod:`._param_headers`) and, for every POST response:
 
 * caps the bytes read at ``max_message_bytes`` and the JSON values at ``max_message_values`` (a
   :class:`ValueCounter` over the raw bytes) *while reading*: a response announcing more
@@ -34,7 +34,7 @@ import fastmcp
 import httpx2
 from fastmcp.client.transports.http import StreamableHttpTransport
 
-from agent_connector_sdk.mcp.compat import McpHttpClientFactory, create_mcp_http_client, make_verify_factory
+from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.host.options import HostBounds
@@ -205,8 +205,7 @@ class HttpGuard:
             _WATCH.reset(token)
 
     def _wrap_factory(self, transport: StreamableHttpTransport) -> None:
-        original = transport.httpx_client_factory
-        verify_factory = make_verify_factory(transport) if original is None else None
+        build = transport_client_factory(transport)
         limit = self.max_message_bytes
 
         async def guard(response: httpx2.Response) -> None:
@@ -237,12 +236,7 @@ class HttpGuard:
             response.stream = _CappedStream(response.stream, limit, capped, refuse, self.max_message_values)
 
         def factory(**kwargs: Any) -> httpx2.AsyncClient:
-            # Mirrors the transport's own choice, as ParamHeaderChannel does (either may wrap first).
-            if original is not None:
-                http_client = original(**kwargs)
-            else:
-                kwargs.pop("follow_redirects", None)
-                http_client = (verify_factory or create_mcp_http_client)(**kwargs)
+            http_client: httpx2.AsyncClient = build(**kwargs)  # the transport's own choice
             http_client.headers["Accept-Encoding"] = "identity"
             http_client.event_hooks.setdefault("response", []).append(guard)
             return http_client

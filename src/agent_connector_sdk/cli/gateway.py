@@ -1,0 +1,175 @@
+"""``agent-connector gateway``: many child MCP servers behind one gated, disclosed catalog.
+
+    agent-connector gateway --child weather=http://127.0.0.1:9001/mcp \\
+                            --child 'files=-- python files_server.py' --port 0 --no-auth
+    agent-connector gateway --config gateway.toml --check
+
+Authentication: an ``[auth]`` table in ``--config`` (FastMCP's JWT verifier: JWKS URL or public key
+file, issuer, audience; scopes per child or tool). Without one the gateway serves only with
+``--no-auth``, and only on a loopback address.
+
+Serving binds the socket first (a bad or busy port is one line, exit 2), connects every child within
+its connect timeout (a child that is down is reported and retried with backoff; the others serve), then
+prints the real URL. ``--check`` connects, prints each child's compatibility evidence and exits: 0 when
+every child was reachable, 2 when one was not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from cyclopts import Parameter
+
+from agent_connector_sdk.cli._output import current_output
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.sanitize import sanitize_text
+
+__all__ = ["gateway", "render_evidence"]
+
+
+def gateway(
+    *,
+    child: Annotated[
+        list[str] | None,
+        Parameter(
+            help="a child server: NAME=URL (Streamable HTTP) or 'NAME=-- CMD ARGS...' (stdio); repeatable",
+            negative=(),
+        ),
+    ] = None,
+    config: Annotated[Path | None, Parameter(help="TOML configuration (see docs/gateway.md)")] = None,
+    host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
+    port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
+    no_auth: Annotated[
+        bool, Parameter(help="serve without authentication (loopback --host only)", negative=())
+    ] = False,
+    check: Annotated[
+        bool,
+        Parameter(
+            help="connect, print each child's compatibility evidence (and call one harmless "
+            "read-only tool per child), then exit",
+            negative=(),
+        ),
+    ] = False,
+    json_output: Annotated[bool, Parameter(name="--json", help="--check: print JSON", negative=())] = False,
+    state: Annotated[
+        str | None,
+        Parameter(
+            help="run as one replica sharing this state (memory:// or redis://HOST:PORT/DB; "
+            "default: $AGENT_CONNECTOR_STATE); see docs/gateway.md"
+        ),
+    ] = None,
+    replica_id: Annotated[
+        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
+    ] = None,
+    namespace: Annotated[str, Parameter(help="the catalog namespace the replicas share")] = "gateway",
+    health_detail: Annotated[
+        bool,
+        Parameter(
+            help="GET /healthz?detail=1 also lists each child's admitted and rejected tools (the route "
+            "is unauthenticated: for operators on a private network)",
+            negative=(),
+        ),
+    ] = False,
+) -> int:
+    """Serve many MCP servers behind one gated catalog with schema disclosure (or --check them)."""
+    from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
+    from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
+
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535 (got {port})")
+    if json_output and not check:
+        raise CliError("--json only applies with --check")
+    try:
+        extra = tuple(parse_child(text) for text in child or ())
+        settings = load_config(config, extra) if config is not None else GatewayConfig(children=extra)
+    except GatewayError as error:
+        raise CliError(error.message) from None
+    out = current_output()
+    one_line_logging()
+    if check:
+        return asyncio.run(_check(Gateway(settings), json_output=json_output))
+    if settings.auth is not None and no_auth:
+        raise CliError("--no-auth contradicts the [auth] table of --config: drop one")
+    if settings.auth is None and not no_auth:
+        raise CliError(
+            "the gateway has no authentication configured: add an [auth] table to --config "
+            "(see docs/gateway.md), or pass --no-auth to serve on a loopback --host"
+        )
+    if no_auth and not is_loopback(host):
+        raise CliError(f"refusing to bind {host} without authentication: use a loopback --host")
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state.config import state_url_from_env
+
+    shared = state if state is not None else state_url_from_env()
+    front = Gateway(settings, health_detail=health_detail)
+    try:
+        app_ = front.http_app(state=shared, replica_id=replica_id, namespace=namespace)
+    except StateConfigError as error:
+        raise CliError(f"--state: {error.message}") from None
+    except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
+        raise CliError(str(error)) from None
+    sock = bind_socket(host, port)
+
+    def announce(url: str) -> None:
+        states = ", ".join(f"{h.name} {h.state}" for h in front.health())
+        tools = sum(h.tools for h in front.health())
+        print(f"serving {tools} tools from {len(settings.children)} children ({states}) at {url}", file=out)
+        out.flush()
+
+    try:
+        run_server(app_, sock, announce)
+    finally:
+        sock.close()
+    return 0
+
+
+async def _check(front: Any, *, json_output: bool) -> int:
+    from agent_connector_sdk.gateway.evidence import collect_evidence
+
+    await front.start(supervise=False)
+    try:
+        evidence = [await collect_evidence(child) for child in front.children.values()]
+    finally:
+        await front.stop()
+    out = current_output()
+    if json_output:
+        print(json.dumps([item.as_json() for item in evidence], indent=2, ensure_ascii=True), file=out)
+    else:
+        for line in render_evidence(evidence):
+            print(line, file=out)
+    return 0 if all(item.health.state == "up" for item in evidence) else 2
+
+
+def _s(value: Any, limit: int = 200) -> str:
+    return sanitize_text(str(value), limit)
+
+
+def render_evidence(evidence: list[Any]) -> list[str]:
+    """Lines for a person; every child-controlled string passes the one sanitizer."""
+    lines: list[str] = []
+    for item in evidence:
+        health = item.health
+        version = health.protocol_version or "-"
+        lines.append(f"child {health.name} ({health.transport}, {_s(version, 40)}): {health.state}")
+        if health.state != "up":
+            lines.append(f"  error: {_s(health.last_error)}")
+            continue
+        trace = ", ".join("(first)" if c is None else json.dumps(_s(c, 40)) for c in item.page_trace)
+        lines.append(f"  descriptors: {item.descriptors} in {len(item.page_trace)} page(s): {trace}")
+        lines.append(f"  admitted ({len(item.admitted)}): {_s(', '.join(item.admitted), 2000)}")
+        lines.append(f"  rejected ({len(item.rejected)})" + (":" if item.rejected else ""))
+        for tool, category, reason in item.rejected:
+            lines.append(
+                f"    {_s(tool if tool is not None else '(no name)', 130)}: {category}: {_s(reason)}"
+            )
+        validated = item.validated
+        if validated is None:
+            lines.append("  validated result: none (no read-only tool without required arguments)")
+        else:
+            shape = "structured content conforms" if validated.structured else "content only"
+            detail = shape if validated.outcome == "ok" else validated.outcome
+            lines.append(f"  validated result: {validated.tool}: {validated.outcome} ({detail})")
+    return lines

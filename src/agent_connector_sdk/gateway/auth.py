@@ -1,0 +1,154 @@
+"""Real authentication for ``gateway`` and ``serve --openapi``: FastMCP's JWT verifier and scopes per
+child or tool (parsing and building only; FastMCP enforces).
+
+Configuration (TOML, the ``[auth]`` table of ``gateway --config`` or of ``serve --auth-config``)::
+
+    [auth]
+    issuer = "https://login.example.com/"
+    audience = "agent-connector"
+    jwks_url = "https://login.example.com/.well-known/jwks.json"   # or:
+    # public_key_file = "issuer-public.pem"
+    algorithm = "RS256"                  # default
+    required_scopes = ["mcp"]            # every request needs these
+
+    [auth.require]                       # name -> scopes a caller must all hold
+    weather = ["weather:read"]           # gateway: every tool of child `weather`
+    bad_ok = ["bad:ok"]                  # gateway: one tool by its gateway name (added to its child's)
+                                         # serve --openapi: a tool (operation) name
+
+Each requirement becomes FastMCP's own ``require_scopes(...)`` on the tool, so search results,
+disclosure reads and calls agree per caller (one component-auth rule serves all three, and the exact
+catalog cache knows it). A name that matches nothing is refused at start-up (``invalid_config``): a typo
+must not leave a tool open.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from agent_connector_sdk.gateway.errors import GatewayError
+
+__all__ = ["AuthSettings", "auth_from_table", "load_auth_file"]
+
+_SCOPE: Final = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,128}")  # RFC 6749 scope-token
+_ALGORITHMS: Final = frozenset(
+    {"RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "EdDSA"}
+)
+
+
+def _scopes(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(s, str) and _SCOPE.fullmatch(s) for s in value):
+        raise GatewayError("invalid_config", f"{where} must be a list of scope tokens")
+    return tuple(value)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthSettings:
+    """A JWT verifier's settings and the scope requirements per name. Exactly one of ``jwks_url`` and
+    ``public_key_pem`` (the file's contents, read once). Symmetric algorithms are not offered: the
+    gateway never holds an issuer's signing secret."""
+
+    issuer: str
+    audience: str
+    jwks_url: str | None = None
+    public_key_pem: str | None = field(default=None, repr=False)
+    algorithm: str = "RS256"
+    required_scopes: tuple[str, ...] = ()
+    require: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("issuer", "audience"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise GatewayError("invalid_config", f"[auth] {name} is required")
+        if (self.jwks_url is None) == (self.public_key_pem is None):
+            raise GatewayError("invalid_config", "[auth] needs exactly one of jwks_url and public_key_file")
+        if self.jwks_url is not None and not re.match(r"https?://\S+\Z", self.jwks_url):
+            raise GatewayError("invalid_config", "[auth] jwks_url must be an http(s) URL")
+        if self.public_key_pem is not None and "-----BEGIN PUBLIC KEY-----" not in self.public_key_pem:
+            raise GatewayError("invalid_config", "[auth] public_key_file is not a PEM public key")
+        if self.algorithm not in _ALGORITHMS:
+            raise GatewayError("invalid_config", f"[auth] algorithm must be one of {sorted(_ALGORITHMS)}")
+
+    def verifier(self) -> Any:
+        """FastMCP's ``JWTVerifier`` for these settings."""
+        from fastmcp.server.auth.providers.jwt import JWTVerifier
+
+        return JWTVerifier(
+            public_key=self.public_key_pem,
+            jwks_uri=self.jwks_url,
+            issuer=self.issuer,
+            audience=self.audience,
+            algorithm=self.algorithm,
+            required_scopes=list(self.required_scopes) or None,
+        )
+
+    def scopes_for(self, *names: str) -> tuple[str, ...]:
+        """Every scope the requirements of ``names`` ask for, in order, once each."""
+        found: dict[str, None] = {}
+        for name in names:
+            for scope in self.require.get(name, ()):
+                found[scope] = None
+        return tuple(found)
+
+    def check_names(self, known: Iterable[str], *, prefixes: Iterable[str] = ()) -> None:
+        """Refuse a requirement naming nothing ``known`` (or under none of ``prefixes``)."""
+        names = set(known)
+        starts = tuple(prefixes)
+        for name in self.require:
+            if name not in names and not (starts and name.startswith(starts)):
+                raise GatewayError("invalid_config", f"[auth.require] {name} names no child or tool")
+
+
+def auth_from_table(table: Mapping[str, Any], base: Path) -> AuthSettings:
+    """The ``[auth]`` table → settings; ``public_key_file`` is read relative to ``base``."""
+    allowed = {"issuer", "audience", "jwks_url", "public_key_file", "algorithm", "required_scopes", "require"}
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise GatewayError("invalid_config", f"[auth] has an unknown key {unknown[0]}")
+    pem = None
+    key_file = table.get("public_key_file")
+    if key_file is not None:
+        if not isinstance(key_file, str):
+            raise GatewayError("invalid_config", "[auth] public_key_file must be a path")
+        path = base / key_file
+        try:
+            pem = path.read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            raise GatewayError("invalid_config", f"[auth] cannot read public_key_file {path.name}") from None
+    require_table = table.get("require", {})
+    if not isinstance(require_table, dict):
+        raise GatewayError("invalid_config", "[auth.require] must be a table")
+    require = {str(name): _scopes(value, f"[auth.require] {name}") for name, value in require_table.items()}
+    for text_key in ("issuer", "audience", "jwks_url", "algorithm"):
+        if text_key in table and not isinstance(table[text_key], str):
+            raise GatewayError("invalid_config", f"[auth] {text_key} must be a string")
+    return AuthSettings(
+        issuer=table.get("issuer", ""),
+        audience=table.get("audience", ""),
+        jwks_url=table.get("jwks_url"),
+        public_key_pem=pem,
+        algorithm=table.get("algorithm", "RS256"),
+        required_scopes=_scopes(table.get("required_scopes", []), "[auth] required_scopes"),
+        require=require,
+    )
+
+
+def load_auth_file(path: Path) -> AuthSettings:
+    """A TOML file whose ``[auth]`` table configures authentication (``serve --auth-config``)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise GatewayError("invalid_config", f"cannot read {path.name}: {error.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise GatewayError("invalid_config", f"{path.name} is not valid TOML: {error}") from None
+    table = data.get("auth")
+    if not isinstance(table, dict):
+        raise GatewayError("invalid_config", f"{path.name} has no [auth] table")
+    return auth_from_table(table, path.parent)

@@ -1,0 +1,147 @@
+"""Every fenced block of README.md and docs/*.md runs as pasted (see :mod:`tests.docs.blocks` for the
+markers). A failure names the file, the line of the block's fence and the block's number."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from tests.docs.blocks import (
+    DOC_PORT,
+    ROOT,
+    RUNNABLE,
+    Block,
+    background,
+    console_steps,
+    extract,
+    free_port,
+    matches,
+    run_program,
+    strip_comment,
+    with_port,
+    workdir,
+)
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PROGRAM_TIMEOUT = 240.0
+
+
+def _collect() -> tuple[list[Block], list[str]]:
+    blocks: list[Block] = []
+    problems: list[str] = []
+    for path in DOCUMENTS:
+        try:
+            blocks.extend(extract(path))
+        except ValueError as error:
+            problems.append(str(error))
+    return blocks, problems
+
+
+BLOCKS, PROBLEMS = _collect()
+
+
+def test_every_document_parses_and_every_marker_is_known() -> None:
+    assert not PROBLEMS, "\n".join(PROBLEMS)
+    assert any(block.path.name == "README.md" for block in BLOCKS)
+
+
+def test_every_block_is_run_or_deliberately_marked() -> None:
+    unmarked = [
+        block.describe()
+        for block in BLOCKS
+        if block.language not in RUNNABLE and not {"not-run", "output"} & set(block.markers)
+    ]
+    assert not unmarked, (
+        "blocks that are neither runnable nor marked <!-- not-run: reason -->:\n" + "\n".join(unmarked)
+    )
+    reasonless = [b.describe() for b in BLOCKS if "not-run" in b.markers and not b.markers["not-run"]]
+    assert not reasonless, "a not-run marker needs a reason:\n" + "\n".join(reasonless)
+    run = [b for b in BLOCKS if "not-run" not in b.markers and "output" not in b.markers]
+    skipped = [b for b in BLOCKS if "not-run" in b.markers]
+    # The count is the point: most of what the docs show is executed, and what is not says why.
+    print(f"{len(run)} blocks run, {len(skipped)} not run (each with a reason), of {len(BLOCKS)}")
+    assert len(skipped) * 3 < len(BLOCKS), [b.describe() for b in skipped]
+
+
+def _serve_block(block: Block) -> Block:
+    earlier = [b for b in BLOCKS if b.path == block.path and b.index < block.index and "serve" in b.markers]
+    if not earlier:
+        raise AssertionError(f"{block.describe()}: marked with-server, but no serve block above it")
+    return earlier[-1]
+
+
+def _output_block(block: Block) -> Block | None:
+    following = [b for b in BLOCKS if b.path == block.path and b.index == block.index + 1]
+    return following[0] if following and "output" in following[0].markers else None
+
+
+RUNNABLE_BLOCKS = [
+    block
+    for block in BLOCKS
+    if block.language in RUNNABLE and not {"not-run", "serve", "output"} & set(block.markers)
+]
+
+
+@pytest.mark.parametrize("block", RUNNABLE_BLOCKS, ids=[block.where for block in RUNNABLE_BLOCKS])
+def test_block_runs_as_documented(block: Block) -> None:
+    port = free_port()
+    text = with_port(block.text, port)
+    with ExitStack() as stack:
+        cwd = stack.enter_context(workdir())
+        if "with-lab" in block.markers:
+            stack.enter_context(
+                background(
+                    [str(Path(sys.executable).parent / "agent-connector"), "serve", "--port", str(port)],
+                    port,
+                    cwd,
+                    f"the lab for {block.describe()}",
+                )
+            )
+        if "with-server" in block.markers:
+            server = _serve_block(block)
+            stack.enter_context(
+                background(
+                    [sys.executable, "-c", with_port(server.text, port)],
+                    port,
+                    cwd,
+                    f"the server of {server.describe()} for {block.describe()}",
+                )
+            )
+        if block.language == "console":
+            _run_console(block, text, cwd)
+            return
+        outcome = run_program(block, text, cwd, PROGRAM_TIMEOUT)
+        assert outcome.code == 0, f"{block.describe()}: exit {outcome.code}\n{outcome.output[-4000:]}"
+        claimed = _output_block(block)
+        if claimed is not None:
+            problem = matches(claimed.text, outcome.output)
+            assert problem is None, (
+                f"{claimed.describe()}: output differs from what {block.where} printed\n{problem}"
+            )
+
+
+def _run_console(block: Block, text: str, cwd: Path) -> None:
+    steps = console_steps(text)
+    assert steps, f"{block.describe()}: a console block without any '$ ' command"
+    for command, claimed in steps:
+        probe = Block(block.path, block.line, "sh", strip_comment(command) + "\n", {}, block.index)
+        outcome = run_program(probe, probe.text, cwd, PROGRAM_TIMEOUT)
+        if not claimed.strip():
+            assert outcome.code == 0, f"{block.describe()}: `{command}` exit {outcome.code}\n{outcome.output}"
+            continue
+        problem = matches(claimed, outcome.output)
+        assert problem is None, f"{block.describe()}: `{command}` printed something else\n{problem}"
+
+
+def test_the_docs_use_one_port_the_runner_replaces() -> None:
+    # Any other fixed port would collide between parallel runs and would not be replaced.
+    stray = [
+        block.describe()
+        for block in RUNNABLE_BLOCKS
+        for port in ("8001", "8080", "8765")
+        if f":{port}" in block.text
+    ]
+    assert not stray, f"use port {DOC_PORT} in runnable blocks: {stray}"

@@ -1,0 +1,44 @@
+"""The fast cross-reference test of ``contracts.poisoning`` equals its regex, mention for mention
+(differential, hypothesis), and a 1,000-tool listing is checked in well under a second per 100 tools."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_connector_sdk.mcp.contracts.poisoning import (
+    _mention_tokens,
+    _mentioned,
+    _mentions,
+    poisoning_findings,
+)
+
+_SPECIAL = ["\u017f", "\u212a", "\u00e9", "\n"]  # long s, KELVIN SIGN: IGNORECASE folds them to s, k
+_TEXT = st.text(alphabet=st.sampled_from([*"abksAB_.-1 ,:()", *_SPECIAL]), max_size=40)
+_NAME = st.text(alphabet=st.sampled_from([*"abksAB_.-1 ", *_SPECIAL[:3]]), min_size=1, max_size=8)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=_TEXT, name=_NAME)
+def test_token_lookup_equals_the_regex(text: str, name: str) -> None:
+    assert _mentioned(text, _mention_tokens(text), name) == _mentions(text, name)
+
+
+@settings(max_examples=500, deadline=None)
+@given(prefix=_TEXT, name=st.from_regex(r"[A-Za-z0-9_.-]{1,10}", fullmatch=True), suffix=_TEXT)
+def test_embedded_names_agree(prefix: str, name: str, suffix: str) -> None:
+    text = prefix + name + suffix
+    assert _mentioned(text, _mention_tokens(text), name) == _mentions(text, name)
+
+
+def test_a_thousand_tool_listing_is_checked_quickly() -> None:
+    names = [f"op_{index:04d}" for index in range(1000)]
+    started = time.perf_counter()
+    for name in names:
+        descriptor = {"name": name, "description": f"Operation {name}: lists records. See op_0001."}
+        poisoning_findings(descriptor, other_tools=names)
+    assert time.perf_counter() - started < 10.0  # was minutes: O(tools^2) regex compiles
+    found = poisoning_findings({"name": "op_0002", "description": "then call op_0001."}, other_tools=names)
+    assert [f.rule for f in found] == ["cross-reference"]
