@@ -18,15 +18,17 @@ from typing import Any, cast
 
 import pytest
 from fastmcp import FastMCP
+from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.cli.review import _Enumeration
+from agent_connector_sdk.cli.review import _READS_PER_TOOL, _Enumeration
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
     describe_schema_tools,
     register_schema_resources,
 )
+from agent_connector_sdk.mcp.server.request_limits import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
 from tests.support.cli import run_cli
 from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi
@@ -148,3 +150,34 @@ def test_prefixes_case_and_name_alphabet_split_exactly() -> None:
         _enumerate(names, cap)
     random.Random(3).shuffle(names)
     _enumerate(names, 2)
+
+
+class _ReadsInFlight(Middleware):
+    """Counts the disclosure reads the server serves at once (each held briefly so overlaps show)."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.most = 0
+
+    async def on_read_resource(self, context: Any, call_next: Any) -> Any:
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await asyncio.sleep(0.02)
+            return await call_next(context)
+        finally:
+            self.now -= 1
+
+
+def test_disclosure_reads_overlap_within_the_served_per_caller_bound() -> None:
+    server = _server()
+    reads = _ReadsInFlight()
+    server.add_middleware(reads)
+    with serve_asgi(server.http_app(stateless_http=True)) as address:
+        run = run_cli("review", address, "--json")
+    assert run.code == 0, run.err
+    verified = [t for t in run.json()["tools"] if t["found"] == "search" and t["disclosure"]["verified"]]
+    assert len(verified) == len(NAMES)
+    # Tools are reviewed a few at a time (not one read after another), never past what a served
+    # app admits from one caller at once (over it answers HTTP 429).
+    assert _READS_PER_TOOL < reads.most <= DEFAULT_MAX_IN_FLIGHT_PER_CALLER

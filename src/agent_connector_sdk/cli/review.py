@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, cast
 
+import anyio
 import fastmcp
 from fastmcp.skills import SkillsClientExtension
 from mcp.shared.exceptions import MCPError
@@ -289,6 +290,7 @@ def _client(
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
         transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+
     async def note_unreadable(message: Any) -> None:
         # The SDK hands a line it could not parse to the message handler and drops it; the request it
         # answered then times out. Kept (at most a few) so the one-line error can say why.
@@ -314,6 +316,7 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     over_http = target.kind == "http"
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
+
     # Write confirmation: naming a tool with --call is the person's confirmation for that one tool; the
     # reviewer confirms nothing else (it calls nothing else).
     def confirm(summary: CallSummary) -> bool:
@@ -329,7 +332,10 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     )
     host = ContractClient(session)
     consumer = SchemaDisclosureConsumer(
-        session, scope=CallerScope("reviewer", target.address), source_pins=options.source_pins
+        session,
+        scope=CallerScope("reviewer", target.address),
+        source_pins=options.source_pins,
+        max_in_flight=_READS_PER_TOOL,
     )
     failure: BaseException
     try:
@@ -535,85 +541,112 @@ async def _review_hidden(
     )
     if options.progress is not None:
         options.progress("total", len(entries))
-    reviews: list[ToolReview] = []
-    disclosed: dict[str, DisclosedTool] = {}
-    for entry in entries.values():
-        selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
-        tool: DisclosedTool | None = None
-        admitted: AdmittedTool | None = None
-        failure: AgentConnectorError | None = None
-        try:
-            tool = await consumer.verify(selection)
-            # Verified, then the session core's Admit gate: the review shows both facts.
-            admitted = consumer.admit(tool)
-        except (DisclosureConsumerError, SourceNotPinned, AdmissionError, JsonRpcError) as error:
-            # SourceNotPinned: --pins, the manifest's source is not a reviewed one; JsonRpcError: the
-            # server refused one read in its own way (a lost connection ends the review instead).
-            failure = error
-        if tool is None:
-            assert failure is not None
-            check = DisclosureCheck(
-                verified=False,
-                manifest_uri=entry.manifest_uri,
-                schema_sha256=entry.schema_sha256,
-                fragment_count=entry.fragment_count,
-                step=failure.where,
-                source_sha256=failure.offered if isinstance(failure, SourceNotPinned) else None,
-                category=failure.category,
-                reason=failure.message,
-            )
-            reviews.append(
-                ToolReview(
-                    name=entry.name,
-                    found="search",
-                    descriptor=None,
-                    output_kind="none",
-                    admission=AdmissionVerdict(
-                        decision="rejected",
-                        category="undisclosed",
-                        reason="its schemas could not be verified",
-                    ),
-                    headers=HeaderPolicy(applicable=over_http),
-                    disclosure=check,
-                )
-            )
-        else:
-            descriptor = _disclosed_descriptor(entry, tool)
-            # The host core's own Admit verdict (the one a call is held to), not a second evaluation.
-            verdict = (
-                AdmissionVerdict(decision="rejected", category=failure.category, reason=failure.message)
-                if failure is not None
-                else AdmissionVerdict(decision="admitted")
-            )
-            disclosed[entry.name] = tool
-            manifest = tool.manifest
-            reviews.append(
-                ToolReview(
-                    name=entry.name,
-                    found="search",
-                    descriptor=descriptor,
-                    output_kind=output_kind(descriptor),
-                    admission=verdict,
-                    findings=finding_reports(admitted.findings) if admitted is not None else [],
-                    headers=(
-                        admitted_header_policy(admitted, applicable=over_http)
-                        if admitted is not None
-                        else header_policy(descriptor, applicable=over_http)
-                    ),
-                    disclosure=DisclosureCheck(
-                        verified=True,
-                        manifest_uri=manifest.manifest_uri,
-                        schema_sha256=manifest.schema_sha256,
-                        source_sha256=manifest.source_sha256,
-                        fragment_count=manifest.fragment_count,
-                        schema_bytes=manifest.schema_bytes,
-                        bytes_read=tool.bytes_read,
-                    ),
-                )
-            )
+    ordered = list(entries.values())
+    results: list[tuple[ToolReview, DisclosedTool | None] | None] = [None] * len(ordered)
+    limiter = anyio.Semaphore(_TOOLS_IN_FLIGHT)
+
+    async def review_one(index: int, entry: SchemaNavigation) -> None:
+        async with limiter:
+            results[index] = await _review_disclosed(consumer, entry, over_http)
         if options.progress is not None:
             options.progress("advance", 1)
+
+    try:
+        async with anyio.create_task_group() as group:
+            for index, entry in enumerate(ordered):
+                group.start_soon(review_one, index, entry)
+    except BaseExceptionGroup as failures:
+        # What ends the review (a lost connection, the deadline) arrives as itself, not as a group.
+        raise _first_failure(failures) from None
+    reviews: list[ToolReview] = []
+    disclosed: dict[str, DisclosedTool] = {}
+    for entry, result in zip(ordered, results, strict=True):
+        assert result is not None  # every task ran to its end, or the group raised
+        review, tool = result
+        reviews.append(review)
+        if tool is not None:
+            disclosed[entry.name] = tool
     return search, reviews, disclosed
+
+
+async def _review_disclosed(
+    consumer: SchemaDisclosureConsumer, entry: SchemaNavigation, over_http: bool
+) -> tuple[ToolReview, DisclosedTool | None]:
+    """One searched tool: its disclosure read and verified, then the host core's Admit gate."""
+    selection = SelectedTool(navigation=entry, scope=consumer.scope, generation=consumer.generation)
+    tool: DisclosedTool | None = None
+    admitted: AdmittedTool | None = None
+    failure: AgentConnectorError | None = None
+    try:
+        tool = await consumer.verify(selection)
+        # Verified, then the session core's Admit gate: the review shows both facts.
+        admitted = consumer.admit(tool)
+    except (DisclosureConsumerError, SourceNotPinned, AdmissionError, JsonRpcError) as error:
+        # SourceNotPinned: --pins, the manifest's source is not a reviewed one; JsonRpcError: the
+        # server refused one read in its own way (a lost connection ends the review instead).
+        failure = error
+    if tool is None:
+        assert failure is not None
+        check = DisclosureCheck(
+            verified=False,
+            manifest_uri=entry.manifest_uri,
+            schema_sha256=entry.schema_sha256,
+            fragment_count=entry.fragment_count,
+            step=failure.where,
+            source_sha256=failure.offered if isinstance(failure, SourceNotPinned) else None,
+            category=failure.category,
+            reason=failure.message,
+        )
+        return (
+            ToolReview(
+                name=entry.name,
+                found="search",
+                descriptor=None,
+                output_kind="none",
+                admission=AdmissionVerdict(
+                    decision="rejected",
+                    category="undisclosed",
+                    reason="its schemas could not be verified",
+                ),
+                headers=HeaderPolicy(applicable=over_http),
+                disclosure=check,
+            ),
+            None,
+        )
+    else:
+        descriptor = _disclosed_descriptor(entry, tool)
+        # The host core's own Admit verdict (the one a call is held to), not a second evaluation.
+        verdict = (
+            AdmissionVerdict(decision="rejected", category=failure.category, reason=failure.message)
+            if failure is not None
+            else AdmissionVerdict(decision="admitted")
+        )
+        manifest = tool.manifest
+        return (
+            ToolReview(
+                name=entry.name,
+                found="search",
+                descriptor=descriptor,
+                output_kind=output_kind(descriptor),
+                admission=verdict,
+                findings=finding_reports(admitted.findings) if admitted is not None else [],
+                headers=(
+                    admitted_header_policy(admitted, applicable=over_http)
+                    if admitted is not None
+                    else header_policy(descriptor, applicable=over_http)
+                ),
+                disclosure=DisclosureCheck(
+                    verified=True,
+                    manifest_uri=manifest.manifest_uri,
+                    schema_sha256=manifest.schema_sha256,
+                    source_sha256=manifest.source_sha256,
+                    fragment_count=manifest.fragment_count,
+                    schema_bytes=manifest.schema_bytes,
+                    bytes_read=tool.bytes_read,
+                ),
+            ),
+            tool,
+        )
 
 
 # Tool names are 1-128 of [A-Za-z0-9_.-]; the search regex is case-insensitive, so a name's next
@@ -624,6 +657,18 @@ _END: Final = " "  # the name ends after the prefix (a space never occurs in a s
 _OTHER: Final = "*"  # any character outside the alphabet
 _ALL_SYMBOLS: Final = frozenset((*_NAME_ALPHABET, _END, _OTHER))
 _MAX_SEARCHES: Final = 5_000
+_TOOLS_IN_FLIGHT: Final = 4
+"""Searched tools reviewed at once, each with at most :data:`_READS_PER_TOOL` reads in flight: 4 x 2
+stays within a served app's default per-caller bound (``DEFAULT_MAX_IN_FLIGHT_PER_CALLER``, 8, over
+which it answers HTTP 429) and overlaps this process's verification and admission with the server's
+reads instead of waiting on each round trip in turn."""
+_READS_PER_TOOL: Final = 2
+
+
+def _first_failure(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The first failure in a task group's (possibly nested) group, itself."""
+    first = group.exceptions[0]
+    return _first_failure(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _escaped(name_part: str) -> str:

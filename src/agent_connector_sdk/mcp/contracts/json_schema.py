@@ -255,16 +255,23 @@ _DEPENDENCIES: Final = "dependencies"
 class SchemaPosition:
     """One schema position found by :func:`iter_schema_positions`.
 
-    ``pointer`` locates it in the schema; ``properties_path`` is the chain of ``properties`` keys from the
-    root, or ``None`` once any other keyword (``items``, ``oneOf``, ``$defs``, ...) has been crossed or
+    ``parts`` (the pointer's segments) and ``pointer`` locate it in the schema; ``properties_path`` is
+    the chain of ``properties`` keys from the root, or ``None`` once any other keyword (``items``,
+    ``oneOf``, ``$defs``, ...) has been crossed or
     the position is ignored. ``ignored`` is true when the dialect never evaluates it: it sits beside a
     ``$ref`` (draft-04 to draft-07), or below such a position.
     """
 
-    pointer: str
+    parts: tuple[str, ...]
     properties_path: tuple[str, ...] | None
     schema: Mapping[str, Any]
     ignored: bool = False
+
+    @property
+    def pointer(self) -> str:
+        # Spelled on demand: most walks only look for a keyword and name the place when they refuse
+        # (spelling every position's pointer was a large share of a cold admission).
+        return json_pointer(self.parts)
 
 
 def iter_schema_positions(
@@ -284,12 +291,12 @@ def iter_schema_positions(
     stack: list[tuple[tuple[str, ...], tuple[str, ...] | None, Any, bool]] = [((), (), schema, False)]
     while stack:
         parts, path, node, ignored = stack.pop()
-        if not isinstance(node, Mapping):
+        if type(node) is not dict and not isinstance(node, Mapping):  # (a dict first: no ABC check)
             continue
         if len(parts) > max_depth:
             raise AdmissionError("invalid_schema", f"schema nests deeper than {max_depth} keywords")
         node = cast(Mapping[str, Any], node)
-        yield SchemaPosition(json_pointer(parts), None if ignored else path, node, ignored)
+        yield SchemaPosition(parts, None if ignored else path, node, ignored)
         below_ignored = ignored or (overrides and "$ref" in node)
         children: list[tuple[tuple[str, ...], tuple[str, ...] | None, Any, bool]] = []
         for keyword, sub in node.items():
@@ -379,16 +386,17 @@ def _check_dialects_and_refs(schema: Any, dialect: Dialect) -> SchemaFailure | N
     root_resolver = _OFFLINE_REGISTRY.resolver_with_root(root)
     for position in iter_schema_positions(schema, dialect=dialect):
         contents = position.schema
-        if position.pointer == "":
+        pointer = position.pointer
+        if pointer == "":
             resolver = root_resolver
         else:
-            parent = _nearest(resolvers, position.pointer.rsplit("/", 1)[0])
+            parent = _nearest(resolvers, pointer.rsplit("/", 1)[0])
             # Relative references resolve against the nearest enclosing `$id`/`id` (as the dialect scopes
             # it: legacy drafts ignore an `$id` beside `$ref`).
             resolver = parent.in_subresource(spec.create_resource(contents))
-        resolvers[position.pointer] = resolver
-        if position.pointer and "$schema" in contents and dialect_of(contents) is not dialect:
-            where = position.pointer
+        resolvers[pointer] = resolver
+        if pointer and "$schema" in contents and dialect_of(contents) is not dialect:
+            where = pointer
             return _schema_failure(
                 "unsupported_dialect",
                 "$schema",
@@ -398,7 +406,7 @@ def _check_dialects_and_refs(schema: Any, dialect: Dialect) -> SchemaFailure | N
             reference = contents.get(keyword)
             if reference is None:
                 continue
-            where = f"{position.pointer}/{keyword}"
+            where = f"{pointer}/{keyword}"
             if not isinstance(reference, str):
                 return _schema_failure("invalid_schema", keyword, f"'{where}' must be a string")
             try:
