@@ -19,6 +19,7 @@ demo: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check src tests bench scripts examples
+	$(PY) -m ruff format --check src tests bench scripts examples
 
 typecheck: $(VENV)/.installed
 	$(PY) -m mypy --strict src tests

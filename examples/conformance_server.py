@@ -318,8 +318,9 @@ def add_input_required_fixtures(server: FastMCP) -> None:
         uris = [str(root["uri"]) for root in answers["client_roots"]["roots"]]
         return text_result(f"Found {len(uris)} root(s): {', '.join(uris)}")
 
-    @server.tool(description="Asks for confirmation and carries requestState across the retry.",
-                 output_schema=None)
+    @server.tool(
+        description="Asks for confirmation and carries requestState across the retry.", output_schema=None
+    )
     def test_input_required_result_request_state(ctx: Context) -> AskOrAnswer:
         asks = {"confirm": elicit("Please confirm", "ok", "boolean")}
         answers = gather(ctx, [asks], "request-state", always_state=True)
@@ -342,8 +343,9 @@ def add_input_required_fixtures(server: FastMCP) -> None:
         roots = len(answers["client_roots"]["roots"])
         return text_result(f"{sampled_text(answers['greeting'])} {name} ({roots} root(s))")
 
-    @server.tool(description="Asks two questions in two rounds, with evolving requestState.",
-                 output_schema=None)
+    @server.tool(
+        description="Asks two questions in two rounds, with evolving requestState.", output_schema=None
+    )
     def test_input_required_result_multi_round(ctx: Context) -> AskOrAnswer:
         stages = [
             {"step1": elicit("Step 1: What is your name?", "name", "string")},
@@ -355,8 +357,9 @@ def add_input_required_fixtures(server: FastMCP) -> None:
         name, color = accepted(answers["step1"], "name"), accepted(answers["step2"], "color")
         return text_result(f"{name}'s favorite color is {color}.")
 
-    @server.tool(description="Asks for confirmation; its requestState is integrity-protected.",
-                 output_schema=None)
+    @server.tool(
+        description="Asks for confirmation; its requestState is integrity-protected.", output_schema=None
+    )
     def test_input_required_result_tampered_state(ctx: Context) -> AskOrAnswer:
         asks = {"confirm": elicit("Please confirm", "ok", "boolean")}
         answers = gather(ctx, [asks], "tampered-state", always_state=True)
@@ -450,8 +453,9 @@ def build_server(*, preserve_schemas: bool = True) -> FastMCP:
     # Text-only fixtures publish no output schema (output_schema=None): FastMCP would otherwise wrap a
     # `-> str` return as `{"result": string}` and then every isError result would need a conforming
     # structuredContent, which a failure cannot supply.
-    @server.tool(description="Always fails; the failure is reported as an isError result.",
-                 output_schema=None)
+    @server.tool(
+        description="Always fails; the failure is reported as an isError result.", output_schema=None
+    )
     def test_error_handling() -> str:
         raise RuntimeError("This tool intentionally returns an error for testing")
 

@@ -273,8 +273,15 @@ def ensure_suite(node: Path, cache: Path = CACHE) -> Path:
     (suite / "package.json").write_text('{"private": true}\n')
     env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     subprocess.run(
-        [_npm(), "install", "--no-audit", "--no-fund", "--ignore-scripts", "--save-exact",
-         f"{SUITE_PACKAGE}@{SUITE_VERSION}"],
+        [
+            _npm(),
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--ignore-scripts",
+            "--save-exact",
+            f"{SUITE_PACKAGE}@{SUITE_VERSION}",
+        ],
         cwd=suite,
         env=env,
         check=True,
@@ -502,8 +509,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", help="run only this scenario (repeatable)")
     parser.add_argument("--json", type=Path, help="write every check of every run to this file")
     parser.add_argument("--install-only", action="store_true", help="fetch Node 22 and the suite, then stop")
-    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
-                        help=f"scenario runs at a time (default {DEFAULT_JOBS})")
+    parser.add_argument(
+        "--jobs", type=int, default=DEFAULT_JOBS, help=f"scenario runs at a time (default {DEFAULT_JOBS})"
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()

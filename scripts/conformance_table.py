@@ -93,8 +93,12 @@ def _tools_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "conformance-table-probe", "version": "0"},
     }
-    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments, "_meta": meta}}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": meta},
+    }
 
 
 PROBES: tuple[tuple[str, str, dict[str, Any], dict[str, str]], ...] = (
@@ -132,8 +136,9 @@ def _verdict(status: int, payload: Any) -> str:
 def run_probes(url: str) -> list[str]:
     verdicts = []
     for _, name, arguments, headers in PROBES:
-        status, payload = _post(url, _tools_call(name, arguments),
-                                {"Mcp-Method": "tools/call", "Mcp-Name": name, **headers})
+        status, payload = _post(
+            url, _tools_call(name, arguments), {"Mcp-Method": "tools/call", "Mcp-Name": name, **headers}
+        )
         verdicts.append(_verdict(status, payload))
     return verdicts
 
@@ -150,7 +155,7 @@ EXTENSION_NOTES: tuple[str, ...] = (
     "the FastMCP columns pass and ours fail (`tasks-sync-tool-call`, "
     "`sep-2663-server-rejects-undeclared-client`, `tasks-immediate-result-shortcut`, ...) call those "
     "missing tools: plain FastMCP answers an unknown tool with an `isError` result, which those checks "
-    "accept as \"a synchronous result\"; ours answers it with JSON-RPC -32602. Neither is task support.",
+    'accept as "a synchronous result"; ours answers it with JSON-RPC -32602. Neither is task support.',
     "- `sep-2640-skills-*` (Skills extension): the fixtures serve one skill through FastMCP's own "
     "`SkillCatalogProvider` (`skills/list`, `skills/get`, `skill://` resources). FastMCP does not implement "
     "the optional `resources/directory/read` method, so `sep-2640-skills-directory` skips its checks "
@@ -159,7 +164,7 @@ EXTENSION_NOTES: tuple[str, ...] = (
     "`Client.list_skills` and loads one with `Client.read_skill`, which verifies size, SHA-256 digest "
     "and frontmatter. `read_skill` first re-fetches the entry with `skills/get`; the suite's mock servers "
     "implement only `skills/list`, so FastMCP's client stops before reading `SKILL.md` and the three "
-    "`verify-*` scenarios report \"not testable\" (a failure). Passing them would mean re-implementing "
+    '`verify-*` scenarios report "not testable" (a failure). Passing them would mean re-implementing '
     "FastMCP's verification against the listed entry, which this project does not do. `no-prefetch` "
     "passes: nothing is read ahead of need.",
     "- `auth/*` extensions: `client-credentials-basic` and `-jwt` use FastMCP's client-credentials "
@@ -184,13 +189,16 @@ def run_clients(toolchain: Any) -> tuple[list[ScenarioRun], list[ScenarioRun]]:
     """Only the client legs (ours and the plain baseline), ``PARALLEL_RUNS`` at a time."""
     with ThreadPoolExecutor(PARALLEL_RUNS) as pool:
         jobs = {
-            (baseline, scenario): pool.submit(_run_suite, toolchain, "client", scenario,
-                                              _client_args(baseline) + _forced(scenario), None)
+            (baseline, scenario): pool.submit(
+                _run_suite, toolchain, "client", scenario, _client_args(baseline) + _forced(scenario), None
+            )
             for baseline in (False, True)
             for scenario in ALL_CLIENT_SCENARIOS
         }
-        return ([jobs[(False, s)].result() for s in ALL_CLIENT_SCENARIOS],
-                [jobs[(True, s)].result() for s in ALL_CLIENT_SCENARIOS])
+        return (
+            [jobs[(False, s)].result() for s in ALL_CLIENT_SCENARIOS],
+            [jobs[(True, s)].result() for s in ALL_CLIENT_SCENARIOS],
+        )
 
 
 def run_everything(
@@ -204,14 +212,16 @@ def run_everything(
     with ExitStack() as servers, ThreadPoolExecutor(PARALLEL_RUNS) as pool:
         urls = {mode: servers.enter_context(example_server(mode)) for mode, _ in MODES}
         server_jobs = {
-            (mode, scenario): pool.submit(_run_suite, toolchain, "server", scenario,
-                                          server_args(url) + _forced(scenario), None)
+            (mode, scenario): pool.submit(
+                _run_suite, toolchain, "server", scenario, server_args(url) + _forced(scenario), None
+            )
             for mode, url in urls.items()
             for scenario in ALL_SERVER_SCENARIOS
         }
         client_jobs = {
-            (baseline, scenario): pool.submit(_run_suite, toolchain, "client", scenario,
-                                              _client_args(baseline) + _forced(scenario), None)
+            (baseline, scenario): pool.submit(
+                _run_suite, toolchain, "client", scenario, _client_args(baseline) + _forced(scenario), None
+            )
             for baseline in (False, True)
             for scenario in ALL_CLIENT_SCENARIOS
         }
@@ -263,8 +273,9 @@ def render(
     baseline_client_runs: list[ScenarioRun],
 ) -> str:
     labels = [label for _, label in MODES]
-    collapsed = {mode: {run.scenario: _collapse(run.checks) for run in runs}
-                 for mode, (runs, _) in results.items()}
+    collapsed = {
+        mode: {run.scenario: _collapse(run.checks) for run in runs} for mode, (runs, _) in results.items()
+    }
     out = [
         "# Conformance: the official MCP suite, baseline vs ours",
         "",
@@ -311,8 +322,12 @@ def render(
             for key in collapsed[mode].get(scenario, {}):
                 if key not in keys:
                     keys.append(key)
-        out += [f"### `{scenario}`", "", "| check | " + " | ".join(labels) + " |",
-                "|---|" + "---|" * len(labels)]
+        out += [
+            f"### `{scenario}`",
+            "",
+            "| check | " + " | ".join(labels) + " |",
+            "|---|" + "---|" * len(labels),
+        ]
         for key in keys:
             cells = [SYMBOL.get(collapsed[mode].get(scenario, {}).get(key, ""), "—") for mode, _ in MODES]
             out.append(f"| `{key[0]}` ({key[1]}) | " + " | ".join(cells) + " |")
@@ -332,7 +347,7 @@ def render(
         out.append(f"| {title} | " + " | ".join(results[mode][1][index] for mode, _ in MODES) + " |")
     out += [
         "",
-        "Without a search transform there is no `call_tool` tool, so the last row answers \"unknown tool\" "
+        'Without a search transform there is no `call_tool` tool, so the last row answers "unknown tool" '
         "there.",
         "",
         "## Client scenarios",
@@ -353,7 +368,7 @@ def render(
         "invalid `x-mcp-header` annotations and mirrors headers itself, and the header checks decode a "
         "base64-wrapped value before comparing. What `ContractClient` adds beyond these scenarios (strict "
         "annotation placement, sensitive-name policy, argument and result validation, cursor hygiene) is "
-        "covered by `tests/host`. \"client exited non-zero\" marks a run whose checks pass but whose "
+        'covered by `tests/host`. "client exited non-zero" marks a run whose checks pass but whose '
         "client failed a step (the suite fails such a run).",
         "",
         "| scenario | fastmcp.Client | ContractClient |",
@@ -366,11 +381,19 @@ def render(
         plain_verdict = _scenario_verdict(_collapse(plain.checks)) if plain else "—"
         exit_note = "" if run.ok or run.failed_checks else " (client exited non-zero)"
         plain_note = "" if plain is None or plain.ok or plain.failed_checks else " (client exited non-zero)"
-        row = (f"| `{run.scenario}` | {plain_verdict}{plain_note} | "
-               f"{_scenario_verdict(_collapse(run.checks))}{exit_note} |")
+        row = (
+            f"| `{run.scenario}` | {plain_verdict}{plain_note} | "
+            f"{_scenario_verdict(_collapse(run.checks))}{exit_note} |"
+        )
         (extension_rows if run.scenario in EXTENSION_CLIENT_SCENARIOS else out).append(row)
-    out += ["", "### Extension client scenarios (never scored)", "",
-            "| scenario | fastmcp.Client | ContractClient |", "|---|---|---|", *extension_rows]
+    out += [
+        "",
+        "### Extension client scenarios (never scored)",
+        "",
+        "| scenario | fastmcp.Client | ContractClient |",
+        "|---|---|---|",
+        *extension_rows,
+    ]
     for run in client_runs:
         plain = baseline_by_name.get(run.scenario)
         if plain is None:
@@ -378,11 +401,18 @@ def render(
         ours, theirs = _collapse(run.checks), _collapse(plain.checks)
         differing = [key for key in {**theirs, **ours} if ours.get(key) != theirs.get(key)]
         if differing:
-            out += ["", f"`{run.scenario}`, checks that differ:", "",
-                    "| check | fastmcp.Client | ContractClient |", "|---|---|---|"]
+            out += [
+                "",
+                f"`{run.scenario}`, checks that differ:",
+                "",
+                "| check | fastmcp.Client | ContractClient |",
+                "|---|---|---|",
+            ]
             for key in differing:
-                out.append(f"| `{key[0]}` ({key[1]}) | {SYMBOL.get(theirs.get(key, ''), '—')} | "
-                           f"{SYMBOL.get(ours.get(key, ''), '—')} |")
+                out.append(
+                    f"| `{key[0]}` ({key[1]}) | {SYMBOL.get(theirs.get(key, ''), '—')} | "
+                    f"{SYMBOL.get(ours.get(key, ''), '—')} |"
+                )
     out += [
         "",
         "## Where the differences come from",
@@ -395,8 +425,8 @@ def render(
         "`http-custom-header-server-validation` reports its checks as not testable, which counts as failure; "
         "the probes above show what each server actually does with that tool.",
         "- `sep-2322-client-request-state`: the suite's `test_mrtr_no_result_type` tool answers without "
-        "`resultType`. schema.ts (2026-07-28, `Result.resultType`): when absent, \"the client MUST treat "
-        "the absent field as `\"complete\"`\"; the `mcp` SDK 2.3 validates 2026-07-28 results with the "
+        '`resultType`. schema.ts (2026-07-28, `Result.resultType`): when absent, "the client MUST treat '
+        'the absent field as `"complete"`"; the `mcp` SDK 2.3 validates 2026-07-28 results with the '
         "field required and raises, so the plain client fails that step. `ContractClient` re-validates such "
         "a result, with the SDK's own wire schema, as `complete`.",
         "- `input-required-result-*` (server): FastMCP returns a guard tool's `InputRequiredResult` and "
@@ -414,14 +444,21 @@ def render(
 
 
 def _run_from(summary: dict[str, Any]) -> ScenarioRun:
-    return ScenarioRun(summary["leg"], summary["scenario"], summary["returncode"],
-                       list(summary["checks"]), summary["seconds"])
+    return ScenarioRun(
+        summary["leg"],
+        summary["scenario"],
+        summary["returncode"],
+        list(summary["checks"]),
+        summary["seconds"],
+    )
 
 
 def _save_runs(path: Path, results: Any, client_runs: list[ScenarioRun], baseline: list[ScenarioRun]) -> None:
     payload = {
-        "server": {mode: {"runs": [r.summary() for r in runs], "probes": probes}
-                   for mode, (runs, probes) in results.items()},
+        "server": {
+            mode: {"runs": [r.summary() for r in runs], "probes": probes}
+            for mode, (runs, probes) in results.items()
+        },
         "client": [r.summary() for r in client_runs],
         "baseline_client": [r.summary() for r in baseline],
     }
@@ -431,19 +468,30 @@ def _save_runs(path: Path, results: Any, client_runs: list[ScenarioRun], baselin
 
 def _load_runs(path: Path) -> Any:
     payload = json.loads(path.read_text())
-    results = {mode: ([_run_from(r) for r in entry["runs"]], list(entry["probes"]))
-               for mode, entry in payload["server"].items()}
-    return (results, [_run_from(r) for r in payload["client"]],
-            [_run_from(r) for r in payload["baseline_client"]])
+    results = {
+        mode: ([_run_from(r) for r in entry["runs"]], list(entry["probes"]))
+        for mode, entry in payload["server"].items()
+    }
+    return (
+        results,
+        [_run_from(r) for r in payload["client"]],
+        [_run_from(r) for r in payload["baseline_client"]],
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--output", type=Path, default=DOC)
-    parser.add_argument("--render-only", action="store_true",
-                        help="re-render from the runs the last full regeneration cached (no suite runs)")
-    parser.add_argument("--clients-only", action="store_true",
-                        help="re-run only the client legs; server results come from the cache")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="re-render from the runs the last full regeneration cached (no suite runs)",
+    )
+    parser.add_argument(
+        "--clients-only",
+        action="store_true",
+        help="re-run only the client legs; server results come from the cache",
+    )
     args = parser.parse_args(argv)
     if args.render_only:
         results, client_runs, baseline_client_runs = _load_runs(RUNS_CACHE)
@@ -455,8 +503,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         toolchain = ensure_toolchain()
         started = time.perf_counter()
         results, client_runs, baseline_client_runs = run_everything(toolchain)
-        log(f"table: {sum(len(r) for r, _ in results.values()) + 2 * len(client_runs)} runs "
-            f"in {time.perf_counter() - started:.0f}s")
+        log(
+            f"table: {sum(len(r) for r, _ in results.values()) + 2 * len(client_runs)} runs "
+            f"in {time.perf_counter() - started:.0f}s"
+        )
         _save_runs(RUNS_CACHE, results, client_runs, baseline_client_runs)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(render(results, client_runs, baseline_client_runs))

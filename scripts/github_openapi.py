@@ -135,9 +135,7 @@ def fetch_tarball(cache_dir: Path = CACHE_DIR) -> Path:
 
 def count_operations(document: dict[str, Any]) -> int:
     """Number of (path, HTTP method) operations in an OpenAPI document."""
-    return sum(
-        1 for item in document.get("paths", {}).values() for method in item if method in HTTP_METHODS
-    )
+    return sum(1 for item in document.get("paths", {}).values() for method in item if method in HTTP_METHODS)
 
 
 def load_github_description(cache_dir: Path = CACHE_DIR) -> GitHubDescription:

@@ -98,7 +98,8 @@ def test_memoized_admission_equals_uncached(listing: list[Any], strict: bool, da
 def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None:
     memo = admission._VerdictMemo(16)
     good: dict[str, Any] = {
-        "name": "route", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}
+        "name": "route",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
     }
     policy = AdmissionPolicy()
     calls: list[str] = []

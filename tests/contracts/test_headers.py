@@ -355,9 +355,7 @@ def test_what_build_emits_validate_accepts(region: str, count: int | None, dry_r
     arguments = {"region": region, "count": count, "dry_run": dry_run}
     headers = build_parameter_headers(ROUTE, arguments)
     validate_parameter_headers(ROUTE, arguments, headers)
-    validate_parameter_headers(
-        ROUTE, arguments, [(name.upper(), value) for name, value in headers.items()]
-    )
+    validate_parameter_headers(ROUTE, arguments, [(name.upper(), value) for name, value in headers.items()])
 
 
 def refusal(arguments: dict[str, Any], headers: Any) -> HeaderMismatch:

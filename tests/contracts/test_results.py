@@ -17,7 +17,6 @@ from tests.support.schema_cases import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
 PLAIN_TOOL = {"name": "plain", "inputSchema": {"type": "object"}}
 
 
-
 def with_output(schema: Any) -> dict[str, Any]:
     return {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
 

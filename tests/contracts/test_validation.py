@@ -166,8 +166,6 @@ def test_ref_to_unroutable_address_is_a_typed_refusal() -> None:
     assert err.category == "unresolvable_ref"
 
 
-
-
 def test_local_refs_resolve() -> None:
     schema = LOCAL_REFS_SCHEMA
     validate_arguments(tool(schema), {"a": 1, "b": "x", "c": True, "meta": {"type": "string"}})

@@ -373,7 +373,10 @@ def test_output_check_reads_the_call_record_over_http_on_both_transports_and_thr
     app = gated_http_app(make_server(search=True), stateless_http=True, json_response=True)
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         proxied = raw_call(
-            client, url, "call_tool", {"name": "route", "arguments": {"region": "eu"}},
+            client,
+            url,
+            "call_tool",
+            {"name": "route", "arguments": {"region": "eu"}},
             [("Mcp-Param-Region", "eu")],
         )
         headers = {**base, "Mcp-Param-Region": "eu"}

@@ -113,7 +113,10 @@ def test_a_mistyped_header_argument_is_invalid_arguments_over_raw_http(url: str)
 def test_a_mistyped_header_argument_on_a_handshake_era_request_is_invalid_arguments(url: str) -> None:
     """The ASGI entry checks these requests; it leaves the mistyped argument to resolution."""
     body: dict[str, Any] = {
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "route", "arguments": {}}
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "route", "arguments": {}},
     }
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     with httpx2.Client(timeout=30) as client:

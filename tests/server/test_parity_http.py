@@ -348,9 +348,7 @@ def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFi
             client, url, "route", {"region": "private-λ\n"}, [("Mcp-Param-Region", "private-x")]
         )
         assert response.status_code == 400
-    records = [
-        r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.parity"
-    ]
+    records = [r.getMessage() for r in caplog.records if r.name == "agent_connector_sdk.mcp.server.parity"]
     assert any("Mcp-Param-Region" in message and "mismatched" in message for message in records)
     assert not any("private" in message or "λ" in message for message in records)
     assert "private" not in response.text

@@ -124,9 +124,7 @@ def test_an_upstream_error_is_a_typed_result_with_the_status_and_no_body(
 ) -> None:
     fake.status = 500
     with capture_logs() as logs, serve_asgi(_serve(upstream[1])) as url:
-        response = raw_post(
-            url, "tools/call", {"name": "get_item", "arguments": {"item": ARGUMENT_SECRET}}
-        )
+        response = raw_post(url, "tools/call", {"name": "get_item", "arguments": {"item": ARGUMENT_SECRET}})
         listing = raw_post(url, "tools/list", {}).json()["result"]["tools"]
     result = _result(response)
     assert result["isError"] is True
@@ -150,9 +148,7 @@ def test_the_body_reaches_the_caller_only_when_echo_is_asked_for(
 ) -> None:
     fake.status = 503
     with serve_asgi(_serve(upstream[1], upstream_errors="echo")) as url:
-        result = _result(
-            raw_post(url, "tools/call", {"name": "get_item", "arguments": {"item": "a"}})
-        )
+        result = _result(raw_post(url, "tools/call", {"name": "get_item", "arguments": {"item": "a"}}))
     assert result["isError"] is True
     text = result["content"][0]["text"]
     assert text.startswith("upstream_error: the upstream API answered HTTP 503 to tool 'get_item': ")

@@ -67,8 +67,6 @@ def nginx_cluster(
         yield Cluster(redis, prefix, f"{balancer}/mcp", replicas, disclosures, http)
 
 
-
-
 def result_of(response: httpx2.Response) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     body = response.json()

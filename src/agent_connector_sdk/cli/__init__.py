@@ -9,4 +9,3 @@ from __future__ import annotations
 from agent_connector_sdk.cli.app import app, main, main_exit
 
 __all__ = ["app", "main", "main_exit"]
-

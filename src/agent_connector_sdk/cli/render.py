@@ -69,9 +69,7 @@ def _admission(tool: ToolReview) -> str:
     verdict = tool.admission
     if verdict.decision == "admitted":
         return "[green]admitted[/green]"
-    return (
-        f"[red]rejected[/red] [bold]{_s(verdict.category, 80)}[/bold]: {_s(verdict.reason)}"
-    )
+    return f"[red]rejected[/red] [bold]{_s(verdict.category, 80)}[/bold]: {_s(verdict.reason)}"
 
 
 def _disclosure(tool: ToolReview) -> str:

@@ -1,2 +1,3 @@
 """Demo servers built on the SDK (the contract lab)."""
+
 __all__: list[str] = []

@@ -247,7 +247,10 @@ def add_admin_tool(
         await switch.refresh()
         logger.info(
             "catalog switch: namespace=%s tool=%s enabled=%s generation=%d",
-            switch.namespace, name, enabled, generation,
+            switch.namespace,
+            name,
+            enabled,
+            generation,
         )
         return {"tool": name, "enabled": enabled, "generation": generation}
 

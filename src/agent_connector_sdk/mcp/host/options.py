@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the session module imports this one
 __all__ = ["HostBounds", "HostOptions", "Profile"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class HostBounds:
     """Upper bounds on what one host operation may take from a server (documented defaults).

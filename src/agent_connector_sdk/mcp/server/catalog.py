@@ -244,9 +244,7 @@ def _known_transform(transform: object) -> bool:
 
 def _transforms_state(transforms: Sequence[Any], held: list[Any]) -> tuple[Any, ...]:
     held.extend(transforms)
-    return tuple(
-        (id(t), _visibility_state(t) if isinstance(t, Visibility) else None) for t in transforms
-    )
+    return tuple((id(t), _visibility_state(t) if isinstance(t, Visibility) else None) for t in transforms)
 
 
 def cache_tool_catalog(

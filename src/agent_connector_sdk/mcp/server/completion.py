@@ -83,8 +83,7 @@ class Suggestion:
 
 Candidate: TypeAlias = str | Suggestion
 CandidateSource: TypeAlias = (
-    Iterable[Candidate]
-    | Callable[[Mapping[str, str]], Iterable[Candidate] | Awaitable[Iterable[Candidate]]]
+    Iterable[Candidate] | Callable[[Mapping[str, str]], Iterable[Candidate] | Awaitable[Iterable[Candidate]]]
 )
 """Fixed candidates, or a function of ``context.arguments`` returning them (sync or async)."""
 
@@ -212,9 +211,7 @@ class AuthorizedCompletions:
         except AgentConnectorError as unavailable:
             # Any typed failure of the limiter (the state backends' `state_unavailable`: the store is
             # away) refuses the request with its category; an untyped one propagates (-32603).
-            logger.warning(
-                "completion refused: rate limit %s caller=%s", unavailable.category, quoted(key)
-            )
+            logger.warning("completion refused: rate limit %s caller=%s", unavailable.category, quoted(key))
             raise MCPError(
                 code=self.rate_limit_code,
                 message="completion rate limit unavailable",
@@ -246,7 +243,9 @@ class AuthorizedCompletions:
         if source is None or component is None:
             logger.info(
                 "completion answered: caller=%s ref=%s argument=%s values=0 (%s)",
-                quoted(key), request.ref_type, quoted(request.argument_name),
+                quoted(key),
+                request.ref_type,
+                quoted(request.argument_name),
                 "no source" if source is None else "reference not visible",
             )
             return mcp_types.Completion(values=[], total=0, has_more=False)
@@ -262,8 +261,11 @@ class AuthorizedCompletions:
         shaped = completion_result(filter_completions(values, request.argument_value, allowed))
         logger.info(
             "completion answered: caller=%s ref=%s argument=%s values=%d total=%d",
-            quoted(key), request.ref_type, quoted(request.argument_name),
-            len(shaped["values"]), shaped["total"],
+            quoted(key),
+            request.ref_type,
+            quoted(request.argument_name),
+            len(shaped["values"]),
+            shaped["total"],
         )
         return mcp_types.Completion(
             values=shaped["values"], total=shaped["total"], has_more=shaped["hasMore"]

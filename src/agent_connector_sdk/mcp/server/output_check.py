@@ -196,7 +196,9 @@ class OutputSelfCheck(Middleware):
                 return _with_text_serialization(result)
             logger.warning(
                 "tool result withheld: %s violates its contract (%s at %s)",
-                quoted(name), violation.category, quoted(violation.path or "/"),
+                quoted(name),
+                violation.category,
+                quoted(violation.path or "/"),
             )
             if result.is_error:
                 return self._conforming_error(name, tool, _error_text(result))
@@ -234,7 +236,9 @@ class OutputSelfCheck(Middleware):
         except ContractViolation as violation:
             logger.warning(
                 "input_required result withheld: %s (%s at %s)",
-                name, violation.category, violation.path or "/",
+                name,
+                violation.category,
+                violation.path or "/",
             )
             raise MCPError(
                 code=mcp_types.INTERNAL_ERROR,

@@ -69,6 +69,7 @@ __all__ = [
     "mistyped_header_argument",
 ]
 
+
 class ArgumentsRefused(ToolError, AgentConnectorError):
     """The call's arguments break the tool's published ``inputSchema``; the tool was not run.
 
