@@ -175,21 +175,23 @@ async def test_replaced_schema_refuses_the_old_identity_and_rediscovery_serves_t
             with pytest.raises(MCPError) as refused:
                 await client.session.read_resource(uri)
             assert error_of(refused) == expected_refusal(uri)
-        # Re-discovery points at the new identity, and it reads at once: the registry builds the
-        # disclosure of the current schemas (same operation and source) — no `replace` needed.
+        # Re-discovery points at the new identity, but the registered disclosure vouches only for the
+        # schemas it was built from: the new identity is refused too (never disclosed under the
+        # registered operation and source_sha256, a source the new schema did not come from)...
         (fresh,) = await search(client, "list_events")
         assert fresh["schema_sha256"] != handed_out["schema_sha256"]
+        with pytest.raises(MCPError) as unvouched:
+            await client.session.read_resource(fresh["manifest_uri"])
+        assert error_of(unvouched) == expected_refusal(fresh["manifest_uri"])
+        # ...until the new schema's own disclosure is published; then it reads, with its source.
+        published = disclose(replacement)
+        registry.replace("list_events", published)
         manifest, fragments = await read_all(client, fresh["manifest_uri"])
-        assert manifest.operation == old.manifest.operation
-        assert manifest.source_sha256 == old.manifest.source_sha256
+        assert manifest == published.manifest
         assert reconstruct_schema(manifest, fragments)["inputSchema"] == big_input_schema(310, note="v2")
         # ...and the old identity stays refused.
         with pytest.raises(MCPError):
             await client.session.read_resource(handed_out["manifest_uri"])
-        # Publishing the disclosure explicitly (the old way) serves the very same bytes.
-        registry.replace("list_events", disclose(replacement))
-        again, _ = await read_all(client, fresh["manifest_uri"])
-        assert again == manifest
 
 
 async def test_refusals_log_the_category_only(tools: list[Any], caplog: pytest.LogCaptureFixture) -> None:

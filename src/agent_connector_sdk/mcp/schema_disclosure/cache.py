@@ -258,13 +258,17 @@ class DisclosureCache:
     ) -> SchemaDisclosure:
         digest = identity.digests.schema_sha256
         pinned = self._pinned.get(alias)
-        if (
-            pinned is not None
-            and pinned.manifest.schema_sha256 == digest
-            and pinned.manifest.input_schema_sha256 == identity.digests.input_schema_sha256
-            and pinned.manifest.output_schema_sha256 == identity.digests.output_schema_sha256
-        ):
-            return pinned
+        if pinned is not None:
+            if (
+                pinned.manifest.schema_sha256 == digest
+                and pinned.manifest.input_schema_sha256 == identity.digests.input_schema_sha256
+                and pinned.manifest.output_schema_sha256 == identity.digests.output_schema_sha256
+            ):
+                return pinned
+            # An explicitly registered disclosure vouches for exactly its own schemas: a tool whose
+            # schema was replaced since is refused as stale, never disclosed under the registered
+            # operation and source_sha256 (a source the new schema did not come from).
+            raise SchemaDisclosureError("stale", "the schemas differ from the registered disclosure")
         key = (alias, digest)
         cached = self._built.get(key)
         if (
