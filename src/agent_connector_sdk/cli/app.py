@@ -28,7 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import CliError, read_operator_file
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
@@ -364,12 +364,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
-    try:
-        text = path.read_bytes()
-    except OSError as error:
-        raise CliError(
-            f"{path}: cannot read the pin file ({error.strerror or type(error).__name__})"
-        ) from None
+    text = read_operator_file(path, "pin file")
     try:
         return SourcePins.from_json(text)
     except PinFileError as error:

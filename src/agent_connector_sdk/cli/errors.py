@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import ssl
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Final, Literal
 
 from agent_connector_sdk.errors import AgentConnectorError
@@ -26,6 +27,7 @@ __all__ = [
     "explain_unreachable",
     "iter_causes",
     "needs_status_probe",
+    "read_operator_file",
 ]
 
 EXIT_USAGE: Final = 2
@@ -184,3 +186,12 @@ def explain_unreachable(
         if isinstance(cause, PermissionError):
             return f"cannot start {target}: permission denied (is the program executable?)"
     return f"cannot review {target}: {type(error).__name__}"
+
+
+def read_operator_file(path: Path, what: str) -> bytes:
+    """The bytes of a file the operator named (a pin file, a contract lock, ...); unreadable: one line
+    naming the file and why, as a usage error (exit 2)."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise CliError(f"{path}: cannot read the {what} ({error.strerror or type(error).__name__})") from None

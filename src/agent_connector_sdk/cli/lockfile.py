@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import CliError, read_operator_file
 from agent_connector_sdk.cli.render import count
 from agent_connector_sdk.cli.report import LockCheck, ReviewReport, ToolDriftReport
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
@@ -23,12 +23,7 @@ __all__ = ["apply_lock", "read_lock", "write_lock"]
 
 def read_lock(path: Path) -> ContractLock:
     """Read a lock file (unreadable or malformed: exit 2 with one line)."""
-    try:
-        text = path.read_bytes()
-    except OSError as error:
-        raise CliError(
-            f"{path}: cannot read the lock file ({error.strerror or type(error).__name__})"
-        ) from None
+    text = read_operator_file(path, "lock file")
     try:
         return ContractLock.from_json(text)
     except LockFileError as error:
