@@ -31,6 +31,12 @@ _HTTP_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "p
 def read_structured(path: Path) -> tuple[bytes, Any]:
     """The file's exact bytes and its parsed JSON or YAML value (JSON first: it is a YAML subset, but
     JSON's own error messages are clearer for ``.json`` files)."""
+    raw, value, _ = _read_structured(path)
+    return raw, value
+
+
+def _read_structured(path: Path) -> tuple[bytes, Any, bool]:
+    """:func:`read_structured`, plus whether the value came from the JSON parser (JSON data only)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -40,7 +46,7 @@ def read_structured(path: Path) -> tuple[bytes, Any]:
     except OSError as error:
         raise CliError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
     try:
-        return raw, json.loads(raw)
+        return raw, json.loads(raw), True
     except (json.JSONDecodeError, UnicodeDecodeError) as json_error:
         if path.suffix.lower() == ".json":
             raise CliError(
@@ -49,7 +55,7 @@ def read_structured(path: Path) -> tuple[bytes, Any]:
                 else f"{path}: not UTF-8 text"
             ) from None
     try:
-        return raw, yaml.safe_load(raw)
+        return raw, yaml.safe_load(raw), False
     except yaml.YAMLError as yaml_error:
         mark = getattr(yaml_error, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
@@ -61,7 +67,7 @@ def load_openapi(path: str | None) -> OpenAPISource:
     if path is None:
         return load_github_extract()
     file = Path(path)
-    raw, document = read_structured(file)
+    raw, document, is_json = _read_structured(file)
     if not isinstance(document, dict):
         raise CliError(f"{file}: not an OpenAPI document (the top level is not an object)")
     version = document.get("openapi")
@@ -72,8 +78,13 @@ def load_openapi(path: str | None) -> OpenAPISource:
     paths = document.get("paths", {})
     if not isinstance(paths, dict):
         raise CliError(f"{file}: 'paths' must be an object")
-    # FastMCP reads the parsed document; the exact bytes stay the disclosure's source identity.
-    return OpenAPISource(raw=raw, document=json.loads(json.dumps(document, default=str)))
+    # FastMCP reads the parsed document as JSON data; the exact bytes stay the disclosure's source
+    # identity. YAML may parse to what JSON has not (dates, integer keys such as `200:`): one JSON round
+    # trip makes it JSON data. A JSON parse already is (the round trip would cost ~2 s of start-up on
+    # GitHub's 73 MB description and leave a second copy's worth of freed heap behind).
+    if not is_json:
+        document = json.loads(json.dumps(document, default=str))
+    return OpenAPISource(raw=raw, document=document)
 
 
 def count_operations(document: Mapping[str, Any]) -> int:
