@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import ipaddress
 import logging
 import re
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from agent_connector_sdk.cli.errors import CliError
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "bind_socket",
     "build_openapi_app",
+    "built_to_last",
     "disclosure_read_path",
     "is_loopback",
     "log_disclosure_read_path",
@@ -140,6 +143,28 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
     # The start-up line saying how disclosure reads resolve (log_disclosure_read_path) is INFO when all is
     # well and must still be seen: this one logger is one level more talkative than the rest.
     logging.getLogger(__name__).setLevel(min(level, logging.INFO))
+
+
+@contextmanager
+def built_to_last() -> Iterator[None]:
+    """Build the served app with CPython's cyclic garbage collector paused, then freeze what was built.
+
+    A start-up allocates millions of objects that live as long as the process (GitHub's description:
+    the parsed 73 MB document, 1,223 tools and their schemas). With the collector on, every few hundred
+    allocations it re-traverses that growing young heap: ~30 % of the parse and the build, 1.5-2 s of a
+    GitHub ``serve`` start-up. Paused, nothing is traversed; :func:`gc.freeze` then moves everything
+    allocated so far into the permanent generation, so no later collection (while serving) walks the
+    catalog either. What it costs: garbage *cycles* made during the build are never reclaimed — a few
+    hundred objects at GitHub size (reference counting still frees everything else as usual). The
+    collector is back on (as it was) when the block ends, also on an error."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+        gc.freeze()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def build_openapi_app(
