@@ -190,3 +190,29 @@ def test_the_skills_provider_serves_no_tools_so_it_resolves_names_like_it_lists(
     assert SkillCatalogProvider._list_tools is Provider._list_tools
     assert SkillCatalogProvider._get_tool is Provider._get_tool
     assert compat.is_name_consistent_provider(skills_provider())
+
+
+async def test_synthetic_tools_are_built_once_per_transform_and_names() -> None:
+    from fastmcp.server.transforms.search import BM25SearchTransform
+
+    search = RegexSearchTransform()
+    assert compat.memoize_synthetic_tools(search)
+    assert compat.memoize_synthetic_tools(search)  # idempotent
+    server: fastmcp.FastMCP[Any] = fastmcp.FastMCP("compat")
+    server.add_transform(search)
+    first = [tool for tool in await server.list_tools()]
+    again = [tool for tool in await server.list_tools()]
+    assert [t.name for t in first] == ["search_tools", "call_tool"]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert await server.get_tool("search_tools") is first[0]
+    search._search_tool_name = "find_tools"  # the private read outside compat.py: the test itself
+    renamed = await server.list_tools()
+    assert [t.name for t in renamed] == ["find_tools", "call_tool"]
+    assert renamed[1] is not first[1]  # rebuilt for the new names
+    assert compat.memoize_synthetic_tools(BM25SearchTransform())
+
+    class OwnSearchTool(RegexSearchTransform):
+        def _make_search_tool(self) -> Any:
+            return super()._make_search_tool()
+
+    assert not compat.memoize_synthetic_tools(OwnSearchTool())  # a factory of its own: left alone

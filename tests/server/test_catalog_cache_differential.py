@@ -4,11 +4,12 @@ A hypothesis state machine drives two identical FastMCP servers — each with Fa
 ``RegexSearchTransform`` (``describe_schema_tools`` as serializer, a pinned tool, a small result cap) and
 the default ``DereferenceRefsMiddleware`` — one with :func:`cache_tool_catalog`, one without. Every change
 is applied to both (each holds its own copies of the tools): tools added and removed (versions,
-per-tool ``require_scopes`` auth, tags), enable/disable by name, key or tag, a rule set edited in place,
-a ``tools/list`` middleware the cache does not know coming and going. After each step, for three
-callers (no token, a reader, an admin), it compares the caller's catalog, the ``search_tools`` result
-for a pattern and the ``call_tool`` proxy's outcome for a name. Callers are set through the ``mcp``
-SDK's auth context variable, so FastMCP's real component-auth checks run.
+per-tool ``require_scopes`` auth or a check on the client id, tags), enable/disable by name, key or
+tag, a rule set edited in place, a ``tools/list`` middleware the cache does not know coming and going.
+After each step, for three callers (no token, a reader, an admin), it compares the caller's catalog,
+its ``tools/list`` (the transform's synthetic tools, built once on the cached side), the
+``search_tools`` result for a pattern and the ``call_tool`` proxy's outcome for a name. Callers are set
+through the ``mcp`` SDK's auth context variable, so FastMCP's real component-auth checks run.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fastmcp.server.middleware.middleware import CallNext, Middleware, Middlewar
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.server.transforms.visibility import Visibility
 from fastmcp.tools.base import Tool
-from fastmcp.utilities.authorization import require_scopes
+from fastmcp.utilities.authorization import AuthContext, require_scopes
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
@@ -65,6 +66,15 @@ class HideSecretFromNonAdmins(Middleware):
         token = get_access_token()
         admin = token is not None and "admin" in token.scopes
         return [tool for tool in tools if admin or "secret" not in tool.tags]
+
+
+def only_client(client_id: str) -> Any:
+    """A component auth check on the token's client id (not a scope check the cache can key on)."""
+
+    def check(context: AuthContext) -> bool:
+        return context.token is not None and context.token.client_id == client_id
+
+    return check
 
 
 Served = tuple[FastMCP[Any], RegexSearchTransform]
@@ -137,14 +147,26 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         variant=st.integers(0, 2),
         scoped=st.booleans(),
         secret=st.booleans(),
+        by_client=st.booleans(),
     )
-    def add(self, name: str, version: str | None, variant: int, scoped: bool, secret: bool) -> None:
+    def add(
+        self,
+        name: str,
+        version: str | None,
+        variant: int,
+        scoped: bool,
+        secret: bool,
+        by_client: bool = False,
+    ) -> None:
         if any(n == name and (v is None) != (version is None) for n, v in self.tools):
             return  # FastMCP refuses to mix versioned and unversioned tools of one name
+        auth: Any = require_scopes("admin") if scoped else None
+        if by_client:  # a check reading more of the caller than its scopes: the cache must step aside
+            auth = only_client("reader")
         tool = static_tool(
             name,
             schema_variant(variant),
-            auth=require_scopes("admin") if scoped else None,
+            auth=auth,
             description=f"Tool {name}" + (" (secret)" if secret else ""),
         ).model_copy(update={"version": version, "tags": {"secret"} if secret else set()})
         self._drop((name, version))
@@ -161,6 +183,9 @@ class CachedEqualsUncached(RuleBasedStateMachine):
             for (name, _), tool in self.tools.items():
                 if name == key[0]:
                     server.add_tool(tool.model_copy(deep=True))
+
+    def remove_named(self, name: str, version: str | None) -> None:
+        self._drop((name, version))
 
     @rule(data=st.data())
     def remove(self, data: st.DataObject) -> None:
@@ -207,13 +232,14 @@ class CachedEqualsUncached(RuleBasedStateMachine):
 
             async def observe(ctx: Context, server: FastMCP[Any] = server, search: Any = search) -> Any:
                 catalog = _shown(await search.get_tool_catalog(ctx))
+                listed = [tool.to_mcp_tool().model_dump() for tool in await server.list_tools()]
                 found = await server.call_tool("search_tools", {"pattern": pattern})
                 try:
                     called = await server.call_tool("call_tool", {"name": name, "arguments": {}})
                     proxy: Any = ("ran", called.structured_content)
                 except Exception as error:  # the proxy's refusal (unknown tool) or the tool's own failure
                     proxy = ("refused", type(error).__name__, str(error))
-                return catalog, found.structured_content, proxy
+                return catalog, listed, found.structured_content, proxy
 
             answers.append(self.run(caller, server, observe))
         assert answers[0] == answers[1]
@@ -241,6 +267,14 @@ def test_the_machine_serves_from_the_cache() -> None:
         for _ in range(2):  # a rule set edited in place hides alpha, then shows it again
             machine.rule_set_edited_in_place("alpha")
             machine.compare("reader", "alpha", "alpha")
+        hits, misses = machine.cache.hits, machine.cache.misses
+        machine.add("gamma", None, 0, scoped=False, secret=False, by_client=True)  # the cache steps aside
+        for caller in CALLERS:
+            machine.compare(caller, "gamma", "gamma")
+        assert (machine.cache.hits, machine.cache.misses) == (hits, misses)
+        machine.remove_named("gamma", None)  # and serves again
+        machine.compare("reader", "a", "alpha")
+        assert machine.cache.hits + machine.cache.misses > hits + misses
         machine.unknown_middleware(True)
         assert machine.cache.blocker() == "middleware HideSecretFromNonAdmins touches tools/list"
         hits = machine.cache.hits

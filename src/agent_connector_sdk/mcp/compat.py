@@ -40,7 +40,9 @@ Catalog cache (``mcp/server/catalog.py``; same version gate):
 * :func:`component_auth_context` — ``fastmcp.server.server._get_auth_context`` (what component auth sees);
 * :func:`is_scope_check` — FastMCP's ``_RequireScopes`` / ``_RestrictTag`` check types;
 * :func:`visibility_enabled` — ``Visibility._enabled``;
-* :func:`memoize_search_text` — ``fastmcp.server.transforms.search.regex._extract_searchable_text``.
+* :func:`memoize_search_text` — ``fastmcp.server.transforms.search.regex._extract_searchable_text``;
+* :func:`memoize_synthetic_tools` — ``BaseSearchTransform._make_search_tool`` / ``._make_call_tool``
+  (instance attributes shadowing them).
 
 Host side (for the client adapters; routed here so both sides share one list):
 
@@ -81,6 +83,7 @@ from fastmcp.server.providers.base import Provider
 from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
 from fastmcp.server.transforms.catalog import CatalogTransform
+from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
 from fastmcp.skills.provider import SkillCatalogProvider
 from fastmcp.tools import Tool
@@ -117,6 +120,7 @@ __all__ = [
     "low_level_server",
     "make_verify_factory",
     "memoize_search_text",
+    "memoize_synthetic_tools",
     "middleware_touches_list_tools",
     "on_tool_list_changed",
     "raw_provider_tools",
@@ -423,6 +427,52 @@ def memoize_search_text(text: Callable[[Tool, SearchText], str]) -> None:
     searchable_text.__agent_connector_memo__ = text  # type: ignore[attr-defined]
     searchable_text.__wrapped__ = original  # type: ignore[attr-defined]
     setattr(regex, "_extract_searchable_text", searchable_text)  # noqa: B010 (private, not re-exported)
+
+
+_SYNTHETIC_FACTORIES: Final = ("_make_search_tool", "_make_call_tool")
+_FASTMCP_SEARCH_FACTORIES: Final = (
+    RegexSearchTransform._make_search_tool,
+    BM25SearchTransform._make_search_tool,
+)
+
+
+def memoize_synthetic_tools(transform: CatalogTransform) -> bool:
+    """Build a FastMCP search transform's two synthetic tools (``search_tools``, ``call_tool``) once
+    instead of on every ``tools/list``, ``get_tool`` and call (FastMCP 4.2 runs ``Tool.from_function`` —
+    signature parsing and pydantic schema generation, ~1 ms — per request). Idempotent; ``False`` (and
+    nothing changed) for a transform whose factories are not FastMCP's own.
+
+    Exact: each factory's tool depends only on the transform's tool names (the functions read the
+    transform's state when *called*), so the memo is keyed by those names; and FastMCP treats tools
+    handed down its pipeline as shared (``Visibility`` copies a tool before marking it, as it does for
+    the stored tools every provider returns)."""
+    if not isinstance(transform, BaseSearchTransform):
+        return False
+    state = vars(transform)
+    if all(getattr(state.get(name), "__agent_connector_memo__", False) for name in _SYNTHETIC_FACTORIES):
+        return True
+    kind = type(transform)
+    if (
+        kind._make_search_tool not in _FASTMCP_SEARCH_FACTORIES
+        or kind._make_call_tool is not BaseSearchTransform._make_call_tool
+        or any(name in state for name in _SYNTHETIC_FACTORIES)
+    ):
+        return False
+    for name in _SYNTHETIC_FACTORIES:
+        build: Callable[[], Tool] = getattr(transform, name)
+        made: dict[tuple[str, str], Tool] = {}
+
+        def memoized(build: Callable[[], Tool] = build, made: dict[tuple[str, str], Tool] = made) -> Tool:
+            key = (transform._search_tool_name, transform._call_tool_name)
+            tool = made.get(key)
+            if tool is None:
+                made.clear()  # one entry: the names changed
+                tool = made[key] = build()
+            return tool
+
+        memoized.__agent_connector_memo__ = True  # type: ignore[attr-defined]
+        setattr(transform, name, memoized)
+    return True
 
 
 async def send_unvalidated_request(session: Any, request: Any) -> Any:

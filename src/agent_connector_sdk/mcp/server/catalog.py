@@ -38,6 +38,7 @@ from typing import Any, Final
 from fastmcp import FastMCP
 from fastmcp.server.context import Context
 from fastmcp.server.middleware.dereference import DereferenceRefsMiddleware
+from fastmcp.server.providers.base import Provider
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.visibility import Visibility, get_visibility_rules
 from fastmcp.tools.base import Tool
@@ -59,6 +60,7 @@ DEFAULT_CATALOG_ENTRIES: Final = 32
 DEFAULT_SEARCH_TEXT_ENTRIES: Final = 20_000
 """Cached tools whose search text and navigation entry are kept, process-wide (~1-2 KB each)."""
 
+_AUTH_VERDICTS: Final = 16
 _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component", "_matches")
 
 
@@ -92,9 +94,11 @@ class _CachedTools:
         return None if entry is None or entry[0] is not tool else entry[1]
 
     def text(self, tool: Tool, compute: compat.SearchText) -> str:
-        slots = self._slots(tool)
-        if slots is None:
+        # Runs once per tool per search (1,223 times at GitHub size): _slots inlined.
+        entry = self._entries.get(id(tool))
+        if entry is None or entry[0] is not tool:
             return compute(tool)
+        slots = entry[1]
         known: str | None = slots[0]
         if known is None:
             known = slots[0] = compute(tool)
@@ -156,6 +160,9 @@ class ToolCatalogCache:
         self._catalog = catalog
         self._entries: BoundedLRU[tuple[Any, ...], _Entry] = BoundedLRU(max_entries)
         self._original: compat.GetToolCatalog | None = None
+        # Per provider, the last tool list whose auth checks were judged, its ids and the verdict: an
+        # identical list (same objects, never edited in place) is not re-judged tool by tool per call.
+        self._auth_verdicts: dict[int, tuple[Provider, tuple[Tool, ...], tuple[int, ...], bool]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -208,11 +215,12 @@ class ToolCatalogCache:
         scoped_auth = True
         for provider in self._server.providers:
             raw = tuple(await compat.raw_provider_tools(provider))
+            ids = tuple(map(id, raw))
             held.append(provider)
             held.append(raw)
-            parts.append((id(provider), tuple(map(id, raw)), _transforms_state(provider.transforms, held)))
+            parts.append((id(provider), ids, _transforms_state(provider.transforms, held)))
             if scoped_auth:
-                scoped_auth = all(tool.auth is None or compat.is_scope_check(tool.auth) for tool in raw)
+                scoped_auth = self._scoped_auth(provider, raw, ids)
         if not scoped_auth:
             return tuple(held), None  # an auth check that may read more of the caller than its scopes
         parts.append(_transforms_state(self._server.transforms, held))
@@ -228,6 +236,18 @@ class ToolCatalogCache:
         else:
             parts.append(("scopes", frozenset(token.scopes)))
         return tuple(held), tuple(parts)
+
+    def _scoped_auth(self, provider: Provider, raw: tuple[Tool, ...], ids: tuple[int, ...]) -> bool:
+        """Whether every tool's ``auth`` is absent or a FastMCP scope check, memoized per provider for
+        its last list (the memo holds provider and tools, so equal ids are the same objects)."""
+        known = self._auth_verdicts.get(id(provider))
+        if known is not None and known[0] is provider and known[2] == ids:
+            return known[3]
+        verdict = all(tool.auth is None or compat.is_scope_check(tool.auth) for tool in raw)
+        if len(self._auth_verdicts) >= _AUTH_VERDICTS:
+            self._auth_verdicts.clear()  # providers come and go: never more than a handful kept
+        self._auth_verdicts[id(provider)] = (provider, raw, ids, verdict)
+        return verdict
 
 
 def _known_transform(transform: object) -> bool:
@@ -267,4 +287,6 @@ def cache_tool_catalog(
 
     compat.replace_tool_catalog(catalog, make)
     compat.memoize_search_text(_CACHED_TOOLS.text)
+    # The same declaration covers the transform's own two tools: built once, not per request.
+    compat.memoize_synthetic_tools(catalog)
     return cache
