@@ -49,9 +49,16 @@ MIX = ("search", "manifest", "fragment", "github_call", "lab_headers", "lab_plai
 
 
 # ------------------------------------------------------------------------------------ server side
-def _serve(ready: Any) -> None:
-    """Child process: the fake upstream, the GitHub connector and the lab, each on its own port."""
+def _serve(ready: Any, probe: bool = False) -> None:
+    """Child process: the fake upstream, the GitHub connector and the lab, each on its own port. With
+    ``probe``, it traces allocations and answers each ``"probe"`` on the pipe with what grew since the
+    previous one (live objects by type, allocated bytes by line)."""
     import threading
+
+    if probe:
+        import tracemalloc
+
+        tracemalloc.start(12)
 
     import uvicorn
     from fastmcp.server.transforms.search import RegexSearchTransform
@@ -101,8 +108,53 @@ def _serve(ready: Any) -> None:
         stateless_http=True, json_response=True, rate_limiter=RateLimiter(10**6, 1.0), request_bounds=bounds
     )
     ready.send((start(github_app), start(lab_app)))
+    previous: tuple[Any, dict[str, int]] | None = None
     while True:  # parent terminates us
-        time.sleep(3600)
+        if ready.recv() == "probe":
+            current = _heap_census()
+            ready.send(_heap_growth(previous, current) if previous is not None else [])
+            previous = current
+
+
+def _heap_census() -> tuple[Any, dict[str, int]]:
+    """A tracemalloc snapshot and live objects counted by type, after a full collection."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    counts: dict[str, int] = {}
+    for obj in gc.get_objects():
+        name = type(obj).__qualname__
+        counts[name] = counts.get(name, 0) + 1
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [
+            tracemalloc.Filter(False, tracemalloc.__file__),
+            tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+        ]
+    )
+    return snapshot, counts
+
+
+def _heap_growth(before: tuple[Any, dict[str, int]], after: tuple[Any, dict[str, int]]) -> list[str]:
+    lines = []
+    grown = sorted(
+        ((after[1].get(name, 0) - count, name) for name, count in {**after[1], **before[1]}.items()),
+        reverse=True,
+    )
+    lines.append(
+        "live objects grown: " + ", ".join(f"{name} +{delta}" for delta, name in grown[:12] if delta > 0)
+    )
+    for stat in after[0].compare_to(before[0], "traceback")[:8]:
+        if stat.size_diff <= 0:
+            continue
+        frames = [
+            f"{frame.filename.rsplit('site-packages/', 1)[-1]}:{frame.lineno}" for frame in stat.traceback
+        ]
+        lines.append(
+            f"{stat.size_diff / 1024:+.0f} KiB in {stat.count_diff:+d} blocks: "
+            + " <- ".join(frames[-6:][::-1])
+        )
+    return lines
 
 
 def _rss_kib(pid: int) -> int:
@@ -233,13 +285,15 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def run(clients: int, iterations: int, max_seconds: float) -> dict[str, Any]:
+def run(
+    clients: int, iterations: int, max_seconds: float, rounds: int = 2, probe: bool = False
+) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_serve, args=(send,), daemon=True)
+    receive, send = context.Pipe(duplex=True)
+    process = context.Process(target=_serve, args=(send, probe), daemon=True)
     process.start()
     try:
-        if not receive.poll(120):
+        if not receive.poll(600 if probe else 120):
             raise RuntimeError("bench servers did not start")
         github_port, lab_port = receive.recv()
         github, lab = f"http://127.0.0.1:{github_port}/mcp", f"http://127.0.0.1:{lab_port}/mcp"
@@ -251,8 +305,12 @@ def run(clients: int, iterations: int, max_seconds: float) -> dict[str, Any]:
             "rounds": [],
         }
         summary["rss_kib_before"] = _rss_kib(process.pid)
-        for number in (1, 2):
+        for number in range(1, rounds + 1):
             into, elapsed = asyncio.run(_round(github, lab, clients, iterations, max_seconds))
+            if probe:
+                receive.send("probe")
+                for line in receive.recv():
+                    print(f"  after round {number}: {line}", flush=True)
             summary["rounds"].append(
                 {
                     "round": number,
@@ -277,15 +335,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--iterations", type=int, default=4, help="mixes per client per round")
     parser.add_argument("--max-seconds", type=float, default=300.0, help="time cap per round")
+    parser.add_argument("--rounds", type=int, default=2, help="identical rounds (RSS is read after each)")
+    parser.add_argument(
+        "--probe", action="store_true", help="trace the server's heap: print what grew between rounds (slow)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    summary = run(args.clients, args.iterations, args.max_seconds)
+    summary = run(args.clients, args.iterations, args.max_seconds, args.rounds, args.probe)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(
             f"{args.clients} concurrent clients x {args.iterations} iterations of {len(MIX)} requests: "
-            f"{', '.join(MIX)} (loopback, uvicorn, 2 identical rounds)"
+            f"{', '.join(MIX)} (loopback, uvicorn, {args.rounds} identical rounds)"
         )
         print(f"server RSS before: {summary['rss_kib_before'] / 1024:.1f} MiB")
         for entry in summary["rounds"]:
