@@ -78,12 +78,14 @@ def json_bound_crossed(value: Any, *, max_bytes: int, max_depth: int | None = No
 
 # How ``marshal.dumps(value, 2)`` (:func:`~agent_connector_sdk.mcp.contracts.json_schema.exact_value_key`)
 # relates to the measure above, node by node (format 2 writes every object in place, no references):
-# a string is 5 + its UTF-8 bytes (measured 2 + them, or 3 + them as a key plus the entry's 1), a dict
-# 2 bytes plus its members (measured 2 plus 1 per entry), a list 5 plus its items (measured 2 plus 1
-# per item). Only nodes whose encoding starts with one of these type codes can measure more than they
-# encode, and never by more than 11 (``None`` as a key: 12 measured, 1 written): None, False, True,
-# StopIteration, Ellipsis, int, long, float, bytes, tuple, set, frozenset, dict.
-_MEASURES_MORE: Final = b"NFTS.ilgs(<>{"
+# a string is 5 + its UTF-8 bytes (measured 2 + them, or 3 + them as a key plus the entry's 1 for its
+# comma), a dict 2 bytes plus its members (measured 2 plus 1 per entry), a list 5 plus its items
+# (measured 2 plus 1 per item). A scalar other than a string measures 8 (+1 in a list, +4 as a key).
+# So only nodes whose encoding starts with one of these type codes can measure more than they encode,
+# by at most the weight given (the worst of value, list item and key): None, False, True,
+# StopIteration, Ellipsis (1 byte written; 12 measured as a key); int (5), bytes, tuple, set,
+# frozenset (at least 5); float (9); long (at least 11) and dict (2 written, 3 measured in a list).
+_EXCESS: Final = ((b"NFTS.", 11), (b"is(<>", 7), (b"g", 3), (b"l{", 1))
 _MAX_EXCESS: Final = 11
 _DEPTH_SCREEN_LIMIT: Final = 128  # the engine validates one level per JSON level: keep it shallow
 
@@ -107,18 +109,23 @@ def screened_bound_crossed(
     """Exactly :func:`json_bound_crossed` (``value``, ``max_bytes``, ``max_depth``), usually without
     walking ``value`` in Python; ``marshalled`` must be ``marshal.dumps(value, 2)``.
 
-    Bytes: the encoding's length plus 11 per type code that can measure more than it encodes bounds the
-    measure from above (see ``_MEASURES_MORE``); at or under ``max_bytes`` no prefix of the walk can
-    cross it either. Depth: the Rust engine checks it in one pass against a fixed schema; it reads a
-    tuple as a list (stricter than the walk, which counts a tuple as a scalar). Whenever either screen
-    cannot clear the value — large, deep, or not plain JSON — the walk decides, so every verdict,
-    including which bound is reported first, is the walk's own.
+    Bytes: the encoding's length plus, per type code that can measure more than it encodes, its
+    occurrences times that excess bounds the measure from above (see ``_EXCESS``); at or under
+    ``max_bytes`` no prefix of the walk can cross it either. Depth: the Rust engine checks it in one
+    pass against a fixed schema; it reads a tuple as a list (stricter than the walk, which counts a
+    tuple as a scalar). Whenever either screen cannot clear the value — large, deep, or not plain
+    JSON — the walk decides, so every verdict, including which bound is reported first, is the walk's
+    own (``tests/contracts/test_schema_screen.py`` checks this against the walk).
     """
     if max_depth <= _DEPTH_SCREEN_LIMIT:
         size = len(marshalled)
-        # Every byte counted as a type code first (no copy); the exact count only when that is too much.
+        # Every byte counted as a worst-case type code first (no copy); only when that is too much,
+        # each type code's occurrences (a superset of the nodes: content bytes may look alike).
         if (_MAX_EXCESS + 1) * size > max_bytes:
-            size += _MAX_EXCESS * (size - len(marshalled.translate(None, _MEASURES_MORE)))
+            size += sum(
+                weight * (len(marshalled) - len(marshalled.translate(None, codes)))
+                for codes, weight in _EXCESS
+            )
         if size <= max_bytes:
             try:
                 if _depth_validator(max_depth).is_valid(value):

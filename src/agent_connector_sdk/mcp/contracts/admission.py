@@ -38,6 +38,13 @@ Bounds (each a policy field with a documented default; a host session applies it
   32) keep one call's ``Mcp-Param-*`` block well under common proxy limits (8 KiB).
 
 Every bound reason names the bound (``max_schema_depth (64)``), never the offending value.
+
+Cost: a cold admission reads each descriptor's exact bytes once (they key the verdict memo too) and
+screens it — size bounded from those bytes, depth and the schemas' meta-schemas checked in the Rust
+engine (:func:`~agent_connector_sdk.mcp.contracts.json_schema.screen_schemas`), header walks skipped when
+no ``x-mcp-header`` occurs — so most descriptors are never walked in Python nor compiled. Whatever a
+screen cannot clear takes the full checks above, which alone decide every rejection and its reason;
+``tests/contracts/test_schema_screen.py`` checks admission with and without the screens is the same.
 """
 
 from __future__ import annotations

@@ -54,6 +54,13 @@ Where the engines differ (documented, pinned by tests):
 * Which failure is reported when several keywords fail: a heuristic modelled on python-jsonschema's
   ``best_match``. Validity never depends on it.
 
+**Admission screen.** :func:`screen_schemas` clears the schemas a host admits without compiling them:
+one Rust pass per schema against the dialect's meta-schema with formats asserted (a ``regex`` must
+compile in ``re`` and in the engine), for schemas whose exact bytes hold no reference or identifier
+keyword. It only ever answers "certainly accepted" (differentially tested against :func:`check_schema`);
+anything else takes the full check. A screened schema's validator is compiled, and cached, when a call
+first needs it: compiling every schema of a 1,223-tool catalog was most of a cold admission.
+
 **Cache.** Compiled validators live in a bounded LRU keyed by the SHA-256 of the schema's canonical JSON
 text; per-call lookups go through a cheaper exact key first (:func:`exact_value_key`). Schema refusals
 are cached as well, so a hostile schema costs one compilation. The dialect is part of the schema's
