@@ -2,6 +2,7 @@
 plain FastMCP on the same document, every ratio printed in one run with its target (PASS/MISS).
 
     python -m bench.product_path [--repeat N] [--calls N] [--skip-review] [--skip-processes]
+    python -m bench.product_path --only admission [--repeat N]
 
 Setup (untimed): the pinned ``@octokit/openapi`` description (sha256-verified, :mod:`bench._github`),
 a loopback upstream answering ``GET /emojis``, and two apps over real Streamable HTTP on 127.0.0.1:
@@ -19,7 +20,7 @@ Measured (best of ``--repeat``, the two sides interleaved so a noisy machine slo
 3. **direct call vs FastMCP** — one ``tools/call`` to the upstream on ours / plain (reported);
 4. **admission** — ``admit_tools`` on the full ``tools/list`` payload cold (memo and validator cache
    empty) and warm (an identical re-list), each / the payload's ``ListToolsResult`` parse (targets
-   <= 2x and <= 1.1x);
+   <= 2x and <= 1.1x); ``--only admission`` runs this part alone;
 5. **processes** (``--skip-processes`` to skip) — ``agent-connector serve --openapi`` and the plain server
    each in a fresh process: time from spawn to the first answered ``search_tools``, RSS after it
    (targets <= 1.1x), and server CPU per direct call over ``--calls`` calls from ``/proc`` (target
@@ -327,6 +328,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--skip-review", action="store_true")
     parser.add_argument("--skip-processes", action="store_true")
+    parser.add_argument("--only", choices=["admission"], help="run one part alone")
     args = parser.parse_args()
     # The fastmcp client warns on every call of a tool hidden behind search (it cannot validate what it
     # never listed): expected here, and it would bury the table.
@@ -334,6 +336,13 @@ def main() -> None:
 
     description = load_github_description()
     document = description.document
+    if args.only == "admission":
+        listing = asyncio.run(_listing(_bare(document, "http://127.0.0.1:9")))  # listed, never called
+        print(f"tools/list payload: {len(listing):,} bytes\n")
+        print(f"  {'measure':<34} {'value':<44} target")
+        admission_part(listing, max(4, args.repeat // 3))
+        _summary()
+        return
     with serve_asgi(_upstream_app(), path="") as upstream:
         ours_app, tools = build_openapi_app(
             OpenAPISource(raw=description.raw, document=document), upstream=upstream
@@ -358,6 +367,10 @@ def main() -> None:
                 path = Path(scratch) / "github.json"
                 path.write_bytes(description.raw)
                 processes_part(path, upstream, args.calls, review=not args.skip_review)
+    _summary()
+
+
+def _summary() -> None:
     missed = [name for name, _, target in results if target.endswith("MISS")]
     print(
         f"\n{len(results)} measures, {len(missed)} missed: {', '.join(missed) or 'none'}"

@@ -668,8 +668,10 @@ def default_validator_cache() -> ValidatorCache:
 
 
 def clear_validator_cache() -> None:
-    """Empty the process-wide cache (tests, or after unloading many tools)."""
+    """Empty the process-wide cache and the admission screen's regex memo (tests, benchmarks of a cold
+    start, or after unloading many tools)."""
     _DEFAULT_CACHE.clear()
+    _regex_usable_memo.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------ validate
@@ -770,6 +772,7 @@ SCREEN_MAX_DEPTH: Final = 128
 # these (``$ref``, ``$dynamicRef``/``$dynamicAnchor``, ``$recursiveRef``/``$recursiveAnchor``, ``$id``,
 # ``$anchor``, ``$vocabulary``); draft-04's ``id`` is why draft-04 never takes the screen.
 _SCREEN_REFUSES: Final = re.compile(rb"\$(?:ref|dynamic|recursive|id|anchor|vocabulary)")
+_SCREEN_REFUSES_OR_SCHEMA: Final = re.compile(rb"\$(?:ref|dynamic|recursive|id|anchor|vocabulary|schema)")
 _SCHEMA_KEY: Final = b"$schema"
 _SCREEN_DIALECTS: Final = frozenset({"draft-06", "draft-07", "2019-09", "2020-12"})
 _REGEX_MEMO_LENGTH: Final = 512  # longer patterns are judged every time (the memo stays small)
@@ -857,8 +860,6 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
     validator is built (and cached) when a call first needs it.
     """
     allowed = dialects if isinstance(dialects, (set, frozenset)) else frozenset(dialects)
-    if _SCREEN_REFUSES.search(scanned):
-        return False
     roots = 0
     checked: list[tuple[Dialect, dict[str, Any]]] = []
     for schema in schemas:
@@ -869,7 +870,10 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
             return False
         roots += "$schema" in schema
         checked.append((dialect, schema))
-    if scanned.count(_SCHEMA_KEY) != roots:
+    if roots == 0:  # then any "$schema" is one too many: one scan finds either
+        if _SCREEN_REFUSES_OR_SCHEMA.search(scanned):
+            return False
+    elif _SCREEN_REFUSES.search(scanned) or scanned.count(_SCHEMA_KEY) != roots:
         return False
     # Without the bytes of "pattern" there is no pattern anywhere: the meta-schema check alone decides.
     every_pattern = _PATTERN_KEY in scanned
