@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts import admission
+from agent_connector_sdk.mcp.contracts import admission, json_schema
 from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed, screened_bound_crossed
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.contracts.json_schema import (
@@ -267,8 +267,6 @@ def test_admission_with_screens_equals_admission_without(listing: list[Any], pol
 
 
 def test_a_screened_admission_compiles_no_validator_and_the_call_still_validates() -> None:
-    from agent_connector_sdk.mcp.contracts import json_schema
-
     schema = {
         "type": "object",
         "properties": {"screened-only": {"type": "integer"}},
@@ -281,3 +279,27 @@ def test_a_screened_admission_compiles_no_validator_and_the_call_still_validates
     failure = validate_instance(schema, {"screened-only": "x"})  # compiled here, on first use
     assert failure is not None and failure.keyword == "type"
     assert schema in json_schema.default_validator_cache()
+
+
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(ALL_DIALECTS)), st.sampled_from(PATTERNS) | st.text(max_size=8))
+def test_the_regex_memo_answers_as_the_uncached_judgment(dialect: Any, pattern: str) -> None:
+    assert json_schema._regex_usable_memo(dialect, pattern) == json_schema._regex_usable(dialect, pattern)
+    assert json_schema._regex_usable_memo(dialect, pattern) == json_schema._regex_usable(dialect, pattern)
+
+
+@pytest.mark.parametrize(
+    ("levels", "pattern", "category"), [(60, "^a$", None), (127, "^a$", None), (127, "\\Z", "invalid_schema")]
+)
+def test_deep_schemas_at_the_screen_depth_are_judged_like_the_full_check(
+    levels: int, pattern: str, category: str | None
+) -> None:
+    schema: Any = {"type": "string", "pattern": pattern}
+    for _ in range(levels // 2):
+        schema = {"type": "object", "properties": {"a": schema}}
+    listing = [{"name": "deep", "inputSchema": schema}]
+    policy = AdmissionPolicy(max_schema_depth=128)
+    screened = admission._admit(listing, policy, None)
+    assert screened == admission._admit(listing, policy, None, screen=False)
+    assert [rejection["category"] for rejection in screened.rejected] == ([category] if category else [])

@@ -130,6 +130,6 @@ def screened_bound_crossed(
             try:
                 if _depth_validator(max_depth).is_valid(value):
                     return None
-            except (ValueError, TypeError, OverflowError):  # not JSON the engine reads: walk it
+            except Exception:  # whatever the engine cannot read (not JSON, ...): the walk decides
                 pass
     return json_bound_crossed(value, max_bytes=max_bytes, max_depth=max_depth)

@@ -886,7 +886,7 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
         try:
             if not validator.is_valid(schema):
                 return False
-        except (ValueError, TypeError, OverflowError):  # not JSON the engine can read: the full check says
+        except Exception:  # whatever the engine cannot read (not JSON, ...): the full check decides
             return False
     return True
 
