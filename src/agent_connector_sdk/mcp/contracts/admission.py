@@ -11,7 +11,9 @@ instance engine cannot compile), ``unsupported_dialect`` (``$schema`` not one of
 or mixed dialects), ``unresolvable_ref`` (a ``$ref`` that does not resolve inside the descriptor
 itself: remote references are never fetched), ``invalid_header_annotation``, ``sensitive_header`` and
 ``duplicate_name``. Every schema check is :func:`~agent_connector_sdk.mcp.contracts.json_schema.check_schema`,
-the one the later gates use, so an admitted tool can always be validated. (Compatibility: an invalid
+the one the later gates use, so an admitted tool can always be validated (its screen,
+:func:`~agent_connector_sdk.mcp.contracts.json_schema.screen_schemas`, only ever clears a schema that
+check would accept). (Compatibility: an invalid
 schema was reported as ``malformed`` before the JSON Schema module was shared; it is ``invalid_schema``
 at every gate now.)
 

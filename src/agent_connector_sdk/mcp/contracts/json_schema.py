@@ -746,7 +746,8 @@ def check_schema(
 
     ``None`` means every instance check against it will run. ``dialects`` (default: all five) is the set
     a caller accepts: a valid schema of another supported dialect is ``unsupported_dialect`` for it.
-    Admission calls this so that a tool it admits can always be validated by the later gates.
+    Admission calls this (for whatever :func:`screen_schemas` cannot clear) so that a tool it admits can
+    always be validated by the later gates.
     """
     compiled = (_DEFAULT_CACHE if cache is None else cache)._get(schema)
     if compiled.failure is not None:
