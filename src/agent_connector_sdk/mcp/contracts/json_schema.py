@@ -854,9 +854,10 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
     ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's meta-schema with
     every format asserted, ``regex`` meaning "compiles in ``re`` and in the engine as ``pattern`` and as
     ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere passing the same
-    regex test (what the full check's ``re`` walk looks at). What remains of compilation then cannot
-    fail — ``tests/contracts/test_schema_screen.py`` checks this differentially against the full check,
-    and a schema that compiled differently at a later gate would still be refused there, never run.
+    regex test (what the full check's ``re`` walk looks at). Nothing else is known to make compilation
+    fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks that differentially against
+    the full check, and a schema that still failed to compile at a later gate would be refused there
+    (``invalid_schema``), never run unchecked.
     Saving the compilation matters at admission: it is most of the cost of a large catalog, and the
     validator is built (and cached) when a call first needs it.
     """
