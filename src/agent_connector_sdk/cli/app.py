@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._options import Host, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
 from agent_connector_sdk.cli.render import count, render_review
@@ -429,8 +430,8 @@ def serve(
     upstream: Annotated[
         str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")
     ] = None,
-    host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
-    port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
     no_auth: Annotated[
         bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
     ] = False,
@@ -441,9 +442,7 @@ def serve(
             "default: $AGENT_CONNECTOR_STATE); see docs/deploy.md"
         ),
     ] = None,
-    replica_id: Annotated[
-        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
-    ] = None,
+    replica_id: ReplicaId = None,
     upstream_errors: Annotated[
         Literal["generic", "echo"],
         Parameter(
