@@ -1,5 +1,6 @@
-"""Shared helpers of the server tests: raw 2026-07-28 POSTs, a log capture that also sees uvicorn's own
-error logger, and a local upstream API that records what reaches it."""
+"""Shared helpers of the server tests: raw 2026-07-28 POSTs (the one builder of a raw request's body,
+``_meta`` and routing headers), the contract lab's test bearer tokens, a log capture that also sees
+uvicorn's own error logger, and a local upstream API that records what reaches it."""
 
 from __future__ import annotations
 
@@ -16,12 +17,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from agent_connector_sdk.demo.contract_lab import PRODUCTION_SCOPE
+
 PROTOCOL_VERSION = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"},
 }
+LAB_TOKENS = {
+    "analyst-token": {"client_id": "analyst", "scopes": ["read"]},
+    "operator-token": {"client_id": "operator", "scopes": ["read", PRODUCTION_SCOPE]},
+}
+"""Bearer tokens for the contract lab behind FastMCP's ``StaticTokenVerifier``."""
 NAME_KEYS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -36,6 +44,33 @@ def raw_post(
     content: bytes | None = None,
 ) -> httpx2.Response:
     """One raw POST on a fresh connection (a refused request may close its connection)."""
+    with httpx2.Client(timeout=30) as http:
+        return post_on(
+            http,
+            url,
+            method,
+            params,
+            headers=headers,
+            name_header=name_header,
+            request_id=request_id,
+            content=content,
+        )
+
+
+def post_on(
+    http: httpx2.Client,
+    url: str,
+    method: str,
+    params: dict[str, Any],
+    *,
+    headers: Sequence[tuple[str, str | bytes]] | None = None,
+    name_header: str | bytes | None = None,
+    request_id: int | None = 1,
+    content: bytes | None = None,
+) -> httpx2.Response:
+    """One raw 2026-07-28 POST on ``http`` with the routing headers a conforming client sends (then
+    ``headers``): ``Mcp-Name`` is ``name_header``, else the name or URI in ``params``. ``request_id``
+    ``None`` makes it a notification; ``content`` replaces the JSON-RPC body."""
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": META}}
     if request_id is not None:
         message["id"] = request_id
@@ -51,9 +86,8 @@ def raw_post(
     elif key is not None and key in params:
         routing.append(("mcp-name", params[key]))
     body = content if content is not None else json.dumps(message).encode()
-    with httpx2.Client(timeout=30) as http:
-        pairs = mixed_headers([*routing, *(headers or [])])
-        return http.post(url, content=body, headers=httpx2.Headers(pairs))
+    pairs = mixed_headers([*routing, *(headers or [])])
+    return http.post(url, content=body, headers=httpx2.Headers(pairs))
 
 
 def mixed_headers(pairs: Sequence[tuple[str | bytes, str | bytes]]) -> list[tuple[str, str]]:
