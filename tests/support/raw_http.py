@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypedDict, Unpack, cast
 
 import httpx2
 from starlette.applications import Starlette
@@ -33,28 +33,21 @@ LAB_TOKENS = {
 NAME_KEYS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
+class PostOptions(TypedDict, total=False):
+    """The optional keywords of :func:`post_on` (and so of :func:`raw_post`)."""
+
+    headers: Sequence[tuple[str, str | bytes]] | None
+    name_header: str | bytes | None
+    request_id: int | None
+    content: bytes | None
+
+
 def raw_post(
-    url: str,
-    method: str,
-    params: dict[str, Any],
-    *,
-    headers: Sequence[tuple[str, str | bytes]] | None = None,
-    name_header: str | bytes | None = None,
-    request_id: int | None = 1,
-    content: bytes | None = None,
+    url: str, method: str, params: dict[str, Any], **options: Unpack[PostOptions]
 ) -> httpx2.Response:
-    """One raw POST on a fresh connection (a refused request may close its connection)."""
+    """:func:`post_on` on a fresh connection (a refused request may close its connection)."""
     with httpx2.Client(timeout=30) as http:
-        return post_on(
-            http,
-            url,
-            method,
-            params,
-            headers=headers,
-            name_header=name_header,
-            request_id=request_id,
-            content=content,
-        )
+        return post_on(http, url, method, params, **options)
 
 
 def post_on(
