@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 from fastmcp import FastMCP
-from fastmcp.server.context import Context
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import Tool
@@ -38,7 +37,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from tests.support.catalog_machines import HideSecretFromNonAdmins, as_caller, toggle_visibility
+from tests.support.catalog_machines import HideSecretFromNonAdmins, run_in_request, toggle_visibility
 from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta")
@@ -107,12 +106,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
         self.loop.close()
 
     def run(self, caller: str, coroutine_factory: Any) -> Any:
-        async def within_request() -> Any:
-            with as_caller(caller):
-                async with Context(fastmcp=self.server):
-                    return await coroutine_factory()
-
-        return self.loop.run_until_complete(within_request())
+        return run_in_request(self.loop, self.server, caller, lambda _ctx: coroutine_factory())
 
     # ---- catalog changes ------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
 from agent_connector_sdk.mcp.server.catalog import ToolCatalogCache, cache_tool_catalog
-from tests.support.catalog_machines import HideSecretFromNonAdmins, as_caller, toggle_visibility
+from tests.support.catalog_machines import HideSecretFromNonAdmins, run_in_request, toggle_visibility
 from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -88,12 +88,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         return (self.cached, self.cached_search), (self.plain, self.plain_search)
 
     def run(self, caller: str, server: FastMCP[Any], factory: Any) -> Any:
-        async def within_request() -> Any:
-            with as_caller(caller):
-                async with Context(fastmcp=server) as ctx:
-                    return await factory(ctx)
-
-        return self.loop.run_until_complete(within_request())
+        return run_in_request(self.loop, server, caller, factory)
 
     # ---- changes, applied to both servers ---------------------------------------------------------
 

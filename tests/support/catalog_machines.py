@@ -4,18 +4,22 @@ context, a ``tools/list`` middleware that reads the caller, and the visibility s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from fastmcp import FastMCP
 from fastmcp.server.auth import AccessToken
+from fastmcp.server.context import Context
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
-__all__ = ["HideSecretFromNonAdmins", "as_caller", "toggle_visibility"]
+__all__ = ["HideSecretFromNonAdmins", "as_caller", "run_in_request", "toggle_visibility"]
+
+_T = TypeVar("_T")
 
 
 @contextmanager
@@ -33,6 +37,22 @@ def as_caller(caller: str) -> Iterator[None]:
         yield
     finally:
         auth_context_var.reset(token)
+
+
+def run_in_request(
+    loop: asyncio.AbstractEventLoop,
+    server: FastMCP[Any],
+    caller: str,
+    factory: Callable[[Context], Awaitable[_T]],
+) -> _T:
+    """``factory(ctx)`` run on ``loop`` inside a request of ``server`` (its context), as ``caller``."""
+
+    async def within_request() -> _T:
+        with as_caller(caller):
+            async with Context(fastmcp=server) as ctx:
+                return await factory(ctx)
+
+    return loop.run_until_complete(within_request())
 
 
 class HideSecretFromNonAdmins(Middleware):
