@@ -40,6 +40,7 @@ class PostOptions(TypedDict, total=False):
     name_header: str | bytes | None
     request_id: int | None
     content: bytes | None
+    meta: dict[str, Any] | None
 
 
 def raw_post(
@@ -60,11 +61,14 @@ def post_on(
     name_header: str | bytes | None = None,
     request_id: int | None = 1,
     content: bytes | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> httpx2.Response:
     """One raw 2026-07-28 POST on ``http`` with the routing headers a conforming client sends (then
     ``headers``): ``Mcp-Name`` is ``name_header``, else the name or URI in ``params``. ``request_id``
-    ``None`` makes it a notification; ``content`` replaces the JSON-RPC body."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": META}}
+    ``None`` makes it a notification; ``meta`` replaces entries of :data:`META` (e.g. the client
+    capabilities); ``content`` replaces the JSON-RPC body."""
+    envelope = {**META, **(meta or {})}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": envelope}}
     if request_id is not None:
         message["id"] = request_id
     routing: list[tuple[str, str | bytes]] = [
