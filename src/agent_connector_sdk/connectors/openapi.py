@@ -49,7 +49,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
 import fastmcp
@@ -230,7 +230,9 @@ class OpenAPIServer:
     """A FastMCP server built from an OpenAPI document, plus where each of its tools came from.
 
     ``operations`` maps each registered tool name (alias) to its operation: the ``operationId``, or
-    ``"METHOD /path"`` for an operation without one. ``routes`` maps the alias to ``(METHOD, path)``.
+    ``"METHOD /path"`` for an operation without one. ``routes`` maps the alias to ``(METHOD, path)``;
+    ``source_schemas`` to the ``(input_schema, output_schema)`` objects FastMCP derived from the document
+    (what a :class:`DisclosureOrigin` vouches for: a tool whose schemas are replaced later is not).
     ``http_client`` is the client the tools call the upstream API with; :meth:`aclose` closes it if
     :func:`build_openapi_server` created it.
     """
@@ -240,6 +242,7 @@ class OpenAPIServer:
     routes: Mapping[str, tuple[str, str]]
     http_client: httpx2.AsyncClient
     owns_http_client: bool
+    source_schemas: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
 
     async def aclose(self) -> None:
         """Close the upstream HTTP client if this object created it (a caller's client stays open)."""
@@ -423,6 +426,7 @@ def build_openapi_server(
         raise ValueError(f"upstream_errors must be one of {', '.join(UPSTREAM_ERROR_MODES)}")
     operations: dict[str, str] = {}
     routes: dict[str, tuple[str, str]] = {}
+    source_schemas: dict[str, tuple[Any, Any]] = {}
     header_policy = UpstreamHeaderPolicy.for_client(client)
     settings = _UpstreamSettings(upstream_errors=upstream_errors, header_arguments={})
     bounded_tool = _bounded_tool_class(settings)
@@ -439,6 +443,7 @@ def build_openapi_server(
             component.annotations = http_method_annotations(route.method)
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)
+            source_schemas[component.name] = (component.parameters, component.output_schema)
             header_policy.add_operation(
                 route.method, route.path, (p.name for p in route.parameters if p.location == "header")
             )
@@ -452,7 +457,12 @@ def build_openapi_server(
         mcp_names=_readable_names(document),
     )
     return OpenAPIServer(
-        server=server, operations=operations, routes=routes, http_client=client, owns_http_client=owns_client
+        server=server,
+        operations=operations,
+        routes=routes,
+        http_client=client,
+        owns_http_client=owns_client,
+        source_schemas=source_schemas,
     )
 
 
@@ -531,8 +541,13 @@ def tool_disclosure_origins(
 
     Nothing is listed or hashed here beyond ``source`` (start-up cost and memory do not grow with the
     tools' schemas); ``register_schema_resources`` accepts the result in place of built disclosures.
-    Byte for byte, a lazily built disclosure equals what :func:`build_tool_disclosures` returns.
+    Byte for byte, a lazily built disclosure equals what :func:`build_tool_disclosures` returns. Each
+    origin vouches for the schema objects FastMCP derived from ``source`` (``source_schemas``): a tool
+    whose schemas are replaced later is refused as stale, never disclosed under this source.
     """
     digest = source if isinstance(source, SourceDigest) else SourceDigest.of(source)
-    operations = openapi_server.operations
-    return {alias: DisclosureOrigin(operation, digest.sha256) for alias, operation in operations.items()}
+    schemas = openapi_server.source_schemas
+    return {
+        alias: DisclosureOrigin(operation, digest.sha256, source_schemas=schemas.get(alias))
+        for alias, operation in openapi_server.operations.items()
+    }

@@ -17,20 +17,6 @@ of the name, and ``^repos_get$`` finds nothing when the tool has a description o
 order; ``agent-connector review`` splits a capped search by name prefix to reach every tool.
 """
 
-from agent_connector_sdk.mcp.server.disclosure import (
-    DisclosureOrigin,
-    SchemaDisclosureRegistry,
-    SchemaResourceRegistrationError,
-    describe_schema_tools,
-    disclosure_not_found,
-    register_schema_resources,
-)
-
-__all__ = [
-    "DisclosureOrigin",
-    "SchemaDisclosureRegistry",
-    "SchemaResourceRegistrationError",
-    "describe_schema_tools",
-    "disclosure_not_found",
-    "register_schema_resources",
-]
+# Exactly the implementation's public names (its ``__all__``), so the two lists cannot drift apart.
+from agent_connector_sdk.mcp.server.disclosure import *  # noqa: F403
+from agent_connector_sdk.mcp.server.disclosure import __all__ as __all__

@@ -25,8 +25,8 @@ import hashlib
 import marshal
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
 from agent_connector_sdk.mcp.schema_disclosure import (
@@ -49,6 +49,7 @@ __all__ = [
     "FrozenSchemaView",
     "SchemaIdentity",
     "SchemaIdentityMemo",
+    "SchemaProvenance",
     "schema_fingerprint",
 ]
 
@@ -192,19 +193,82 @@ class FrozenSchemaMemo:
 class DisclosureOrigin:
     """Where a tool's disclosures come from: the operation it was generated from and the source
     document's digest. With the tool's current schemas this fixes its disclosure byte for byte, so a
-    registry can build (and rebuild after a schema change) on first read instead of at start-up."""
+    registry can build (and rebuild after a wire-form change, e.g. new listing middleware) on first read
+    instead of at start-up.
+
+    An origin vouches only for the schemas its tool was derived into, never for whatever the tool holds
+    later: ``source_schemas`` are those ``(input_schema, output_schema)`` objects as the generator made
+    them (e.g. the OpenAPI connector records them as FastMCP builds each tool). Without them, the
+    registry takes the tool's schemas at registration. A tool whose schemas are replaced afterwards is
+    refused as stale — its disclosure would name a source it did not come from — until a new origin (or
+    disclosure) is registered for it. Not part of equality: two origins naming the same operation and
+    source are the same origin.
+    """
 
     operation: str
     source_sha256: str
+    source_schemas: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         SourceDigest(self.source_sha256)  # validates: 64 lowercase hex characters
         if type(self.operation) is not str or not self.operation or len(self.operation) > 1024:
             raise SchemaDisclosureError("invalid_schema", "operation must be a non-empty string")
+        if self.source_schemas is not None and (
+            type(self.source_schemas) is not tuple or len(self.source_schemas) != 2
+        ):
+            raise SchemaDisclosureError(
+                "invalid_schema", "source_schemas must be (input_schema, output_schema)"
+            )
 
     @classmethod
     def of(cls, disclosure: SchemaDisclosure) -> DisclosureOrigin:
         return cls(disclosure.manifest.operation, disclosure.manifest.source_sha256)
+
+
+def _content_key(input_schema: Any, output_schema: Any) -> bytes | None:
+    """An exact content key of a schema pair (equal keys, equal values with types: ``1``, ``1.0`` and
+    ``True`` differ), or ``None`` when the pair has no exact key (not JSON, or past the bounds)."""
+    fingerprint = schema_fingerprint(input_schema, output_schema)
+    if fingerprint is not None:
+        return b"marshal:" + fingerprint
+    try:
+        _, digests = encode_schema_document(input_schema, output_schema)
+    except SchemaDisclosureError:
+        return None
+    return b"canonical:" + digests.schema_sha256.encode()
+
+
+class SchemaProvenance:
+    """The schema pairs an origin vouches for, and whether a tool's current schemas are one of them.
+
+    ``frozen`` (the server never edits registered schemas in place): the very same objects are vouched
+    for at O(1); other objects when their content equals a vouched pair's (keyed once, lazily). Not
+    frozen: an in-place edit would move the vouched objects too, so their content keys are taken *now*
+    and every check compares content. A pair with no exact content key is never vouched for (fail
+    closed).
+    """
+
+    __slots__ = ("_frozen", "_keys", "_pairs")
+
+    def __init__(self, pairs: Sequence[tuple[Any, Any]], *, frozen: bool) -> None:
+        self._pairs = tuple(pairs)
+        self._frozen = frozen
+        self._keys: frozenset[bytes] | None = None if frozen else self._content_keys()
+
+    def _content_keys(self) -> frozenset[bytes]:
+        keys = (_content_key(input_schema, output_schema) for input_schema, output_schema in self._pairs)
+        return frozenset(key for key in keys if key is not None)
+
+    def vouches_for(self, input_schema: Any, output_schema: Any) -> bool:
+        if self._frozen and any(
+            input_schema is vouched_input and output_schema is vouched_output
+            for vouched_input, vouched_output in self._pairs
+        ):
+            return True
+        keys = self._keys
+        if keys is None:  # frozen: the vouched objects never change, so key them once (a benign race)
+            keys = self._keys = self._content_keys()
+        return _content_key(input_schema, output_schema) in keys
 
 
 def _fragment_bytes(disclosure: SchemaDisclosure) -> int:

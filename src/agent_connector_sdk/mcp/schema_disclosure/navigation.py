@@ -308,6 +308,7 @@ ReadRefusalCategory = Literal[
     "not_visible",
     "alias_mismatch",
     "stale",
+    "unvouched",
     "malformed_index",
     "non_canonical",
 ]
@@ -343,7 +344,7 @@ class DisclosureAddress:
 
 @dataclass(frozen=True, slots=True)
 class VisibleToolSchemas:
-    """The caller's visible tool: its exact name and its current wire-form schemas.
+    """The caller's visible tool: its exact name, its current wire-form schemas and its version.
 
     ``identity``, when set, is the schemas' already-established identity (a frozen-schema server's
     memo); it is not part of equality, since it only saves recomputing what the schemas determine.
@@ -353,6 +354,7 @@ class VisibleToolSchemas:
     input_schema: Any
     output_schema: Any
     identity: SchemaIdentity | None = field(default=None, compare=False)
+    version: str | None = None
 
 
 def _fingerprint(input_schema: Any, output_schema: Any) -> bytes | None:

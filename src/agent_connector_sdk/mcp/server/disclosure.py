@@ -61,6 +61,7 @@ from fastmcp.server.middleware.middleware import Middleware, MiddlewareContext
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.visibility import Visibility
 from fastmcp.tools.base import Tool
+from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import PrivateAttr
@@ -79,6 +80,7 @@ from agent_connector_sdk.mcp.schema_disclosure.cache import (
     FrozenSchemaMemo,
     FrozenSchemaView,
     SchemaIdentityMemo,
+    SchemaProvenance,
 )
 from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     DisclosureReadRefused,
@@ -227,6 +229,8 @@ class SchemaDisclosureRegistry:
         self._frozen = FrozenSchemaMemo() if frozen_schemas else None
         self._catalog = catalog
         self._origins: dict[str, DisclosureOrigin] = {}
+        # alias -> the schemas its origin vouches for (origin-only aliases; pinned ones carry theirs)
+        self._provenance: dict[str, SchemaProvenance] = {}
         self._cache = cache if cache is not None else DisclosureCache()
         self._memo = memo if memo is not None else _SHARED_IDENTITY_MEMO
         self._per_tool_middleware: list[Middleware] = []
@@ -256,6 +260,7 @@ class SchemaDisclosureRegistry:
 
     def remove(self, alias: str) -> None:
         self._origins.pop(alias, None)
+        self._provenance.pop(alias, None)
         self._cache.unpin(alias)
 
     def declare_per_tool_middleware(self, middleware: Middleware) -> None:
@@ -310,7 +315,8 @@ class SchemaDisclosureRegistry:
                 raise SchemaResourceRegistrationError(
                     "alias_mismatch", f"disclosure for {disclosure.manifest.alias!r} is keyed under {alias!r}"
                 )
-        missing = sorted(set(disclosures) - _server_tool_names(self._server, disclosures.keys()))
+        registered = _server_tools(self._server, disclosures.keys())
+        missing = sorted(set(disclosures) - registered.keys())
         if missing:
             raise SchemaResourceRegistrationError(
                 "unknown_tool", f"the server has no tool named {missing[0]!r}"
@@ -318,9 +324,15 @@ class SchemaDisclosureRegistry:
         for alias, disclosure in disclosures.items():
             if isinstance(disclosure, SchemaDisclosure):
                 self._origins[alias] = DisclosureOrigin.of(disclosure)
+                self._provenance.pop(alias, None)
                 self._cache.pin(alias, disclosure)
             else:
+                if disclosure.source_schemas is not None:
+                    vouched = [disclosure.source_schemas]
+                else:  # the origin is registered for the tool (each of its versions) as it is now
+                    vouched = [(tool.parameters, tool.output_schema) for tool in registered[alias]]
                 self._origins[alias] = disclosure
+                self._provenance[alias] = SchemaProvenance(vouched, frozen=self._frozen is not None)
                 self._cache.unpin(alias)
 
     async def read(self, uri: str) -> str:
@@ -335,6 +347,8 @@ class SchemaDisclosureRegistry:
         try:
             address = parse_disclosure_uri(uri)
             tool = None if address is None else await self._visible_tool(address.alias, exact=exact)
+            if tool is not None and not await self._vouched(tool):
+                raise DisclosureReadRefused("unvouched")
             return serve_disclosure_read(
                 uri,
                 origin=self._origins.get(address.alias) if address is not None else None,
@@ -346,6 +360,16 @@ class SchemaDisclosureRegistry:
             logger.info("schema disclosure read refused: %s", refusal.category)
             raise disclosure_not_found(uri) from None
 
+    async def _vouched(self, visible: VisibleToolSchemas) -> bool:
+        """Whether the visible tool, as registered under an origin-only alias, still holds schemas its
+        origin vouches for (each provider's tool of that name and version: O(1) in the catalog's size).
+        A replaced schema did not come from the registered source: its disclosure would not be true."""
+        provenance = self._provenance.get(visible.name)
+        if provenance is None:
+            return True  # a pinned disclosure checks its own schemas; an unknown alias is refused later
+        holders = await _provider_tools(self._server, visible.name, visible.version)
+        return bool(holders) and all(provenance.vouches_for(t.parameters, t.output_schema) for t in holders)
+
     async def _visible_tool(self, alias: str, *, exact: bool) -> VisibleToolSchemas | None:
         if not exact and self.fast_path_blocker() is None:
             found = await self._resolve_by_name(alias)
@@ -354,7 +378,9 @@ class SchemaDisclosureRegistry:
         visible = await self._catalog.get_tool_catalog(get_context())
         for tool in visible:
             if tool.name == alias:
-                return VisibleToolSchemas(tool.name, tool.parameters, tool.output_schema)
+                return VisibleToolSchemas(
+                    tool.name, tool.parameters, tool.output_schema, version=tool.version
+                )
         return None
 
     async def _resolve_by_name(self, alias: str) -> VisibleToolSchemas | _Fallback | None:
@@ -406,7 +432,7 @@ class SchemaDisclosureRegistry:
         shown = listed[0]
         if not is_model_visible(shown):
             return None
-        return VisibleToolSchemas(shown.name, shown.parameters, shown.output_schema)
+        return VisibleToolSchemas(shown.name, shown.parameters, shown.output_schema, version=shown.version)
 
     def _only_dereference_lists(self) -> bool:
         """Whether FastMCP's ``DereferenceRefsMiddleware`` is the only middleware touching ``tools/list``."""
@@ -432,12 +458,12 @@ class SchemaDisclosureRegistry:
             try:
                 identity = self._memo.identify(shown.parameters, shown.output_schema)
             except SchemaDisclosureError:
-                return VisibleToolSchemas(alias, shown.parameters, shown.output_schema)
+                return VisibleToolSchemas(alias, shown.parameters, shown.output_schema, version=tool.version)
             view = FrozenSchemaView(
                 tool.parameters, tool.output_schema, shown.parameters, shown.output_schema, identity
             )
             frozen.put(view)
-        return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity)
+        return VisibleToolSchemas(alias, view.wire_input, view.wire_output, view.identity, tool.version)
 
 
 # Our own gates, as `ServerGates` installs them (no transform: the resolution hook shadows `get_tool`
@@ -506,20 +532,41 @@ def _run_coroutine_blocking(coroutine: Any) -> Any:
     return outcome.get("value")
 
 
-def _server_tool_names(server: FastMCP[Any], wanted: Any) -> set[str]:
-    """Which of ``wanted`` names a tool any of the server's providers has (before auth and visibility:
-    registration is about the server's inventory, not about any caller)."""
+async def _provider_tools(server: FastMCP[Any], name: str, version: str | None) -> list[Tool]:
+    """Each provider's tool ``name`` at ``version`` (its highest for ``None``), as registered: before
+    auth and visibility, since provenance is about the server's inventory, not about any caller."""
+    spec = None if version is None else VersionSpec(eq=version)
+    found = []
+    for provider in server.providers:
+        tool = await provider.get_tool(name, spec)
+        if tool is not None:
+            found.append(tool)
+    return found
+
+
+def _server_tools(server: FastMCP[Any], wanted: Any) -> dict[str, list[Tool]]:
+    """``name -> every version of it`` across providers, for each of ``wanted`` some provider has.
+    Versions need the providers' listings (FastMCP resolves one version per name): only taken when a
+    name has versions, so a registration of unversioned tools stays one lookup per name."""
     names = list(wanted)
 
-    async def lookup() -> set[str]:
-        found: set[str] = set()
-        for provider in server.providers:
-            for name in names:
-                if name not in found and await provider.get_tool(name) is not None:
-                    found.add(name)
+    async def lookup() -> dict[str, list[Tool]]:
+        found: dict[str, list[Tool]] = {}
+        versioned: set[str] = set()
+        for name in names:
+            tools = await _provider_tools(server, name, None)
+            if tools:
+                found[name] = tools
+                if any(tool.version is not None for tool in tools):
+                    versioned.add(name)
+        if versioned:
+            for provider in server.providers:
+                for tool in await provider.list_tools():
+                    if tool.name in versioned and not any(tool is known for known in found[tool.name]):
+                        found[tool.name].append(tool)
         return found
 
-    result: set[str] = _run_coroutine_blocking(lookup())
+    result: dict[str, list[Tool]] = _run_coroutine_blocking(lookup())
     return result
 
 
