@@ -4,7 +4,8 @@
   ``server/discover`` with "method not found" as every server written before 2026-07-28 does, so a
   client can only negotiate an older revision through the ``initialize`` handshake;
 * :func:`lab_behind_search` — the contract lab's tools hidden behind a search transform with schema
-  disclosures, the way the disclosure consumer meets them.
+  disclosures, the way the disclosure consumer meets them;
+* :class:`CallCounter` — a middleware that records which tool calls reached a server.
 """
 
 from __future__ import annotations
