@@ -109,7 +109,7 @@ def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None
         calls.append(tool)
         return original(item, tool, policy, *scanned)
 
-    admission._verdict = counting
+    admission._verdict = counting  # type: ignore[assignment]
     try:
         admission._admit([good], policy, memo)
         admission._admit([copy.deepcopy(good)], policy, memo)

@@ -104,7 +104,7 @@ def _schema(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.lists(_keyword(children), max_size=4).map(dict)
 
 
-SCHEMAS = st.recursive(st.booleans() | st.just({}), _schema, max_leaves=12)
+SCHEMAS: st.SearchStrategy[Any] = st.recursive(st.booleans() | st.just({}), _schema, max_leaves=12)
 ROOTS = st.tuples(st.sampled_from([None, *DIALECT_URIS]), _schema(SCHEMAS)).map(
     lambda pair: pair[1] if pair[0] is None else {"$schema": pair[0], **pair[1]}
 )
@@ -164,7 +164,7 @@ def test_plain_schemas_are_screened_and_accepted(schema: Any) -> None:
 
 @pytest.mark.parametrize("name", sorted(NOT_SCREENED))
 def test_what_only_the_full_check_can_judge_is_never_screened(name: str) -> None:
-    schema = NOT_SCREENED[name]
+    schema: Any = NOT_SCREENED[name]
     assert not screen_schemas([schema], marshal.dumps(schema, 2), dialects=ALL_DIALECTS)
 
 

@@ -29,7 +29,10 @@ def test_the_copy_equals_a_deep_copy_with_the_same_types_and_order(descriptor: d
 
 def test_the_caller_mutating_its_descriptor_changes_nothing() -> None:
     shared = {"type": "string"}
-    descriptor = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": shared, "b": shared}}}
+    descriptor: dict[str, Any] = {
+        "name": "t",
+        "inputSchema": {"type": "object", "properties": {"a": shared, "b": shared}},
+    }
     private = _private_copy(descriptor)
     shared["type"] = "integer"
     descriptor["inputSchema"]["properties"]["c"] = {}
