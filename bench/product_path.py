@@ -3,6 +3,7 @@ plain FastMCP on the same document, every ratio printed in one run with its targ
 
     python -m bench.product_path [--repeat N] [--calls N] [--skip-review] [--skip-processes]
                                  [--skip-http] [--skip-admission] [--startup-repeat N]
+    python -m bench.product_path --only admission [--repeat N]
 
 Setup (untimed): the pinned ``@octokit/openapi`` description (sha256-verified, :mod:`bench._github`),
 a loopback upstream answering ``GET /emojis``, and two apps over real Streamable HTTP on 127.0.0.1:
@@ -20,7 +21,7 @@ Measured (best of ``--repeat``, the two sides interleaved so a noisy machine slo
 3. **direct call vs FastMCP** — one ``tools/call`` to the upstream on ours / plain (reported);
 4. **admission** — ``admit_tools`` on the full ``tools/list`` payload cold (memo and validator cache
    empty) and warm (an identical re-list), each / the payload's ``ListToolsResult`` parse (targets
-   <= 2x and <= 1.1x);
+   <= 2x and <= 1.1x); ``--only admission`` runs this part alone;
 5. **processes** (``--skip-processes`` to skip) — ``agent-connector serve --openapi`` and the plain server
    each in a fresh process: time from spawn to the first answered ``search_tools`` (best of
    ``--startup-repeat`` starts per side, alternated; the server's own CPU time until then is reported
@@ -357,6 +358,7 @@ def main() -> None:
     parser.add_argument(
         "--startup-repeat", type=int, default=1, help="start each server N times, keep each side's best"
     )
+    parser.add_argument("--only", choices=["admission"], help="run one part alone")
     args = parser.parse_args()
     # The fastmcp client warns on every call of a tool hidden behind search (it cannot validate what it
     # never listed): expected here, and it would bury the table.
@@ -364,6 +366,13 @@ def main() -> None:
 
     description = load_github_description()
     document = description.document
+    if args.only == "admission":
+        listing = asyncio.run(_listing(_bare(document, "http://127.0.0.1:9")))  # listed, never called
+        print(f"tools/list payload: {len(listing):,} bytes\n")
+        print(f"  {'measure':<34} {'value':<44} target")
+        admission_part(listing, max(4, args.repeat // 3))
+        _summary()
+        return
     with serve_asgi(_upstream_app(), path="") as upstream:
         if not args.skip_http:
             ours_app, tools = build_openapi_app(
@@ -401,6 +410,10 @@ def main() -> None:
                     review=not args.skip_review,
                     startup_repeat=args.startup_repeat,
                 )
+    _summary()
+
+
+def _summary() -> None:
     missed = [name for name, _, target in results if target.endswith("MISS")]
     print(
         f"\n{len(results)} measures, {len(missed)} missed: {', '.join(missed) or 'none'}"

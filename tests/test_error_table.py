@@ -20,7 +20,7 @@ import pytest
 
 import agent_connector_sdk
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors.openapi import OpenAPIToolsMissing, UpstreamError
+from agent_connector_sdk.connectors.openapi import InvalidOpenAPIDocument, OpenAPIToolsMissing, UpstreamError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway import GatewayError
 from agent_connector_sdk.mcp.contracts.errors import (
@@ -60,6 +60,7 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         SchemaResourceRegistrationError,
         DisclosureReadRefused,
         OpenAPIToolsMissing,
+        InvalidOpenAPIDocument,
         PaginationError,
         AdmissionError,
         ArgumentError,

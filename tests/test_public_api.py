@@ -71,6 +71,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "agent_connector_sdk.connectors": [
         "FORWARDED_CALLER_HEADERS",
+        "InvalidOpenAPIDocument",
         "OpenAPIOperationTool",
         "OpenAPIServer",
         "OpenAPIToolsMissing",

@@ -107,6 +107,22 @@ def test_bad_documents_are_one_line(tmp_path: Path) -> None:
     assert run_cli("disclose", "--openapi", str(no_server)).code == 0
 
 
+def test_a_document_the_openapi_parser_refuses_is_one_line_without_its_values(tmp_path: Path) -> None:
+    secretish = "value-from-the-document-" + "x" * 20
+    pets = json.loads(json.dumps(PETS))
+    operation = next(iter(next(iter(pets["paths"].values())).values()))
+    operation["parameters"] = [
+        {"name": "q", "in": "query", "description": secretish, "schema": {"type": "string", "minLength": -1}}
+    ]
+    bad = _yaml(tmp_path, pets, "negative.yaml")
+    for argv in (["serve", "--openapi", str(bad), "--port", "0"], ["disclose", "--openapi", str(bad)]):
+        run = run_cli(*argv)
+        assert_one_line_error(
+            run, "invalid OpenAPI document at paths.", "minLength", "greater than or equal to 0"
+        )
+        assert secretish not in run.err  # FastMCP's parser logs and its error list carry the values
+
+
 def test_stdio_server_that_dies_is_one_line_quoting_its_stderr(tmp_path: Path) -> None:
     script = tmp_path / "dies.py"
     script.write_text(

@@ -245,3 +245,24 @@ def test_a_bad_lock_file_is_one_line_before_any_review(tmp_path: Path, content: 
     assert_one_line_error(run, str(lock))
     missing = run_cli("review", "http://127.0.0.1:9/mcp", "--lock", str(tmp_path / "nope.json"))
     assert_one_line_error(missing, "cannot read the lock file")
+
+
+def test_every_operator_file_unreadable_malformed_or_unwritable_is_one_line_naming_it(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}), "utf-8")
+    malformed = tmp_path / "malformed.json"
+    malformed.write_text("{not json", encoding="utf-8")
+    offline = ("review", "--descriptor", str(tools))
+    # Read before the review starts (nothing listens on port 9: the refusal must come first).
+    bad_pins = run_cli("review", "http://127.0.0.1:9/mcp", "--pins", str(malformed))
+    assert_one_line_error(bad_pins, f"{malformed}: the pin file is not JSON")
+    unreadable_pins = run_cli("review", "http://127.0.0.1:9/mcp", "--pins", str(tmp_path))
+    assert_one_line_error(unreadable_pins, f"{tmp_path}: cannot read the pin file")
+    # Written after the review: a path that cannot be written is named with the reason.
+    nowhere = tmp_path / "missing-dir" / "contract.lock.json"
+    assert_one_line_error(
+        run_cli(*offline, "--write-lock", str(nowhere)), f"{nowhere}: cannot write the lock file"
+    )
+    sarif_into_a_directory = run_cli(*offline, "--sarif", str(tmp_path))
+    assert_one_line_error(sarif_into_a_directory, f"{tmp_path}: cannot write the SARIF file")
+    assert not nowhere.parent.exists()

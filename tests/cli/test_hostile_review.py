@@ -213,6 +213,15 @@ def test_a_result_over_the_result_bound_is_refused_not_validated(base: str, budg
     assert run.peak_mb < budget_mb
 
 
+def test_a_result_breaking_its_output_schema_is_rejected_at_consume_with_the_servers_words(base: str) -> None:
+    run = review(f"{base}/bad_result/mcp", "--call", "clean", "--arguments", '{"q": "x"}', "--json")
+    call = _json(run)["call"]
+    assert (call["outcome"], call["gate"]) == ("rejected_result", "consume")
+    assert call["category"] == "output_schema_violation"
+    # The server's own words, sanitized: its control bytes never reach the reader.
+    assert call["text"].startswith("n is not a number today") and "\x1b" not in call["text"]
+
+
 def test_true_size_100_mb_text_block_is_cut_while_reading(base: str, budget_mb: float) -> None:
     run = review(f"{base}/big_text-100000000/mcp", "--call", "clean", "--arguments", '{"q": "x"}')
     assert run.code == 0, run.err

@@ -10,7 +10,7 @@ import threading
 import time
 
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN
-from tests.support.cli import ROOT, non_mcp_server, run_cli
+from tests.support.cli import ROOT, non_mcp_server, review_call, run_cli
 
 _ENTRY = "from agent_connector_sdk.cli import main_exit; main_exit()"
 
@@ -47,17 +47,8 @@ def test_serve_logs_routine_client_errors_as_one_line_each() -> None:
         url = server.stdout.readline().split(" at ")[-1].strip()
         assert url.startswith("http://127.0.0.1:")
         for tool in ("flaky_search", "inventory_snapshot"):
-            run = run_cli(
-                "review",
-                url,
-                "--json",
-                "--token",
-                ANALYST_TOKEN,
-                "--call",
-                tool,
-                "--arguments",
-                '{"query": "q"}' if tool == "flaky_search" else "{}",
-            )
+            arguments = {"query": "q"} if tool == "flaky_search" else {}
+            run = review_call(url, tool, arguments, token=ANALYST_TOKEN)
             assert run.code == 0, run.err
         unauthenticated = run_cli("review", url)
         assert unauthenticated.code == 2

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_app
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
-from tests.support.cli import assert_one_line_error, non_mcp_server, run_cli
+from tests.support.cli import assert_one_line_error, non_mcp_server, review_call, run_cli
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
@@ -75,39 +75,15 @@ def test_plain_server_unsafe_descriptor_array_output_and_empty_cursor() -> None:
 
 def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
     with serve_asgi(lab_service_app()) as url:
-        operator = run_cli(
-            "review",
+        operator = review_call(
             url,
-            "--json",
-            "--token",
-            OPERATOR_TOKEN,
-            "--call",
             "search_evidence",
-            "--arguments",
-            '{"query": "contract payroll audit", "region": "Zürich west"}',
+            {"query": "contract payroll audit", "region": "Zürich west"},
+            token=OPERATOR_TOKEN,
         )
-        analyst = run_cli(
-            "review",
-            url,
-            "--json",
-            "--token",
-            ANALYST_TOKEN,
-            "--call",
-            "search_evidence",
-            "--arguments",
-            '{"query": "contract payroll audit"}',
-        )
-        refused = run_cli(
-            "review",
-            url,
-            "--json",
-            "--token",
-            ANALYST_TOKEN,
-            "--call",
-            "search_evidence",
-            "--arguments",
-            '{"query": "x", "limit": 500}',
-        )
+        query = {"query": "contract payroll audit"}
+        analyst = review_call(url, "search_evidence", query, token=ANALYST_TOKEN)
+        refused = review_call(url, "search_evidence", {"query": "x", "limit": 500}, token=ANALYST_TOKEN)
         no_token = run_cli("review", url)
         by_header = run_cli("review", url, "--json", "--header", f"Authorization: Bearer {OPERATOR_TOKEN}")
     assert operator.code == 0, operator.err

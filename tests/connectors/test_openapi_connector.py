@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -220,3 +221,43 @@ def test_base_url_and_client_are_exclusive_and_a_server_url_is_needed(document: 
         build_openapi_server(templated)
     # The document's own server URL is the default upstream.
     assert str(build_openapi_server(document).http_client.base_url) == "https://api.github.com"
+
+
+def test_a_document_the_parser_refuses_is_one_typed_error_without_its_values(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from agent_connector_sdk.connectors import InvalidOpenAPIDocument
+
+    value = "a-value-only-the-document-has"
+    bad = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/x": {
+                "get": {
+                    "operationId": "getX",
+                    "parameters": [
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "example": value,
+                            "schema": {"type": "integer", "minimum": 0, "maxLength": -5},
+                        }
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(InvalidOpenAPIDocument) as refused:
+        build_openapi_server(bad, base_url="http://127.0.0.1:9")
+    assert refused.value.category == "invalid_document"
+    assert isinstance(refused.value, ValueError)
+    message = str(refused.value)
+    assert message.startswith("invalid OpenAPI document at paths./x.get.parameters.0.")
+    assert "maxLength" in message and value not in message and "errors.pydantic.dev" not in message
+    # FastMCP's parser logs the whole pydantic error (values included) at ERROR: not while we build.
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert all(value not in r.getMessage() for r in caplog.records)
+    assert logging.getLogger("fastmcp.utilities.openapi.parser").filters == []  # the filter is removed

@@ -105,11 +105,11 @@ def test_a_re_list_is_answered_from_the_memo_and_a_changed_byte_is_not() -> None
     calls: list[str] = []
     original = admission._verdict
 
-    def counting(item: Any, tool: str, policy: AdmissionPolicy) -> Any:
+    def counting(item: Any, tool: str, policy: AdmissionPolicy, *scanned: Any) -> Any:
         calls.append(tool)
-        return original(item, tool, policy)
+        return original(item, tool, policy, *scanned)
 
-    admission._verdict = counting
+    admission._verdict = counting  # type: ignore[assignment]
     try:
         admission._admit([good], policy, memo)
         admission._admit([copy.deepcopy(good)], policy, memo)

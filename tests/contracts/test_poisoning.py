@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import re
+import string
+import sys
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.poisoning import hidden_characters, poisoning_findings
+from agent_connector_sdk.mcp.contracts.poisoning import (
+    _FOLD_LIKE_I,
+    SEARCH_PAIR,
+    _mention_tokens,
+    _mentioned,
+    _NameIndex,
+    hidden_characters,
+    poisoning_admission,
+    poisoning_findings,
+)
 
 
 def _tool(**fields: Any) -> dict[str, Any]:
@@ -113,3 +127,86 @@ def test_poisoning_admission_findings_by_default_rejections_in_strict() -> None:
         "reason": "tool poisoning: instruction-markup at /description",
         "descriptor": listing[1],
     }
+
+
+# ------------------------------------------------- the name index equals the pairwise search it replaced
+
+_NAME_ALPHABET = "abkKsSiI_.-09" + "\u212a\u017f\u0131\u0130é "  # KELVIN SIGN, long s, dotless/dotted i
+_names = st.text(alphabet=_NAME_ALPHABET, min_size=1, max_size=6)
+
+
+@st.composite
+def _texts(draw: st.DrawFn, names: list[str]) -> str:
+    pieces = draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from(names or ["x"]).map(lambda n: n.swapcase() if n.isascii() else n),
+                st.sampled_from(names or ["x"]),
+                st.sampled_from(
+                    [" ", ".", "-", "_", "x", "é", "\u212a", "\u0131", "\u0130", "ſ", ". ", "a."]
+                ),
+            ),
+            max_size=8,
+        )
+    )
+    return "".join(pieces)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_names, max_size=6), st.data())
+def test_the_name_index_finds_exactly_what_the_pairwise_search_finds(
+    names: list[str], data: st.DataObject
+) -> None:
+    text = data.draw(_texts(names))
+    tokens = _mention_tokens(text)
+    expected = {name for name in set(names) if _mentioned(text, tokens, name)}
+    assert _NameIndex(names).mentioned(text, tokens) == expected
+
+
+def test_the_case_fold_prefilter_covers_every_ignorecase_match() -> None:
+    """Each character IGNORECASE matches to an ASCII name character folds to it (after _FOLD_LIKE_I):
+    so a regex mention of a plain name is always a substring of the folded text."""
+    everything = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    for char in string.ascii_letters + string.digits + "_.-":
+        for match in re.findall(re.escape(char), everything, re.IGNORECASE):
+            assert match.translate(_FOLD_LIKE_I).casefold() == char.casefold(), (char, hex(ord(match)))
+
+
+def _pairwise_cross_references(listing: list[dict[str, Any]], admitted: list[str]) -> dict[str, list[str]]:
+    """The cross-reference findings as computed before the index: every (text, name) pair searched."""
+    found: dict[str, list[str]] = {}
+    for descriptor in listing:
+        name = descriptor["name"]
+        if name not in admitted:
+            continue
+        others = [n for n in admitted if not (name in SEARCH_PAIR and n in SEARCH_PAIR)]
+        others = sorted({n for n in others if len(n) >= 3 and n != name})
+        for field in ("title", "description"):
+            text = descriptor.get(field)
+            if isinstance(text, str) and text:
+                tokens = _mention_tokens(text)
+                named = [n for n in others if _mentioned(text, tokens, n)]
+                if named:
+                    found.setdefault(name, []).append(f"{field} names other tools ({', '.join(named)})")
+    return found
+
+
+_LISTED = st.sampled_from(["send_email", "search_tools", "call_tool", "Get.Repo", "repo", "ab"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LISTED | _names, min_size=1, max_size=6, unique=True), st.data())
+def test_poisoning_admission_cross_references_equal_the_pairwise_search(
+    names: list[str], data: st.DataObject
+) -> None:
+    from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+
+    listing = [_tool(name=name, description=data.draw(_texts(names))) for name in names]
+    report = AdmissionReport(admitted={d["name"]: d for d in listing}, rejected=[])
+    _, findings = poisoning_admission(listing, report, strict=False)
+    crossed = {
+        name: [f.message for f in found if f.rule == "cross-reference"] for name, found in findings.items()
+    }
+    assert {name: messages for name, messages in crossed.items() if messages} == _pairwise_cross_references(
+        listing, names
+    )

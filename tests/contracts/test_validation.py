@@ -19,7 +19,13 @@ from agent_connector_sdk.mcp.contracts.validation import (
     validate_arguments,
     validate_instance,
 )
-from tests.support.schema_cases import LOCAL_REFS_SCHEMA, REGION_TOOL, SECRET
+from tests.support.schema_cases import (
+    DYNAMIC_TREE_SCHEMA,
+    EMBEDDED_RESOURCE_SCHEMA,
+    LOCAL_REFS_SCHEMA,
+    REGION_TOOL,
+    SECRET,
+)
 from tests.support.schema_server import recording_schema_server
 
 
@@ -266,26 +272,12 @@ def test_deeply_nested_arguments_are_refused_not_crashed() -> None:
 
 
 def test_dynamic_refs_and_embedded_resources_resolve_locally() -> None:
-    tree = {
-        "$id": "urn:tree",
-        "$dynamicAnchor": "node",
-        "type": "object",
-        "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}},
-    }
+    tree = DYNAMIC_TREE_SCHEMA
     assert validate_instance(tree, {"children": [{"children": []}]}) is None
     failure = validate_instance(tree, {"children": [1]})
     assert failure is not None and (failure.kind, failure.path) == ("instance", "/children/0")
     # A pointer inside an embedded resource resolves against that resource, not the root.
-    embedded = {
-        "$defs": {
-            "x": {
-                "$id": "urn:emb",
-                "$defs": {"y": {"type": "integer"}},
-                "properties": {"a": {"$ref": "#/$defs/y"}},
-            }
-        },
-        "$ref": "urn:emb",
-    }
+    embedded = EMBEDDED_RESOURCE_SCHEMA
     assert validate_instance(embedded, {"a": 1}) is None
     failure = validate_instance(embedded, {"a": "z"})
     assert failure is not None and failure.path == "/a"

@@ -37,6 +37,8 @@ from tests.support.schema_cases import (
     DIALECT_CASES,
     DIALECT_INVALID_SCHEMAS,
     DIALECT_VALID_SCHEMAS,
+    DYNAMIC_TREE_SCHEMA,
+    EMBEDDED_RESOURCE_SCHEMA,
     LOCAL_REFS_SCHEMA,
     REGION_TOOL,
     SECRET,
@@ -67,22 +69,6 @@ def engine_is_valid(schema: Any, instance: Any) -> bool:
 
 _REGION = REGION_TOOL["inputSchema"]
 _LOCAL_REFS = LOCAL_REFS_SCHEMA
-_TREE = {
-    "$id": "urn:tree",
-    "$dynamicAnchor": "node",
-    "type": "object",
-    "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}},
-}
-_EMBEDDED = {
-    "$defs": {
-        "x": {
-            "$id": "urn:emb",
-            "$defs": {"y": {"type": "integer"}},
-            "properties": {"a": {"$ref": "#/$defs/y"}},
-        }
-    },
-    "$ref": "urn:emb",
-}
 _DATA_KEYWORDS = {
     "type": "object",
     "properties": {"doc": {"const": {"$schema": "draft-07", "$ref": "http://127.0.0.1:1/x.json"}}},
@@ -109,10 +95,10 @@ CONTRACT_PAIRS: list[tuple[Any, Any]] = [
     (_LOCAL_REFS, {"b": 3}),
     (_LOCAL_REFS, {"meta": {"type": 5}}),
     ({"type": "object", "properties": {"n": {"type": "integer"}}}, {"n": "some text"}),
-    (_TREE, {"children": [{"children": []}]}),
-    (_TREE, {"children": [1]}),
-    (_EMBEDDED, {"a": 1}),
-    (_EMBEDDED, {"a": "z"}),
+    (DYNAMIC_TREE_SCHEMA, {"children": [{"children": []}]}),
+    (DYNAMIC_TREE_SCHEMA, {"children": [1]}),
+    (EMBEDDED_RESOURCE_SCHEMA, {"a": 1}),
+    (EMBEDDED_RESOURCE_SCHEMA, {"a": "z"}),
     # test_results.py
     (ARRAY_TOOL["outputSchema"], [1, 2, 3]),
     (ARRAY_TOOL["outputSchema"], {"items": [1, 2, 3]}),

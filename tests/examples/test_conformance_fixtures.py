@@ -24,9 +24,9 @@ from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from scripts import conformance, conformance_table
 from tests.support.http_server import serve_asgi
+from tests.support.raw_http import raw_post
 
 ROOT = Path(__file__).resolve().parents[2]
-PROTOCOL_VERSION = "2026-07-28"
 
 
 def _load(name: str) -> ModuleType:
@@ -64,28 +64,8 @@ def ours_url() -> Iterator[str]:
 
 
 def _post_call(url: str, name: str, arguments: dict[str, Any], headers: dict[str, str]) -> httpx2.Response:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {
-            "name": name,
-            "arguments": arguments,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            },
-        },
-    }
-    routing = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": PROTOCOL_VERSION,
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-    }
-    with httpx2.Client(timeout=15) as http:
-        return http.post(url, content=json.dumps(body), headers={**routing, **headers})
+    params = {"name": name, "arguments": arguments}
+    return raw_post(url, "tools/call", params, headers=list(headers.items()))
 
 
 async def test_ours_exposes_every_fixture_over_http(ours_url: str) -> None:
@@ -245,29 +225,9 @@ async def test_input_required_fixtures_complete_through_the_contract_client(ours
 
 
 def _call_with(url: str, name: str, params: dict[str, Any], capabilities: dict[str, Any]) -> Any:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 9,
-        "method": "tools/call",
-        "params": {
-            "name": name,
-            "arguments": {},
-            **params,
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": capabilities,
-            },
-        },
-    }
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": PROTOCOL_VERSION,
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-    }
-    with httpx2.Client(timeout=15) as http:
-        response = http.post(url, content=json.dumps(body), headers=headers)
+    call = {"name": name, "arguments": {}, **params}
+    meta = {"io.modelcontextprotocol/clientCapabilities": capabilities}
+    response = raw_post(url, "tools/call", call, request_id=9, meta=meta)
     return response.status_code, conformance_table._json_payload(response.text)
 
 

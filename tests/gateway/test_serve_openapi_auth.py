@@ -13,6 +13,7 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.serve import build_openapi_app, disclosure_read_path
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.gateway.auth import AuthSettings, load_auth_file
+from agent_connector_sdk.gateway.errors import GatewayError
 from tests.support.cli import assert_one_line_error, run_cli
 from tests.support.gateway import rpc
 from tests.support.http_server import serve_asgi
@@ -97,3 +98,8 @@ def test_auth_config_files_and_cli_errors(tmp_path: Path, key: RSAKeyPair) -> No
     no_table.write_text("", encoding="utf-8")
     with pytest.raises(Exception, match=r"has no \[auth\] table"):
         load_auth_file(no_table)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[auth\n", encoding="utf-8")
+    with pytest.raises(GatewayError, match=r"broken\.toml is not valid TOML") as refused:
+        load_auth_file(broken)
+    assert refused.value.category == "invalid_config"

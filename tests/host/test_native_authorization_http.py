@@ -13,7 +13,6 @@ from typing import Any
 import fastmcp
 import pytest
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
-from fastmcp.server.middleware import Middleware
 from fastmcp.utilities.authorization import require_scopes
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
@@ -25,19 +24,11 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from tests.support.disclosure_servers import build_server, static_tool
+from tests.support.host_servers import CallCounter
 from tests.support.http_server import serve_asgi
 
 TOKENS = {"alice-token": {"client_id": "alice", "scopes": ["read", "admin"]}}
 SCHEMA = {"type": "object", "properties": {"account": {"type": "string"}}, "required": ["account"]}
-
-
-class CallCounter(Middleware):
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
-        self.calls.append(context.message.name)
-        return await call_next(context)
 
 
 def _served(*, search: bool) -> tuple[Any, dict[str, dict[str, Any]], CallCounter]:

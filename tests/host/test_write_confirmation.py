@@ -8,7 +8,6 @@ from typing import Any
 import fastmcp
 import pytest
 from fastmcp import FastMCP
-from fastmcp.server.middleware import Middleware
 from mcp_types import ToolAnnotations
 
 from agent_connector_sdk.mcp.host import CallSummary, ConfirmationRefused, HostOptions
@@ -18,16 +17,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
 )
 from tests.support.audit import recorded
-from tests.support.host_servers import lab_behind_search
-
-
-class CallCounter(Middleware):
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
-        self.calls.append(context.message.name)
-        return await call_next(context)
+from tests.support.host_servers import CallCounter, lab_behind_search
 
 
 def _server() -> tuple[FastMCP[Any], CallCounter]:

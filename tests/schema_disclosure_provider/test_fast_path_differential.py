@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 from fastmcp import FastMCP
-from fastmcp.server.auth import AccessToken
-from fastmcp.server.context import Context
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import Tool
@@ -30,8 +28,6 @@ from fastmcp.utilities.authorization import require_scopes
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-from mcp.server.auth.middleware.auth_context import auth_context_var
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -41,6 +37,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
+from tests.support.catalog_machines import HideSecretFromNonAdmins, run_in_request, toggle_visibility
 from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta")
@@ -68,20 +65,6 @@ def schema_variant(variant: int) -> dict[str, Any]:
     return {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
 
 
-class HideTaggedFromNonAdmins(Middleware):
-    """Per tool: drops tools tagged ``secret`` unless the caller has the ``admin`` scope."""
-
-    async def on_list_tools(
-        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]
-    ) -> Sequence[Tool]:
-        from fastmcp.server.dependencies import get_access_token
-
-        tools = await call_next(context)
-        token = get_access_token()
-        admin = token is not None and "admin" in token.scopes
-        return [tool for tool in tools if admin or "secret" not in tool.tags]
-
-
 class DropsLastTool(Middleware):
     """Not per-tool (its result for a list is not the union of its results per tool): never declared."""
 
@@ -90,11 +73,6 @@ class DropsLastTool(Middleware):
     ) -> Sequence[Tool]:
         tools = list(await call_next(context))
         return tools[:-1]
-
-
-def _user(caller: str) -> AuthenticatedUser:
-    scopes = ["read", "admin"] if caller == "admin" else ["read"]
-    return AuthenticatedUser(AccessToken(token=f"{caller}-token", client_id=caller, scopes=scopes))
 
 
 class FastPathEqualsExactPath(RuleBasedStateMachine):
@@ -106,7 +84,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
         self.server: FastMCP[Any] = FastMCP("differential")
         self.search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
         self.server.add_transform(self.search)
-        self.hider = HideTaggedFromNonAdmins()
+        self.hider = HideSecretFromNonAdmins()
         if not self.FROZEN:
             self.server.add_middleware(self.hider)
         self.dropper = DropsLastTool()
@@ -128,15 +106,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
         self.loop.close()
 
     def run(self, caller: str, coroutine_factory: Any) -> Any:
-        async def within_request() -> Any:
-            token = auth_context_var.set(_user(caller))
-            try:
-                async with Context(fastmcp=self.server):
-                    return await coroutine_factory()
-            finally:
-                auth_context_var.reset(token)
-
-        return self.loop.run_until_complete(within_request())
+        return run_in_request(self.loop, self.server, caller, lambda _ctx: coroutine_factory())
 
     # ---- catalog changes ------------------------------------------------------------------------
 
@@ -187,13 +157,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
 
     @rule(name=st.sampled_from(NAMES), enabled=st.booleans(), how=st.sampled_from(["name", "key", "tag"]))
     def toggle(self, name: str, enabled: bool, how: str) -> None:
-        change = self.server.enable if enabled else self.server.disable
-        if how == "name":
-            change(names={name}, components={"tool"})
-        elif how == "key":
-            change(keys={f"tool:{name}@2"})
-        else:
-            change(tags={"secret"})
+        toggle_visibility(self.server, name, enabled=enabled, how=how)
 
     @rule(name=st.sampled_from(NAMES), registered=st.booleans())
     def register(self, name: str, registered: bool) -> None:

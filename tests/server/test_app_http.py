@@ -17,7 +17,6 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.demo.contract_lab import (
-    PRODUCTION_SCOPE,
     contract_lab_app,
     contract_lab_completions,
     contract_lab_server,
@@ -29,45 +28,10 @@ from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
-from tests.support.raw_http import mixed_headers
+from tests.support.raw_http import LAB_TOKENS, post_on
 
-PROTOCOL_VERSION = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"},
-}
-TOKENS = {
-    "analyst-token": {"client_id": "analyst", "scopes": ["read"]},
-    "operator-token": {"client_id": "operator", "scopes": ["read", PRODUCTION_SCOPE]},
-}
 ENVIRONMENT_PROMPT = {"type": "ref/prompt", "name": "deploy_plan"}
 ENVIRONMENT_TEMPLATE = {"type": "ref/resource", "uri": "deployments://{environment}/status"}
-
-
-def post(
-    http: httpx2.Client,
-    url: str,
-    method: str,
-    params: dict[str, Any],
-    *,
-    request_id: int | None = 1,
-    headers: list[tuple[str, str | bytes]] | None = None,
-) -> httpx2.Response:
-    """One raw 2026-07-28 POST with the routing headers a conforming client sends."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": META}}
-    if request_id is not None:
-        message["id"] = request_id
-    routing: list[tuple[str, str | bytes]] = [
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-        ("mcp-protocol-version", PROTOCOL_VERSION),
-        ("mcp-method", method),
-    ]
-    if method == "tools/call":
-        routing.append(("mcp-name", params["name"]))
-    pairs = mixed_headers([*routing, *(headers or [])])
-    return http.post(url, content=json.dumps(message).encode(), headers=pairs)
 
 
 def error_of(response: httpx2.Response) -> dict[str, Any]:
@@ -95,7 +59,7 @@ def lab_url() -> Iterator[tuple[str, httpx2.Client]]:
 # ------------------------------------------------------------------------------ output self-check
 def test_conforming_array_result_passes(lab_url: tuple[str, httpx2.Client]) -> None:
     url, http = lab_url
-    result = result_of(post(http, url, "tools/call", {"name": "list_regions", "arguments": {}}))
+    result = result_of(post_on(http, url, "tools/call", {"name": "list_regions", "arguments": {}}))
     assert isinstance(result["structuredContent"], list)
     assert result["isError"] is False
 
@@ -104,7 +68,7 @@ def test_result_violating_its_own_output_schema_never_leaves_as_success(
     lab_url: tuple[str, httpx2.Client],
 ) -> None:
     url, http = lab_url
-    response = post(http, url, "tools/call", {"name": "inventory_snapshot", "arguments": {}})
+    response = post_on(http, url, "tools/call", {"name": "inventory_snapshot", "arguments": {}})
     error = error_of(response)
     assert error["code"] == -32603
     assert error["data"] == {
@@ -117,16 +81,18 @@ def test_result_violating_its_own_output_schema_never_leaves_as_success(
 
 def test_tool_failure_is_an_is_error_result_that_still_conforms(lab_url: tuple[str, httpx2.Client]) -> None:
     url, http = lab_url
-    listing = result_of(post(http, url, "tools/list", {}))
+    listing = result_of(post_on(http, url, "tools/list", {}))
     descriptor = next(tool for tool in listing["tools"] if tool["name"] == "flaky_search")
-    result = result_of(post(http, url, "tools/call", {"name": "flaky_search", "arguments": {"query": "q"}}))
+    result = result_of(
+        post_on(http, url, "tools/call", {"name": "flaky_search", "arguments": {"query": "q"}})
+    )
     assert result["isError"] is True
     validate_tool_result(descriptor, result)  # raises ContractViolation if it does not conform
 
 
 def test_unknown_tool_is_a_jsonrpc_error(lab_url: tuple[str, httpx2.Client]) -> None:
     url, http = lab_url
-    error = error_of(post(http, url, "tools/call", {"name": "no_such_tool", "arguments": {}}))
+    error = error_of(post_on(http, url, "tools/call", {"name": "no_such_tool", "arguments": {}}))
     assert error["code"] == -32602
 
 
@@ -135,9 +101,9 @@ def test_plain_fastmcp_answers_unknown_tool_and_failure_differently() -> None:
     and a failing tool's isError result omits the structuredContent its schema requires."""
     app = contract_lab_server().http_app(stateless_http=True, json_response=True)
     with serve_asgi(app) as url, httpx2.Client() as http:
-        unknown = result_of(post(http, url, "tools/call", {"name": "no_such_tool", "arguments": {}}))
+        unknown = result_of(post_on(http, url, "tools/call", {"name": "no_such_tool", "arguments": {}}))
         failed = result_of(
-            post(http, url, "tools/call", {"name": "flaky_search", "arguments": {"query": "q"}})
+            post_on(http, url, "tools/call", {"name": "flaky_search", "arguments": {"query": "q"}})
         )
     assert unknown["isError"] is True
     assert failed["isError"] is True and "structuredContent" not in failed
@@ -149,7 +115,7 @@ def test_cursor_the_server_never_issued_is_invalid_params(
     lab_url: tuple[str, httpx2.Client], cursor: str
 ) -> None:
     url, http = lab_url
-    response = post(http, url, "tools/list", {"cursor": cursor})
+    response = post_on(http, url, "tools/list", {"cursor": cursor})
     assert error_of(response)["code"] == -32602
 
 
@@ -159,11 +125,11 @@ def test_paginating_server_refuses_garbage_cursor_and_follows_its_own() -> None:
         serve_asgi(gated_http_app(server, stateless_http=True, json_response=True)) as url,
         httpx2.Client() as http,
     ):
-        first = result_of(post(http, url, "tools/list", {}))
-        second = result_of(post(http, url, "tools/list", {"cursor": first["nextCursor"]}))
+        first = result_of(post_on(http, url, "tools/list", {}))
+        second = result_of(post_on(http, url, "tools/list", {"cursor": first["nextCursor"]}))
         assert [t["name"] for t in second["tools"]] != [t["name"] for t in first["tools"]]
-        assert error_of(post(http, url, "tools/list", {"cursor": "not-a-cursor"}))["code"] == -32602
-        assert error_of(post(http, url, "tools/list", {"cursor": ""}))["code"] == -32602
+        assert error_of(post_on(http, url, "tools/list", {"cursor": "not-a-cursor"}))["code"] == -32602
+        assert error_of(post_on(http, url, "tools/list", {"cursor": ""}))["code"] == -32602
 
 
 # ------------------------------------------------------------------------------------ notifications
@@ -174,7 +140,7 @@ def test_notification_gets_no_response(lab_url: tuple[str, httpx2.Client]) -> No
         ("tools/call", {"name": "list_regions", "arguments": {}}),  # a call sent without an id
     ]
     for method, params in cases:
-        response = post(http, url, method, params, request_id=None)
+        response = post_on(http, url, method, params, request_id=None)
         assert response.status_code == 202
         assert response.content == b""
 
@@ -184,12 +150,12 @@ def test_header_parity_enforced_by_the_assembled_app(lab_url: tuple[str, httpx2.
     url, http = lab_url
     params = {"name": "route_shipment", "arguments": {"region": "Zürich"}}
     # A careless client puts the UTF-8 bytes in the header raw: gateway and origin may read different text.
-    raw_unicode = post(http, url, "tools/call", params, headers=[("mcp-param-region", "Zürich".encode())])
+    raw_unicode = post_on(http, url, "tools/call", params, headers=[("mcp-param-region", "Zürich".encode())])
     assert raw_unicode.status_code == 400 and error_of(raw_unicode)["code"] == -32020
     assert error_of(raw_unicode)["data"]["category"] == "malformed"
-    missing = post(http, url, "tools/call", params)
+    missing = post_on(http, url, "tools/call", params)
     assert missing.status_code == 400 and error_of(missing)["data"]["category"] == "missing"
-    good = post(http, url, "tools/call", params, headers=[("Mcp-Param-Region", "=?base64?WsO8cmljaA==?=")])
+    good = post_on(http, url, "tools/call", params, headers=[("Mcp-Param-Region", "=?base64?WsO8cmljaA==?=")])
     assert result_of(good)["structuredContent"]["region"] == "Zürich"
 
 
@@ -198,9 +164,9 @@ def test_header_parity_covers_tools_hidden_by_a_search_transform() -> None:
     server.add_transform(RegexSearchTransform())
     app = gated_http_app(server, stateless_http=True, json_response=True)
     with serve_asgi(app) as url, httpx2.Client() as http:
-        listed = [t["name"] for t in result_of(post(http, url, "tools/list", {}))["tools"]]
+        listed = [t["name"] for t in result_of(post_on(http, url, "tools/list", {}))["tools"]]
         assert "route_shipment" not in listed
-        direct = post(
+        direct = post_on(
             http,
             url,
             "tools/call",
@@ -208,7 +174,7 @@ def test_header_parity_covers_tools_hidden_by_a_search_transform() -> None:
             headers=[("Mcp-Param-Region", "us-east")],
         )
         assert direct.status_code == 400 and error_of(direct)["code"] == -32020
-        proxied = post(
+        proxied = post_on(
             http,
             url,
             "tools/call",
@@ -219,7 +185,7 @@ def test_header_parity_covers_tools_hidden_by_a_search_transform() -> None:
             headers=[("Mcp-Param-Region", "us-east")],
         )
         assert proxied.status_code == 400 and error_of(proxied)["code"] == -32020
-        withheld = post(
+        withheld = post_on(
             http, url, "tools/call", {"name": "call_tool", "arguments": {"name": "inventory_snapshot"}}
         )
         # Through the proxy the inner violation still never arrives as a successful result: FastMCP's
@@ -232,7 +198,7 @@ def test_header_parity_covers_tools_hidden_by_a_search_transform() -> None:
 @pytest.fixture
 def authed_lab() -> Iterator[str]:
     app = contract_lab_app(
-        auth=StaticTokenVerifier(tokens=TOKENS),
+        auth=StaticTokenVerifier(tokens=LAB_TOKENS),
         rate_limiter=RateLimiter(5, 60.0),
         stateless_http=True,
     )
@@ -292,7 +258,7 @@ async def test_completion_logs_hold_no_suggestion_values(
 
 def test_unauthenticated_completion_is_refused(authed_lab: str) -> None:
     with httpx2.Client() as http:
-        response = post(
+        response = post_on(
             http,
             authed_lab,
             "completion/complete",
@@ -308,7 +274,7 @@ def test_completion_values_capped_with_total_and_has_more() -> None:
     )
     with serve_asgi(app) as url, httpx2.Client() as http:
         result = result_of(
-            post(
+            post_on(
                 http,
                 url,
                 "completion/complete",

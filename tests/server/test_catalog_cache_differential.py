@@ -19,9 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastmcp import FastMCP
-from fastmcp.server.auth import AccessToken
 from fastmcp.server.context import Context
-from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.server.transforms.visibility import Visibility
 from fastmcp.tools.base import Tool
@@ -29,11 +27,10 @@ from fastmcp.utilities.authorization import AuthContext, require_scopes
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
-from mcp.server.auth.middleware.auth_context import auth_context_var
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
 from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
 from agent_connector_sdk.mcp.server.catalog import ToolCatalogCache, cache_tool_catalog
+from tests.support.catalog_machines import HideSecretFromNonAdmins, run_in_request, toggle_visibility
 from tests.support.disclosure_servers import static_tool
 
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -54,20 +51,6 @@ def schema_variant(variant: int) -> dict[str, Any]:
     return {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
 
 
-class HideSecretFromNonAdmins(Middleware):
-    """A ``tools/list`` middleware the cache does not know (it reads the caller): the cache steps aside."""
-
-    async def on_list_tools(
-        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]
-    ) -> Sequence[Tool]:
-        from fastmcp.server.dependencies import get_access_token
-
-        tools = await call_next(context)
-        token = get_access_token()
-        admin = token is not None and "admin" in token.scopes
-        return [tool for tool in tools if admin or "secret" not in tool.tags]
-
-
 def only_client(client_id: str) -> Any:
     """A component auth check on the token's client id (not a scope check the cache can key on)."""
 
@@ -78,13 +61,6 @@ def only_client(client_id: str) -> Any:
 
 
 Served = tuple[FastMCP[Any], RegexSearchTransform]
-
-
-def _user(caller: str) -> AuthenticatedUser | None:
-    if caller == "anonymous":
-        return None
-    scopes = ["read", "admin"] if caller == "admin" else ["read"]
-    return AuthenticatedUser(AccessToken(token=f"{caller}-token", client_id=caller, scopes=scopes))
 
 
 def _shown(tools: Sequence[Tool]) -> list[tuple[Any, ...]]:
@@ -122,17 +98,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         return (self.cached, self.cached_search), (self.plain, self.plain_search)
 
     def run(self, caller: str, server: FastMCP[Any], factory: Any) -> Any:
-        async def within_request() -> Any:
-            user = _user(caller)
-            token = auth_context_var.set(user) if user is not None else None
-            try:
-                async with Context(fastmcp=server) as ctx:
-                    return await factory(ctx)
-            finally:
-                if token is not None:
-                    auth_context_var.reset(token)
-
-        return self.loop.run_until_complete(within_request())
+        return run_in_request(self.loop, server, caller, factory)
 
     # ---- changes, applied to both servers ---------------------------------------------------------
 
@@ -195,13 +161,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
     @rule(name=st.sampled_from(NAMES), enabled=st.booleans(), how=st.sampled_from(["name", "key", "tag"]))
     def toggle(self, name: str, enabled: bool, how: str) -> None:
         for server, _ in self.both():
-            change = server.enable if enabled else server.disable
-            if how == "name":
-                change(names={name}, components={"tool"})
-            elif how == "key":
-                change(keys={f"tool:{name}@2"})
-            else:
-                change(tags={"secret"})
+            toggle_visibility(server, name, enabled=enabled, how=how)
 
     @rule(name=st.sampled_from(NAMES))
     def rule_set_edited_in_place(self, name: str) -> None:

@@ -22,9 +22,11 @@ from tests.support.parity import (
     Gated,
     make_authed_server,
     make_server,
+    pinned_zone_call,
     raw_call,
     refusal_of,
     result_of,
+    versioned_server,
     wire_descriptor,
 )
 
@@ -405,37 +407,14 @@ def test_gate_outside_auth_fails_closed_and_unauthenticated_gets_401() -> None:
 
 
 def test_version_pinned_call_checked_against_that_version() -> None:
-    server: FastMCP[Any] = FastMCP("versions")
-
-    @server.tool(name="zone", version="1")
-    def zone_v1(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
-        return "v1:" + region
-
-    @server.tool(name="zone", version="2")
-    def zone_v2(region: str) -> str:
-        return "v2:" + region
-
+    server = versioned_server()
     app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
-    pinned = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {
-            "name": "zone",
-            "arguments": {"region": "eu"},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "fastmcp": {"version": "1"},
-            },
-        },
-    }
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         latest = raw_call(client, url, "zone", {"region": "eu"})
         assert latest.status_code == 200
         assert latest.json()["result"]["content"][0]["text"] == "v2:eu"
         assert (
-            refusal_of(raw_call(client, url, "zone", None, body=json.dumps(pinned).encode()))["category"]
+            refusal_of(raw_call(client, url, "zone", None, body=pinned_zone_call("1")))["category"]
             == "missing"
         )
 

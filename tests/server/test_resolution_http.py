@@ -12,25 +12,24 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Any
 
 import fastmcp
 import httpx2
 import pytest
-from fastmcp import FastMCP
 from fastmcp.utilities.versions import VersionSpec
-from pydantic import Field
 
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 from tests.support.parity import (
-    PROTOCOL_VERSION,
     Gated,
     make_authed_server,
     make_server,
+    pinned_zone_call,
     raw_call,
     refusal_of,
     result_of,
+    versioned_server,
     wire_descriptor,
 )
 
@@ -119,46 +118,18 @@ def test_auth_decides_before_any_header_verdict() -> None:
         assert anonymous.status_code == 401
 
 
-def versioned_server() -> FastMCP[Any]:
-    server: FastMCP[Any] = FastMCP("versions")
-
-    @server.tool(name="zone", version="1")
-    def zone_v1(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
-        return "v1:" + region
-
-    @server.tool(name="zone", version="2")
-    def zone_v2(region: str) -> str:
-        return "v2:" + region
-
-    return server
-
-
-def _pinned(version: str) -> bytes:
-    return json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {
-                "name": "zone",
-                "arguments": {"region": "eu"},
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-                    "io.modelcontextprotocol/clientCapabilities": {},
-                    "fastmcp": {"version": version},
-                },
-            },
-        }
-    ).encode()
-
-
 def test_checked_against_the_version_that_runs() -> None:
     app = gated_http_app(versioned_server(), stateless_http=True)
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         latest = raw_call(client, url, "zone", {"region": "eu"})
         assert latest.status_code == 200 and latest.json()["result"]["content"][0]["text"] == "v2:eu"
-        assert refusal_of(raw_call(client, url, "zone", None, body=_pinned("1")))["category"] == "missing"
-        pinned_ok = raw_call(client, url, "zone", None, [("Mcp-Param-Region", "eu")], body=_pinned("1"))
+        assert (
+            refusal_of(raw_call(client, url, "zone", None, body=pinned_zone_call("1")))["category"]
+            == "missing"
+        )
+        pinned_ok = raw_call(
+            client, url, "zone", None, [("Mcp-Param-Region", "eu")], body=pinned_zone_call("1")
+        )
         assert pinned_ok.json()["result"]["content"][0]["text"] == "v1:eu"
 
 

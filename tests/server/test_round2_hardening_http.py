@@ -34,14 +34,10 @@ from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.mcp.server.request_limits import RequestBounds, json_value_count
 from tests.support.http_server import serve_asgi
+from tests.support.raw_http import META
 
 ROOT = Path(__file__).resolve().parents[2]
 MODERN = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "round2", "version": "0"},
-}
 
 
 def _body(name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = META) -> bytes:

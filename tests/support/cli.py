@@ -44,6 +44,12 @@ def run_cli(*args: str, timeout: float = 120) -> Run:
     return Run(done.returncode, done.stdout, done.stderr)
 
 
+def review_call(url: str, tool: str, arguments: dict[str, Any], *, token: str) -> Run:
+    """``review URL --json --token TOKEN --call TOOL --arguments JSON``: one gated call, as ``token``."""
+    as_json = json.dumps(arguments, ensure_ascii=False)
+    return run_cli("review", url, "--json", "--token", token, "--call", tool, "--arguments", as_json)
+
+
 def assert_one_line_error(run: Run, *fragments: str) -> None:
     """Exit 2, nothing on stdout, exactly one line on stderr, no traceback, naming ``fragments``."""
     assert run.code == 2, (run.code, run.out, run.err)

@@ -17,15 +17,6 @@ from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
-ROUTE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "region": {"type": "string", "x-mcp-header": "Region"},
-        "priority": {"type": "integer"},
-    },
-    "required": ["region"],
-}
-
 
 def weather_server(name: str = "weather") -> FastMCP[Any]:
     """Well behaved: a read-only tool without required arguments, a tool with a header annotation, a

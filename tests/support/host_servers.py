@@ -4,7 +4,8 @@
   ``server/discover`` with "method not found" as every server written before 2026-07-28 does, so a
   client can only negotiate an older revision through the ``initialize`` handshake;
 * :func:`lab_behind_search` — the contract lab's tools hidden behind a search transform with schema
-  disclosures, the way the disclosure consumer meets them.
+  disclosures, the way the disclosure consumer meets them;
+* :class:`CallCounter` — a middleware that records which tool calls reached a server.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 from fastmcp import FastMCP
+from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms.search import RegexSearchTransform
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
@@ -42,6 +44,17 @@ TOKEN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"api_token": {"type": "string", "x-mcp-header": "Api-Token"}},
 }
+
+
+class CallCounter(Middleware):
+    """Records the name of every ``tools/call`` that reaches the tools (what the host let through)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        self.calls.append(context.message.name)
+        return await call_next(context)
 
 
 def handshake_era_server() -> Server[Any]:

@@ -16,6 +16,7 @@ Modes:
 * ``tool_flood-<n>`` — one ``tools/list`` page of ``n`` tools;
 * ``big_schema-<bytes>`` — one tool whose input schema is about ``bytes`` large, beside two clean ones;
 * ``big_text-<bytes>`` — ``tools/call`` of ``clean`` answers a text block of ``bytes`` characters;
+* ``bad_result`` — ``clean`` declares an output schema its ``tools/call`` result breaks (with words);
 * ``long_header-<n>`` — a tool whose ``x-mcp-header`` name is ``n`` characters, beside clean ones;
 * ``many_headers-<n>`` — a tool mirroring ``n`` arguments into headers, beside clean ones;
 * ``ref_root`` — one tool whose whole ``inputSchema`` is ``{"$ref": "#"}``, beside clean ones;
@@ -50,6 +51,10 @@ CLEAN: dict[str, Any] = {
     "annotations": {"readOnlyHint": True},
 }
 CLEAN_TOO: dict[str, Any] = {**CLEAN, "name": "clean_too"}
+TYPED: dict[str, Any] = {
+    **CLEAN,
+    "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+}
 SEARCH: dict[str, Any] = {
     "name": "search_tools",
     "description": "search",
@@ -169,6 +174,8 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             return ok(_result({"tools": [CLEAN] if cursor is None else [], "nextCursor": f"page-{cursor}x"}))
         if mode == "nav_flood":
             return ok(_result({"tools": [SEARCH]}))
+        if mode == "bad_result":
+            return ok(_result({"tools": [TYPED]}))
         if mode == "tool_flood":
             tools = (
                 {"name": f"t{i}", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
@@ -230,6 +237,9 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
                 + ', "result": {"content": [{"type": "text", "text": "'
             )
             return 200, _chunks(prefix, "x", size, '"}], "resultType": "complete"}}')
+        if mode == "bad_result":
+            words = [{"type": "text", "text": f"n is not a number today{EVIL}"}]
+            return ok(_result({"content": words, "structuredContent": {"n": "seven"}}))
         return ok(_result({"content": [{"type": "text", "text": f"called{EVIL}"}]}))
     if method == "ping":
         return ok({})

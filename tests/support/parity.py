@@ -156,3 +156,38 @@ def make_authed_server() -> FastMCP[Any]:
 
     server.add_transform(RegexSearchTransform())
     return server
+
+
+def versioned_server() -> FastMCP[Any]:
+    """``zone`` twice: version 1 mirrors ``region`` into ``Mcp-Param-Region``, version 2 does not."""
+    server: FastMCP[Any] = FastMCP("versions")
+
+    @server.tool(name="zone", version="1")
+    def zone_v1(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        return "v1:" + region
+
+    @server.tool(name="zone", version="2")
+    def zone_v2(region: str) -> str:
+        return "v2:" + region
+
+    return server
+
+
+def pinned_zone_call(version: str) -> bytes:
+    """The body of a 2026-07-28 ``tools/call`` of ``zone`` (``region`` eu) pinned to ``version``."""
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "zone",
+                "arguments": {"region": "eu"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "fastmcp": {"version": version},
+                },
+            },
+        }
+    ).encode()

@@ -1,5 +1,6 @@
-"""Shared helpers of the server tests: raw 2026-07-28 POSTs, a log capture that also sees uvicorn's own
-error logger, and a local upstream API that records what reaches it."""
+"""Shared helpers of the server tests: raw 2026-07-28 POSTs (the one builder of a raw request's body,
+``_meta`` and routing headers), the contract lab's test bearer tokens, a log capture that also sees
+uvicorn's own error logger, and a local upstream API that records what reaches it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, TypedDict, Unpack, cast
 
 import httpx2
 from starlette.applications import Starlette
@@ -16,16 +17,42 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from agent_connector_sdk.demo.contract_lab import PRODUCTION_SCOPE
+
 PROTOCOL_VERSION = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"},
 }
+LAB_TOKENS = {
+    "analyst-token": {"client_id": "analyst", "scopes": ["read"]},
+    "operator-token": {"client_id": "operator", "scopes": ["read", PRODUCTION_SCOPE]},
+}
+"""Bearer tokens for the contract lab behind FastMCP's ``StaticTokenVerifier``."""
 NAME_KEYS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
+class PostOptions(TypedDict, total=False):
+    """The optional keywords of :func:`post_on` (and so of :func:`raw_post`)."""
+
+    headers: Sequence[tuple[str, str | bytes]] | None
+    name_header: str | bytes | None
+    request_id: int | None
+    content: bytes | None
+    meta: dict[str, Any] | None
+
+
 def raw_post(
+    url: str, method: str, params: dict[str, Any], **options: Unpack[PostOptions]
+) -> httpx2.Response:
+    """:func:`post_on` on a fresh connection (a refused request may close its connection)."""
+    with httpx2.Client(timeout=30) as http:
+        return post_on(http, url, method, params, **options)
+
+
+def post_on(
+    http: httpx2.Client,
     url: str,
     method: str,
     params: dict[str, Any],
@@ -34,9 +61,14 @@ def raw_post(
     name_header: str | bytes | None = None,
     request_id: int | None = 1,
     content: bytes | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> httpx2.Response:
-    """One raw POST on a fresh connection (a refused request may close its connection)."""
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": META}}
+    """One raw 2026-07-28 POST on ``http`` with the routing headers a conforming client sends (then
+    ``headers``): ``Mcp-Name`` is ``name_header``, else the name or URI in ``params``. ``request_id``
+    ``None`` makes it a notification; ``meta`` replaces entries of :data:`META` (e.g. the client
+    capabilities); ``content`` replaces the JSON-RPC body."""
+    envelope = {**META, **(meta or {})}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": envelope}}
     if request_id is not None:
         message["id"] = request_id
     routing: list[tuple[str, str | bytes]] = [
@@ -51,9 +83,8 @@ def raw_post(
     elif key is not None and key in params:
         routing.append(("mcp-name", params[key]))
     body = content if content is not None else json.dumps(message).encode()
-    with httpx2.Client(timeout=30) as http:
-        pairs = mixed_headers([*routing, *(headers or [])])
-        return http.post(url, content=body, headers=httpx2.Headers(pairs))
+    pairs = mixed_headers([*routing, *(headers or [])])
+    return http.post(url, content=body, headers=httpx2.Headers(pairs))
 
 
 def mixed_headers(pairs: Sequence[tuple[str | bytes, str | bytes]]) -> list[tuple[str, str]]:

@@ -6,7 +6,6 @@ replicas share nothing but the state store."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx2
@@ -14,7 +13,6 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.demo.contract_lab import (
-    PRODUCTION_SCOPE,
     contract_lab_completions,
     contract_lab_server,
 )
@@ -29,18 +27,9 @@ from agent_connector_sdk.state import StateBackend
 from agent_connector_sdk.state.catalog_switch import ADMIN_SCOPE
 from agent_connector_sdk.state.redis_backend import RedisStateBackend
 from agent_connector_sdk.state.replica import ReplicaApp, build_replica_app
+from tests.support.raw_http import LAB_TOKENS, post_on
 
-PROTOCOL_VERSION = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "scaleout-test", "version": "0"},
-}
-TOKENS = {
-    "analyst-token": {"client_id": "analyst", "scopes": ["read"]},
-    "operator-token": {"client_id": "operator", "scopes": ["read", PRODUCTION_SCOPE]},
-    "admin-token": {"client_id": "admin", "scopes": ["read", ADMIN_SCOPE]},
-}
+TOKENS = {**LAB_TOKENS, "admin-token": {"client_id": "admin", "scopes": ["read", ADMIN_SCOPE]}}
 NAMESPACE = "contract-lab"
 SOURCE = b"contract lab (scale-out replica)"
 ENVIRONMENT_PROMPT = {"type": "ref/prompt", "name": "deploy_plan"}
@@ -120,21 +109,9 @@ def post(
     headers: list[tuple[str, str]] | None = None,
     request_id: int = 1,
 ) -> httpx2.Response:
-    """One raw 2026-07-28 POST with the headers a conforming client sends (plus ``headers``)."""
-    message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": META}}
-    routing = [
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-        ("mcp-protocol-version", PROTOCOL_VERSION),
-        ("mcp-method", method),
-    ]
-    if method == "tools/call":
-        routing.append(("mcp-name", params["name"]))
-    elif method == "resources/read":
-        routing.append(("mcp-name", params["uri"]))
-    if token is not None:
-        routing.append(("authorization", f"Bearer {token}"))
-    return http.post(url, content=json.dumps(message).encode(), headers=routing + (headers or []))
+    """One raw 2026-07-28 POST as ``token``'s bearer (``None``: no authorization), plus ``headers``."""
+    auth = [("authorization", f"Bearer {token}")] if token is not None else []
+    return post_on(http, url, method, params, headers=[*auth, *(headers or [])], request_id=request_id)
 
 
 def completion_params(value: str = "st") -> dict[str, Any]:

@@ -172,6 +172,25 @@ REGION_TOOL: dict[str, Any] = {
     },
 }
 
+DYNAMIC_TREE_SCHEMA: dict[str, Any] = {
+    "$id": "urn:tree",
+    "$dynamicAnchor": "node",
+    "type": "object",
+    "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+}
+"""A recursive tree through ``$dynamicRef``: resolves locally, never over the network."""
+EMBEDDED_RESOURCE_SCHEMA: dict[str, Any] = {
+    "$defs": {
+        "x": {
+            "$id": "urn:emb",
+            "$defs": {"y": {"type": "integer"}},
+            "properties": {"a": {"$ref": "#/$defs/y"}},
+        }
+    },
+    "$ref": "urn:emb",
+}
+"""A pointer inside an embedded resource: it resolves against that resource, not the root."""
+
 LOCAL_REFS_SCHEMA: dict[str, Any] = {
     "$id": "urn:example:root",
     "type": "object",

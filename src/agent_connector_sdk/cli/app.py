@@ -27,12 +27,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._options import Host, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import CliError, read_operator_file
+from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
 from agent_connector_sdk.cli.render import count, render_review
 from agent_connector_sdk.cli.report import ReviewReport, Target
 from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourcePins
+from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["app", "main", "main_exit"]
@@ -106,6 +107,31 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise CliError('--arguments must be a JSON object, e.g. \'{"query": "audit"}\'')
     return value
+
+
+def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
+    """The server to review: ``--stdio``, a URL, or the words after ``--`` as a stdio command."""
+    if stdio is not None:
+        return Target(kind="stdio", address=stdio)
+    if len(target) == 1 and "://" in target[0]:
+        return _http_target(target[0])
+    if (
+        len(target) == 1
+        and not target[0].startswith(("http:", "https:"))
+        and " " not in target[0]
+        and "/" not in target[0]
+        and any(mark in target[0] for mark in ".:")
+        and shutil.which(target[0]) is None
+    ):
+        # `localhost:8000` or `example.com`: a server address without its scheme (the parser
+        # swallows `--`, so a bare program name is run as the stdio command it most likely is).
+        raise CliError(
+            f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
+            f"for an HTTP server write http://{target[0]}/mcp"
+        )
+    import shlex
+
+    return Target(kind="stdio", address=shlex.join(target))
 
 
 def _http_target(url: str) -> Target:
@@ -236,62 +262,33 @@ def review(
         if emit_tests is not None:
             written = emit_failure_tests(report, emit_tests)
             print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
-        return _finish(
-            report,
-            out,
-            json_output=json_output,
-            strict=strict,
-            descriptors=descriptors,
-            pin=None,
-            contract=contract,
-        )
-
-    from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
-
-    options = ReviewOptions(
-        profile=profile,
-        timeout=timeout,
-        deadline=deadline,
-        headers=headers,
-        token=token,
-        search_patterns=tuple(search or (".*",)),
-        call=call,
-        arguments=parsed_arguments,
-        source_pins=_read_pins(pins) if pins is not None else None,
-    )
-    if demo:
-        report = _review_demo(options, json_output=json_output)
+        pin = None  # descriptor files disclose nothing: there is no source to pin
     else:
-        if stdio is not None:
-            reviewed = Target(kind="stdio", address=stdio)
-        elif len(target) == 1 and "://" in target[0]:
-            reviewed = _http_target(target[0])
-        elif (
-            len(target) == 1
-            and not target[0].startswith(("http:", "https:"))
-            and " " not in target[0]
-            and "/" not in target[0]
-            and any(mark in target[0] for mark in ".:")
-            and shutil.which(target[0]) is None
-        ):
-            # `localhost:8000` or `example.com`: a server address without its scheme (the parser
-            # swallows `--`, so a bare program name is run as the stdio command it most likely is).
-            raise CliError(
-                f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
-                f"for an HTTP server write http://{target[0]}/mcp"
-            )
-        else:
-            import shlex
+        from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
 
-            reviewed = Target(kind="stdio", address=shlex.join(target))
-        with (
-            quiet_sdk_loggers(),
-            _progress("reading disclosures") as hook,
-            tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch,
-        ):
-            log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
-            options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
-            report = anyio.run(review_server, reviewed, options)
+        options = ReviewOptions(
+            profile=profile,
+            timeout=timeout,
+            deadline=deadline,
+            headers=headers,
+            token=token,
+            search_patterns=tuple(search or (".*",)),
+            call=call,
+            arguments=parsed_arguments,
+            source_pins=_read_pins(pins) if pins is not None else None,
+        )
+        if demo:
+            report = _review_demo(options, json_output=json_output)
+        else:
+            reviewed = _reviewed_target(target, stdio)
+            with (
+                quiet_sdk_loggers(),
+                _progress("reading disclosures") as hook,
+                tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch,
+            ):
+                log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
+                options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
+                report = anyio.run(review_server, reviewed, options)
     return _finish(
         report,
         out,
@@ -351,24 +348,15 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
     if contract.sarif is not None:
         from agent_connector_sdk.cli.sarif import sarif_log
 
-        try:
-            text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
-            contract.sarif.write_text(text, "utf-8")
-        except OSError as error:
-            raise CliError(
-                f"{contract.sarif}: cannot write the SARIF file ({error.strerror or type(error).__name__})"
-            ) from None
+        text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
+        write_operator_file(contract.sarif, text, "SARIF file")
         print(f"wrote {contract.sarif} (SARIF 2.1.0)", file=sys.stderr)
     return report
 
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
-    text = read_operator_file(path, "pin file")
-    try:
-        return SourcePins.from_json(text)
-    except PinFileError as error:
-        raise CliError(f"{path}: {error.message}") from None
+    return read_operator_file(path, "pin file", SourcePins.from_json)
 
 
 def _write_pins(report: ReviewReport, path: Path) -> None:
@@ -381,12 +369,7 @@ def _write_pins(report: ReviewReport, path: Path) -> None:
         if tool.name is not None and check is not None and check.verified and check.source_sha256:
             pins = pins.with_source(report.target.address, tool.name, check.source_sha256)
             pinned += 1
-    try:
-        path.write_text(pins.to_json(), encoding="utf-8")
-    except OSError as error:
-        raise CliError(
-            f"{path}: cannot write the pin file ({error.strerror or type(error).__name__})"
-        ) from None
+    write_operator_file(path, pins.to_json(), "pin file")
     print(f"wrote {path} ({count(pinned, 'pinned tool')})", file=sys.stderr)
 
 
@@ -447,8 +430,8 @@ def serve(
     upstream: Annotated[
         str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")
     ] = None,
-    host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
-    port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
     no_auth: Annotated[
         bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
     ] = False,
@@ -459,9 +442,7 @@ def serve(
             "default: $AGENT_CONNECTOR_STATE); see docs/deploy.md"
         ),
     ] = None,
-    replica_id: Annotated[
-        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
-    ] = None,
+    replica_id: ReplicaId = None,
     upstream_errors: Annotated[
         Literal["generic", "echo"],
         Parameter(

@@ -58,7 +58,10 @@ class DisclosureRun:
 
 
 async def _operation_tools(source: OpenAPISource) -> list[OpenAPIOperationTool]:
-    openapi = build_openapi_server(source.document, base_url=_UNUSED_BASE_URL)
+    try:
+        openapi = build_openapi_server(source.document, base_url=_UNUSED_BASE_URL)
+    except ValueError as error:  # FastMCP's parser refused the document (InvalidOpenAPIDocument, a $ref)
+        raise CliError(str(error)) from None
     try:
         return await list_operation_tools(openapi)
     finally:

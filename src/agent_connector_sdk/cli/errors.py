@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.sanitize import sanitize_text
@@ -28,9 +28,12 @@ __all__ = [
     "iter_causes",
     "needs_status_probe",
     "read_operator_file",
+    "write_operator_file",
 ]
 
 EXIT_USAGE: Final = 2
+
+_T = TypeVar("_T")
 
 CliCategory = Literal["usage", "server_unavailable"]
 
@@ -188,10 +191,29 @@ def explain_unreachable(
     return f"cannot review {target}: {type(error).__name__}"
 
 
-def read_operator_file(path: Path, what: str) -> bytes:
-    """The bytes of a file the operator named (a pin file, a contract lock, ...); unreadable: one line
-    naming the file and why, as a usage error (exit 2)."""
+def read_operator_file(path: Path, what: str, parse: Callable[[bytes], _T]) -> _T:
+    """A file the operator named (a pin file, a contract lock, ...), parsed by its format's own reader.
+
+    Unreadable, or refused by ``parse`` (its format's error: a value-free message), is one line naming
+    the file and why, as a usage error (exit 2).
+    """
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError as error:
-        raise CliError(f"{path}: cannot read the {what} ({error.strerror or type(error).__name__})") from None
+        raise CliError(f"{path}: cannot read the {what} ({_os_reason(error)})") from None
+    try:
+        return parse(data)
+    except AgentConnectorError as error:  # PinFileError, LockFileError, ...
+        raise CliError(f"{path}: {error.message}") from None
+
+
+def write_operator_file(path: Path, text: str, what: str) -> None:
+    """Write a file the operator named (UTF-8); unwritable: one line naming the file and why (exit 2)."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"{path}: cannot write the {what} ({_os_reason(error)})") from None
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__

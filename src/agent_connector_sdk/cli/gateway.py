@@ -23,6 +23,7 @@ from typing import Annotated, Any
 
 from cyclopts import Parameter
 
+from agent_connector_sdk.cli._options import Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.sanitize import sanitize_text
@@ -40,8 +41,8 @@ def gateway(
         ),
     ] = None,
     config: Annotated[Path | None, Parameter(help="TOML configuration (see docs/gateway.md)")] = None,
-    host: Annotated[str, Parameter(help="address to bind")] = "127.0.0.1",
-    port: Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")] = 8000,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
     no_auth: Annotated[
         bool, Parameter(help="serve without authentication (loopback --host only)", negative=())
     ] = False,
@@ -61,10 +62,8 @@ def gateway(
             "default: $AGENT_CONNECTOR_STATE); see docs/gateway.md"
         ),
     ] = None,
-    replica_id: Annotated[
-        str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
-    ] = None,
-    namespace: Annotated[str, Parameter(help="the catalog namespace the replicas share")] = "gateway",
+    replica_id: ReplicaId = None,
+    namespace: Namespace = "gateway",
     health_detail: Annotated[
         bool,
         Parameter(

@@ -12,22 +12,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agent_connector_sdk.cli.errors import CliError, read_operator_file
+from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
 from agent_connector_sdk.cli.render import count
 from agent_connector_sdk.cli.report import LockCheck, ReviewReport, ToolDriftReport
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, LockFileError, compare_tools
+from agent_connector_sdk.mcp.contracts.lock import ContractLock, compare_tools
 
 __all__ = ["apply_lock", "read_lock", "write_lock"]
 
 
 def read_lock(path: Path) -> ContractLock:
     """Read a lock file (unreadable or malformed: exit 2 with one line)."""
-    text = read_operator_file(path, "lock file")
-    try:
-        return ContractLock.from_json(text)
-    except LockFileError as error:
-        raise CliError(f"{path}: {error.message}") from None
+    return read_operator_file(path, "lock file", ContractLock.from_json)
 
 
 def _descriptors(report: ReviewReport) -> list[dict[str, object]]:
@@ -41,12 +37,7 @@ def write_lock(report: ReviewReport, path: Path) -> None:
         lock = lock.with_server(report.target.address, _descriptors(report))
     except AdmissionError as error:
         raise CliError(f"cannot lock this server: {error.message}") from None
-    try:
-        path.write_text(lock.to_json(), encoding="utf-8")
-    except OSError as error:
-        raise CliError(
-            f"{path}: cannot write the lock file ({error.strerror or type(error).__name__})"
-        ) from None
+    write_operator_file(path, lock.to_json(), "lock file")
     entry = lock.server(report.target.address)
     locked = len(entry.tools) if entry is not None else 0
     print(f"wrote {path} ({count(locked, 'locked tool')})", file=sys.stderr)

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_connector_sdk.mcp.contracts.lock import DriftStatus
+
 __all__ = [
     "REPORT_VERSION",
     "AdmissionVerdict",
@@ -155,7 +157,7 @@ class ToolDriftReport(BaseModel):
 
     model_config = _FROZEN
     tool: str
-    status: Literal["unchanged", "changed", "added", "removed", "renamed"]
+    status: DriftStatus
     fields: list[str] = Field(default_factory=list, description="changed contract fields (never values)")
     previous: str | None = Field(default=None, description="renamed: the locked name")
 

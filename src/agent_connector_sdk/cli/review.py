@@ -905,26 +905,18 @@ async def _call(
             result = await consumer.call(disclosed[name], arguments)
         else:
             result = await host.call(name, arguments)
-    except ContractViolation as error:
-        # Consume refused the result: the server's own words still reach the reader.
-        return CallReport(
-            tool=name,
-            outcome="rejected_result",
-            gate=error.gate,
-            category=error.category,
-            reason=error.message,
-            headers_sent=_headers_sent(audit, name),
-            text=error.server_text,
-        )
     except (StaleSelection, ContractError) as error:
-        # Refused before anything was sent (admission, binding, arguments, headers, confirmation).
+        # Refused before anything was sent (admission, binding, arguments, headers, confirmation), or
+        # Consume refused the result (a ContractViolation): the server's own words still reach the reader.
+        violation = error if isinstance(error, ContractViolation) else None
         return CallReport(
             tool=name,
-            outcome="refused",
+            outcome="rejected_result" if violation is not None else "refused",
             gate=error.where,
             category=error.category,
             reason=error.message,
             headers_sent=_headers_sent(audit, name),
+            text=violation.server_text if violation is not None else None,
         )
     except JsonRpcError as error:
         # One label for every JSON-RPC answer (the family's category); the code and the server's own

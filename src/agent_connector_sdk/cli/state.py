@@ -25,6 +25,7 @@ from typing import Annotated
 from cyclopts import App, Parameter
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli._options import Namespace
 from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.state.base import StateBackend, StateBackendError, StateConfigError
@@ -47,7 +48,6 @@ StateUrl = Annotated[
     str | None,
     Parameter(help="the shared state store: redis://HOST:PORT/DB (default: $AGENT_CONNECTOR_STATE)"),
 ]
-Namespace = Annotated[str, Parameter(help="the catalog namespace the replicas share")]
 Tool = Annotated[str, Parameter(help="the tool's name as the replicas serve it")]
 
 

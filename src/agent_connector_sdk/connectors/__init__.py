@@ -2,6 +2,7 @@
 
 from agent_connector_sdk.connectors.openapi import (
     FORWARDED_CALLER_HEADERS,
+    InvalidOpenAPIDocument,
     OpenAPIOperationTool,
     OpenAPIServer,
     OpenAPIToolsMissing,
@@ -14,6 +15,7 @@ from agent_connector_sdk.connectors.openapi import (
 
 __all__ = [
     "FORWARDED_CALLER_HEADERS",
+    "InvalidOpenAPIDocument",
     "OpenAPIOperationTool",
     "OpenAPIServer",
     "OpenAPIToolsMissing",

@@ -61,6 +61,7 @@ from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.components import FastMCPComponent
 from fastmcp.utilities.openapi import HTTPRoute
 from mcp_types import ToolAnnotations
+from pydantic import ValidationError
 
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.schema_disclosure import (
@@ -73,6 +74,7 @@ from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureOrigin
 __all__ = [
     "FORWARDED_CALLER_HEADERS",
     "UPSTREAM_ERROR_MODES",
+    "InvalidOpenAPIDocument",
     "OpenAPIOperationTool",
     "OpenAPIServer",
     "OpenAPIToolsMissing",
@@ -86,6 +88,38 @@ __all__ = [
     "openapi_operation_tools",
     "tool_disclosure_origins",
 ]
+
+
+class InvalidOpenAPIDocument(AgentConnectorError, ValueError):
+    """``invalid_document``: FastMCP's OpenAPI parser refused the document. The message names the first
+    offending place and rule, never the document's values (the parser's own error lists them all)."""
+
+    category: Literal["invalid_document"]
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid_document", message)
+
+
+def _first_problem(error: ValidationError) -> str:
+    """The most specific of the parser's validation errors as ``path: rule`` (a union's other branches
+    add "Field required" noise for ``$ref``; the deepest location is the place to look)."""
+    problems = error.errors(include_input=False, include_url=False)
+    relevant = [p for p in problems if p["loc"][-1:] != ("$ref",)] or problems
+    deepest = max(relevant, key=lambda problem: len(problem["loc"]))
+    where = ".".join(str(part) for part in deepest["loc"])
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"invalid OpenAPI document at {where}: {deepest['msg']}{more}"
+
+
+class _QuietParser(logging.Filter):
+    """Drops FastMCP's parser error logs while we build: they print the whole pydantic error, with the
+    document's values, and the same failure is raised to the caller as one typed error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno < logging.ERROR
+
+
+_PARSER_LOGGER: Final = "fastmcp.utilities.openapi.parser"
 
 
 class OpenAPIToolsMissing(AgentConnectorError, LookupError):
@@ -538,14 +572,24 @@ def build_openapi_server(
                 route.method, route.path, (p.name for p in route.parameters if p.location == "header")
             )
 
-    server = fastmcp.FastMCP.from_openapi(
-        document,
-        client=client,
-        name=name,
-        version=version,
-        mcp_component_fn=record,
-        mcp_names=_readable_names(document),
-    )
+    parser_log = logging.getLogger(_PARSER_LOGGER)
+    quiet = _QuietParser()
+    parser_log.addFilter(quiet)
+    try:
+        server = fastmcp.FastMCP.from_openapi(
+            document,
+            client=client,
+            name=name,
+            version=version,
+            mcp_component_fn=record,
+            mcp_names=_readable_names(document),
+        )
+    except ValueError as error:
+        if isinstance(error.__cause__, ValidationError):
+            raise InvalidOpenAPIDocument(_first_problem(error.__cause__)) from None
+        raise
+    finally:
+        parser_log.removeFilter(quiet)
     return OpenAPIServer(
         server=server,
         operations=operations,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agent_connector_sdk.gateway._toml import read_toml
 from agent_connector_sdk.gateway.errors import GatewayError
 
 __all__ = ["AuthSettings", "auth_from_table", "load_auth_file"]
@@ -140,15 +141,7 @@ def auth_from_table(table: Mapping[str, Any], base: Path) -> AuthSettings:
 
 def load_auth_file(path: Path) -> AuthSettings:
     """A TOML file whose ``[auth]`` table configures authentication (``serve --auth-config``)."""
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise GatewayError("invalid_config", f"cannot read {path.name}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise GatewayError("invalid_config", f"{path.name} is not valid TOML: {error}") from None
-    table = data.get("auth")
+    table = read_toml(path).get("auth")
     if not isinstance(table, dict):
         raise GatewayError("invalid_config", f"{path.name} has no [auth] table")
     return auth_from_table(table, path.parent)

@@ -34,6 +34,7 @@ from typing import Any, Final, Literal
 import anyio
 import fastmcp
 import mcp_types
+from fastmcp.client.logging import LogMessage
 from fastmcp.client.messages import MessageHandler
 from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
@@ -151,7 +152,15 @@ class Child:
         else:
             command = self.spec.command
             transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
-        return fastmcp.Client(transport, timeout=self.config.call_timeout, message_handler=handler)
+        return fastmcp.Client(
+            transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
+        )
+
+    async def _child_log(self, message: LogMessage) -> None:
+        """A child's ``notifications/message``: only its level is noted. fastmcp's default handler
+        writes the message's data into the gateway's log at the child's level, and a child's words
+        may quote a caller's argument values (the client opts in to every child's debug logs)."""
+        logger.debug("child %s sent a log message at %s", self.name, message.level)
 
     async def connect(self) -> ChildCatalog:
         """Connect, discover and admit; publish the catalog and mark the child ``up``.

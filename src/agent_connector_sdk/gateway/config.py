@@ -36,12 +36,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from agent_connector_sdk.gateway._toml import read_toml
 from agent_connector_sdk.gateway.auth import AuthSettings, auth_from_table
 from agent_connector_sdk.gateway.errors import GatewayError
 
@@ -173,12 +173,7 @@ def _seconds(table: Mapping[str, Any], key: str, default: float) -> float:
 def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
     """Read a TOML configuration (see the module docstring); ``extra`` children (from ``--child``) are
     added to the file's. Every problem is one ``GatewayError("invalid_config")`` naming the key."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise GatewayError("invalid_config", f"cannot read {path.name}: {error.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise GatewayError("invalid_config", f"{path.name} is not valid TOML: {error}") from None
+    data = read_toml(path)
     unknown = sorted(set(data) - {"gateway", "children", "auth"})
     if unknown:
         raise GatewayError("invalid_config", f"{path.name}: unknown table [{unknown[0]}]")

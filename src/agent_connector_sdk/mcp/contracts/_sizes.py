@@ -7,10 +7,13 @@ up to the bound, never a copy and never a ``RecursionError``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-__all__ = ["Crossed", "json_bound_crossed"]
+import jsonschema_rs
+
+__all__ = ["Crossed", "json_bound_crossed", "screened_bound_crossed"]
 
 Crossed = Literal["bytes", "depth"]
 
@@ -69,3 +72,64 @@ def json_bound_crossed(value: Any, *, max_bytes: int, max_depth: int | None = No
         if size > max_bytes:
             return "bytes"
     return None
+
+
+# ------------------------------------------------------------------------------ screened (admission)
+
+# How ``marshal.dumps(value, 2)`` (:func:`~agent_connector_sdk.mcp.contracts.json_schema.exact_value_key`)
+# relates to the measure above, node by node (format 2 writes every object in place, no references):
+# a string is 5 + its UTF-8 bytes (measured 2 + them, or 3 + them as a key plus the entry's 1 for its
+# comma), a dict 2 bytes plus its members (measured 2 plus 1 per entry), a list 5 plus its items
+# (measured 2 plus 1 per item). A scalar other than a string measures 8 (+1 in a list, +4 as a key).
+# So only nodes whose encoding starts with one of these type codes can measure more than they encode,
+# by at most the weight given (the worst of value, list item and key): None, False, True,
+# StopIteration, Ellipsis (1 byte written; 12 measured as a key); int (5), bytes, tuple, set,
+# frozenset (at least 5); float (9); long (at least 11) and dict (2 written, 3 measured in a list).
+_EXCESS: Final = ((b"NFTS.", 11), (b"is(<>", 7), (b"g", 3), (b"l{", 1))
+_MAX_EXCESS: Final = 11
+_DEPTH_SCREEN_LIMIT: Final = 128  # the engine validates one level per JSON level: keep it shallow
+
+
+@functools.lru_cache(maxsize=8)
+def _depth_validator(max_depth: int) -> jsonschema_rs.Validator:
+    """A validator accepting exactly the JSON values whose containers sit at most ``max_depth`` levels
+    below the top (as :func:`json_bound_crossed` counts depth): ``level{n}`` admits n nested levels."""
+    levels: dict[str, Any] = {"level0": {"type": ["string", "number", "boolean", "null"]}}
+    for level in range(1, max_depth + 2):
+        below = {"$ref": f"#/$defs/level{level - 1}"}
+        levels[f"level{level}"] = {"items": below, "additionalProperties": below}
+    return jsonschema_rs.Draft202012Validator(
+        {"$defs": levels, "$ref": f"#/$defs/level{max_depth + 1}"}, validate_formats=False
+    )
+
+
+def screened_bound_crossed(
+    value: Any, marshalled: bytes, *, max_bytes: int, max_depth: int
+) -> Crossed | None:
+    """Exactly :func:`json_bound_crossed` (``value``, ``max_bytes``, ``max_depth``), usually without
+    walking ``value`` in Python; ``marshalled`` must be ``marshal.dumps(value, 2)``.
+
+    Bytes: the encoding's length plus, per type code that can measure more than it encodes, its
+    occurrences times that excess bounds the measure from above (see ``_EXCESS``); at or under
+    ``max_bytes`` no prefix of the walk can cross it either. Depth: the Rust engine checks it in one
+    pass against a fixed schema; it reads a tuple as a list (stricter than the walk, which counts a
+    tuple as a scalar). Whenever either screen cannot clear the value — large, deep, or not plain
+    JSON — the walk decides, so every verdict, including which bound is reported first, is the walk's
+    own (``tests/contracts/test_schema_screen.py`` checks this against the walk).
+    """
+    if max_depth <= _DEPTH_SCREEN_LIMIT:
+        size = len(marshalled)
+        # Every byte counted as a worst-case type code first (no copy); only when that is too much,
+        # each type code's occurrences (a superset of the nodes: content bytes may look alike).
+        if (_MAX_EXCESS + 1) * size > max_bytes:
+            size += sum(
+                weight * (len(marshalled) - len(marshalled.translate(None, codes)))
+                for codes, weight in _EXCESS
+            )
+        if size <= max_bytes:
+            try:
+                if _depth_validator(max_depth).is_valid(value):
+                    return None
+            except Exception:  # whatever the engine cannot read (not JSON, ...): the walk decides
+                pass
+    return json_bound_crossed(value, max_bytes=max_bytes, max_depth=max_depth)

@@ -11,7 +11,9 @@ instance engine cannot compile), ``unsupported_dialect`` (``$schema`` not one of
 or mixed dialects), ``unresolvable_ref`` (a ``$ref`` that does not resolve inside the descriptor
 itself: remote references are never fetched), ``invalid_header_annotation``, ``sensitive_header`` and
 ``duplicate_name``. Every schema check is :func:`~agent_connector_sdk.mcp.contracts.json_schema.check_schema`,
-the one the later gates use, so an admitted tool can always be validated. (Compatibility: an invalid
+the one the later gates use, so an admitted tool can always be validated (its screen,
+:func:`~agent_connector_sdk.mcp.contracts.json_schema.screen_schemas`, only ever clears a schema that
+check would accept). (Compatibility: an invalid
 schema was reported as ``malformed`` before the JSON Schema module was shared; it is ``invalid_schema``
 at every gate now.)
 
@@ -38,6 +40,13 @@ Bounds (each a policy field with a documented default; a host session applies it
   32) keep one call's ``Mcp-Param-*`` block well under common proxy limits (8 KiB).
 
 Every bound reason names the bound (``max_schema_depth (64)``), never the offending value.
+
+Cost: a cold admission reads each descriptor's exact bytes once (they key the verdict memo too) and
+screens it — size bounded from those bytes, depth and the schemas' meta-schemas checked in the Rust
+engine (:func:`~agent_connector_sdk.mcp.contracts.json_schema.screen_schemas`), header walks skipped when
+no ``x-mcp-header`` occurs — so most descriptors are never walked in Python nor compiled. Whatever a
+screen cannot clear takes the full checks above, which alone decide every rejection and its reason;
+``tests/contracts/test_schema_screen.py`` checks admission with and without the screens is the same.
 """
 
 from __future__ import annotations
@@ -51,17 +60,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
 
-from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed
+from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed, screened_bound_crossed
 from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import X_MCP_HEADER_KEY, header_annotations
 from agent_connector_sdk.mcp.contracts.json_schema import (
     ALL_DIALECTS,
     DIALECTS,
+    SCREEN_MAX_DEPTH,
     DialectName,
     check_schema,
     dialect_of,
     exact_value_key,
     iter_schema_positions,
+    screen_schemas,
 )
 
 __all__ = [
@@ -195,16 +206,26 @@ def _check_header_placement_elsewhere(schema: Any, where: str) -> None:
 def _check_name(name: str) -> None:
     if len(name) > MAX_TOOL_NAME_LENGTH:
         raise AdmissionError("malformed", f"name is longer than {MAX_TOOL_NAME_LENGTH} characters")
+    # Printable ASCII has none of those categories (ASCII's only one among them is Cc, which
+    # isprintable refuses): one C call instead of a category lookup per character.
+    if name.isascii() and name.isprintable():
+        return
     if any(unicodedata.category(character) in _UNPRINTABLE_CATEGORIES for character in name):
         raise AdmissionError("malformed", "name contains a control, format or separator character")
 
 
-def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
+def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy, scanned: bytes | None) -> None:
     """Bound the descriptor's JSON size and its schemas' nesting in one iterative walk that stops at
-    the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk)."""
-    crossed = json_bound_crossed(
-        descriptor, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
-    )
+    the first bound crossed (never serializes, never recurses: a 10,000-level schema is one walk).
+    With the descriptor's exact bytes (``scanned``) the same verdict usually comes without the walk."""
+    if scanned is None:
+        crossed = json_bound_crossed(
+            descriptor, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
+        )
+    else:
+        crossed = screened_bound_crossed(
+            descriptor, scanned, max_bytes=policy.max_descriptor_bytes, max_depth=policy.max_schema_depth
+        )
     if crossed == "depth":
         raise AdmissionError(
             "invalid_schema", f"the descriptor nests deeper than max_schema_depth ({policy.max_schema_depth})"
@@ -231,8 +252,13 @@ def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) 
             )
 
 
-def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) -> None:
-    _check_size(descriptor, policy)
+_HEADER_KEY_BYTES: Final = X_MCP_HEADER_KEY.encode()
+
+
+def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy, scanned: bytes | None) -> None:
+    """``scanned``: the descriptor's :func:`exact_value_key` bytes, which let the screens below clear
+    most descriptors without walking or compiling them (``None``: every check the long way)."""
+    _check_size(descriptor, policy, scanned)
     input_schema = descriptor.get("inputSchema")
     if not isinstance(input_schema, Mapping):
         raise AdmissionError("malformed", "inputSchema must be a JSON object")
@@ -244,14 +270,25 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy) ->
     schemas = [("inputSchema", input_schema)]
     if isinstance(output_schema, Mapping):
         schemas.append(("outputSchema", output_schema))
-    for where, schema in schemas:
-        _check_schema(schema, where, policy)
+    # The screen only ever says "certainly accepted" (see screen_schemas); otherwise each schema gets
+    # the full check, in order, for the exact category and reason. Depth is bounded above already.
+    if (
+        scanned is None
+        or policy.max_schema_depth > SCREEN_MAX_DEPTH
+        or not screen_schemas([schema for _, schema in schemas], scanned, dialects=policy.dialects)
+    ):
+        for where, schema in schemas:
+            _check_schema(schema, where, policy)
     dialect = dialect_of(input_schema)
     if dialect is not None and dialect.ref_overrides_siblings and "$ref" in input_schema:
         raise AdmissionError(
             "malformed",
             f'inputSchema/: in {dialect.name} a root `$ref` makes the sibling `type: "object"` ignored',
         )
+    if scanned is not None and _HEADER_KEY_BYTES not in scanned:
+        # No x-mcp-header key anywhere (its bytes would be in the exact encoding): nothing to place,
+        # and with a supported dialect (checked above) reading the annotations would find none.
+        return
     if isinstance(output_schema, Mapping):
         _check_header_placement_elsewhere(output_schema, "outputSchema")
     annotations = header_annotations(input_schema, placement=policy.profile)
@@ -306,7 +343,10 @@ class _VerdictMemo:
         self._lock = threading.Lock()
 
     def key(self, item: Any, policy: AdmissionPolicy) -> tuple[AdmissionPolicy, bytes] | None:
-        exact = exact_value_key(item)
+        return self.key_of(exact_value_key(item), policy)
+
+    @staticmethod
+    def key_of(exact: bytes | None, policy: AdmissionPolicy) -> tuple[AdmissionPolicy, bytes] | None:
         return None if exact is None else (policy, hashlib.sha256(exact).digest())
 
     def get(self, key: tuple[AdmissionPolicy, bytes]) -> tuple[bool, _Verdict]:
@@ -331,11 +371,14 @@ class _VerdictMemo:
 _VERDICTS: Final = _VerdictMemo(VERDICT_MEMO_ENTRIES)
 
 
-def _verdict(item: Mapping[str, Any], tool: str, policy: AdmissionPolicy) -> _Verdict:
-    """Every check of one descriptor that does not depend on the rest of the listing."""
+def _verdict(
+    item: Mapping[str, Any], tool: str, policy: AdmissionPolicy, scanned: bytes | None = None
+) -> _Verdict:
+    """Every check of one descriptor that does not depend on the rest of the listing (``scanned``: its
+    exact bytes, for the screens; the verdict is the same without them)."""
     try:
         _check_name(tool)
-        _check_descriptor(item, policy)
+        _check_descriptor(item, policy, scanned)
     except AdmissionError as refusal:
         return refusal.category, refusal.message
     except RecursionError:
@@ -343,7 +386,11 @@ def _verdict(item: Mapping[str, Any], tool: str, policy: AdmissionPolicy) -> _Ve
     return None
 
 
-def _admit(descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None) -> AdmissionReport:
+def _admit(
+    descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None, *, screen: bool = True
+) -> AdmissionReport:
+    """``memo``: the verdict memo (``None``: none); ``screen=False`` checks every descriptor the long way
+    (the reference the screens are tested against)."""
     items = list(descriptors)
     names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
     counts = Counter(name for name in names if isinstance(name, str))
@@ -359,10 +406,12 @@ def _admit(descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMe
             _check_name(tool)
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
-            key = memo.key(item, policy) if memo is not None else None
+            # One exact encoding serves the memo key and the screens.
+            exact = exact_value_key(item) if memo is not None or screen else None
+            key = memo.key_of(exact, policy) if memo is not None else None
             known, verdict = memo.get(key) if memo is not None and key is not None else (False, None)
             if not known:
-                verdict = _verdict(cast(Mapping[str, Any], item), tool, policy)
+                verdict = _verdict(cast(Mapping[str, Any], item), tool, policy, exact if screen else None)
                 if memo is not None and key is not None:
                     memo.put(key, verdict)
             if verdict is not None:

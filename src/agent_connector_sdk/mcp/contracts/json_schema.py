@@ -54,6 +54,13 @@ Where the engines differ (documented, pinned by tests):
 * Which failure is reported when several keywords fail: a heuristic modelled on python-jsonschema's
   ``best_match``. Validity never depends on it.
 
+**Admission screen.** :func:`screen_schemas` clears the schemas a host admits without compiling them:
+one Rust pass per schema against the dialect's meta-schema with formats asserted (a ``regex`` must
+compile in ``re`` and in the engine), for schemas whose exact bytes hold no reference or identifier
+keyword. It only ever answers "certainly accepted" (differentially tested against :func:`check_schema`);
+anything else takes the full check. A screened schema's validator is compiled, and cached, when a call
+first needs it: compiling every schema of a 1,223-tool catalog was most of a cold admission.
+
 **Cache.** Compiled validators live in a bounded LRU keyed by the SHA-256 of the schema's canonical JSON
 text; per-call lookups go through a cheaper exact key first (:func:`exact_value_key`). Schema refusals
 are cached as well, so a hostile schema costs one compilation. The dialect is part of the schema's
@@ -68,6 +75,7 @@ Messages name keywords and JSON pointers, never values.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import marshal
@@ -660,8 +668,10 @@ def default_validator_cache() -> ValidatorCache:
 
 
 def clear_validator_cache() -> None:
-    """Empty the process-wide cache (tests, or after unloading many tools)."""
+    """Empty the process-wide cache and the admission screen's regex memo (tests, benchmarks of a cold
+    start, or after unloading many tools)."""
     _DEFAULT_CACHE.clear()
+    _regex_usable_memo.cache_clear()
 
 
 # ------------------------------------------------------------------------------------------ validate
@@ -736,7 +746,8 @@ def check_schema(
 
     ``None`` means every instance check against it will run. ``dialects`` (default: all five) is the set
     a caller accepts: a valid schema of another supported dialect is ``unsupported_dialect`` for it.
-    Admission calls this so that a tool it admits can always be validated by the later gates.
+    Admission calls this (for whatever :func:`screen_schemas` cannot clear) so that a tool it admits can
+    always be validated by the later gates.
     """
     compiled = (_DEFAULT_CACHE if cache is None else cache)._get(schema)
     if compiled.failure is not None:
@@ -751,6 +762,135 @@ def check_schema(
             f"schema dialect {compiled.dialect.name} is not accepted by this policy",
         )
     return None
+
+
+# ------------------------------------------------------------------------------------------ screen
+
+SCREEN_MAX_DEPTH: Final = 128
+"""Deepest JSON nesting :func:`screen_schemas` accepts as a precondition (its engine recurses per level)."""
+
+# Any keyword that makes compilation register an identifier or resolve a reference starts with one of
+# these (``$ref``, ``$dynamicRef``/``$dynamicAnchor``, ``$recursiveRef``/``$recursiveAnchor``, ``$id``,
+# ``$anchor``, ``$vocabulary``); draft-04's ``id`` is why draft-04 never takes the screen.
+_SCREEN_REFUSES: Final = re.compile(rb"\$(?:ref|dynamic|recursive|id|anchor|vocabulary)")
+_SCREEN_REFUSES_OR_SCHEMA: Final = re.compile(rb"\$(?:ref|dynamic|recursive|id|anchor|vocabulary|schema)")
+_SCHEMA_KEY: Final = b"$schema"
+_SCREEN_DIALECTS: Final = frozenset({"draft-06", "draft-07", "2019-09", "2020-12"})
+_REGEX_MEMO_LENGTH: Final = 512  # longer patterns are judged every time (the memo stays small)
+
+
+@functools.lru_cache(maxsize=2048)
+def _regex_usable_memo(dialect_name: DialectName, pattern: str) -> bool:
+    return _regex_usable(dialect_name, pattern)
+
+
+def _regex_usable(dialect_name: DialectName, pattern: str) -> bool:
+    """Whether ``pattern`` compiles in Python's ``re`` and in the dialect's engine both as a ``pattern``
+    and as a ``patternProperties`` key: exactly the two places compilation reads a regex."""
+    try:
+        re.compile(pattern)
+        DIALECTS[dialect_name].rust_validator(
+            {"pattern": pattern, "patternProperties": {pattern: True}},
+            validate_formats=False,
+            retriever=_refuse_rs_retrieval,
+        )
+    except Exception:  # any refusal of either engine: not usable, the full check reports why
+        return False
+    return True
+
+
+def _screen_validator(dialect: Dialect, every_pattern: bool) -> jsonschema_rs.Validator:
+    """The dialect's meta-schema with every format asserted (``regex`` judged by :func:`_regex_usable`)
+    and, with ``every_pattern``, every ``pattern`` string and ``patternProperties`` key of any object,
+    data included, judged the same way: what :func:`_compile`'s meta-schema check, its Python ``re``
+    walk and the engine's own compilation (which asserts the meta-schema's formats in draft-06/07)
+    would refuse."""
+
+    def regex(pattern: str) -> bool:
+        if len(pattern) > _REGEX_MEMO_LENGTH:
+            return _regex_usable(dialect.name, pattern)
+        return _regex_usable_memo(dialect.name, pattern)
+
+    every = {"$ref": "#/definitions/every"}
+    wrapper = {
+        "allOf": [{"$ref": dialect.uri}, every if every_pattern else True],
+        "definitions": {
+            "every": {
+                "properties": {
+                    "pattern": {"allOf": [{"format": "regex"}, every]},
+                    "patternProperties": {"allOf": [{"propertyNames": {"format": "regex"}}, every]},
+                },
+                "additionalProperties": every,
+                "items": every,
+            }
+        },
+    }
+    return cast(
+        jsonschema_rs.Validator,
+        dialect.rust_validator(
+            wrapper, validate_formats=True, formats={"regex": regex}, retriever=_refuse_rs_retrieval
+        ),
+    )
+
+
+_SCREENS: dict[tuple[DialectName, bool], jsonschema_rs.Validator] = {}  # two per dialect at most
+_PATTERN_KEY: Final = b"pattern"  # also the start of "patternProperties"
+
+
+def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable[DialectName]) -> bool:
+    """``True`` only when :func:`check_schema` is certain to accept every schema of ``schemas`` (with
+    these ``dialects``), established without compiling a validator; ``False`` means "not established",
+    never "refused": call :func:`check_schema` for the verdict and its reason.
+
+    Preconditions (the caller's): ``scanned`` contains the :func:`exact_value_key` bytes of every schema
+    (those of an object holding them all will do: the format writes members in place, without
+    back-references), and no schema nests deeper than :data:`SCREEN_MAX_DEPTH`.
+
+    Why it is exact. Compiling (``_compile``) refuses a schema for its dialect, its meta-schema, a
+    regex either engine cannot compile, a mixed dialect, an unresolvable reference, or whatever else the
+    engine's own compilation refuses. The screen establishes, in one engine pass per schema: a supported
+    dialect other than draft-04 (whose ``id`` would be an identifier); no byte sequence in ``scanned``
+    that could begin a reference or identifier keyword (so nothing is registered or resolved) and no
+    ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's meta-schema with
+    every format asserted, ``regex`` meaning "compiles in ``re`` and in the engine as ``pattern`` and as
+    ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere passing the same
+    regex test (what the full check's ``re`` walk looks at). Nothing else is known to make compilation
+    fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks that differentially against
+    the full check, and a schema that still failed to compile at a later gate would be refused there
+    (``invalid_schema``), never run unchecked.
+    Saving the compilation matters at admission: it is most of the cost of a large catalog, and the
+    validator is built (and cached) when a call first needs it.
+    """
+    allowed = dialects if isinstance(dialects, (set, frozenset)) else frozenset(dialects)
+    roots = 0
+    checked: list[tuple[Dialect, dict[str, Any]]] = []
+    for schema in schemas:
+        if type(schema) is not dict:
+            return False
+        dialect = dialect_of(schema)
+        if dialect is None or dialect.name not in _SCREEN_DIALECTS or dialect.name not in allowed:
+            return False
+        roots += "$schema" in schema
+        checked.append((dialect, schema))
+    if roots == 0:  # then any "$schema" is one too many: one scan finds either
+        if _SCREEN_REFUSES_OR_SCHEMA.search(scanned):
+            return False
+    elif _SCREEN_REFUSES.search(scanned) or scanned.count(_SCHEMA_KEY) != roots:
+        return False
+    # Without the bytes of "pattern" there is no pattern anywhere: the meta-schema check alone decides.
+    every_pattern = _PATTERN_KEY in scanned
+    for dialect, schema in checked:
+        validator = _SCREENS.get((dialect.name, every_pattern))
+        if validator is None:
+            validator = _SCREENS.setdefault(
+                (dialect.name, every_pattern), _screen_validator(dialect, every_pattern)
+            )
+        try:
+            if not validator.is_valid(schema):
+                return False
+        except Exception:  # whatever the engine cannot read (not JSON, ...): the full check decides
+            return False
+    return True
 
 
 def validate_instance(

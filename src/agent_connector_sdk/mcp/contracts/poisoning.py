@@ -115,11 +115,65 @@ def _mentioned(text: str, tokens: frozenset[str] | None, name: str) -> bool:
     return _mentions(text, name)
 
 
-def _mentions(text: str, name: str) -> bool:
-    """Whether ``name`` occurs in ``text`` as a whole token (not inside a longer identifier)."""
+def _mention_pattern(name: str) -> re.Pattern[str]:
     # A sentence's full stop after a name still ends the token ("... send_email."), a dot inside does not.
     pattern = rf"(?<![{_NAME_CHARS}]){re.escape(name)}(?![A-Za-z0-9_-])(?!\.[{_NAME_CHARS}])"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` as a whole token (not inside a longer identifier)."""
+    return _mention_pattern(name).search(text) is not None
+
+
+# With IGNORECASE an ASCII name character matches exactly the characters whose case fold is its own,
+# plus these two (checked over every code point by tests/contracts/test_poisoning.py).
+_FOLD_LIKE_I: Final = str.maketrans({"\u0130": "i", "\u0131": "i"})
+
+
+class _NameIndex:
+    """The names one listing's texts are searched for, indexed once (per listing, so bounded by it).
+
+    :func:`_mentioned` per (text, name) pair is O(tools²) for a listing: 1.5 million pairs, seconds, at
+    GitHub's 1,223 tools. Here an ASCII text costs one lookup per token of its own (exactly
+    :func:`_mentioned`'s token test); any other text is searched with the regex only for the names whose
+    case fold occurs in the text's (a regex match implies that occurrence: with ``IGNORECASE`` an ASCII
+    character only matches characters folding to it, and U+0130/U+0131 to ``i``); names that are not
+    plain name-character runs keep the regex for every text. Differentially tested against the pairwise
+    search in ``tests/contracts/test_poisoning.py``.
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.by_token: dict[str, list[str]] = {}
+        self.plain: list[tuple[str, str]] = []  # (lowercase = case fold for ASCII, name)
+        self.irregular: list[str] = []
+        self._patterns: dict[str, re.Pattern[str]] = {}
+        for name in sorted(set(names)):
+            if name.isascii() and _NAME_RUN.fullmatch(name):
+                self.by_token.setdefault(name.lower(), []).append(name)
+                self.plain.append((name.lower(), name))
+            else:
+                self.irregular.append(name)
+
+    def _search(self, text: str, name: str) -> bool:
+        pattern = self._patterns.get(name)
+        if pattern is None:
+            pattern = self._patterns[name] = _mention_pattern(name)
+        return pattern.search(text) is not None
+
+    def mentioned(self, text: str, tokens: frozenset[str] | None) -> set[str]:
+        """The names ``text`` mentions (``tokens``: :func:`_mention_tokens` of it)."""
+        found: set[str] = set()
+        if tokens is not None:
+            for token in tokens:
+                names = self.by_token.get(token)
+                if names:
+                    found.update(names)
+        else:
+            folded = text.translate(_FOLD_LIKE_I).casefold()
+            found.update(name for key, name in self.plain if key in folded and self._search(text, name))
+        found.update(name for name in self.irregular if self._search(text, name))
+        return found
 
 
 def poisoning_findings(
@@ -136,8 +190,19 @@ def poisoning_findings(
     descriptor's shape is the Admit gate's business.
     """
     own = descriptor.get("name")
-    others = sorted({n for n in other_tools if isinstance(n, str) and len(n) >= 3 and n != own})
-    servers = sorted({s for s in other_servers if isinstance(s, str) and len(s) >= 3})
+    return _findings(
+        descriptor, _NameIndex(_eligible(other_tools)), _NameIndex(_eligible(other_servers)), {own}
+    )
+
+
+def _eligible(names: Iterable[Any]) -> set[str]:
+    return {name for name in names if isinstance(name, str) and len(name) >= 3}
+
+
+def _findings(
+    descriptor: Mapping[str, Any], tools: _NameIndex, servers: _NameIndex, not_tools: Collection[Any]
+) -> list[Finding]:
+    """:func:`poisoning_findings` with the names indexed (``not_tools``: tool names never reported)."""
     findings: list[Finding] = []
     for field in _TEXT_FIELDS:
         text = descriptor.get(field)
@@ -163,8 +228,8 @@ def poisoning_findings(
                 )
             )
         tokens = _mention_tokens(text)
-        named_tools = [name for name in others if _mentioned(text, tokens, name)]
-        named_servers = [name for name in servers if _mentioned(text, tokens, name)]
+        named_tools = sorted(tools.mentioned(text, tokens).difference(not_tools))
+        named_servers = sorted(servers.mentioned(text, tokens))
         if named_tools or named_servers:
             parts = []
             if named_tools:
@@ -187,14 +252,16 @@ def poisoning_admission(
     ``tool_poisoning`` (the reason lists the rules), and no findings are returned for it. Other names of
     the same listing are the ``cross-reference`` candidates.
     """
-    names = list(report.admitted)
+    tools = _NameIndex(_eligible(report.admitted))
+    servers = _NameIndex(_eligible(other_servers))
     positions = {item.get("name"): i for i, item in enumerate(descriptors) if isinstance(item, Mapping)}
     admitted: dict[str, dict[str, Any]] = {}
     rejected = list(report.rejected)
     findings: dict[str, tuple[Finding, ...]] = {}
     for name, descriptor in report.admitted.items():
-        others = [n for n in names if not (name in SEARCH_PAIR and n in SEARCH_PAIR)]
-        found = tuple(poisoning_findings(descriptor, other_tools=others, other_servers=other_servers))
+        # A tool naming itself is fine, and so is one of the search pair naming the other.
+        not_tools = SEARCH_PAIR if name in SEARCH_PAIR else {name}
+        found = tuple(_findings(descriptor, tools, servers, not_tools))
         if found and strict:
             rules = ", ".join(sorted({f"{f.rule} at {f.path}" for f in found}))
             rejected.append(
