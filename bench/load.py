@@ -51,14 +51,9 @@ MIX = ("search", "manifest", "fragment", "github_call", "lab_headers", "lab_plai
 # ------------------------------------------------------------------------------------ server side
 def _serve(ready: Any, probe: bool = False) -> None:
     """Child process: the fake upstream, the GitHub connector and the lab, each on its own port. With
-    ``probe``, it traces allocations and answers each ``"probe"`` on the pipe with what grew since the
-    previous one (live objects by type, allocated bytes by line)."""
+    ``probe``, it answers each ``"probe"`` on the pipe with what grew since the previous one (live
+    objects by type, allocated bytes by line: allocations are traced from the first probe on)."""
     import threading
-
-    if probe:
-        import tracemalloc
-
-        tracemalloc.start(12)
 
     import uvicorn
     from fastmcp.server.transforms.search import RegexSearchTransform
@@ -76,6 +71,7 @@ def _serve(ready: Any, probe: bool = False) -> None:
         register_schema_resources,
     )
     from agent_connector_sdk.mcp.server import ServerGates
+    from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
     from agent_connector_sdk.mcp.server.request_limits import RequestBounds
 
     async def upstream_handler(request: Any) -> JSONResponse:
@@ -99,6 +95,7 @@ def _serve(ready: Any, probe: bool = False) -> None:
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     built.server.add_transform(search)
     register_schema_resources(built.server, search, disclosures)
+    cache_tool_catalog(built.server, search)  # as `serve` does: nothing edits these tools in place
     # The load clients stand for many callers but all come from 127.0.0.1 without a token: the
     # per-caller in-flight cap (which would key them all as one peer) is lifted; the server-wide one stays.
     bounds = RequestBounds(max_in_flight_per_caller=RequestBounds().max_in_flight)
@@ -111,6 +108,10 @@ def _serve(ready: Any, probe: bool = False) -> None:
     previous: tuple[Any, dict[str, int]] | None = None
     while True:  # parent terminates us
         if ready.recv() == "probe":
+            import tracemalloc
+
+            if not tracemalloc.is_tracing():  # from the first probe on (tracing start-up takes minutes)
+                tracemalloc.start(8)
             current = _heap_census()
             ready.send(_heap_growth(previous, current) if previous is not None else [])
             previous = current
@@ -293,7 +294,7 @@ def run(
     process = context.Process(target=_serve, args=(send, probe), daemon=True)
     process.start()
     try:
-        if not receive.poll(600 if probe else 120):
+        if not receive.poll(120):
             raise RuntimeError("bench servers did not start")
         github_port, lab_port = receive.recv()
         github, lab = f"http://127.0.0.1:{github_port}/mcp", f"http://127.0.0.1:{lab_port}/mcp"

@@ -15,7 +15,13 @@ installed, each visible where FastMCP keeps such things:
 (c) **Authorized completion** when ``completions`` is given (the server's one completion handler);
 (d) **Cursor hygiene**: FastMCP's own list handlers are wrapped so a cursor the server never issued is
     refused with -32602 (FastMCP 4.2 ignores any cursor when it does not paginate, and treats ``""`` as
-    "first page").
+    "first page");
+(e) **Search tools built once**: a FastMCP search transform on the server builds its ``search_tools``
+    and ``call_tool`` tools once instead of per request (:func:`~agent_connector_sdk.mcp.compat.
+    memoize_synthetic_tools`). FastMCP 4.2 builds them afresh for every list, search and proxy call,
+    and each new tool function gets its own ``TypeAdapter`` in FastMCP's type-adapter LRU (5,000
+    entries): ~1 ms and ~6 KB that stay per request, so a server's memory grew with every round of
+    identical load until that LRU was full (~40 MiB).
 
 :meth:`ServerGates.http_app` then builds ``server.http_app(...)`` with the ASGI entry of the header gate
 (:class:`.asgi.HeaderParityMiddleware`, innermost, inside authentication: handshake-era calls, undecodable
@@ -95,13 +101,15 @@ class ServerGates:
         self.validate_arguments = validate_arguments
 
     def install(self, server: FastMCP[Any]) -> FastMCP[Any]:
-        """Install (a)–(d) on ``server`` and return it; idempotent (gates already there stay, once)."""
+        """Install (a)–(e) on ``server`` and return it; idempotent (gates already there stay, once)."""
         install_resolution(server, self.headers, arguments=self.validate_arguments)
         if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
             server.add_middleware(self.output_check)
         if self.completions is not None:
             self.completions.install(server)
         _guard_cursors(server)
+        for transform in server.transforms:
+            compat.memoize_synthetic_tools(transform)  # (e); anything but FastMCP's own: left alone
         return server
 
     def asgi_middleware(self, server: FastMCP[Any]) -> StarletteMiddleware:
