@@ -436,7 +436,7 @@ _FASTMCP_SEARCH_FACTORIES: Final = (
 )
 
 
-def memoize_synthetic_tools(transform: CatalogTransform) -> bool:
+def memoize_synthetic_tools(transform: object) -> bool:
     """Build a FastMCP search transform's two synthetic tools (``search_tools``, ``call_tool``) once
     instead of on every ``tools/list``, ``get_tool`` and call (FastMCP 4.2 runs ``Tool.from_function`` —
     signature parsing and pydantic schema generation, ~1 ms — per request). Idempotent; ``False`` (and
