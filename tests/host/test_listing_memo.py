@@ -73,8 +73,22 @@ _input_schema = st.one_of(
 )
 
 
+_LOCKED = (
+    {"name": "alpha", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    {"name": "beta_tool", "description": "Lists things.", "inputSchema": {"type": "object"}},
+)
+_LOCKS: dict[str, ContractLock | None] = {
+    "none": None,
+    "approved": ContractLock().with_server("srv", list(_LOCKED)),
+    "other": ContractLock().with_server("srv", [_LOCKED[0]]),
+    "no entry": ContractLock().with_server("a", [_LOCKED[0]]).with_server("b", [_LOCKED[1]]),
+}
+
+
 @st.composite
 def _descriptor(draw: st.DrawFn) -> Any:
+    if draw(st.integers(0, 9)) == 0:  # exactly what a lock approved
+        return copy.deepcopy(draw(st.sampled_from(_LOCKED)))
     if draw(st.integers(0, 19)) == 0:
         return draw(st.sampled_from(["not an object", ["a", "list"], 3]))
     item: dict[str, Any] = {"name": draw(_name)}
@@ -95,15 +109,17 @@ _listing = st.lists(_descriptor(), max_size=6)
 
 
 @st.composite
-def _steps(draw: st.DrawFn) -> list[tuple[str, list[Any]]]:
-    """Listings in order, each in a profile: often an exact re-list of an earlier one (deep-copied:
-    new objects, same bytes), sometimes that re-list with one value changed."""
-    steps: list[tuple[str, list[Any]]] = []
+def _steps(draw: st.DrawFn) -> list[tuple[tuple[str, str], list[Any]]]:
+    """Listings in order, each in a profile and under a contract lock (or none): often an exact re-list
+    of an earlier one (deep-copied: new objects, same bytes), sometimes with one value changed."""
+    steps: list[tuple[tuple[str, str], list[Any]]] = []
     for _ in range(draw(st.integers(1, 6))):
-        profile = draw(st.sampled_from(["default", "strict"]))
+        profile = (draw(st.sampled_from(["default", "strict"])), draw(st.sampled_from(sorted(_LOCKS))))
         if draw(st.booleans()) and steps:
-            earlier: list[list[Any]] = [previous for _, previous in steps]
-            listing = copy.deepcopy(draw(st.sampled_from(earlier)))
+            earlier_profile, earlier = draw(st.sampled_from(steps))
+            listing = copy.deepcopy(earlier)
+            if draw(st.booleans()):  # same profile and lock: a replay unless a value changes below
+                profile = earlier_profile
             if listing and draw(st.booleans()):
                 index = draw(st.integers(0, len(listing) - 1))
                 if isinstance(listing[index], dict):
@@ -139,13 +155,18 @@ def _observed(core: HostCore, items: list[Any], events: list[AuditEvent]) -> Any
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_steps())
-def test_the_memoized_listing_admission_is_the_uncached_one(steps: list[tuple[str, list[Any]]]) -> None:
+def test_the_memoized_listing_admission_is_the_uncached_one(
+    steps: list[tuple[tuple[str, str], list[Any]]],
+) -> None:
     host_core._LISTINGS.clear()
     sinks: dict[str, list[AuditEvent]] = {"memo": [], "reference": []}
     cores = {
-        (kind, profile): HostCore(HostOptions(policy=SPEC, profile=profile, audit=sinks[kind].append))
+        (kind, (profile, lock)): HostCore(
+            HostOptions(policy=SPEC, profile=profile, audit=sinks[kind].append, lock=_LOCKS[lock])
+        )
         for kind in sinks
         for profile in ("default", "strict")
+        for lock in _LOCKS
     }
     for profile, listing in steps:
         memo_items, reference_items = copy.deepcopy(listing), copy.deepcopy(listing)
@@ -221,14 +242,25 @@ def test_a_listing_marshal_cannot_encode_is_never_memoized() -> None:
     assert len(host_core._LISTINGS) == 0 and "alpha" in core.listed
 
 
-def test_under_a_contract_lock_every_listing_is_checked() -> None:
-    lock = ContractLock().with_server("srv", [_tool("alpha")])
-    core = HostCore(HostOptions(policy=SPEC, lock=lock))
-    for _ in range(2):
-        report = core.admit_listing([_tool("alpha"), _tool("beta_tool")], pages=1)
-        assert list(report.admitted) == ["alpha"]
-        assert [(r["tool"], r["category"]) for r in report.rejected] == [("beta_tool", "contract_drift")]
-    assert len(host_core._LISTINGS) == 0
+def test_the_contract_lock_in_force_is_part_of_the_key() -> None:
+    listing = [_tool("alpha"), _tool("beta_tool")]
+    lock = ContractLock().with_server("srv", [_tool("alpha")]).with_server("other", listing)
+    core = HostCore(HostOptions(policy=SPEC, lock=lock))  # two entries: the session picks one
+
+    def drifted() -> list[Any]:
+        report = core.admit_listing(copy.deepcopy(listing), pages=1)
+        return [(r["tool"], r["category"]) for r in report.rejected]
+
+    assert core.lock is None and drifted() == [("alpha", "contract_drift"), ("beta_tool", "contract_drift")]
+    core.lock = lock.server("srv")  # what HostSession does once it knows the server's address
+    assert drifted() == [("beta_tool", "contract_drift")]
+    assert drifted() == [("beta_tool", "contract_drift")]  # replayed
+    core.lock = lock.server("other")
+    assert drifted() == [] and list(core.listed) == ["alpha", "beta_tool"]
+    assert len(host_core._LISTINGS) == 3
+    unlocked = HostCore(HostOptions(policy=SPEC))
+    unlocked.admit_listing(copy.deepcopy(listing), pages=1)
+    assert len(host_core._LISTINGS) == 4 and list(unlocked.listed) == ["alpha", "beta_tool"]
 
 
 @pytest.mark.parametrize("lock", [None, ContractLock().with_server("srv", [_tool("alpha")])])

@@ -339,20 +339,20 @@ class _ListingVerdict:
 LISTING_MEMO_ENTRIES: Final = 16
 """Listing verdicts remembered process-wide (no descriptors: names, indexes, reasons, findings)."""
 
-_ListingKey = tuple[AdmissionPolicy, bool, bytes]
+_ListingKey = tuple[AdmissionPolicy, bool, bytes, bytes]
 
 
 class _ListingMemo:
-    """``(policy, strict, SHA-256 over every descriptor's exact bytes in order)`` → the listing's
-    verdict, bounded (LRU).
+    """``(policy, strict, lock, SHA-256 over every descriptor's exact bytes in order)`` → the listing's
+    verdict, bounded (LRU). ``lock``: :func:`_lock_key` of the contract lock entry in force.
 
     Content-addressed like ``admit_tools``' verdict memo: the key is computed from the listing as given,
     every time, from :func:`exact_value_key` bytes (``marshal`` writes each value with its type and every
     key in order: equal bytes are an equal listing, a changed byte anywhere is a new key checked in
     full). Everything a listing's verdict depends on is in the key: the descriptors (their order and
-    count too: each one's length is hashed before it), the admission policy and the profile. A listing
-    holding anything marshal cannot encode is never memoized. Proven against the uncached path by
-    ``tests/host/test_listing_memo.py``.
+    count too: each one's length is hashed before it), the admission policy, the profile and the
+    contract lock. A listing holding anything marshal cannot encode is never memoized. Proven against
+    the uncached path by ``tests/host/test_listing_memo.py``.
     """
 
     def __init__(self, max_entries: int) -> None:
@@ -361,14 +361,16 @@ class _ListingMemo:
         self._lock = threading.Lock()
 
     @staticmethod
-    def key(keys: Sequence[bytes | None], policy: AdmissionPolicy, strict: bool) -> _ListingKey | None:
+    def key(
+        keys: Sequence[bytes | None], policy: AdmissionPolicy, strict: bool, lock: bytes
+    ) -> _ListingKey | None:
         digest = hashlib.sha256(len(keys).to_bytes(8, "big"))
         for exact in keys:
             if exact is None:
                 return None
             digest.update(len(exact).to_bytes(8, "big"))
             digest.update(exact)
-        return policy, strict, digest.digest()
+        return policy, strict, lock, digest.digest()
 
     def get(self, key: _ListingKey) -> _ListingVerdict | None:
         with self._lock:
@@ -390,6 +392,15 @@ class _ListingMemo:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _lock_key(locked: LockedServer | None) -> bytes:
+    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON, computed at
+    every listing (the session may pick another entry; ~2 ms for 1,223 locked tools), or ``b"none"``
+    when the lock has no entry for this server (every tool refused). Never ``b""``: no lock at all."""
+    if locked is None:
+        return b"none"
+    return hashlib.sha256(locked.model_dump_json().encode()).digest()
 
 
 _LISTINGS: Final = _ListingMemo(LISTING_MEMO_ENTRIES)
@@ -446,9 +457,9 @@ class HostCore:
         items = list(descriptors)
         strict = self.options.profile == "strict"
         keys = [exact_value_key(item) for item in items]
-        # Under a contract lock the verdict also depends on the lock (which the session may swap):
-        # checked in full every time, as are listings holding anything marshal cannot encode exactly.
-        memo_key = None if self.lock_applies else _LISTINGS.key(keys, self.policy, strict)
+        # A listing holding anything marshal cannot encode exactly is checked in full every time.
+        lock = _lock_key(self.lock) if self.lock_applies else b""
+        memo_key = _LISTINGS.key(keys, self.policy, strict, lock)
         verdict = _LISTINGS.get(memo_key) if memo_key is not None else None
         if verdict is None:
             report, tools = self._check_listing(items, keys, strict)
