@@ -319,3 +319,43 @@ def test_a_tool_built_by_hand_keeps_its_descriptor_and_replace_works() -> None:
     assert dataclasses.replace(tool).descriptor is descriptor
     with pytest.raises(dataclasses.FrozenInstanceError):
         tool.descriptor = {}  # type: ignore[misc]
+
+
+# ----------------------------------------------------------------------------- over real HTTP
+async def test_a_rediscovery_over_http_is_replayed_and_its_tools_still_work() -> None:
+    """ContractClient -> HostSession -> HostCore over Streamable HTTP: the second ``tools/list`` of an
+    unchanged server is replayed from the memo, and a call through a replayed tool passes every gate."""
+    import fastmcp
+
+    from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_server
+    from agent_connector_sdk.mcp.host.contract_client import ContractClient
+    from agent_connector_sdk.mcp.server import ServerGates
+    from tests.support.http_server import serve_asgi
+
+    server = contract_lab_server()
+    ServerGates().install(server)
+    replays = 0
+    original = host_core._ListingMemo.get
+
+    def counting(memo: host_core._ListingMemo, key: Any) -> Any:
+        nonlocal replays
+        verdict = original(memo, key)
+        replays += verdict is not None
+        return verdict
+
+    with (
+        serve_asgi(server.http_app(stateless_http=True)) as url,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setattr(host_core._ListingMemo, "get", counting)
+        options = HostOptions(profile="strict", require_confirmation=False)
+        async with ContractClient(fastmcp.Client(url), options=options) as client:
+            first = await client.discover_tools()
+            before = client.admitted
+            second = await client.discover_tools()
+            assert replays == 1 and len(host_core._LISTINGS) == 1
+            assert first == second and client.admitted == before
+            categories = [r["category"] for r in client.rejections]
+            assert categories == ["sensitive_header", "invalid_header_annotation"]
+            regions = await client.call("list_regions", {})
+            assert regions.structured_content == list(REGIONS) and not regions.is_error
