@@ -359,3 +359,19 @@ async def test_a_rediscovery_over_http_is_replayed_and_its_tools_still_work() ->
             assert categories == ["sensitive_header", "invalid_header_annotation"]
             regions = await client.call("list_regions", {})
             assert regions.structured_content == list(REGIONS) and not regions.is_error
+
+
+def test_review_of_a_descriptor_file_with_unhashable_names_reports_them(tmp_path: Any) -> None:
+    """As a user: ``review --descriptor`` on a hostile file used to end in a TypeError traceback."""
+    import json
+
+    from tests.support.cli import run_cli
+
+    path = tmp_path / "tools.json"
+    listing = [{"name": ["x"], "inputSchema": {"type": "object"}}, {"name": {"a": 1}}, _tool("alpha")]
+    path.write_text(json.dumps(listing))
+    for strict in ((), ("--strict",)):
+        run = run_cli("review", "--descriptor", str(path), "--json", *strict)
+        assert run.code == (1 if strict else 0) and "Traceback" not in run.err
+        verdicts = [(tool["name"], tool["admission"]["decision"]) for tool in run.json()["tools"]]
+        assert verdicts == [(None, "rejected"), (None, "rejected"), ("alpha", "admitted")]
