@@ -56,7 +56,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
 
@@ -319,6 +319,14 @@ def admit_tools(descriptors: Iterable[Any], policy: AdmissionPolicy | None = Non
     return _admit(descriptors, policy if policy is not None else AdmissionPolicy(), _VERDICTS)
 
 
+def admit_keyed(
+    descriptors: Sequence[Any], exact_keys: Sequence[bytes | None], policy: AdmissionPolicy
+) -> AdmissionReport:
+    """:func:`admit_tools` given each descriptor's :func:`exact_value_key` (computed by the caller, who
+    needs them too: the host core's listing memo). Same report; internal to the SDK."""
+    return _admit(descriptors, policy, _VERDICTS, exact_keys=exact_keys)
+
+
 # ---------------------------------------------------------------------------------- verdict memo
 
 VERDICT_MEMO_ENTRIES: Final = 8192
@@ -387,11 +395,20 @@ def _verdict(
 
 
 def _admit(
-    descriptors: Iterable[Any], policy: AdmissionPolicy, memo: _VerdictMemo | None, *, screen: bool = True
+    descriptors: Iterable[Any],
+    policy: AdmissionPolicy,
+    memo: _VerdictMemo | None,
+    *,
+    screen: bool = True,
+    exact_keys: Sequence[bytes | None] | None = None,
 ) -> AdmissionReport:
     """``memo``: the verdict memo (``None``: none); ``screen=False`` checks every descriptor the long way
-    (the reference the screens are tested against)."""
+    (the reference the screens are tested against). ``exact_keys``: each item's :func:`exact_value_key`,
+    when the caller computed them already (the host core keys its listing memo by them): encoding a
+    descriptor is a large part of a warm admission, so it is done once."""
     items = list(descriptors)
+    if exact_keys is not None and len(exact_keys) != len(items):
+        raise ValueError("exact_keys must have one entry per descriptor")
     names = [item.get("name") if isinstance(item, Mapping) else None for item in items]
     counts = Counter(name for name in names if isinstance(name, str))
     admitted: dict[str, dict[str, Any]] = {}
@@ -407,7 +424,10 @@ def _admit(
             if counts[tool] > 1:
                 raise AdmissionError("duplicate_name", f"{counts[tool]} descriptors share this name")
             # One exact encoding serves the memo key and the screens.
-            exact = exact_value_key(item) if memo is not None or screen else None
+            if exact_keys is not None:
+                exact = exact_keys[index]
+            else:
+                exact = exact_value_key(item) if memo is not None or screen else None
             key = memo.key_of(exact, policy) if memo is not None else None
             known, verdict = memo.get(key) if memo is not None and key is not None else (False, None)
             if not known:

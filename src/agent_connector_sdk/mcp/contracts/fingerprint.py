@@ -78,37 +78,49 @@ class ContractFingerprint:
 
 
 def _normalized(value: Any) -> Any:
-    """A copy where the order-free arrays of JSON Schema (``required``, ``type``) are sorted.
+    """``value`` with the order-free arrays of JSON Schema (``required``, ``type``) sorted.
 
-    Iterative over an explicit stack, so a hostile nesting depth is a refusal, not a RecursionError.
-    Only arrays of strings are sorted: anything else is left for the schema check to judge.
+    Copy on write: a part with nothing to sort is returned as it is (never modified), so a schema
+    already in order costs one visit per node and no allocation. Dict and list subclasses are always
+    copied into plain ones (what the encoding accepts). Only arrays of strings are sorted: anything else
+    is left for the schema check to judge. Depth is bounded (512), below the interpreter's recursion
+    limit, so a hostile nesting is a refusal, not a RecursionError.
     """
-    root: dict[str, Any] = {"": value}
-    stack: list[tuple[Any, Any, Any, int]] = [(root, "", value, 0)]
-    while stack:
-        parent, key, item, depth = stack.pop()
-        if depth > _MAX_DEPTH:
-            raise AdmissionError("malformed", "descriptor nests too deeply to fingerprint")
-        if isinstance(item, dict):
-            copy: dict[str, Any] = {}
-            parent[key] = copy
-            for member, child in item.items():
-                if (
-                    member in _ORDER_FREE
-                    and isinstance(child, list)
-                    and all(isinstance(entry, str) for entry in child)
-                ):
-                    copy[member] = sorted(child)
-                else:
-                    stack.append((copy, member, child, depth + 1))
-        elif isinstance(item, list):
-            items: list[Any] = [None] * len(item)
-            parent[key] = items
-            for index, child in enumerate(item):
-                stack.append((items, index, child, depth + 1))
-        else:
-            parent[key] = item
-    return root[""]
+    return _normalize(value, 0)
+
+
+def _normalize(item: Any, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise AdmissionError("malformed", "descriptor nests too deeply to fingerprint")
+    kind = type(item)
+    if kind is dict or (kind is not list and isinstance(item, dict)):
+        copy: dict[str, Any] | None = None if kind is dict else dict(item)
+        for member, child in item.items():
+            if (
+                member in _ORDER_FREE
+                and isinstance(child, list)
+                and all(isinstance(entry, str) for entry in child)
+            ):
+                new = sorted(child)
+                if type(child) is list and new == child:
+                    new = child
+            else:
+                new = _normalize(child, depth + 1)
+            if new is not child:
+                if copy is None:
+                    copy = dict(item)
+                copy[member] = new
+        return item if copy is None else copy
+    if kind is list or isinstance(item, list):
+        items: list[Any] | None = None if kind is list else list(item)
+        for index, child in enumerate(item):
+            new = _normalize(child, depth + 1)
+            if new is not child:
+                if items is None:
+                    items = list(item)
+                items[index] = new
+        return item if items is None else items
+    return item
 
 
 def _header_map(input_schema: Any) -> dict[str, str] | None:
@@ -129,12 +141,23 @@ def contract_view(descriptor: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _digest(value: Any) -> str:
+def _canonical(value: Any) -> bytes:
     try:
-        return hashlib.sha256(canonical_json_bytes(value)).hexdigest()
+        return canonical_json_bytes(value)
     except SchemaDisclosureError as error:
         # e.g. a lone surrogate in a description: not encodable, so not approvable.
         raise AdmissionError("malformed", f"descriptor cannot be fingerprinted: {error.message}") from None
+
+
+def _object_bytes(members: Mapping[str, bytes]) -> bytes:
+    """The canonical JSON of ``{field: value}`` from each value's canonical bytes: keys sorted as the
+    encoding sorts them, the same separators. Byte for byte what encoding the whole object gives (a
+    test holds them equal), without walking and encoding every schema three times."""
+    return b"{" + b",".join(_canonical(key) + b":" + members[key] for key in sorted(members)) + b"}"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def fingerprint(descriptor: Mapping[str, Any]) -> ContractFingerprint:
@@ -146,7 +169,11 @@ def fingerprint(descriptor: Mapping[str, Any]) -> ContractFingerprint:
     name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
     if not isinstance(name, str) or not name:
         raise AdmissionError("malformed", "name must be a non-empty string")
-    view = contract_view(descriptor)
-    fields = {field: _digest(value) for field, value in view.items()}
-    body = {field: value for field, value in view.items() if field != "name"}
-    return ContractFingerprint(name=name, sha256=_digest(view), contract_sha256=_digest(body), fields=fields)
+    encoded = {field: _canonical(value) for field, value in contract_view(descriptor).items()}
+    body = {field: data for field, data in encoded.items() if field != "name"}
+    return ContractFingerprint(
+        name=name,
+        sha256=_sha256(_object_bytes(encoded)),
+        contract_sha256=_sha256(_object_bytes(body)),
+        fields={field: _sha256(data) for field, data in encoded.items()},
+    )

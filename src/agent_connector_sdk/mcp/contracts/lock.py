@@ -276,8 +276,10 @@ def lock_admission(
     drift = {d.tool: d for d in compare_tools(locked, list(report.admitted.values()))}
     admitted: dict[str, dict[str, Any]] = {}
     rejected = list(report.rejected)
-    positions = {
-        item.get("name"): index for index, item in enumerate(descriptors) if isinstance(item, Mapping)
+    positions = {  # string names only: a hostile listing's name may be an unhashable list
+        name: index
+        for index, item in enumerate(descriptors)
+        if isinstance(item, Mapping) and isinstance(name := item.get("name"), str)
     }
     for name, descriptor in report.admitted.items():
         verdict = drift.get(name)

@@ -254,7 +254,12 @@ def poisoning_admission(
     """
     tools = _NameIndex(_eligible(report.admitted))
     servers = _NameIndex(_eligible(other_servers))
-    positions = {item.get("name"): i for i, item in enumerate(descriptors) if isinstance(item, Mapping)}
+    # Only string names can be admitted (and a hostile listing's name may be an unhashable list).
+    positions = {
+        name: i
+        for i, item in enumerate(descriptors)
+        if isinstance(item, Mapping) and isinstance(name := item.get("name"), str)
+    }
     admitted: dict[str, dict[str, Any]] = {}
     rejected = list(report.rejected)
     findings: dict[str, tuple[Finding, ...]] = {}

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import itertools
 import marshal
 import math
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +39,13 @@ from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
 from agent_connector_sdk.mcp.contracts._pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, admit_tools
+from agent_connector_sdk.mcp.contracts.admission import (
+    AdmissionPolicy,
+    AdmissionReport,
+    Rejection,
+    admit_keyed,
+    admit_tools,
+)
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractError
 from agent_connector_sdk.mcp.contracts.findings import Finding
 from agent_connector_sdk.mcp.contracts.headers import (
@@ -46,6 +54,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     parameter_headers,
 )
+from agent_connector_sdk.mcp.contracts.json_schema import exact_value_key
 from agent_connector_sdk.mcp.contracts.lock import LockedServer, lock_admission
 from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
 from agent_connector_sdk.mcp.contracts.results import server_text, validate_tool_result
@@ -108,6 +117,35 @@ class ToolResult:
         return self.raw.get("isError") is True
 
 
+_MATERIALIZING: Final = threading.Lock()
+
+
+class _Exact(NamedTuple):
+    """A descriptor's :func:`exact_value_key` bytes, standing in for its private copy until first use."""
+
+    data: bytes
+
+
+class _PrivateCopy:
+    """:attr:`AdmittedTool.descriptor`: the tool's private copy, made on first read when the core gave
+    the exact bytes of the admitted descriptor instead (a data descriptor: the frozen dataclass's
+    ``__init__`` stores through it; nothing else can assign)."""
+
+    def __get__(self, tool: object, owner: type | None = None) -> Mapping[str, Any]:
+        if tool is None:
+            raise AttributeError("descriptor")  # no class-level default: the field is required
+        state = tool.__dict__["_descriptor"]
+        if isinstance(state, _Exact):
+            with _MATERIALIZING:  # one copy per tool even when two threads read it first
+                state = tool.__dict__["_descriptor"]
+                if isinstance(state, _Exact):
+                    state = tool.__dict__["_descriptor"] = marshal.loads(state.data)
+        return cast(Mapping[str, Any], state)
+
+    def __set__(self, tool: object, value: Mapping[str, Any] | _Exact) -> None:
+        tool.__dict__["_descriptor"] = value
+
+
 @dataclass(frozen=True, eq=False)
 class AdmittedTool:
     """A descriptor the host admitted. Only :class:`HostCore` makes them (see the module docstring).
@@ -118,6 +156,13 @@ class AdmittedTool:
     validated ``x-mcp-header`` annotations (with their declared types) the map was built from;
     ``findings`` are the project rules the descriptor breaks that did not stop its admission (the
     ``default`` profile; ``strict`` rejects instead).
+
+    A listed tool's private copy is made on first read, from the exact bytes (``marshal``) of the
+    descriptor as it was admitted: bytes are immutable, so the copy is what was admitted whatever the
+    caller did to its own dicts since, and each :class:`AdmittedTool` (so each listing) gets its own
+    copy — mutating one tool's ``descriptor`` never changes another's, nor what a later listing returns.
+    Why lazy: copying all of GitHub's 1,223 descriptors on every listing cost more than a re-list's
+    checks, and most listed tools are never called.
     """
 
     name: str
@@ -133,6 +178,11 @@ class AdmittedTool:
         """The descriptor's ``annotations`` (hints such as ``readOnlyHint``; untrusted), or ``{}``."""
         value = self.descriptor.get("annotations")
         return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+# Installed after the dataclass is made, so the field stays required (no class-level default) while
+# ``__init__`` (and ``dataclasses.replace``) store through it.
+setattr(AdmittedTool, "descriptor", _PrivateCopy())  # noqa: B010
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,6 +290,122 @@ def _private_copy(descriptor: Mapping[str, Any]) -> dict[str, Any]:
         return copy.deepcopy(plain)
 
 
+class _ToolFacts(NamedTuple):
+    """What admitting one listed tool decided: its index in the listing, header map, annotations and
+    findings (immutable, except ``mapping``, which every :class:`AdmittedTool` gets a copy of)."""
+
+    position: int
+    mapping: Mapping[str, str]
+    annotations: tuple[HeaderAnnotation, ...]
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ListingVerdict:
+    """A listing's verdict without the listing: enough to rebuild the exact report and tools from
+    byte-identical descriptors (rejections as ``(tool, index, category, reason, copied)``; ``copied``:
+    the rejection carries a shallow copy of the item, as lock and poisoning rejections do, rather than
+    the item itself, as ``admit_tools``' own do)."""
+
+    admitted: tuple[tuple[str, _ToolFacts], ...]
+    rejected: tuple[tuple[str | None, int, str, str, bool], ...]
+
+    @classmethod
+    def of(
+        cls, items: Sequence[Any], report: AdmissionReport, tools: Sequence[_ToolFacts]
+    ) -> _ListingVerdict:
+        rejected = tuple(
+            (r["tool"], r["index"], r["category"], r["reason"], r["descriptor"] is not items[r["index"]])
+            for r in report.rejected
+        )
+        frozen = tuple(fact._replace(mapping=dict(fact.mapping)) for fact in tools)  # never a tool's own
+        return cls(tuple(zip(report.admitted, frozen, strict=True)), rejected)
+
+    def replay(self, items: Sequence[Any]) -> tuple[AdmissionReport, list[_ToolFacts]]:
+        admitted = {name: dict(items[fact.position]) for name, fact in self.admitted}
+        rejected: list[Rejection] = [
+            {
+                "tool": tool,
+                "index": index,
+                "category": category,
+                "reason": reason,
+                "descriptor": dict(items[index]) if copied else items[index],
+            }
+            for tool, index, category, reason, copied in self.rejected
+        ]
+        return AdmissionReport(admitted=admitted, rejected=rejected), [fact for _, fact in self.admitted]
+
+
+LISTING_MEMO_ENTRIES: Final = 16
+"""Listing verdicts remembered process-wide (no descriptors: names, indexes, reasons, findings)."""
+
+_ListingKey = tuple[AdmissionPolicy, bool, bytes, bytes]
+
+
+class _ListingMemo:
+    """``(policy, strict, lock, SHA-256 over every descriptor's exact bytes in order)`` → the listing's
+    verdict, bounded (LRU). ``lock``: :func:`_lock_key` of the contract lock entry in force.
+
+    Content-addressed like ``admit_tools``' verdict memo: the key is computed from the listing as given,
+    every time, from :func:`exact_value_key` bytes (``marshal`` writes each value with its type and every
+    key in order: equal bytes are an equal listing, a changed byte anywhere is a new key checked in
+    full). Everything a listing's verdict depends on is in the key: the descriptors (their order and
+    count too: each one's length is hashed before it), the admission policy, the profile and the
+    contract lock. A listing holding anything marshal cannot encode is never memoized. Proven against
+    the uncached path by ``tests/host/test_listing_memo.py``.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[_ListingKey, _ListingVerdict] = OrderedDict()
+        self._max_entries = max_entries
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(
+        keys: Sequence[bytes | None], policy: AdmissionPolicy, strict: bool, lock: bytes
+    ) -> _ListingKey | None:
+        digest = hashlib.sha256(len(keys).to_bytes(8, "big"))
+        for exact in keys:
+            if exact is None:
+                return None
+            digest.update(len(exact).to_bytes(8, "big"))
+            digest.update(exact)
+        return policy, strict, lock, digest.digest()
+
+    def get(self, key: _ListingKey) -> _ListingVerdict | None:
+        with self._lock:
+            verdict = self._entries.get(key)
+            if verdict is not None:
+                self._entries.move_to_end(key)
+            return verdict
+
+    def put(self, key: _ListingKey, verdict: _ListingVerdict) -> None:
+        with self._lock:
+            self._entries[key] = verdict
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _lock_key(locked: LockedServer | None) -> bytes:
+    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON, computed at
+    every listing (the session may pick another entry; ~2 ms for 1,223 locked tools), or ``b"none"``
+    when the lock has no entry for this server (every tool refused). Never ``b""``: no lock at all."""
+    if locked is None:
+        return b"none"
+    return hashlib.sha256(locked.model_dump_json().encode()).digest()
+
+
+_LISTINGS: Final = _ListingMemo(LISTING_MEMO_ENTRIES)
+
+
 # -------------------------------------------------------------------------------------- the core
 class HostCore:
     """The host's gate sequence and its state: admitted tools, rejections, audit (no I/O).
@@ -284,16 +450,32 @@ class HostCore:
 
     # -- Discover + Admit ---------------------------------------------------------------------------
     def admit_listing(self, descriptors: Sequence[Any], *, pages: int) -> AdmissionReport:
-        """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools."""
-        report = admit_tools(list(descriptors), self.policy)
-        if self.lock_applies:  # approved contracts only: drift is contract_drift, no entry refuses all
-            report = lock_admission(descriptors, report, self.lock)
-        # Tool poisoning (project rules): findings by default, tool_poisoning rejections in strict.
-        report, poisoning = poisoning_admission(descriptors, report, strict=self.options.profile == "strict")
-        self._listed = {
-            name: self._admitted(name, descriptor, "listing", None, poisoning.get(name, ()))
-            for name, descriptor in report.admitted.items()
-        }
+        """Admit a complete ``tools/list`` catalog; it replaces the previously listed tools.
+
+        A re-list of byte-identical descriptors reuses the listing's verdict (:data:`LISTING_MEMO_ENTRIES`,
+        content-addressed: see :class:`_ListingMemo`); anything else is checked in full."""
+        items = list(descriptors)
+        strict = self.options.profile == "strict"
+        keys = [exact_value_key(item) for item in items]
+        # A listing holding anything marshal cannot encode exactly is checked in full every time.
+        lock = _lock_key(self.lock) if self.lock_applies else b""
+        memo_key = _LISTINGS.key(keys, self.policy, strict, lock)
+        verdict = _LISTINGS.get(memo_key) if memo_key is not None else None
+        if verdict is None:
+            report, tools = self._check_listing(items, keys, strict)
+            if memo_key is not None:
+                _LISTINGS.put(memo_key, _ListingVerdict.of(items, report, tools))
+        else:
+            report, tools = verdict.replay(items)
+        listed: dict[str, AdmittedTool] = {}
+        for (name, descriptor), (position, mapping, headers, found) in zip(
+            report.admitted.items(), tools, strict=True
+        ):
+            # Each tool gets its own header map and copy: what one caller mutates, no other tool sees.
+            exact = keys[position]
+            private: Any = _private_copy(descriptor) if exact is None else _Exact(exact)
+            listed[name] = AdmittedTool(name, private, dict(mapping), "listing", None, headers, found)
+        self._listed = listed
         self.last_report = report
         # Why each drifted tool is refused, by name: a call names the drift in O(1).
         self._drifted = {r["tool"]: r["reason"] for r in report.rejected if r["category"] == "contract_drift"}
@@ -313,6 +495,29 @@ class HostCore:
             event["findings"] = findings
         self.audit(event)
         return report
+
+    def _check_listing(
+        self, items: list[Any], keys: list[bytes | None], strict: bool
+    ) -> tuple[AdmissionReport, list[_ToolFacts]]:
+        """Every check of a listing (the uncached path): the report, and for each admitted tool in
+        report order its index in ``items``, header map, annotations and findings."""
+        report = admit_keyed(items, keys, self.policy)
+        if self.lock_applies:  # approved contracts only: drift is contract_drift, no entry refuses all
+            report = lock_admission(items, report, self.lock)
+        # Tool poisoning (project rules): findings by default, tool_poisoning rejections in strict.
+        report, poisoning = poisoning_admission(items, report, strict=strict)
+        positions = {
+            name: i
+            for i, item in enumerate(items)
+            if isinstance(item, Mapping) and isinstance(name := item.get("name"), str)
+        }
+        tools: list[_ToolFacts] = []
+        for name, descriptor in report.admitted.items():
+            annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
+            mapping = {".".join(annotation.path): annotation.header for annotation in annotations}
+            found = _admit_findings(annotations) + poisoning.get(name, ())
+            tools.append(_ToolFacts(positions[name], mapping, annotations, found))
+        return report, tools
 
     def discovery_failed(self, category: str, *, pages: int) -> None:
         self.audit({"event": "discover", "outcome": category, "pages": pages})
