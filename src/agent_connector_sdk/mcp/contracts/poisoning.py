@@ -77,6 +77,8 @@ _NAME_CHARS: Final = "A-Za-z0-9_.-"
 def hidden_characters(text: str) -> dict[str, int]:
     """``class -> count`` of the hidden characters in ``text`` (empty when there are none)."""
     found: dict[str, int] = {}
+    if text.isascii():  # every hidden class is outside ASCII
+        return found
     for label, pattern in _HIDDEN_CLASSES:
         count = len(pattern.findall(text))
         if count:
@@ -85,6 +87,18 @@ def hidden_characters(text: str) -> dict[str, int]:
 
 
 _NAME_RUN: Final = re.compile(rf"[{_NAME_CHARS}]+")
+
+
+def _markup_spans(text: str) -> int:
+    """How many :data:`_MARKUP` spans ``text`` holds. ASCII text with none of the literals every
+    alternative needs (``<``, ``[``, ``ignore``, ``do`` and ``not``; case-folded, which for ASCII is
+    lowering) holds none, so the regex is skipped; other text (e.g. U+212A KELVIN SIGN matches ``k``
+    under ``IGNORECASE``) always gets it. Differentially tested against the regex."""
+    if text.isascii() and "<" not in text and "[" not in text:
+        lowered = text.lower()
+        if "ignore" not in lowered and ("do" not in lowered or "not" not in lowered):
+            return 0
+    return len(_MARKUP.findall(text))
 
 
 def _mention_tokens(text: str) -> frozenset[str] | None:
@@ -216,7 +230,7 @@ def _findings(
             findings.append(Finding("hidden-unicode", POISONING_CATEGORY, message, path))
         if field == "name":
             continue  # a name cannot carry markup or references that the charset check would not catch
-        markup = len(_MARKUP.findall(text))
+        markup = _markup_spans(text)
         if markup:
             findings.append(
                 Finding(
