@@ -390,9 +390,10 @@ def main() -> None:
     )
     parser.add_argument("--only", choices=["admission"], help="run one part alone")
     args = parser.parse_args()
-    # The fastmcp client warns on every call of a tool hidden behind search (it cannot validate what it
-    # never listed): expected here, and it would bury the table.
+    # The clients warn on every call of a tool hidden behind search (they cannot validate what they never
+    # listed): expected here, and it would bury the table. The `mcp` SDK's client logger is "client".
     logging.getLogger("fastmcp").setLevel(logging.ERROR)
+    logging.getLogger("client").setLevel(logging.ERROR)
 
     description = load_github_description()
     document = description.document
@@ -447,7 +448,7 @@ def _summary() -> None:
     missed = [name for name, _, target in results if target.endswith("MISS")]
     print(
         f"\n{len(results)} measures, {len(missed)} missed: {', '.join(missed) or 'none'}"
-        " (the machine was shared: noisy)"
+        " (2-core machines are noisy: read the ratios)"
     )
 
 

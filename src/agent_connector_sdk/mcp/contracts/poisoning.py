@@ -112,12 +112,9 @@ def _mention_tokens(text: str) -> frozenset[str] | None:
     the regex: with ``IGNORECASE`` a class like ``[A-Za-z]`` also matches e.g. KELVIN SIGN."""
     if not text.isascii():
         return None
-    tokens: set[str] = set()
-    for run in _NAME_RUN.findall(text):
-        lowered = run.lower()
-        tokens.add(lowered)
-        if lowered.endswith("."):
-            tokens.add(lowered[:-1])
+    # Lowering ASCII text first changes no run's extent (the name characters are closed under it).
+    tokens = set(_NAME_RUN.findall(text.lower()))
+    tokens.update([token[:-1] for token in tokens if token.endswith(".")])
     return frozenset(tokens)
 
 
