@@ -47,6 +47,7 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── UpstreamError                execute         connectors.openapi: the upstream API failed
     ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
+    ├── InvalidOpenAPIDocument                       connectors.openapi (also ValueError)
     ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError,
     │                                                StateNotInitialized
     └── CliError                                     cli.errors: usage, ServerUnavailable
