@@ -22,7 +22,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from agent_connector_sdk.cli.serve import one_line_logging
+from agent_connector_sdk.cli.serve import _LOGGERS, one_line_logging
 from agent_connector_sdk.connectors import build_openapi_server
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_app,
@@ -389,16 +389,7 @@ def test_no_log_level_prints_argument_values_or_control_bytes() -> None:
             logging.getLogger(name).level,
             logging.getLogger(name).propagate,
         )
-        for name in (
-            "uvicorn",
-            "uvicorn.error",
-            "uvicorn.access",
-            "fastmcp",
-            "mcp",
-            "httpx2",
-            "httpcore2",
-            "agent_connector_sdk",
-        )
+        for name in _LOGGERS  # exactly the loggers one_line_logging configures
     }
     one_line_logging(stream, level=logging.DEBUG)
     try:
