@@ -213,6 +213,11 @@ def build_openapi_app(
         # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
         from agent_connector_sdk.mcp import compat
 
+        own = sorted(set(auth.require) & {"search_tools", "call_tool"})
+        if own:
+            raise CliError(
+                f"--auth-config: [auth.require] {own[0]} is the server's own search tool, not an operation"
+            )
         missing = compat.require_tool_scopes(server, auth.require)
         if missing:
             first = sorted(missing)[0]
