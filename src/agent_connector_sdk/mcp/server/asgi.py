@@ -49,7 +49,12 @@ from agent_connector_sdk.mcp.server._asgi import (
     replay,
 )
 from agent_connector_sdk.mcp.server._record import mark_headers_checked
-from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server.parity import (
+    HeaderParityGate,
+    gate_applies,
+    search_proxy_name,
+    unwrap_proxy,
+)
 from agent_connector_sdk.mcp.server.resolution import ResolutionGate, mistyped_header_argument
 
 __all__ = ["HeaderParityMiddleware"]
@@ -191,7 +196,9 @@ class HeaderParityMiddleware:
             # As in resolution: a body value not of its annotated type is answered there as invalid
             # arguments, not here as -32020 (the request stays unmarked and the tool never runs).
             return False
-        refusal = self.gate.check(tool, arguments, headers, proxied)
+        refusal = self.gate.check(
+            tool, arguments, headers, proxied, proxy_name=search_proxy_name(self.server)
+        )
         if refusal is None:
             return True
         message, data = refusal
