@@ -94,8 +94,8 @@ def test_a_parser_refusal_is_a_local_malformed_response_naming_the_reason_not_th
     mapped = translate(MCPError(code=-32700, message=text), HostBounds(), what="tools/call")
     assert isinstance(mapped, MalformedResponse)
     assert (
-        mapped.message
-        == "tools/call: the answer is not JSON-RPC this host parses (number out of range at line 1 column 4446)"
+        mapped.message == "tools/call: the answer is not JSON-RPC this host parses "
+        "(number out of range at line 1 column 4446)"
     )
     assert "secret" not in _explain(mapped)
 

@@ -14,18 +14,13 @@ from __future__ import annotations
 import ssl
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.host.errors import (
-    HttpStatusError,
-    JsonRpcError,
-    MalformedResponse,
-    ProtocolError,
-    TransportFailure,
-    UnsupportedVersion,
-)
 from agent_connector_sdk.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
+    from agent_connector_sdk.mcp.host.errors import ProtocolError
 
 __all__ = [
     "CliCategory",
@@ -105,6 +100,14 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str 
     """The sentence for one of the host's protocol families (decided by class, never by message)."""
     from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
+    from agent_connector_sdk.mcp.host.errors import (
+        HttpStatusError,
+        JsonRpcError,
+        MalformedResponse,
+        TransportFailure,
+        UnsupportedVersion,
+    )
+
     ours = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
     if isinstance(error, UnsupportedVersion):
         theirs = sanitize_text(error.offered, 120)
@@ -138,6 +141,8 @@ def explain_unreachable(error: BaseException, *, target: str, timeout: float) ->
     is not JSON-RPC), else by the transport exception underneath (refused, DNS, TLS, timed out,
     program not found). The server's words are quoted sanitized and capped."""
     import httpx2
+
+    from agent_connector_sdk.mcp.host.errors import ProtocolError, TransportFailure
 
     causes = list(iter_causes(error))
     for cause in causes:
