@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ from agent_connector_sdk.cli.report import (
     ToolReview,
     output_kind,
 )
+from agent_connector_sdk.cli.stdio_server import environment_hint, informative_line
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH, Rejection
@@ -105,8 +105,6 @@ ProgressHook = Callable[[str, int], None]
 _STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
 _INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
 _BOOLEAN_SAMPLES: Final = (True, False)
-STDERR_TAIL_BYTES: Final = 64 * 1024
-"""How much of the end of a stdio server's stderr is read to quote its last line."""
 _SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcore2", "sse_starlette")
 
 
@@ -129,6 +127,10 @@ class ReviewOptions:
     source_pins: SourcePins | None = None
     deadline: float | None = 300.0
     """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
+    cwd: str | None = None
+    """A stdio server's working directory (default: this process's)."""
 
 
 @contextlib.contextmanager
@@ -290,7 +292,14 @@ def _client(
             raise CliError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
-        transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+        transport = StdioTransport(
+            argv[0],
+            argv[1:],
+            env=dict(options.env) or None,
+            cwd=options.cwd,
+            keep_alive=False,
+            log_file=options.stderr_log,
+        )
 
     async def note_unreadable(message: Any) -> None:
         # The SDK hands a line it could not parse to the message handler and drops it; the request it
@@ -356,27 +365,10 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
         )
         raise ServerUnavailable(f"refused by this host: {deep.message}") from None
     message = explain_unreachable(failure, target=target.address, timeout=options.timeout)
-    last = _last_line(options.stderr_log) if not over_http else None
-    raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
-
-
-def _last_line(path: Path | None) -> str | None:
-    """The last non-empty line of a stdio server's stderr, read from a bounded tail of the file
-    (:data:`STDERR_TAIL_BYTES`): a server that wrote 300 MB before dying costs one read of the tail."""
-    if path is None:
-        return None
-    try:
-        with path.open("rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            file.seek(max(size - STDERR_TAIL_BYTES, 0))
-            tail = file.read(STDERR_TAIL_BYTES)
-    except OSError:
-        return None
-    lines = tail.decode("utf-8", errors="replace").splitlines()
-    if size > STDERR_TAIL_BYTES and lines:
-        lines = lines[1:]  # the first line of the tail may be cut: never quote half a line as whole
-    last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
+    quoted = informative_line(options.stderr_log) if not over_http else None
+    if not quoted:
+        raise ServerUnavailable(message) from None
+    raise ServerUnavailable(f"{message} (server stderr: {quoted}){environment_hint(quoted)}") from None
 
 
 async def _review(
