@@ -501,7 +501,7 @@ def serve(
     if not 0 < read_timeout <= 3600:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
