@@ -135,8 +135,12 @@ def test_case_insensitive_name_refused_when_value_differs(gated: Gated) -> None:
 
 
 def test_missing_header_refused(gated: Gated) -> None:
-    data = refusal_of(gated.call({"region": "eu"}))
+    response = gated.call({"region": "eu"})
+    data = refusal_of(response)
     assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "missing"}
+    # No search transform on this server: the only way on is to send the header.
+    message = response.json()["error"]["message"]
+    assert "send it with the argument's value" in message and "call_tool" not in message
 
 
 def test_duplicated_header_refused_even_when_both_copies_match(gated: Gated) -> None:
@@ -297,8 +301,61 @@ def test_hidden_tool_through_call_tool_proxy_mismatch_refused(
     arguments = {"name": "route", "arguments": {"region": "eu"}}
     data = refusal_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Region", "us")]))
     assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "mismatched"}
-    missing = refusal_of(raw_call(client, url, "call_tool", arguments))
-    assert missing["category"] == "missing"
+
+
+def test_hidden_tool_through_call_tool_proxy_needs_no_headers(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    """The spec's rule: a client sends the headers of the tool it names, and `call_tool` annotates
+    nothing, so a plain client's proxied call carries none and must work."""
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu", "count": 3, "dry_run": True}}
+    assert result_of(raw_call(client, url, "call_tool", arguments)) == ["eu", 3, True]
+    # Some sent, some not: the sent one is checked (and agrees), the unsent ones are not required.
+    assert result_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Count", "3")])) == [
+        "eu",
+        3,
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("headers", "category"),
+    [
+        ([("Mcp-Param-Count", "4")], "mismatched"),  # one sent header lies, the others are unsent
+        ([("Mcp-Param-Region", "eu"), ("Mcp-Param-Region", "eu")], "duplicated"),
+        ([("Mcp-Param-Dry-Run", "yes")], "malformed"),
+        ([("Mcp-Param-Region", "=?base64?!!?=")], "malformed"),
+    ],
+)
+def test_hidden_tool_through_call_tool_proxy_sent_headers_still_checked(
+    gated_search: tuple[str, httpx2.Client], headers: list[tuple[str, str]], category: str
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu", "count": 3, "dry_run": True}}
+    assert refusal_of(raw_call(client, url, "call_tool", arguments, headers))["category"] == category
+
+
+def test_hidden_tool_through_call_tool_proxy_header_without_argument_refused(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu"}}
+    data = refusal_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Count", "3")]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Count", "category": "unexpected"}
+
+
+def test_hidden_tool_direct_call_without_header_says_how_to_proceed(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    """A direct call keeps the spec's rule (the tool's own schema annotates `region`); the refusal names
+    both ways on: send the header, or go through the search proxy."""
+    url, client = gated_search
+    response = raw_call(client, url, "route", {"region": "eu"})
+    assert refusal_of(response) == {"tool": "route", "header": "Mcp-Param-Region", "category": "missing"}
+    message = response.json()["error"]["message"]
+    assert "send it with the argument's value" in message
+    assert "'call_tool'" in message
 
 
 def test_hidden_tool_through_call_tool_proxy_matching_headers_succeed(

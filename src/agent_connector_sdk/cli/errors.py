@@ -191,6 +191,25 @@ def explain_unreachable(
     return f"cannot review {target}: {type(error).__name__}"
 
 
+def unreadable_file(path: Path, error: OSError) -> CliError:
+    """The one line for an input file that cannot be read (missing, a directory, no permission)."""
+    if isinstance(error, FileNotFoundError):
+        return CliError(f"{path}: no such file")
+    if isinstance(error, IsADirectoryError):
+        return CliError(f"{path}: is a directory, not a file")
+    return CliError(f"{path}: cannot read ({_os_reason(error)})")
+
+
+def require_readable_file(path: Path) -> None:
+    """Fail on an input file that cannot be opened, before a command loads its heavy stack (the file
+    is read again, whole, where it is parsed; this only opens it)."""
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise unreadable_file(path, error) from None
+
+
 def read_operator_file(path: Path, what: str, parse: Callable[[bytes], _T]) -> _T:
     """A file the operator named (a pin file, a contract lock, ...), parsed by its format's own reader.
 

@@ -53,6 +53,7 @@ from agent_connector_sdk.cli.report import (
     ToolReview,
     output_kind,
 )
+from agent_connector_sdk.cli.stdio_server import environment_hint, informative_line
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH, Rejection
@@ -128,6 +129,10 @@ class ReviewOptions:
     source_pins: SourcePins | None = None
     deadline: float | None = 300.0
     """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
+    cwd: str | None = None
+    """A stdio server's working directory (default: this process's)."""
 
 
 @contextlib.contextmanager
@@ -289,7 +294,14 @@ def _client(
             raise CliError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
-        transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+        transport = StdioTransport(
+            argv[0],
+            argv[1:],
+            env=dict(options.env) or None,
+            cwd=options.cwd,
+            keep_alive=False,
+            log_file=options.stderr_log,
+        )
 
     async def note_unreadable(message: Any) -> None:
         # The SDK hands a line it could not parse to the message handler and drops it; the request it
@@ -361,17 +373,10 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     message = explain_unreachable(
         failure, target=target.address, timeout=options.timeout, http_status=status, http_words=words
     )
-    last = _last_line(options.stderr_log) if not over_http else None
-    raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
-
-
-def _last_line(path: Path | None) -> str | None:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path is not None else []
-    except OSError:
-        return None
-    last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
+    quoted = informative_line(options.stderr_log) if not over_http else None
+    if not quoted:
+        raise ServerUnavailable(message) from None
+    raise ServerUnavailable(f"{message} (server stderr: {quoted}){environment_hint(quoted)}") from None
 
 
 async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:

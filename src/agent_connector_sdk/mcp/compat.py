@@ -58,7 +58,9 @@ Host side (for the client adapters; routed here so both sides share one list):
   reader joins stdout chunks until a newline with no bound, so one endless line from a server fills
   the host's memory. The process factory is wrapped once (:func:`install_stdio_line_cap`, idempotent,
   a pass-through unless a cap is active in the connecting task's context) so the server's stdout is
-  read through a stream that refuses a line longer than the cap while reading.
+  read through a stream that refuses a line longer than the cap while reading. The wrapper is a real
+  ``anyio.abc.Process`` (the SDK's teardown asserts it before killing the server's process group), and
+  the factory remembers each live server for :func:`stop_stdio_servers` (Ctrl-C stops them at once).
 * :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
@@ -68,13 +70,18 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, Literal, cast
 
 import anyio
+import anyio.abc
 import fastmcp
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import fastmcp_request_ctx
@@ -547,13 +554,54 @@ class _CappedStdout:
         return getattr(self._inner, name)
 
 
-class _CappedProcess:
-    def __init__(self, process: Any, cap: Any) -> None:
-        self._process = process
-        self.stdout = _CappedStdout(process.stdout, cap)
+class _CappedProcess(anyio.abc.Process):
+    """The SDK's process with its stdout capped. A real :class:`anyio.abc.Process`: the SDK's teardown
+    asserts that before it kills the server's process group (a duck-typed wrapper made that assert
+    fail, so the server was never killed and the review hung on its open stdout)."""
+
+    def __init__(self, process: anyio.abc.Process, cap: Any) -> None:
+        # Not named ``_process``: the SDK closes the asyncio transport it finds at
+        # ``process._process._transport``, which __getattr__ below answers with the wrapped one's.
+        self._wrapped = process
+        self._stdout = _CappedStdout(process.stdout, cap)
+
+    async def aclose(self) -> None:
+        await self._wrapped.aclose()
+
+    async def wait(self) -> int:
+        return await self._wrapped.wait()
+
+    def terminate(self) -> None:
+        self._wrapped.terminate()
+
+    def kill(self) -> None:
+        self._wrapped.kill()
+
+    def send_signal(self, signal: int) -> None:
+        self._wrapped.send_signal(signal)  # type: ignore[arg-type]
+
+    @property
+    def pid(self) -> int:
+        return self._wrapped.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._wrapped.returncode
+
+    @property
+    def stdin(self) -> Any:
+        return self._wrapped.stdin
+
+    @property
+    def stdout(self) -> Any:
+        return self._stdout
+
+    @property
+    def stderr(self) -> Any:
+        return self._wrapped.stderr
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._process, name)
+        return getattr(self._wrapped, name)
 
 
 def install_stdio_line_cap() -> None:
@@ -566,11 +614,34 @@ def install_stdio_line_cap() -> None:
 
     async def create(*args: Any, **kwargs: Any) -> Any:
         process = await original(*args, **kwargs)
+        _LIVE_STDIO_SERVERS.add(process)
         cap = _STDIO_CAP.get()
-        return process if cap is None else _CappedProcess(process, cap)
+        return process if cap is None else _CappedProcess(cast(anyio.abc.Process, process), cap)
 
     create.__agent_connector_line_cap__ = True  # type: ignore[attr-defined]
     sdk_stdio._create_platform_compatible_process = create
+
+
+_LIVE_STDIO_SERVERS: Final[weakref.WeakSet[Any]] = weakref.WeakSet()
+"""Every stdio server process this process started and still references (weak: gone when the SDK
+drops it), for :func:`stop_stdio_servers`."""
+
+
+def stop_stdio_servers() -> int:
+    """Send SIGTERM to the process group of every stdio server this process started that is still
+    running; return how many. Safe in a signal handler (no awaits, no locks).
+
+    The SDK starts each server in its own session (so a terminal's Ctrl-C never reaches it) and, on
+    the way out, closes its stdin and waits two seconds before it signals the group. An interrupted
+    reviewer stops them at once instead; the SDK's teardown then finds them gone."""
+    stopped = 0
+    for process in list(_LIVE_STDIO_SERVERS):
+        if process.returncode is not None or sys.platform == "win32":
+            continue
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGTERM)  # the leader's pid is the group's (start_new_session)
+            stopped += 1
+    return stopped
 
 
 @contextmanager

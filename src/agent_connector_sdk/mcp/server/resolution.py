@@ -21,7 +21,9 @@ When the resolved tool is the one the current ``tools/call`` is about to run, it
    the spec's input-validation rule asks. The tool does not run;
 3. through a search transform's ``call_tool`` proxy (:func:`.parity.unwrap_proxy`), resolves the
    *proxied* tool once — as the proxy's own ``call_tool`` will — and applies 1 and 2 to it with
-   ``arguments.arguments``.
+   ``arguments.arguments``, except that its headers are checked when sent and never required: a client
+   computes headers from the schema of the tool it names, and ``call_tool``'s annotates nothing. A
+   direct call's ``missing`` refusal names the proxy as the other way to call the tool.
 
 Everything learnt about the call goes into its one :class:`~._record.CallRecord`: which tool's headers
 were judged, the tool resolved (so each call is checked once, even when FastMCP's version
@@ -65,7 +67,13 @@ from agent_connector_sdk.mcp.contracts.headers import header_annotations, header
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server._record import CallRecord, call_record, http_call_record
-from agent_connector_sdk.mcp.server.parity import HeaderParityGate, HeaderRefusal, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server.parity import (
+    HeaderParityGate,
+    HeaderRefusal,
+    gate_applies,
+    search_proxy_name,
+    unwrap_proxy,
+)
 
 __all__ = [
     "ArgumentsRefused",
@@ -261,7 +269,9 @@ class ResolutionGate:
         record.judged = tool
         if self.headers is None or not gate_applies(headers):
             return None
-        return self.headers.check(tool, arguments, headers, proxied)
+        return self.headers.check(
+            tool, arguments, headers, proxied, proxy_name=search_proxy_name(self.server)
+        )
 
     async def _proxied(
         self, name: str, arguments: Mapping[str, Any]
