@@ -566,7 +566,7 @@ def serve(
         run_server,
     )
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
