@@ -399,17 +399,15 @@ class Gateway:
             if key in self.children:
                 continue
             owner = self.children.get(key.split("_", 1)[0])
-            catalog = None if owner is None else owner.catalog
-            if owner is not None and catalog is None:
+            if owner is None:
+                unmatched.append(key)
                 continue
-            if catalog is not None and (
-                key in catalog.tools
-                or any(
-                    r.tool is not None and gateway_name(owner.name, r.tool) == key for r in catalog.rejected
-                )
-            ):
+            catalog = owner.catalog
+            if catalog is None or key in catalog.tools:
                 continue
-            unmatched.append(key)
+            child = owner.name
+            if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
+                unmatched.append(key)
         return tuple(unmatched)
 
     def _recheck_requirements(self) -> None:
