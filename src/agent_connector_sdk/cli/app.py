@@ -20,21 +20,30 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
 
-import anyio
 from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli._options import Host, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
-from agent_connector_sdk.cli.render import count, render_review
-from agent_connector_sdk.cli.report import ReviewReport, Target
-from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.cli.errors import (
+    CliError,
+    read_operator_file,
+    require_readable_file,
+    write_operator_file,
+)
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
+
+# Only what parsing needs is imported up front: `--help`, `--version` and every argument or file error
+# answer before the host, server or report stack loads (tests/cli/test_startup_imports.py pins the set).
+# The commands import the rest where they use it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agent_connector_sdk.cli.report import ReviewReport, Target
+    from agent_connector_sdk.mcp.contracts.findings import Profile
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -63,6 +72,8 @@ _DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
 
 
 def _console(stream: TextIO) -> Console:
+    from rich.console import Console
+
     tty = stream.isatty()
     return Console(
         file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
@@ -75,6 +86,9 @@ def _progress(label: str) -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield lambda event, amount: None
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     bar = Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True
     )
@@ -116,7 +130,7 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
 def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
     """The server to review: ``--stdio``, a URL, or the words after ``--`` as a stdio command."""
     if stdio is not None:
-        return Target(kind="stdio", address=stdio)
+        return _target("stdio", stdio)
     if len(target) == 1 and "://" in target[0]:
         return _http_target(target[0])
     if (
@@ -135,7 +149,29 @@ def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
         )
     import shlex
 
-    return Target(kind="stdio", address=shlex.join(target))
+    return _target("stdio", shlex.join(target))
+
+
+def _target(kind: Literal["http", "stdio"], address: str) -> Target:
+    from agent_connector_sdk.cli.report import Target  # the report model loads only once the input is valid
+
+    return Target(kind=kind, address=address)
+
+
+def _is_command(target: Sequence[str]) -> bool:
+    return bool(target) and not (len(target) == 1 and "://" in target[0])
+
+
+def _server_environment(
+    pairs: list[str] | None, passed: list[str] | None, *, stdio_target: bool
+) -> dict[str, str]:
+    if not pairs and not passed:
+        return {}
+    if not stdio_target:
+        raise CliError("--env and --env-pass set a stdio server's environment: give its command after --")
+    from agent_connector_sdk.cli.stdio_server import server_environment
+
+    return server_environment(pairs or (), passed or ())
 
 
 def _http_target(url: str) -> Target:
@@ -145,7 +181,7 @@ def _http_target(url: str) -> Target:
             f"{json.dumps(url)[:80]} is not an http(s) URL; for a local server use --stdio 'COMMAND' "
             "or `review -- COMMAND ARGS`"
         )
-    return Target(kind="http", address=url)
+    return _target("http", url)
 
 
 @app.command
@@ -219,6 +255,18 @@ def review(
     sarif: Annotated[
         Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
     ] = None,
+    env: Annotated[
+        list[str] | None,
+        Parameter(
+            help="stdio: set NAME=VALUE in the server's environment (repeatable; the server gets only "
+            "HOME, PATH, USER... otherwise)",
+            negative=(),
+        ),
+    ] = None,
+    env_pass: Annotated[
+        list[str] | None,
+        Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -247,6 +295,7 @@ def review(
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
+    server_env = _server_environment(env, env_pass, stdio_target=stdio is not None or _is_command(target))
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
@@ -259,8 +308,11 @@ def review(
         sarif=sarif,
     )
 
+    # The server's address is checked before the host stack loads: a mistyped URL answers at once.
+    reviewed = _reviewed_target(target, stdio) if target or stdio is not None else None
     if descriptor:
         from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
+        from agent_connector_sdk.cli.render import count
 
         report = review_descriptor_files([str(path) for path in descriptor], profile=profile)
         if emit_tests is not None:
@@ -280,11 +332,14 @@ def review(
             call=call,
             arguments=parsed_arguments,
             source_pins=_read_pins(pins) if pins is not None else None,
+            env=server_env,
         )
         if demo:
             report = _review_demo(options, json_output=json_output)
         else:
-            reviewed = _reviewed_target(target, stdio)
+            import anyio
+
+            assert reviewed is not None  # exactly one source was given, and it is not --demo
             with (
                 quiet_sdk_loggers(),
                 _progress("reading disclosures") as hook,
@@ -338,6 +393,8 @@ def _finish(
         # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
         out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
+        from agent_connector_sdk.cli.render import render_review
+
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
 
@@ -360,12 +417,17 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+
     return read_operator_file(path, "pin file", SourcePins.from_json)
 
 
 def _write_pins(report: ReviewReport, path: Path) -> None:
     """Source compatibility: the reviewed ``source_sha256`` of every verified disclosure, per alias,
     for this server, in the ``SourcePins`` format that ``review --pins`` (and the consumer) read."""
+    from agent_connector_sdk.cli.render import count
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+
     pins = SourcePins()
     pinned = 0
     for tool in report.tools:
@@ -383,8 +445,10 @@ _DEMO_CALL = ("search_evidence", {"query": "routing audit", "region": "Zürich w
 def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
     """``review --demo``: the lab on 127.0.0.1:<ephemeral> with the operator's demo token, one
     disclosed + admitted + validated call of ``search_evidence``, then stop."""
+    import anyio
     import uvicorn
 
+    from agent_connector_sdk.cli.report import Target
     from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
     from agent_connector_sdk.cli.serve import bind_socket, one_line_logging
     from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
@@ -507,16 +571,6 @@ def serve(
     (analyst: lab-analyst-demo-token, operator: lab-operator-demo-token); refuses a non-loopback
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
-    from agent_connector_sdk.cli.serve import (
-        bind_socket,
-        build_openapi_app,
-        built_to_last,
-        is_loopback,
-        log_disclosure_read_path,
-        one_line_logging,
-        run_server,
-    )
-
     if not 0 <= port <= 65535:
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if upstream is not None and openapi is None:
@@ -537,8 +591,19 @@ def serve(
         raise CliError(f"--max-upstream-bytes must be a positive number of bytes (got {max_upstream_bytes})")
     if not 0 < read_timeout <= 3600:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
+    if openapi is not None:
+        require_readable_file(openapi)  # a mistyped path answers before the server stack loads
+    from agent_connector_sdk.cli.serve import (
+        bind_socket,
+        build_openapi_app,
+        built_to_last,
+        is_loopback,
+        log_disclosure_read_path,
+        one_line_logging,
+        run_server,
+    )
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
@@ -587,6 +652,8 @@ def serve(
                     allow_duplicate_operation_ids=allow_duplicate_operation_ids,
                     strict_refs=strict_refs,
                 )
+            from agent_connector_sdk.cli.render import count
+
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
             from agent_connector_sdk.demo.lab_service import lab_service_app
@@ -677,6 +744,8 @@ def disclose(
     Exit 0 when every disclosure was built (and, with --verify, reconstructed intact); 1 when one was
     refused or failed to verify; 2 for bad input.
     """
+    if openapi is not None:
+        require_readable_file(openapi)
     from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
     from agent_connector_sdk.cli.review import quiet_sdk_loggers
     from agent_connector_sdk.cli.sources import load_openapi
@@ -729,6 +798,8 @@ def _render_disclosures(
 ) -> None:
     from rich.markup import escape
     from rich.table import Table
+
+    from agent_connector_sdk.cli.render import count
 
     def shown(text: str, limit: int = 200) -> str:
         # Names and reasons come from the document: through the one sanitizer, then safe from markup.
@@ -799,16 +870,27 @@ def _render_fragments(disclosure: Any, console: Console) -> None:
 
 
 # ---------------------------------------------------------------------------------------- state
-app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
+app.command(  # imported when `state` is run; its help is here so `--help` need not import it
+    "agent_connector_sdk.cli.state:app",
+    name="state",
+    help="Switch a tool off or on for every replica sharing a state store (disable, enable, init, status).",
+)
 
 # -------------------------------------------------------------------------------------- gateway
-app.command("agent_connector_sdk.cli.gateway:gateway", name="gateway")  # imported when run
+app.command(
+    "agent_connector_sdk.cli.gateway:gateway",
+    name="gateway",
+    help="Serve many MCP servers behind one gated catalog with schema disclosure (or --check them).",
+)
 
 
 # ------------------------------------------------------------------------------------------ main
 def _interrupt(signum: int, frame: Any) -> None:
     # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
     # would instead cancel the task, which the transport stack reports as a timeout.
+    compat = sys.modules.get("agent_connector_sdk.mcp.compat")  # not loaded: no server was started
+    if compat is not None:
+        compat.stop_stdio_servers()  # each runs in its own session: the terminal's Ctrl-C missed it
     raise KeyboardInterrupt
 
 

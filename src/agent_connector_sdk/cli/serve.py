@@ -30,7 +30,7 @@ from agent_connector_sdk.connectors.openapi import (
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
 from agent_connector_sdk.connectors.upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
-from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+from agent_connector_sdk.mcp.server.entry import RequestBounds
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:
@@ -243,6 +243,13 @@ def build_openapi_app(
         # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
         from agent_connector_sdk.mcp import compat
 
+        own = sorted(set(auth.require) & set(SEARCH_TOOL_NAMES))
+        if own:
+            raise CliError(
+                f"--auth-config: [auth.require] {own[0]} is the server's own search tool, not an operation"
+            )
+        # A name may be an operationId: every tool derived from it (several, when duplicates were
+        # allowed) inherits the requirement.
         require = {tool: scopes for name, scopes in auth.require.items() for tool in openapi.tools_of(name)}
         missing = set(auth.require) - {name for name in auth.require if openapi.tools_of(name)}
         missing |= compat.require_tool_scopes(server, require)
@@ -306,7 +313,7 @@ def header_deadline_protocol(header_timeout_seconds: float) -> type[Any]:
     complete request head within ``header_timeout_seconds`` of connecting (or of its previous answer)
     is closed. uvicorn has no such timeout of its own (its keep-alive timer stops at the first byte),
     so 400 connections dribbling headers would otherwise be held open indefinitely. The body has its
-    own deadline in the gates (``RequestLimits``)."""
+    own deadline in the gates (the entry, ``mcp.server.entry``)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeaderDeadlineH11(H11Protocol):

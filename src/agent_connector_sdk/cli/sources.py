@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import yaml  # type: ignore[import-untyped]
 
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import CliError, unreadable_file
 from agent_connector_sdk.connectors.sources import OpenAPISource, load_github_extract
 
 __all__ = [
@@ -39,12 +39,8 @@ def _read_structured(path: Path) -> tuple[bytes, Any, bool]:
     """:func:`read_structured`, plus whether the value came from the JSON parser (JSON data only)."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, not a file") from None
     except OSError as error:
-        raise CliError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
+        raise unreadable_file(path, error) from None
     try:
         return raw, json.loads(raw), True
     except RecursionError:
