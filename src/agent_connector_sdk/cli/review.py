@@ -133,6 +133,11 @@ class ReviewOptions:
     """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
     cwd: str | None = None
     """A stdio server's working directory (default: this process's)."""
+    command: tuple[str, ...] | None = None
+    """The stdio command to run when the target's address only shows it (``--mcp-config``: the
+    entry as written, its ``${VAR}`` references unexpanded); default: the address, split."""
+    url: str | None = None
+    """The URL to connect to when the target's address only shows it (as for ``command``)."""
 
 
 @contextlib.contextmanager
@@ -285,11 +290,11 @@ def _client(
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
-        transport: Any = StreamableHttpTransport(target.address, headers=dict(options.headers))
+        transport: Any = StreamableHttpTransport(options.url or target.address, headers=dict(options.headers))
     else:
         from fastmcp.client.transports.stdio import StdioTransport
 
-        argv = shlex.split(target.address)
+        argv = list(options.command) if options.command else shlex.split(target.address)
         if not argv:
             raise CliError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
@@ -392,7 +397,10 @@ async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | No
         async with (
             httpx2.AsyncClient(timeout=options.timeout) as http,
             http.stream(
-                "POST", target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
+                "POST",
+                options.url or target.address,
+                json={"jsonrpc": "2.0", "id": 0, "method": "ping"},
+                headers=headers,
             ) as answer,
         ):
             async for chunk in answer.aiter_raw():
