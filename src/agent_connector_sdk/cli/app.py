@@ -66,6 +66,10 @@ app = App(
 
 _out = current_output
 
+# connectors.upstream_size.DEFAULT_MAX_UPSTREAM_BYTES, without importing the HTTP stack for `--help`
+# (tests/cli/test_openapi_document_cli.py keeps the two equal).
+_DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
+
 
 def _console(stream: TextIO) -> Console:
     from rich.console import Console
@@ -589,6 +593,29 @@ def serve(
     max_in_flight_per_caller: Annotated[
         int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
     ] = 8,
+    max_upstream_bytes: Annotated[
+        int,
+        Parameter(
+            help="--openapi: largest upstream answer a tool reads, in decoded bytes (default 8 MiB); "
+            "a larger one is an upstream_too_large error result"
+        ),
+    ] = _DEFAULT_MAX_UPSTREAM_BYTES,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: serve a document that reuses an operationId (refused by default: OpenAPI "
+            "requires uniqueness); every tool derived from the ID inherits its [auth.require] scopes",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: refuse the whole document when a $ref resolves to nothing (default: leave "
+            "out only the operations that reach one, each named in a warning)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -604,6 +631,16 @@ def serve(
         raise CliError("--upstream-errors only applies with --openapi")
     if auth_config is not None and openapi is None:
         raise CliError("--auth-config only applies with --openapi")
+    openapi_only = {
+        "--max-upstream-bytes": max_upstream_bytes != _DEFAULT_MAX_UPSTREAM_BYTES,
+        "--allow-duplicate-operation-ids": allow_duplicate_operation_ids,
+        "--strict-refs": strict_refs,
+    }
+    for option, given in openapi_only.items():
+        if given and openapi is None:
+            raise CliError(f"{option} only applies with --openapi")
+    if max_upstream_bytes < 1:
+        raise CliError(f"--max-upstream-bytes must be a positive number of bytes (got {max_upstream_bytes})")
     if not 0 < read_timeout <= 3600:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
     if openapi is not None:
@@ -618,7 +655,7 @@ def serve(
         run_server,
     )
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
@@ -663,6 +700,9 @@ def serve(
                     upstream_errors=upstream_errors,
                     request_bounds=bounds,
                     auth=_auth_settings(auth_config),
+                    max_upstream_bytes=max_upstream_bytes,
+                    allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+                    strict_refs=strict_refs,
                 )
             from agent_connector_sdk.cli.render import count
 
@@ -735,6 +775,21 @@ def disclose(
         bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())
     ] = False,
     top: Annotated[int, Parameter(help="how many of the largest schemas to list")] = 5,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="disclose a document that reuses an operationId (refused by default, as serve does)",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="refuse the whole document when a $ref resolves to nothing (default: such operations "
+            "are listed as refused)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Build hash-bound schema disclosures for every operation of an OpenAPI document (no network).
 
@@ -750,7 +805,13 @@ def disclose(
     stream = _out()
     source = load_openapi(str(openapi) if openapi is not None else None)
     with quiet_sdk_loggers(), _progress("building disclosures") as hook:
-        run = build_disclosures(source, operation=operation, progress=hook)
+        run = build_disclosures(
+            source,
+            operation=operation,
+            progress=hook,
+            allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+            strict_refs=strict_refs,
+        )
     written = write_disclosures(run, out) if out is not None else 0
     failures: dict[str, str] = {}
     if verify:
@@ -771,7 +832,7 @@ def disclose(
             ],
             "refusals": [r.__dict__ for r in run.refusals],
         }
-        stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        stream.write(sanitize_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)
     return 1 if failures or run.refusals else 0
@@ -787,15 +848,20 @@ def _render_disclosures(
     top: int,
     stream: TextIO,
 ) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from agent_connector_sdk.cli.render import count
+
+    def shown(text: str, limit: int = 200) -> str:
+        # Names and reasons come from the document: through the one sanitizer, then safe from markup.
+        return escape(sanitize_text(text, limit))
 
     console = _console(stream)
     manifests = [d.manifest for d in run.disclosures.values()]
     total = sum(m.schema_bytes for m in manifests)
     fragments = sum(m.fragment_count for m in manifests)
-    console.print(f"source   {run.title} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
+    console.print(f"source   {shown(run.title)} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
     console.print(
         f"built    {count(len(manifests), 'disclosure')} "
         f"({count(fragments, 'fragment')} of at most 4,096 bytes), "
@@ -812,7 +878,11 @@ def _render_disclosures(
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in sorted(manifests, key=lambda m: -m.schema_bytes)[: max(top, 0)]:
         table.add_row(
-            m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
+            shown(m.alias),
+            shown(m.operation),
+            f"{m.schema_bytes:,}",
+            str(m.fragment_count),
+            m.schema_sha256[:16] + "…",
         )
     console.print(table)
     if len(manifests) == 1:
@@ -822,24 +892,29 @@ def _render_disclosures(
         where = f" from the files in {out}" if out is not None else ""
         console.print(f"verified {intact} of {len(manifests)} reconstructed intact{where}")
         for alias, category in failures.items():
-            console.print(f"  [red]FAILED[/red] {alias}: {category}")
+            console.print(f"  [red]FAILED[/red] {shown(alias)}: {category}")
     if out is not None:
         console.print(f"wrote    {count(written, 'file')} under {out}")
     if run.refusals:
         console.print(f"refused  {count(len(run.refusals), 'operation')}:")
         for refusal in run.refusals:
-            console.print(f"  {refusal.alias} ({refusal.operation}): {refusal.category} — {refusal.reason}")
+            where = shown(refusal.operation)
+            if refusal.alias:
+                where = f"{shown(refusal.alias)} ({where})"
+            console.print(f"  {where}: {refusal.category} — {shown(refusal.reason, 400)}")
     else:
         console.print("refused  none")
 
 
 def _render_fragments(disclosure: Any, console: Console) -> None:
     """One disclosure's fragments: the URI a host reads, its size and its digest."""
+    from rich.markup import escape
+
     from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
 
     manifest = disclosure.manifest
-    console.print(f"manifest {manifest.manifest_uri}")
-    console.print(f"fragment {manifest.fragment_uri_template}")
+    console.print(f"manifest {escape(sanitize_text(manifest.manifest_uri, 400))}")
+    console.print(f"fragment {escape(sanitize_text(manifest.fragment_uri_template, 400))}")
     for index in range(manifest.fragment_count):
         fragment = read_schema_fragment(disclosure, str(index))
         size = len(fragment.text.encode("utf-8"))
