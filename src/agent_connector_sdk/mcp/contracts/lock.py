@@ -451,6 +451,7 @@ def _against(
 _SIMILAR: Final = 0.8
 """Leaf overlap (Jaccard) from which an added and a removed tool are one tool "renamed with changes"."""
 _SIMILAR_ANY_NAME: Final = 0.95
+_SIMILAR_LOOK_ALIKE: Final = 0.5
 """Above this overlap the names need not resemble each other at all."""
 _MAX_PAIRS: Final = 4096
 """Similar renames are searched only when added × removed stays below this (bounded cost)."""
@@ -476,6 +477,21 @@ def _leaf_set(view: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _paired(score: float, old_name: str, new_name: str) -> bool:
+    """Whether contracts sharing ``score`` of their leaves, under these names, are one tool renamed:
+    close contracts under resembling names, near-equal ones under any, and a look-alike name (the
+    rename an attacker makes) with half the contract kept."""
+    if score >= _SIMILAR_ANY_NAME:
+        return True
+    if score < _SIMILAR_LOOK_ALIKE:
+        return False
+    from agent_connector_sdk.mcp.contracts.confusables import skeleton
+
+    if skeleton(old_name) == skeleton(new_name):
+        return True
+    return score >= _SIMILAR and difflib.SequenceMatcher(None, old_name, new_name).ratio() >= 0.5
+
+
 def _similar_renames(
     added: Sequence[_Current], removed: Mapping[str, LockedTool]
 ) -> list[tuple[_Current, LockedTool]]:
@@ -492,10 +508,7 @@ def _similar_renames(
         for name, old in old_leaves.items():
             union = len(old | new)
             score = len(old & new) / union if union else 1.0
-            if score < _SIMILAR:
-                continue
-            alike = difflib.SequenceMatcher(None, name, current.name).ratio() >= 0.5
-            if alike or score >= _SIMILAR_ANY_NAME:
+            if _paired(score, name, current.name):
                 scored.append((-score, current.name, name))
     pairs: list[tuple[_Current, LockedTool]] = []
     taken_new: set[str] = set()
