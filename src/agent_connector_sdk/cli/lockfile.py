@@ -130,10 +130,12 @@ def _approvals(drift: Sequence[ToolDrift], approve: Sequence[str]) -> list[ToolD
             raise CliError(f"--approve {spec}: no such tool on this server or in the lock")
         if not found.drifted:
             raise CliError(f"--approve {spec}: {name} has not drifted, there is nothing to approve")
-        if found.status == "changed" and found.fields == ("name",) and found.severity == "escalation":
+        if found.status == "changed" and found.fields == ("name",):
             raise CliError(
                 f"--approve {spec}: the server lists {name} more than once; no one contract to approve"
             )
+        if found.fields == ("unfingerprintable",):
+            raise CliError(f"--approve {spec}: {name}'s contract cannot be fingerprinted, nor approved")
         if at and not _DIGEST_PREFIX.match(digest):
             raise CliError(f"--approve {spec}: the digest must be 8 to 64 lowercase hex digits")
         if at and not (found.diff_sha256 or "").startswith(digest):

@@ -274,8 +274,11 @@ class ContractLock(BaseModel):
         :func:`compare_tools` over these ``descriptors`` against this lock): a changed or added tool's
         entry becomes its current contract, recording the drift's :attr:`~ToolDrift.diff_sha256`; a
         removed tool's entry goes; a renamed tool's old entry goes and its new one comes. Every other
-        entry stays as it was. The caller checks that each drift is one a person approved."""
-        currents = {c.name: c for c in map(_Current.of, descriptors)}
+        entry stays as it was. The caller checks that each drift is one a person approved. A drift with
+        no one current contract (a duplicated or unfingerprintable name) cannot be approved: its entry
+        is left as it was."""
+        fingerprinted, _ = _currents(descriptors)
+        currents = {c.name: c for c in fingerprinted}
         entry = self.server(server)
         tools = {tool.name: tool for tool in (entry.tools if entry is not None else [])}
         for drift in approved:
@@ -284,7 +287,9 @@ class ContractLock(BaseModel):
             if drift.status == "removed":
                 tools.pop(drift.tool, None)
                 continue
-            current = currents[drift.tool]
+            current = currents.get(drift.tool)
+            if current is None or drift.fields in (("name",), ("unfingerprintable",)):
+                continue
             tools[drift.tool] = LockedTool.of(current.digests, current.view, drift.diff_sha256)
         key = entry.server if entry is not None else server
         return self._replaced(LockedServer(server=key, tools=[tools[name] for name in sorted(tools)]))
