@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent_connector_sdk.gateway.federation import FederationFailed, PrefixPlan, search_front
+from agent_connector_sdk.gateway import GatewayError
+from agent_connector_sdk.gateway.federation import PrefixPlan, search_front
 
 CHARS = "abcXYZ019_.-"
 
@@ -76,7 +77,7 @@ def test_an_unanchored_search_stops_federation() -> None:
     def substring_search(pattern: str) -> list[str]:
         return names[:2]  # ignores the pattern: answers names outside the searched prefix
 
-    with pytest.raises(FederationFailed, match="outside the searched name prefix"):
+    with pytest.raises(GatewayError, match="outside the searched name prefix"):
         enumerate_all(substring_search)
 
 
@@ -88,7 +89,7 @@ def test_a_search_that_keeps_answering_as_much_as_it_can_is_bounded() -> None:
             else []
         )
 
-    with pytest.raises(FederationFailed):
+    with pytest.raises(GatewayError):
         enumerate_all(same_name_search)
 
 

@@ -44,7 +44,7 @@ from typing import Any, Final, TypeVar, cast
 
 import anyio
 
-from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
@@ -61,7 +61,6 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigatio
 __all__ = [
     "MAX_SEARCHES",
     "Federation",
-    "FederationFailed",
     "PrefixPlan",
     "SearchFront",
     "federate",
@@ -84,14 +83,6 @@ _END: Final = ""  # the symbol "the name ends here"
 _ALPHABET: Final = (*"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", _END)
 """A tool name's characters and the end of the name. Searches are case-sensitive (``(?-i:…)`` inside
 the search's own case-insensitive pattern), so a name prefix selects exactly the names that have it."""
-
-
-class FederationFailed(AgentConnectorError):
-    """Internal: the child's search cannot be enumerated soundly (reported as a rejection, not raised
-    to callers)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("not_federated", message)
 
 
 # ------------------------------------------------------------------------------- synthetic tools
@@ -191,7 +182,9 @@ class PrefixPlan:
             return None
         self.searches += 1
         if self.searches > MAX_SEARCHES:
-            raise FederationFailed(f"the child's catalog needs more than {MAX_SEARCHES} searches")
+            raise GatewayError(
+                "not_federated", f"the child's catalog needs more than {MAX_SEARCHES} searches"
+            )
         self._current = self.pending.popleft()
         return self._current.pattern
 
@@ -200,7 +193,9 @@ class PrefixPlan:
         assert node is not None, "record() follows next()"
         stray = [name for name in names if not node.covers(name)]
         if stray:
-            raise FederationFailed("the child's search answered a tool outside the searched name prefix")
+            raise GatewayError(
+                "not_federated", "the child's search answered a tool outside the searched name prefix"
+            )
         self.most_seen = max(self.most_seen, len(names))
         if len(names) < self.most_seen or not names:
             return  # not cut by the result limit: every match was returned
@@ -307,7 +302,7 @@ async def federate(
             plan.record([entry.name for entry in found])
             for entry in found:
                 entries.setdefault(entry.name, entry)
-    except (FederationFailed, DisclosureConsumerError) as error:
+    except (GatewayError, DisclosureConsumerError) as error:
         reason = f"the child's search cannot be enumerated: {error.message}"
         return Federation({}, {}, [_rejection(None, "not_federated", reason)], {}, plan.searches)
 
