@@ -72,7 +72,7 @@ def _serve(ready: Any, probe: bool = False) -> None:
     )
     from agent_connector_sdk.mcp.server import ServerGates
     from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     async def upstream_handler(request: Any) -> JSONResponse:
         return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])

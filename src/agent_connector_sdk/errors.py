@@ -29,10 +29,13 @@ they are, so the same failure has the same class on every path. The tree (module
     │   ├── CompletionError          execute         server: completion refused
     │   │   └── CompletionRateLimited
     │   └── ContractViolation        consume         a result breaks its contract (server_text kept)
-    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed
-    │   ├── JsonRpcError                             the peer's error object (code, message, data)
+    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed; all
+    │   │                                            made by ONE translator (mcp.host.translate)
+    │   ├── JsonRpcError                             the peer's error object (code, words, data)
+    │   ├── HttpStatusError                          an HTTP error status and the page's own words
+    │   ├── UnsupportedVersion                       no protocol revision in common
     │   ├── TransportFailure                         connection lost, timed out, unreachable
-    │   └── MalformedResponse                        a page had the wrong shape
+    │   └── MalformedResponse                        this host could not read the answer
     ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
     ├── BoundExceeded                (bounds)        mcp.host.bounds: a HostBounds cap was hit
     ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps
@@ -58,7 +61,8 @@ Project rules that a host reports instead of rejecting are not errors: they are
 
 Messages and attributes never carry argument or header *values* (they name fields, paths, header names
 and bounds), because these errors end up in logs and audit trails. The server's own words travel as
-separate attributes (``JsonRpcError.message``, ``ContractViolation.server_text``), never in ``str()``.
+separate attributes (``JsonRpcError.message``, ``HttpStatusError.words``, ``ContractViolation.server_text``),
+sanitized and capped, never in ``str()``.
 """
 
 from __future__ import annotations

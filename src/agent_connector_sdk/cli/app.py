@@ -154,6 +154,22 @@ def _target(kind: Literal["http", "stdio"], address: str) -> Target:
     return Target(kind=kind, address=address)
 
 
+def _is_command(target: Sequence[str]) -> bool:
+    return bool(target) and not (len(target) == 1 and "://" in target[0])
+
+
+def _server_environment(
+    pairs: list[str] | None, passed: list[str] | None, *, stdio_target: bool
+) -> dict[str, str]:
+    if not pairs and not passed:
+        return {}
+    if not stdio_target:
+        raise CliError("--env and --env-pass set a stdio server's environment: give its command after --")
+    from agent_connector_sdk.cli.stdio_server import server_environment
+
+    return server_environment(pairs or (), passed or ())
+
+
 def _http_target(url: str) -> Target:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -235,6 +251,18 @@ def review(
     sarif: Annotated[
         Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
     ] = None,
+    env: Annotated[
+        list[str] | None,
+        Parameter(
+            help="stdio: set NAME=VALUE in the server's environment (repeatable; the server gets only "
+            "HOME, PATH, USER... otherwise)",
+            negative=(),
+        ),
+    ] = None,
+    env_pass: Annotated[
+        list[str] | None,
+        Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
+    ] = None,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -263,6 +291,7 @@ def review(
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
+    server_env = _server_environment(env, env_pass, stdio_target=stdio is not None or _is_command(target))
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
@@ -299,6 +328,7 @@ def review(
             call=call,
             arguments=parsed_arguments,
             source_pins=_read_pins(pins) if pins is not None else None,
+            env=server_env,
         )
         if demo:
             report = _review_demo(options, json_output=json_output)
@@ -536,7 +566,7 @@ def serve(
         run_server,
     )
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
@@ -783,6 +813,9 @@ app.command(
 def _interrupt(signum: int, frame: Any) -> None:
     # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
     # would instead cancel the task, which the transport stack reports as a timeout.
+    compat = sys.modules.get("agent_connector_sdk.mcp.compat")  # not loaded: no server was started
+    if compat is not None:
+        compat.stop_stdio_servers()  # each runs in its own session: the terminal's Ctrl-C missed it
     raise KeyboardInterrupt
 
 

@@ -162,6 +162,8 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         console.print(line)
         if call.code is not None:
             console.print(f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+        elif call.message is not None:  # an HTTP error page's own words
+            console.print(f"         server said: {_s(call.message, 500)}")
         if call.text is not None:
             # The server's own words (tool error text, a text result, a rejected result's text).
             console.print(f"         text: {_s(call.text, 1_000)}")

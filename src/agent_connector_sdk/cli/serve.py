@@ -28,7 +28,7 @@ from agent_connector_sdk.connectors.openapi import (
     tool_disclosure_origins,
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+from agent_connector_sdk.mcp.server.entry import RequestBounds
 
 if TYPE_CHECKING:
     # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
@@ -213,6 +213,11 @@ def build_openapi_app(
         # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
         from agent_connector_sdk.mcp import compat
 
+        own = sorted(set(auth.require) & {"search_tools", "call_tool"})
+        if own:
+            raise CliError(
+                f"--auth-config: [auth.require] {own[0]} is the server's own search tool, not an operation"
+            )
         missing = compat.require_tool_scopes(server, auth.require)
         if missing:
             first = sorted(missing)[0]
@@ -268,7 +273,7 @@ def header_deadline_protocol(header_timeout_seconds: float) -> type[Any]:
     complete request head within ``header_timeout_seconds`` of connecting (or of its previous answer)
     is closed. uvicorn has no such timeout of its own (its keep-alive timer stops at the first byte),
     so 400 connections dribbling headers would otherwise be held open indefinitely. The body has its
-    own deadline in the gates (``RequestLimits``)."""
+    own deadline in the gates (the entry, ``mcp.server.entry``)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeaderDeadlineH11(H11Protocol):

@@ -398,12 +398,12 @@ class _ListingMemo:
 
 
 def _lock_key(locked: LockedServer | None) -> bytes:
-    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON, computed at
-    every listing (the session may pick another entry; ~2 ms for 1,223 locked tools), or ``b"none"``
-    when the lock has no entry for this server (every tool refused). Never ``b""``: no lock at all."""
+    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON (computed
+    once per entry: the entry is frozen, and it holds whole contracts), or ``b"none"`` when the lock has
+    no entry for this server (every tool refused). Never ``b""``: no lock at all."""
     if locked is None:
         return b"none"
-    return hashlib.sha256(locked.model_dump_json().encode()).digest()
+    return locked.digest()
 
 
 _LISTINGS: Final = _ListingMemo(LISTING_MEMO_ENTRIES)

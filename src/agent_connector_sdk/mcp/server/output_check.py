@@ -35,6 +35,17 @@ FastMCP resolved for the call (and, through a search proxy, the proxied tool) in
 second time (a ``server.get_tool`` costs ~80 µs, more than the check itself). Without that record (a
 server without the hook) the check falls back to ``server.get_tool``.
 
+Two exceptions for relays (the gateway), whose tools return another server's results:
+
+* a tool that raises :class:`WireRefusal` (a failure it cannot model inside its output schema: the
+  server behind it is down, slow, or answered outside its contract) is answered with that JSON-RPC
+  error — never an ``isError`` result holding a placeholder the tool did not produce;
+* a tool whose class says ``relays_results = True`` has its results checked in the ``default``
+  profile: spec rules still withhold a result, but the project's stricter rules (a text serialization
+  beside ``structuredContent``, conforming ``structuredContent`` on an error) are findings, and the
+  result is sent exactly as the server behind produced it — no second copy of its value added, no
+  placeholder invented. The relay's host side already judged that result and audited the findings.
+
 Messages and ``data`` name the tool, category and JSON path — never result or argument values.
 """
 
@@ -46,7 +57,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import mcp_types
-from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
 from fastmcp.utilities.json_schema import is_object_schema
@@ -139,6 +150,39 @@ def _wire_result(result: ToolResult) -> dict[str, Any]:
     return wire
 
 
+class WireRefusal(ToolError):
+    """A tool's failure that no result of its contract can carry: sent as JSON-RPC error ``code`` with
+    ``data`` (names and categories only), never as an ``isError`` result. For relays whose tool never
+    reached anything that could answer (see the module docstring). Logged by FastMCP at DEBUG: the
+    relay reports the cause (a server down, a timeout) itself, once, not once per call. Not exported:
+    a carrier between a relay's tool and this check, not an error family of the SDK."""
+
+    def __init__(self, message: str, *, code: int, data: Mapping[str, Any]) -> None:
+        super().__init__(message, log_level=logging.DEBUG)
+        self.code = code
+        self.data = dict(data)
+
+    def as_mcp_error(self) -> MCPError:
+        return MCPError(code=self.code, message=bounded_error_text(str(self)), data=self.data)
+
+
+def _wire_refusal_behind(failure: BaseException) -> WireRefusal | None:
+    """``failure`` itself or the first :class:`WireRefusal` in its cause chain (bounded walk)."""
+    current: BaseException | None = failure
+    for _ in range(8):
+        if current is None:
+            return None
+        if isinstance(current, WireRefusal):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def relays_results(tool: Tool | None) -> bool:
+    """Whether ``tool`` returns another server's results as they are (see the module docstring)."""
+    return getattr(tool, "relays_results", False) is True
+
+
 class OutputSelfCheck(Middleware):
     """FastMCP middleware enforcing the Consume contract on the server's own results (see module doc)."""
 
@@ -172,6 +216,10 @@ class OutputSelfCheck(Middleware):
         except (NotFoundError, DisabledError) as missing:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
+            refusal = _wire_refusal_behind(failure)
+            if refusal is not None:
+                # Also when a proxy (a search transform's call_tool) wrapped it in its own ToolError.
+                raise refusal.as_mcp_error() from refusal
             tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
             return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
@@ -187,7 +235,9 @@ class OutputSelfCheck(Middleware):
             raise MCPError(code=mcp_types.INTERNAL_ERROR, message=f"cannot check the result of {name!r}")
         descriptor = _tool_descriptor(tool)
         try:
-            validate_tool_result(descriptor, _wire_result(result))
+            validate_tool_result(
+                descriptor, _wire_result(result), profile="default" if relays_results(tool) else "strict"
+            )
         except ContractViolation as violation:
             if violation.category == "missing_text_serialization":
                 # The value conforms (the schema is checked first); only the compatibility text is
@@ -200,9 +250,9 @@ class OutputSelfCheck(Middleware):
                 violation.category,
                 quoted(violation.path or "/"),
             )
-            if result.is_error:
+            if result.is_error and not relays_results(tool):
                 return self._conforming_error(name, tool, _error_text(result))
-            if violation.category == "missing_structured_content":
+            if violation.category == "missing_structured_content" and not relays_results(tool):
                 # The tool produced no value at all (e.g. an OpenAPI tool whose upstream answered
                 # something that is not JSON): a failure of the call, not a wrong value. Its text is
                 # the upstream's, so it is not passed on.
@@ -264,6 +314,9 @@ class OutputSelfCheck(Middleware):
         """
         text = bounded_error_text(message)
         blocks: list[mcp_types.ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
+        if relays_results(tool):
+            # A relay never invents the value of the server behind it: the failure text, nothing else.
+            return ToolResult(content=blocks, is_error=True)
         payload: Any = _NO_PAYLOAD
         if tool is not None and tool.output_schema is not None:
             try:
