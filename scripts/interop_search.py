@@ -238,8 +238,10 @@ def search_targets() -> Iterator[list[Target]]:
     with serve_in_thread(lab_log) as lab_url, serve_in_thread(_fake_github(), path="") as github_url:
         openapi_app, _ = build_openapi_app(load_github_extract(), upstream=github_url)
         openapi_log = RequestLog(openapi_app)
+        # No periodic refresh during the run: the lab's log then holds exactly what each call cost.
         config = GatewayConfig(
-            children=(ChildSpec("lab", url=lab_url, headers_env={"Authorization": "LAB_AUTHORIZATION"}),)
+            children=(ChildSpec("lab", url=lab_url, headers_env={"Authorization": "LAB_AUTHORIZATION"}),),
+            refresh=86_400,
         )
         gateway = Gateway(config, environ={"LAB_AUTHORIZATION": bearer["Authorization"]})
         gateway_log = RequestLog(gateway.http_app())

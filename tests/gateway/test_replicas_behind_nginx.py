@@ -79,7 +79,7 @@ def test_replicas_share_the_tool_switch_and_nginx_routes_on_the_validated_header
 
     # Through the search transform's call_tool a plain client sends no header (the spec asks none):
     # the call is placed round robin and answered on either replica, never refused for the header.
-    proxied = {"name": "weather_route", "arguments": {"region": "eu-west"}}
+    proxied: dict[str, object] = {"name": "weather_route", "arguments": {"region": "eu-west"}}
     placed = set()
     for _ in range(6):
         replica, message = _call(cluster.url, "call_tool", proxied)
