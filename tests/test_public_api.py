@@ -265,6 +265,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "summarize_arguments",
         "summarize_parameter_headers",
         "summarize_tool_hints",
+        "type_label",
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",

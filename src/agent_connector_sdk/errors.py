@@ -47,7 +47,8 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── DisclosureReadRefused        (disclosure_read) server: the uniform read refusal
     ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
     ├── ArgumentsRefused             execute         server: arguments refused, an isError result
-    ├── UpstreamError                execute         connectors.openapi: the upstream API failed
+    ├── UpstreamError                execute         connectors.openapi: the upstream API failed or
+    │                                                answered more than the bound
     ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
     ├── InvalidOpenAPIDocument                       connectors.openapi (also ValueError)

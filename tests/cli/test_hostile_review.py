@@ -346,3 +346,16 @@ def test_a_stdio_server_that_floods_stderr_and_dies_is_quoted_from_a_bounded_tai
         "(server stderr: fatal: out of luck\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31m\\u202eevil\\x9b1m\\x7f)"
     )
     assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+
+
+def test_write_lock_approves_the_rest_when_one_descriptor_cannot_be_fingerprinted(
+    base: str, tmp_path: Any
+) -> None:
+    lock = tmp_path / "lock.json"
+    run = review(f"{base}/nonfinite/mcp", "--json", "--write-lock", str(lock))
+    report = _json(run)
+    assert _tools(report)["nonfinite"]["admission"]["category"] == "malformed"
+    assert [tool["name"] for tool in json.loads(lock.read_text())["servers"][0]["tools"]] == [
+        "clean",
+        "clean_too",
+    ]

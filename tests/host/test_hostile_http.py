@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.host._wire import ValueCounter
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
@@ -290,3 +291,32 @@ async def test_an_sse_event_is_bounded_by_the_message_bound_and_named(base: str)
         with pytest.raises(BoundExceeded) as refused:
             await host.call("clean", {"q": "x"})
     assert refused.value.bound == "max_message_bytes"
+
+
+# ------------------------------------------------------------------------------ one bad descriptor
+@pytest.mark.parametrize(
+    ("mode", "category", "reason"),
+    [
+        ("nonfinite", "malformed", "a non-finite number at /inputSchema/properties/q/default"),
+        ("surrogate", "malformed", "a string holding a lone surrogate at /inputSchema/properties/q/default"),
+        ("deep_schema-150", "invalid_schema", "the descriptor nests deeper than max_schema_depth (64)"),
+    ],
+)
+async def test_one_unrepresentable_descriptor_is_rejected_alone_even_under_a_lock(
+    base: str, mode: str, category: str, reason: str
+) -> None:
+    # 1e400 was admitted as inf (then fingerprinting failed the whole lock); a lone surrogate or a
+    # schema nested ~150 levels failed the whole page in the SDK's parser.
+    url = f"{base}/{mode}/mcp"
+    async with _host(url) as host:
+        report = await host.discover_tools()
+        listed = list(host.admitted.values())
+    assert list(report.admitted) == ["clean", "clean_too"]
+    (rejection,) = report.rejected
+    assert (rejection["category"], rejection["reason"]) == (category, reason)
+    lock = ContractLock().with_server(url, listed)
+    client = fastmcp.Client(url, timeout=10)
+    async with ContractClient(client, HostOptions(lock=lock, require_confirmation=False)) as locked:
+        under_lock = await locked.discover_tools()
+        assert list(under_lock.admitted) == ["clean", "clean_too"]
+        assert (await locked.call("clean", {"q": "x"})).is_error is False

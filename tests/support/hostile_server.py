@@ -20,6 +20,8 @@ Modes:
 * ``long_header-<n>`` — a tool whose ``x-mcp-header`` name is ``n`` characters, beside clean ones;
 * ``many_headers-<n>`` — a tool mirroring ``n`` arguments into headers, beside clean ones;
 * ``ref_root`` — one tool whose whole ``inputSchema`` is ``{"$ref": "#"}``, beside clean ones;
+* ``nonfinite`` / ``surrogate`` — one tool whose property ``default`` is ``1e400`` (read as infinity) or
+  ``"\\ud800"`` (a lone surrogate), beside clean ones;
 * ``deep_schema-<levels>`` — one tool whose input schema nests ``levels`` deep;
 * ``bad_version`` — ``server/discover`` offers only ``1999-01-01`` and ``initialize`` answers it;
 * ``unauthorized`` — HTTP 401 whose body is a JSON-RPC ``-32001`` error;
@@ -225,6 +227,28 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             extra = [{"name": "many_headers", "inputSchema": {"type": "object", "properties": properties}}]
         elif mode == "ref_root":
             extra = [{"name": "ref_root", "inputSchema": {"$ref": "#"}}]
+        elif mode in ("nonfinite", "surrogate"):
+            # Written as text: 1e400 parses as inf; "\\ud800" decodes to a lone surrogate.
+            value = "1e400" if mode == "nonfinite" else '"\\ud800"'
+            marker = '"__MARK__"'
+            body = ok(
+                _result(
+                    {
+                        "tools": [
+                            CLEAN,
+                            {
+                                "name": mode,
+                                "inputSchema": {
+                                    "type": "object",
+                                    "properties": {"q": {"type": "string", "default": "__MARK__"}},
+                                },
+                            },
+                            CLEAN_TOO,
+                        ]
+                    }
+                )
+            )[1]
+            return 200, iter([json.dumps(body).replace(marker, value).encode()])
         elif mode == "deep_schema":
             # Written as text: json.dumps itself would hit Python's recursion limit.
             deep = '{"type": "object", "properties": {"a": ' * size + '{"type": "string"}' + "}}" * size

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.mcp.schema_disclosure.navigation import type_label
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["count", "render_review", "short_json"]
@@ -55,9 +56,8 @@ def _arguments(tool: ToolReview) -> str:
     required = schema.get("required", []) if isinstance(schema, dict) else []
     parts = []
     for name, sub in properties.items():
-        declared = sub.get("type", "any") if isinstance(sub, dict) else "any"
         mark = "*" if isinstance(required, list) and name in required else ""
-        shown = sanitize_text(declared if isinstance(declared, str) else "any", 40)
+        shown = sanitize_text(type_label(sub), 64)  # the label navigation shows (composites named)
         parts.append(f"{sanitize_text(name, 80)}{mark}: {shown}")
         if len(parts) >= 64:
             parts.append(f"… {len(properties) - len(parts)} more")

@@ -777,3 +777,70 @@ def sdk_version_mismatch(text: str) -> str | None:
     no protocol revision with this client; ``None`` for any other text (raw: sanitize to show)."""
     found = _UNSUPPORTED_VERSION.match(text) or _NO_MUTUAL_VERSION.match(text)
     return found.group(1) if found is not None else None
+
+
+# ------------------------------------------------------------------------------ the tolerant JSON reader
+class _TolerantMessageReader:
+    """The SDK's JSON-RPC message adapter, with a second reading of what its parser refuses.
+
+    pydantic's JSON parser refuses two things RFC 8259 allows: a ``\\uD800``-style escape that
+    decodes to a lone surrogate, and nesting past about 200 levels. Either made a whole message
+    unreadable, so one bad tool descriptor lost every tool of the page (and over stdio the request
+    waited for its timeout). On such a refusal the text is read again with Python's own parser
+    (which takes both, and refuses ``NaN``/``Infinity`` literals here as JSON does), then validated
+    as the SDK would; anything that still fails fails as before, with the SDK's own error. The host's
+    Admit gate then rejects the offending descriptor alone (a lone surrogate, a schema past
+    ``max_schema_depth``). Messages the SDK reads fine never take this path.
+    """
+
+    def __init__(self, adapter: Any) -> None:
+        self._adapter = adapter
+
+    def validate_json(self, data: Any, **kwargs: Any) -> Any:
+        import json
+
+        from pydantic import ValidationError
+
+        try:
+            return self._adapter.validate_json(data, **kwargs)
+        except ValidationError as refusal:
+            if not all(error.get("type") == "json_invalid" for error in refusal.errors()):
+                raise
+            try:
+                parsed = json.loads(data, parse_constant=_refuse_constant)
+            except (ValueError, RecursionError):
+                raise refusal from None
+            return self._adapter.validate_python(parsed, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def install_tolerant_json_reader() -> None:
+    """Read the messages of the SDK's Streamable HTTP and stdio clients through
+    :class:`_TolerantMessageReader` (``mcp`` 2.3: ``mcp.client.streamable_http.jsonrpc_message_adapter``
+    and ``mcp.client.stdio._parse_line``); idempotent, process-wide, client side only."""
+    import mcp.client.stdio as sdk_stdio
+    import mcp.client.streamable_http as sdk_http
+
+    adapter = getattr(sdk_http, "jsonrpc_message_adapter")  # noqa: B009 (not re-exported)
+    if not isinstance(adapter, _TolerantMessageReader):
+        setattr(sdk_http, "jsonrpc_message_adapter", _TolerantMessageReader(adapter))  # noqa: B010
+    if not getattr(sdk_stdio._parse_line, "__agent_connector_tolerant__", False):
+        from mcp.shared.message import SessionMessage
+
+        reader = _TolerantMessageReader(mcp_types.jsonrpc_message_adapter)
+        sdk_parse_line = sdk_stdio._parse_line
+
+        def parse_line(line: str) -> Any:
+            try:
+                return SessionMessage(reader.validate_json(line, by_name=False))
+            except ValueError:
+                return sdk_parse_line(line)  # refused either way: the SDK reports it as it does
+
+        parse_line.__agent_connector_tolerant__ = True  # type: ignore[attr-defined]
+        sdk_stdio._parse_line = parse_line

@@ -178,6 +178,8 @@ class HostSession:
         # the next call of a listed tool. Set from the session's receive loop, read on our own task.
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
+        # A lone surrogate or a schema nested past the SDK's parser costs its own tool, not the page.
+        compat.install_tolerant_json_reader()
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
