@@ -158,6 +158,23 @@ def _target(kind: Literal["http", "stdio"], address: str) -> Target:
     return Target(kind=kind, address=address)
 
 
+def _check_config_options(
+    config: Path | None, servers: list[str] | None, concurrency: int, *, call: str | None, pin: Path | None
+) -> None:
+    if config is None:
+        if servers:
+            raise CliError("--server picks servers of --mcp-config FILE")
+        return
+    if not 1 <= concurrency <= 16:
+        raise CliError(f"--concurrency must be between 1 and 16 (got {concurrency})")
+    if call is not None:
+        raise CliError("--call names one tool of one server: review that server by its URL or command")
+    if pin is not None:
+        raise CliError("--pin writes one server's pins: review that server by its URL or command")
+    # Read now: a missing or malformed file answers before the host stack loads.
+    require_readable_file(config)
+
+
 def _is_command(target: Sequence[str]) -> bool:
     return bool(target) and not (len(target) == 1 and "://" in target[0])
 
@@ -267,6 +284,18 @@ def review(
         list[str] | None,
         Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
     ] = None,
+    mcp_config: Annotated[
+        Path | None,
+        Parameter(
+            help="review every server of an MCP client's mcpServers JSON file (Claude Desktop, Cursor, "
+            "VS Code, FastMCP); ${VAR} references are read from the environment"
+        ),
+    ] = None,
+    server: Annotated[
+        list[str] | None,
+        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
+    ] = None,
+    concurrency: Annotated[int, Parameter(help="with --mcp-config: servers reviewed at once (1-16)")] = 4,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -285,17 +314,21 @@ def review(
         raise CliError("--timeout must be a positive number of seconds")
     if not deadline > 0:  # also refuses NaN
         raise CliError("--deadline must be a positive number of seconds")
-    sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
+    sources = sum([bool(target), stdio is not None, bool(descriptor), demo, mcp_config is not None])
     if sources != 1:
         raise CliError(
-            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo"
+            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --mcp-config FILE, "
+            "--descriptor FILE, --demo"
         )
+    _check_config_options(mcp_config, server, concurrency, call=call, pin=pin)
     if emit_tests is not None and not descriptor:
         raise CliError("--emit-tests needs --descriptor FILE")
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
-    server_env = _server_environment(env, env_pass, stdio_target=stdio is not None or _is_command(target))
+    server_env = _server_environment(
+        env, env_pass, stdio_target=stdio is not None or _is_command(target) or mcp_config is not None
+    )
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
@@ -334,6 +367,25 @@ def review(
             source_pins=_read_pins(pins) if pins is not None else None,
             env=server_env,
         )
+        if mcp_config is not None:
+            from agent_connector_sdk.cli.config_review import run_config_review
+
+            with quiet_sdk_loggers():
+                return run_config_review(
+                    mcp_config,
+                    server or [],
+                    options,
+                    extra_env=server_env,
+                    concurrency=concurrency,
+                    out=out,
+                    console=_console(out),
+                    json_output=json_output,
+                    strict=strict,
+                    descriptors=descriptors,
+                    lock=lock,
+                    write_lock=write_lock,
+                    sarif=sarif,
+                )
         if demo:
             report = _review_demo(options, json_output=json_output)
         else:

@@ -131,6 +131,11 @@ class ReviewOptions:
     """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
     cwd: str | None = None
     """A stdio server's working directory (default: this process's)."""
+    command: tuple[str, ...] | None = None
+    """The stdio command to run when the target's address only shows it (``--mcp-config``: the
+    entry as written, its ``${VAR}`` references unexpanded); default: the address, split."""
+    url: str | None = None
+    """The URL to connect to when the target's address only shows it (as for ``command``)."""
 
 
 @contextlib.contextmanager
@@ -283,11 +288,11 @@ def _client(
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
-        transport: Any = StreamableHttpTransport(target.address, headers=dict(options.headers))
+        transport: Any = StreamableHttpTransport(options.url or target.address, headers=dict(options.headers))
     else:
         from fastmcp.client.transports.stdio import StdioTransport
 
-        argv = shlex.split(target.address)
+        argv = list(options.command) if options.command else shlex.split(target.address)
         if not argv:
             raise CliError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
