@@ -181,6 +181,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "HostCore",
         "HostOptions",
         "HostSession",
+        "HttpStatusError",
         "InvalidCompletionRequest",
         "Invocation",
         "JsonRpcError",
@@ -197,6 +198,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "ToolResult",
         "TransportFailure",
         "TransportKind",
+        "UnsupportedVersion",
         "annotations_may_write",
         "header_map",
         "is_local_transport_error",
@@ -263,6 +265,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "summarize_arguments",
         "summarize_parameter_headers",
         "summarize_tool_hints",
+        "type_label",
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",

@@ -232,3 +232,33 @@ def test_a_format_1_lock_is_still_read_and_compared_by_digest() -> None:
     rewritten = json.loads(old.to_json())
     assert rewritten["lock_version"] == 2  # whatever is written is format 2 (these entries: digests)
     assert ContractLock.from_json(json.dumps(rewritten)).digest_only
+
+
+def _unfingerprintable(name: str, value: Any) -> dict[str, Any]:
+    tool = _tool(name)
+    tool["inputSchema"]["properties"]["weight"]["default"] = value
+    return tool
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), "lone \ud800 surrogate"])
+def test_an_unfingerprintable_descriptor_is_that_tools_drift_alone(value: Any) -> None:
+    # It used to raise for the whole listing: --write-lock/--lock exited 2 for the server, and a runtime
+    # lock made discover_tools raise, losing every approved tool.
+    lock = ContractLock().with_server(SERVER, [_tool("a"), _tool("bad"), _unfingerprintable("odd", value)])
+    entry = lock.server(SERVER)
+    assert entry is not None and [tool.name for tool in entry.tools] == ["a", "bad"]  # never approved
+    drift = compare_tools(
+        entry, [_tool("a"), _unfingerprintable("bad", value), _unfingerprintable("odd", value)]
+    )
+    assert [(d.tool, d.status, d.fields) for d in drift] == [
+        ("a", "unchanged", ()),
+        ("bad", "changed", ("unfingerprintable",)),
+        ("odd", "changed", ("unfingerprintable",)),
+    ]
+    assert drift[1].reason() == "the contract cannot be fingerprinted (it holds a value no JSON text carries)"
+    # Listed twice (once fingerprintable): the duplicate rule, never a crash; nameless: no tool at all.
+    twice = compare_tools(entry, [_tool("a"), _unfingerprintable("a", value), {"inputSchema": {}}])
+    assert [(d.tool, d.status, d.fields) for d in twice] == [
+        ("a", "changed", ("name",)),
+        ("bad", "removed", ()),
+    ]

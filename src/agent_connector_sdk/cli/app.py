@@ -66,6 +66,10 @@ app = App(
 
 _out = current_output
 
+# connectors.upstream_size.DEFAULT_MAX_UPSTREAM_BYTES, without importing the HTTP stack for `--help`
+# (tests/cli/test_openapi_document_cli.py keeps the two equal).
+_DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
+
 
 def _console(stream: TextIO) -> Console:
     from rich.console import Console
@@ -152,6 +156,23 @@ def _target(kind: Literal["http", "stdio"], address: str) -> Target:
     from agent_connector_sdk.cli.report import Target  # the report model loads only once the input is valid
 
     return Target(kind=kind, address=address)
+
+
+def _check_config_options(
+    config: Path | None, servers: list[str] | None, concurrency: int, *, call: str | None, pin: Path | None
+) -> None:
+    if config is None:
+        if servers:
+            raise CliError("--server picks servers of --mcp-config FILE")
+        return
+    if not 1 <= concurrency <= 16:
+        raise CliError(f"--concurrency must be between 1 and 16 (got {concurrency})")
+    if call is not None:
+        raise CliError("--call names one tool of one server: review that server by its URL or command")
+    if pin is not None:
+        raise CliError("--pin writes one server's pins: review that server by its URL or command")
+    # Read now: a missing or malformed file answers before the host stack loads.
+    require_readable_file(config)
 
 
 def _is_command(target: Sequence[str]) -> bool:
@@ -263,6 +284,18 @@ def review(
         list[str] | None,
         Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
     ] = None,
+    mcp_config: Annotated[
+        Path | None,
+        Parameter(
+            help="review every server of an MCP client's mcpServers JSON file (Claude Desktop, Cursor, "
+            "VS Code, FastMCP); ${VAR} references are read from the environment"
+        ),
+    ] = None,
+    server: Annotated[
+        list[str] | None,
+        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
+    ] = None,
+    concurrency: Annotated[int, Parameter(help="with --mcp-config: servers reviewed at once (1-16)")] = 4,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -281,17 +314,21 @@ def review(
         raise CliError("--timeout must be a positive number of seconds")
     if not deadline > 0:  # also refuses NaN
         raise CliError("--deadline must be a positive number of seconds")
-    sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
+    sources = sum([bool(target), stdio is not None, bool(descriptor), demo, mcp_config is not None])
     if sources != 1:
         raise CliError(
-            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo"
+            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --mcp-config FILE, "
+            "--descriptor FILE, --demo"
         )
+    _check_config_options(mcp_config, server, concurrency, call=call, pin=pin)
     if emit_tests is not None and not descriptor:
         raise CliError("--emit-tests needs --descriptor FILE")
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
-    server_env = _server_environment(env, env_pass, stdio_target=stdio is not None or _is_command(target))
+    server_env = _server_environment(
+        env, env_pass, stdio_target=stdio is not None or _is_command(target) or mcp_config is not None
+    )
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
@@ -330,6 +367,25 @@ def review(
             source_pins=_read_pins(pins) if pins is not None else None,
             env=server_env,
         )
+        if mcp_config is not None:
+            from agent_connector_sdk.cli.config_review import run_config_review
+
+            with quiet_sdk_loggers():
+                return run_config_review(
+                    mcp_config,
+                    server or [],
+                    options,
+                    extra_env=server_env,
+                    concurrency=concurrency,
+                    out=out,
+                    console=_console(out),
+                    json_output=json_output,
+                    strict=strict,
+                    descriptors=descriptors,
+                    lock=lock,
+                    write_lock=write_lock,
+                    sarif=sarif,
+                )
         if demo:
             report = _review_demo(options, json_output=json_output)
         else:
@@ -537,6 +593,29 @@ def serve(
     max_in_flight_per_caller: Annotated[
         int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
     ] = 8,
+    max_upstream_bytes: Annotated[
+        int,
+        Parameter(
+            help="--openapi: largest upstream answer a tool reads, in decoded bytes (default 8 MiB); "
+            "a larger one is an upstream_too_large error result"
+        ),
+    ] = _DEFAULT_MAX_UPSTREAM_BYTES,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: serve a document that reuses an operationId (refused by default: OpenAPI "
+            "requires uniqueness); every tool derived from the ID inherits its [auth.require] scopes",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: refuse the whole document when a $ref resolves to nothing (default: leave "
+            "out only the operations that reach one, each named in a warning)",
+            negative=(),
+        ),
+    ] = False,
     insecure_open_bind: Annotated[
         bool,
         Parameter(
@@ -560,6 +639,16 @@ def serve(
         raise CliError("--upstream-errors only applies with --openapi")
     if auth_config is not None and openapi is None:
         raise CliError("--auth-config only applies with --openapi")
+    openapi_only = {
+        "--max-upstream-bytes": max_upstream_bytes != _DEFAULT_MAX_UPSTREAM_BYTES,
+        "--allow-duplicate-operation-ids": allow_duplicate_operation_ids,
+        "--strict-refs": strict_refs,
+    }
+    for option, given in openapi_only.items():
+        if given and openapi is None:
+            raise CliError(f"{option} only applies with --openapi")
+    if max_upstream_bytes < 1:
+        raise CliError(f"--max-upstream-bytes must be a positive number of bytes (got {max_upstream_bytes})")
     if not 0 < read_timeout <= 3600:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
     if openapi is not None:
@@ -631,6 +720,9 @@ def serve(
                     upstream_errors=upstream_errors,
                     request_bounds=bounds,
                     auth=_auth_settings(auth_config),
+                    max_upstream_bytes=max_upstream_bytes,
+                    allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+                    strict_refs=strict_refs,
                 )
             from agent_connector_sdk.cli.render import count
 
@@ -710,6 +802,21 @@ def disclose(
         bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())
     ] = False,
     top: Annotated[int, Parameter(help="how many of the largest schemas to list")] = 5,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="disclose a document that reuses an operationId (refused by default, as serve does)",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="refuse the whole document when a $ref resolves to nothing (default: such operations "
+            "are listed as refused)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Build hash-bound schema disclosures for every operation of an OpenAPI document (no network).
 
@@ -725,7 +832,13 @@ def disclose(
     stream = _out()
     source = load_openapi(str(openapi) if openapi is not None else None)
     with quiet_sdk_loggers(), _progress("building disclosures") as hook:
-        run = build_disclosures(source, operation=operation, progress=hook)
+        run = build_disclosures(
+            source,
+            operation=operation,
+            progress=hook,
+            allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+            strict_refs=strict_refs,
+        )
     written = write_disclosures(run, out) if out is not None else 0
     failures: dict[str, str] = {}
     if verify:
@@ -746,7 +859,7 @@ def disclose(
             ],
             "refusals": [r.__dict__ for r in run.refusals],
         }
-        stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        stream.write(sanitize_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)
     return 1 if failures or run.refusals else 0
@@ -762,15 +875,20 @@ def _render_disclosures(
     top: int,
     stream: TextIO,
 ) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from agent_connector_sdk.cli.render import count
+
+    def shown(text: str, limit: int = 200) -> str:
+        # Names and reasons come from the document: through the one sanitizer, then safe from markup.
+        return escape(sanitize_text(text, limit))
 
     console = _console(stream)
     manifests = [d.manifest for d in run.disclosures.values()]
     total = sum(m.schema_bytes for m in manifests)
     fragments = sum(m.fragment_count for m in manifests)
-    console.print(f"source   {run.title} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
+    console.print(f"source   {shown(run.title)} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
     console.print(
         f"built    {count(len(manifests), 'disclosure')} "
         f"({count(fragments, 'fragment')} of at most 4,096 bytes), "
@@ -787,7 +905,11 @@ def _render_disclosures(
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in sorted(manifests, key=lambda m: -m.schema_bytes)[: max(top, 0)]:
         table.add_row(
-            m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
+            shown(m.alias),
+            shown(m.operation),
+            f"{m.schema_bytes:,}",
+            str(m.fragment_count),
+            m.schema_sha256[:16] + "…",
         )
     console.print(table)
     if len(manifests) == 1:
@@ -797,24 +919,29 @@ def _render_disclosures(
         where = f" from the files in {out}" if out is not None else ""
         console.print(f"verified {intact} of {len(manifests)} reconstructed intact{where}")
         for alias, category in failures.items():
-            console.print(f"  [red]FAILED[/red] {alias}: {category}")
+            console.print(f"  [red]FAILED[/red] {shown(alias)}: {category}")
     if out is not None:
         console.print(f"wrote    {count(written, 'file')} under {out}")
     if run.refusals:
         console.print(f"refused  {count(len(run.refusals), 'operation')}:")
         for refusal in run.refusals:
-            console.print(f"  {refusal.alias} ({refusal.operation}): {refusal.category} — {refusal.reason}")
+            where = shown(refusal.operation)
+            if refusal.alias:
+                where = f"{shown(refusal.alias)} ({where})"
+            console.print(f"  {where}: {refusal.category} — {shown(refusal.reason, 400)}")
     else:
         console.print("refused  none")
 
 
 def _render_fragments(disclosure: Any, console: Console) -> None:
     """One disclosure's fragments: the URI a host reads, its size and its digest."""
+    from rich.markup import escape
+
     from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
 
     manifest = disclosure.manifest
-    console.print(f"manifest {manifest.manifest_uri}")
-    console.print(f"fragment {manifest.fragment_uri_template}")
+    console.print(f"manifest {escape(sanitize_text(manifest.manifest_uri, 400))}")
+    console.print(f"fragment {escape(sanitize_text(manifest.fragment_uri_template, 400))}")
     for index in range(manifest.fragment_count):
         fragment = read_schema_fragment(disclosure, str(index))
         size = len(fragment.text.encode("utf-8"))

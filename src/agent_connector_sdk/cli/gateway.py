@@ -122,15 +122,25 @@ def gateway(
 
     try:
         run_server(app_, sock, announce)
+    except SystemExit:
+        # uvicorn exits (status 3) when the app's lifespan fails: say why in our one line, if we know.
+        if front.start_error is None:
+            raise
     finally:
         sock.close()
+    if front.start_error is not None:  # refused in the app's lifespan (e.g. an [auth.require] typo)
+        raise CliError(front.start_error.message)
     return 0
 
 
 async def _check(front: Any, *, json_output: bool) -> int:
+    from agent_connector_sdk.gateway import GatewayError
     from agent_connector_sdk.gateway.evidence import collect_evidence
 
-    await front.start(supervise=False)
+    try:
+        await front.start(supervise=False)
+    except GatewayError as error:
+        raise CliError(f"--check: {error.message}") from None
     try:
         evidence = [await collect_evidence(child) for child in front.children.values()]
     finally:

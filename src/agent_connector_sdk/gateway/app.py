@@ -50,7 +50,7 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.children import Child, ChildHealth
 from agent_connector_sdk.gateway.config import GatewayConfig
 from agent_connector_sdk.gateway.errors import GatewayError, refusal_code
-from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs
+from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.trace_context import reissue_trace_context
 from agent_connector_sdk.mcp.host import HostOptions
@@ -281,6 +281,10 @@ class Gateway:
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self.health_detail = health_detail
+        self.unmatched: tuple[str, ...] = ()
+        self.start_error: GatewayError | None = None
+        """Why :meth:`start` refused to serve (also raised; kept for a server whose lifespan ran it)."""
+        """``[auth.require]`` keys that stopped naming anything after a re-list (the gateway is degraded)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self, *, supervise: bool = True) -> None:
@@ -291,6 +295,16 @@ class Gateway:
             return
         self._started = True
         await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
+        unmatched = self.unmatched_requirements()
+        if unmatched:
+            # A typo must not leave a tool open: refuse to serve at all (and --check fails the same way).
+            await self.stop()
+            self.start_error = GatewayError(
+                "invalid_config",
+                f"[auth.require] {unmatched[0]} names no child and no tool its child lists "
+                f"({len(unmatched)} unmatched)",
+            )
+            raise self.start_error
         # One registration for every tool published so far (registering checks the server holds them).
         self._registry = register_schema_resources(
             self.server, self.search, dict(self._pending_origins), frozen_schemas=True
@@ -370,6 +384,43 @@ class Gateway:
                 "rejected": [{"tool": r.tool, "category": r.category} for r in catalog.rejected],
             }
         )
+        if self._registry is not None:  # after start-up (start-up refuses an unmatched key outright)
+            self._recheck_requirements()
+
+    def unmatched_requirements(self) -> tuple[str, ...]:
+        """``[auth.require]`` keys that name neither a child nor a tool some listed child lists (published,
+        or rejected by admission: a real name, never exposed). A key under a child that has not listed
+        yet (down since start-up) is not judged until it lists."""
+        auth = self.config.auth
+        if auth is None:
+            return ()
+        unmatched: list[str] = []
+        for key in auth.require:
+            if key in self.children:
+                continue
+            owner = self.children.get(key.split("_", 1)[0])
+            if owner is None:
+                unmatched.append(key)
+                continue
+            catalog = owner.catalog
+            if catalog is None or key in catalog.tools:
+                continue
+            child = owner.name
+            if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
+                unmatched.append(key)
+        return tuple(unmatched)
+
+    def _recheck_requirements(self) -> None:
+        """After a generation move: a requirement that stopped matching degrades the gateway (logged once
+        per change), since the tool it guarded may come back under another name."""
+        unmatched = self.unmatched_requirements()
+        if unmatched != self.unmatched:
+            for key in unmatched:
+                if key not in self.unmatched:
+                    logger.warning(
+                        "[auth.require] %s no longer names a child or a listed tool: gateway degraded", key
+                    )
+            self.unmatched = unmatched
 
     def _scopes(self, child: str, exposed: str) -> tuple[str, ...]:
         auth = self.config.auth
@@ -395,7 +446,10 @@ class Gateway:
         children = [health.as_json() for health in self.health()]
         up = sum(1 for health in children if health["state"] == "up")
         status = _status(up, len(children))
-        return JSONResponse({"status": status, "children": children}, status_code=200 if up else 503)
+        if self.unmatched and status == "ok":
+            status = "degraded"  # a requirement names nothing any more: the log line names it
+        body = {"status": status, "children": children, "unmatched_requirements": len(self.unmatched)}
+        return JSONResponse(body, status_code=200 if up else 503)
 
     # -- serving ---------------------------------------------------------------------------------------
     def http_app(

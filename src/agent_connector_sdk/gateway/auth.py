@@ -128,11 +128,19 @@ class AuthSettings:
                 found[scope] = None
         return tuple(found)
 
-    def check_names(self, known: Iterable[str], *, prefixes: Iterable[str] = ()) -> None:
-        """Refuse a requirement naming nothing ``known`` (or under none of ``prefixes``)."""
+    def check_names(
+        self, known: Iterable[str], *, prefixes: Iterable[str] = (), reserved: Iterable[str] = ()
+    ) -> None:
+        """Refuse a requirement naming nothing ``known`` (or under none of ``prefixes``), or naming one
+        of the ``reserved`` names (the server's own tools, which no requirement may reach)."""
         names = set(known)
         starts = tuple(prefixes)
+        own = set(reserved)
         for name in self.require:
+            if name in own:
+                raise GatewayError(
+                    "invalid_config", f"[auth.require] {name} is the server's own tool, not a child's"
+                )
             if name not in names and not (starts and name.startswith(starts)):
                 raise GatewayError("invalid_config", f"[auth.require] {name} names no child or tool")
 

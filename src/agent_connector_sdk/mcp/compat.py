@@ -66,23 +66,29 @@ Host side (for the client adapters; routed here so both sides share one list):
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
   ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
   judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host._wire`).
+* :func:`sdk_local_failure` — not a private member but the SDK's fixed texts for the JSON-RPC errors
+  it synthesizes on this side (an HTTP status, a parser refusal, a lost stream): the one place the host
+  tells them apart from a server's own errors.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, Literal, cast
 
 import anyio
 import anyio.abc
 import fastmcp
+import mcp_types
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
@@ -112,6 +118,8 @@ __all__ = [
     "GetToolCatalog",
     "ListMethod",
     "McpHttpClientFactory",
+    "SdkFailureKind",
+    "SdkLocalFailure",
     "SearchText",
     "catalog_bypassed",
     "component_auth_context",
@@ -134,6 +142,8 @@ __all__ = [
     "replace_tool_catalog",
     "replace_tool_resolution",
     "run_input_required_driver",
+    "sdk_local_failure",
+    "sdk_version_mismatch",
     "search_proxy_tool_name",
     "send_unvalidated_request",
     "stdio_line_cap",
@@ -677,3 +687,160 @@ def require_tool_scopes(server: FastMCP[Any], requirements: Mapping[str, tuple[s
         if tool is not None and scopes:
             tool.auth = require_scopes(*scopes)
     return set(requirements) - set(stored)
+
+
+# ------------------------------------------------------------------------------ the SDK's local errors
+SdkFailureKind = Literal[
+    "http_status", "parse", "too_deep", "content_type", "event_too_large", "closed", "timeout", "no_answer"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SdkLocalFailure:
+    """A JSON-RPC error the ``mcp`` SDK made up on this side (see :func:`sdk_local_failure`).
+
+    ``detail`` is value-free: the parser's reason and position, the content type that came, the SSE
+    event limit; never a quote of the body."""
+
+    kind: SdkFailureKind
+    detail: str | None = None
+
+
+_PARSE_PREFIXES: Final = ("Failed to parse JSON response: ", "Failed to parse SSE message: ")
+_CLOSED_MESSAGES: Final = frozenset(
+    {
+        "Connection closed",
+        "SSE stream ended without a response",
+        "SSE stream ended and reconnection attempts were exhausted",
+    }
+)
+_HTTP_STAND_INS: Final = frozenset({"Server returned an error response", "Not Found", "Session terminated"})
+_PARSER_REASON: Final = re.compile(r"Invalid JSON: ([A-Za-z ,']{1,80}) at line (\d{1,9}) column (\d{1,12})")
+_EVENT_LIMIT: Final = re.compile(r"Server-sent event exceeded the (\d{1,20}) byte limit")
+_CONTENT_TYPE: Final = re.compile(r"Unexpected content type: ([A-Za-z0-9!#$&^_.+/-]{0,120})")
+
+
+def sdk_local_failure(code: int, message: str) -> SdkLocalFailure | None:
+    """What the ``mcp`` 2.3 SDK meant by an error it synthesized itself, or ``None`` for the peer's own.
+
+    The SDK reports failures of its own side as JSON-RPC errors indistinguishable in type from a
+    server's: an HTTP error status (``-32603`` "Server returned an error response"), a body its parser
+    refuses (``-32700``, e.g. a 5,000-digit integer), a response that is not JSON (``-32600``), an SSE
+    event over its limit or a lost stream (``-32000``), a timeout (``-32001``). They differ from a
+    server's only by their fixed texts (in ``mcp/client/streamable_http.py``,
+    ``mcp/shared/jsonrpc_dispatcher.py`` and ``mcp/client/session.py``), read here and nowhere else,
+    so the host can keep a server's words as the server's (a server's own ``-32000 "backend on fire"``
+    is its error, not a closed connection). A server sending one of these texts verbatim is read as
+    the failure it names. ``tests/compat`` checks every text is still in the installed SDK.
+    """
+    if code == mcp_types.PARSE_ERROR and message.startswith(_PARSE_PREFIXES):
+        if "recursion limit exceeded" in message:
+            return SdkLocalFailure("too_deep")
+        found = _PARSER_REASON.search(message)
+        reason = f"{found.group(1)} at line {found.group(2)} column {found.group(3)}" if found else None
+        return SdkLocalFailure("parse", reason)
+    if code in (mcp_types.INTERNAL_ERROR, mcp_types.METHOD_NOT_FOUND, mcp_types.INVALID_REQUEST) and (
+        message in _HTTP_STAND_INS
+    ):
+        return SdkLocalFailure("http_status")
+    if code == mcp_types.INVALID_REQUEST and message.startswith("Unexpected content type: "):
+        found = _CONTENT_TYPE.match(message)
+        return SdkLocalFailure("content_type", found.group(1) if found else None)
+    if code == mcp_types.INVALID_REQUEST and (
+        message == "server answered a request with 202 Accepted" or message.startswith("Redirect to ")
+    ):
+        return SdkLocalFailure("no_answer")
+    if code == mcp_types.CONNECTION_CLOSED:
+        if message in _CLOSED_MESSAGES:
+            return SdkLocalFailure("closed")
+        if message.startswith("SSE stream failed: "):
+            found = _EVENT_LIMIT.search(message)
+            return SdkLocalFailure("event_too_large", found.group(1)) if found else SdkLocalFailure("closed")
+    if (
+        code == mcp_types.REQUEST_TIMEOUT
+        and message.startswith("Request ")
+        and message.endswith(" timed out")
+    ):
+        return SdkLocalFailure("timeout")
+    return None
+
+
+# mcp raises these as RuntimeError while connecting (mcp/client/session.py).
+_UNSUPPORTED_VERSION: Final = re.compile(r"Unsupported protocol version from the server: (.{0,400})", re.S)
+_NO_MUTUAL_VERSION: Final = re.compile(
+    r"No mutually supported modern protocol version \(server: (.{0,400}?), client", re.S
+)
+
+
+def sdk_version_mismatch(text: str) -> str | None:
+    """The versions a server offered, from the ``RuntimeError`` text the SDK raises when it shares
+    no protocol revision with this client; ``None`` for any other text (raw: sanitize to show)."""
+    found = _UNSUPPORTED_VERSION.match(text) or _NO_MUTUAL_VERSION.match(text)
+    return found.group(1) if found is not None else None
+
+
+# ------------------------------------------------------------------------------ the tolerant JSON reader
+class _TolerantMessageReader:
+    """The SDK's JSON-RPC message adapter, with a second reading of what its parser refuses.
+
+    pydantic's JSON parser refuses two things RFC 8259 allows: a ``\\uD800``-style escape that
+    decodes to a lone surrogate, and nesting past about 200 levels. Either made a whole message
+    unreadable, so one bad tool descriptor lost every tool of the page (and over stdio the request
+    waited for its timeout). On such a refusal the text is read again with Python's own parser
+    (which takes both, and refuses ``NaN``/``Infinity`` literals here as JSON does), then validated
+    as the SDK would; anything that still fails fails as before, with the SDK's own error. The host's
+    Admit gate then rejects the offending descriptor alone (a lone surrogate, a schema past
+    ``max_schema_depth``). Messages the SDK reads fine never take this path.
+    """
+
+    def __init__(self, adapter: Any) -> None:
+        self._adapter = adapter
+
+    def validate_json(self, data: Any, **kwargs: Any) -> Any:
+        import json
+
+        from pydantic import ValidationError
+
+        try:
+            return self._adapter.validate_json(data, **kwargs)
+        except ValidationError as refusal:
+            if not all(error.get("type") == "json_invalid" for error in refusal.errors()):
+                raise
+            try:
+                parsed = json.loads(data, parse_constant=_refuse_constant)
+            except (ValueError, RecursionError):
+                raise refusal from None
+            return self._adapter.validate_python(parsed, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def install_tolerant_json_reader() -> None:
+    """Read the messages of the SDK's Streamable HTTP and stdio clients through
+    :class:`_TolerantMessageReader` (``mcp`` 2.3: ``mcp.client.streamable_http.jsonrpc_message_adapter``
+    and ``mcp.client.stdio._parse_line``); idempotent, process-wide, client side only."""
+    import mcp.client.stdio as sdk_stdio
+    import mcp.client.streamable_http as sdk_http
+
+    adapter = getattr(sdk_http, "jsonrpc_message_adapter")  # noqa: B009 (not re-exported)
+    if not isinstance(adapter, _TolerantMessageReader):
+        setattr(sdk_http, "jsonrpc_message_adapter", _TolerantMessageReader(adapter))  # noqa: B010
+    if not getattr(sdk_stdio._parse_line, "__agent_connector_tolerant__", False):
+        from mcp.shared.message import SessionMessage
+
+        reader = _TolerantMessageReader(mcp_types.jsonrpc_message_adapter)
+        sdk_parse_line = sdk_stdio._parse_line
+
+        def parse_line(line: str) -> Any:
+            try:
+                return SessionMessage(reader.validate_json(line, by_name=False))
+            except ValueError:
+                return sdk_parse_line(line)  # refused either way: the SDK reports it as it does
+
+        parse_line.__agent_connector_tolerant__ = True  # type: ignore[attr-defined]
+        sdk_stdio._parse_line = parse_line

@@ -251,11 +251,11 @@ class ContractLock(BaseModel):
     # -- building --------------------------------------------------------------------------------
     def with_server(self, server: str, descriptors: Iterable[Mapping[str, Any]]) -> ContractLock:
         """A copy whose entry for ``server`` approves exactly ``descriptors`` (replacing any earlier
-        entry). A name that occurs more than once is left out: no one contract can be approved for it.
-        Raises :class:`~.errors.AdmissionError` (``malformed``) for a descriptor that cannot be
-        fingerprinted."""
-        contracts = [_Current.of(descriptor) for descriptor in descriptors]
-        counts = Counter(contract.name for contract in contracts)
+        entry). A name that occurs more than once is left out: no one contract can be approved for it;
+        so is a descriptor that cannot be fingerprinted (a non-finite number, a lone surrogate, no
+        name): that tool's problem, never the server's — it is not approved, and the rest are."""
+        contracts, refused = _currents(descriptors)
+        counts = Counter([*(contract.name for contract in contracts), *refused])
         tools = sorted(
             (LockedTool.of(c.digests, c.view) for c in contracts if counts[c.name] == 1),
             key=lambda tool: tool.name,
@@ -326,6 +326,8 @@ class ToolDrift:
 
     def reason(self) -> str:
         """A value-free sentence for a refusal or a report line."""
+        if self.fields == ("unfingerprintable",):
+            return "the contract cannot be fingerprinted (it holds a value no JSON text carries)"
         if self.status == "changed":
             return f"the contract changed since it was approved: {', '.join(self.fields)}"
         if self.status == "added":
@@ -342,6 +344,22 @@ def diff_digest(tool: str, previous: str | None, locked: str | None, current: st
     (renames), the locked and the current contract digests (``None`` where there is none)."""
     body = {"current": current, "locked": locked, "previous": previous, "tool": tool}
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _currents(descriptors: Iterable[Mapping[str, Any]]) -> tuple[list[_Current], list[str]]:
+    """The descriptors that can be fingerprinted, and the names of those that cannot (each its own
+    tool's problem; a descriptor without a name is no tool and is dropped). A name in both lists
+    occurs more than once."""
+    currents: list[_Current] = []
+    refused: list[str] = []
+    for descriptor in descriptors:
+        try:
+            currents.append(_Current.of(descriptor))
+        except AdmissionError:
+            name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
+            if isinstance(name, str) and name:
+                refused.append(name)
+    return currents, refused
 
 
 @dataclass(slots=True)
@@ -551,13 +569,25 @@ def compare_tools(
     title set aside (in name order), then — with ``detail`` — similar ones ("renamed with changes").
     ``detail=False`` (Admit at runtime) computes statuses only: no per-pointer changes, no similarity
     search, no look-alike check, O(1) per tool beyond the fingerprints.
-    Raises :class:`~.errors.AdmissionError` (``malformed``) for a descriptor that cannot be fingerprinted.
+    A named descriptor that cannot be fingerprinted (a non-finite number, a lone surrogate) is that
+    tool's drift alone: ``changed`` with field ``unfingerprintable`` (it can never match an approval);
+    one without a name is no tool and is left out.
     """
-    currents = [_Current.of(descriptor) for descriptor in descriptors]
-    counts = Counter(current.name for current in currents)
+    currents, refused = _currents(descriptors)
+    counts = Counter([*(current.name for current in currents), *refused])
     entries = {tool.name: tool for tool in (locked.tools if locked is not None else [])}
     names = sorted(set(counts) | set(entries))
     results: dict[str, ToolDrift] = {}
+    for name in refused:
+        if counts[name] > 1:  # listed more than once: no one contract is offered under it
+            digest = diff_digest(name, None, None, None)
+            results[name] = ToolDrift(name, "changed", ("name",), severity="escalation", diff_sha256=digest)
+            continue
+        entry = entries.get(name)
+        digest = diff_digest(name, None, entry.sha256 if entry is not None else None, None)
+        results[name] = ToolDrift(
+            name, "changed", ("unfingerprintable",), severity="breaking", diff_sha256=digest
+        )
     added: list[_Current] = []
     for current in currents:
         if current.name in results:

@@ -6,7 +6,9 @@
   ``isError`` result, which tells a client the tool exists and failed);
 * turns a **tool's own failure** (FastMCP raises ``ToolError``/``ValidationError`` out of ``call_next``)
   into an ``isError: true`` result that *still conforms*: when the tool publishes an ``outputSchema`` our
-  policy requires conforming ``structuredContent`` even on errors, so the check asks
+  policy requires conforming ``structuredContent`` even on errors, so the check takes the tool's own
+  failure payload when the tool models its failures (:class:`ModelsItsFailures`, e.g. the OpenAPI
+  connector's failure envelope) and that payload conforms, else asks
   ``error_structured_content(tool_name, output_schema)`` for a payload (default: the first of ``[]``,
   ``{}``, ``""``, ``0``, ``false`` that validates; JSON ``null`` is not offered because FastMCP cannot put
   a null ``structuredContent`` on the wire). The result's *first* text block is the failure text (cut
@@ -54,7 +56,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
@@ -73,6 +75,7 @@ from agent_connector_sdk.mcp.server._record import resolved_tool
 __all__ = [
     "ERROR_TEXT_LIMIT",
     "ErrorPayloadFactory",
+    "ModelsItsFailures",
     "OutputSelfCheck",
     "bounded_error_text",
     "first_conforming_placeholder",
@@ -222,7 +225,7 @@ class OutputSelfCheck(Middleware):
                 raise refusal.as_mcp_error() from refusal
             tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
-            return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
+            return self._conforming_error(name, tool, str(failure) or "tool failed", str(category), failure)
         if isinstance(result, InputRequiredToolResult):
             # Not a final result (the final one is checked on the retry that completes the call), but
             # the interim shape has its own rules: never ask a client for what it cannot answer.
@@ -305,12 +308,19 @@ class OutputSelfCheck(Middleware):
         return await server.get_tool(name)
 
     def _conforming_error(
-        self, name: str, tool: Tool | None, message: str, category: str = "tool_failed"
+        self,
+        name: str,
+        tool: Tool | None,
+        message: str,
+        category: str = "tool_failed",
+        failure: BaseException | None = None,
     ) -> ToolResult:
         """An ``isError`` result that conforms to ``tool``'s published contract, or a -32603 error.
 
         The error text comes first (a client reading the first block reads why the call failed), cut to
-        :data:`ERROR_TEXT_LIMIT` characters; the placeholder's JSON serialization follows it.
+        :data:`ERROR_TEXT_LIMIT` characters; the payload's JSON serialization follows it. A tool that
+        models its failures (:class:`ModelsItsFailures`) supplies the payload; it is used only when it
+        conforms, else the payload factory is asked.
         """
         text = bounded_error_text(message)
         blocks: list[mcp_types.ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
@@ -319,16 +329,18 @@ class OutputSelfCheck(Middleware):
             return ToolResult(content=blocks, is_error=True)
         payload: Any = _NO_PAYLOAD
         if tool is not None and tool.output_schema is not None:
-            try:
-                payload = self._error_payload(name, tool.output_schema)
-                if payload is None:  # FastMCP drops a None structuredContent: it would not conform
-                    raise LookupError("null structuredContent cannot be sent")
-            except LookupError as none_fits:
-                raise MCPError(
-                    code=mcp_types.INTERNAL_ERROR,
-                    message=f"{text} (and no error result conforms to the output schema of {name!r})",
-                    data={"tool": name, "category": category},
-                ) from none_fits
+            payload = _modelled_failure(tool, failure, category, text)
+            if payload is _NO_PAYLOAD:
+                try:
+                    payload = self._error_payload(name, tool.output_schema)
+                    if payload is None:  # FastMCP drops a None structuredContent: it would not conform
+                        raise LookupError("null structuredContent cannot be sent")
+                except LookupError as none_fits:
+                    raise MCPError(
+                        code=mcp_types.INTERNAL_ERROR,
+                        message=f"{text} (and no error result conforms to the output schema of {name!r})",
+                        data={"tool": name, "category": category},
+                    ) from none_fits
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
         if payload is _NO_PAYLOAD or tool is None or tool.output_schema is None:
             return ToolResult(content=blocks, is_error=True)
@@ -339,6 +351,26 @@ class OutputSelfCheck(Middleware):
             # unwrapped, and a wrapped payload would violate it.
             return ToolResult(content=blocks, structured_content=payload, is_error=True)
         return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
+
+
+@runtime_checkable
+class ModelsItsFailures(Protocol):
+    """A tool whose output schema models its own failures (e.g. the OpenAPI connector's tools, whose
+    schema has a failure envelope beside the success shape): it builds the ``structuredContent`` of
+    its ``isError`` result from the failure (the exception, when there is one), its category and the
+    result's text; ``None`` when it has none to offer."""
+
+    def failure_structured_content(self, failure: BaseException | None, category: str, text: str) -> Any: ...
+
+
+def _modelled_failure(tool: Tool, failure: BaseException | None, category: str, text: str) -> Any:
+    """The tool's own failure payload when it models its failures and the payload conforms."""
+    if not isinstance(tool, ModelsItsFailures) or tool.output_schema is None:
+        return _NO_PAYLOAD
+    payload = tool.failure_structured_content(failure, category, text)
+    if payload is None or validate_instance(tool.output_schema, payload) is not None:
+        return _NO_PAYLOAD
+    return payload
 
 
 ERROR_TEXT_LIMIT = 512
