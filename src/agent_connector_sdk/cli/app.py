@@ -661,6 +661,14 @@ def serve(
             negative=(),
         ),
     ] = False,
+    insecure_open_bind: Annotated[
+        bool,
+        Parameter(
+            help="serve WITHOUT authentication on a non-loopback --host: anyone who can reach the "
+            "address may call every tool, and no Host/Origin check applies (refused otherwise)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -724,7 +732,19 @@ def serve(
     lab_with_tokens = openapi is None and not no_auth
     if lab_with_tokens and not is_loopback(host):
         raise CliError(
-            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host or --no-auth"
+            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
+            "(or --no-auth with --insecure-open-bind)"
+        )
+    unauthenticated = (openapi is None and no_auth) or (openapi is not None and auth_config is None)
+    if insecure_open_bind and not unauthenticated:
+        raise CliError("--insecure-open-bind only applies to a server without authentication")
+    if unauthenticated and not is_loopback(host) and not insecure_open_bind:
+        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
+        # it, and FastMCP's Host/Origin check only guards loopback binds.
+        raise CliError(
+            f"refusing to bind {host} without authentication: "
+            + ("pass --auth-config FILE (see docs/gateway.md), " if openapi is not None else "")
+            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
         )
     from agent_connector_sdk.state import StateConfigError
     from agent_connector_sdk.state.config import state_url_from_env
@@ -777,6 +797,13 @@ def serve(
 
     def announce(url: str) -> None:
         print(f"serving {what} at {url}", file=out, flush=True)
+        if insecure_open_bind and not is_loopback(host):
+            print(
+                f"WARNING: no authentication on {host} (--insecure-open-bind): anyone who can reach it "
+                "may call every tool",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
