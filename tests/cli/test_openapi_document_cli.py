@@ -135,8 +135,12 @@ def test_serve_refuses_duplicates_and_reserved_names_in_one_line(tmp_path: Path)
     duplicates = source(
         {"/a": {"delete": {**done, "operationId": "drop"}}, "/b": {"delete": {**done, "operationId": "drop"}}}
     )
-    with pytest.raises(CliError, match=r'duplicate operationId "drop": DELETE /a and DELETE /b'):
+    with pytest.raises(CliError) as refused:
         build_openapi_app(duplicates, upstream="http://127.0.0.1:9")
+    assert str(refused.value) == (
+        'duplicate operationId "drop": DELETE /a and DELETE /b; OpenAPI requires operationIds to be unique '
+        "(to serve it anyway: --allow-duplicate-operation-ids)"
+    )
     _, tools = build_openapi_app(
         duplicates, upstream="http://127.0.0.1:9", allow_duplicate_operation_ids=True
     )
@@ -169,3 +173,23 @@ def test_serve_log_lines_go_through_the_one_sanitizer() -> None:
     line = _OneLine().format(record)
     assert "\x1b" not in line and "\u202e" not in line
     assert line == "warning agent_connector_sdk.cli.serve: list\\x1b[31mRED\\u202eevil"
+
+
+def test_serve_names_each_operation_it_leaves_out_in_one_warning_line() -> None:
+    document = _hostile_document()
+    source = OpenAPISource(raw=json.dumps(document).encode(), document=document)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(_OneLine())
+    serve_logger = logging.getLogger("agent_connector_sdk.cli.serve")
+    serve_logger.addHandler(handler)
+    try:
+        _, tools = build_openapi_app(source, upstream="http://127.0.0.1:9")
+    finally:
+        serve_logger.removeHandler(handler)
+    assert tools == 1
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        'warning agent_connector_sdk.cli.serve: operation "gone\\u202e[bold]x" left out: '
+        "$ref #/components/schemas/Missing resolves to nothing in the document"
+    ]

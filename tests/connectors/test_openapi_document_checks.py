@@ -50,7 +50,7 @@ def test_a_duplicate_operation_id_is_refused_naming_both_places() -> None:
     with pytest.raises(InvalidOpenAPIDocument) as refused:
         build_openapi_server(DUPLICATES, base_url=BASE)
     message = refused.value.message
-    assert refused.value.category == "invalid_document"
+    assert refused.value.category == "invalid_document" and refused.value.rule == "unique_operation_ids"
     assert message == (
         'duplicate operationId "deleteThing": DELETE /things/{id} and DELETE /admin/things/{id}; '
         "OpenAPI requires operationIds to be unique"

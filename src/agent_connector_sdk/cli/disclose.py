@@ -12,9 +12,10 @@ from typing import Any
 import anyio
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.serve import SEARCH_TOOL_NAMES
+from agent_connector_sdk.cli.serve import SEARCH_TOOL_NAMES, document_refusal
 from agent_connector_sdk.cli.sources import count_operations, document_info
 from agent_connector_sdk.connectors.openapi import (
+    InvalidOpenAPIDocument,
     OpenAPIOperationTool,
     build_openapi_server,
     list_operation_tools,
@@ -72,7 +73,9 @@ async def _operation_tools(
             reserved_names=SEARCH_TOOL_NAMES,
             raw=source.raw,
         )
-    except ValueError as error:  # the connector or FastMCP's parser refused the document
+    except InvalidOpenAPIDocument as error:  # the connector or FastMCP's parser refused the document
+        raise CliError(document_refusal(error)) from None
+    except ValueError as error:  # e.g. a reference FastMCP cannot follow
         raise CliError(str(error)) from None
     try:
         return await list_operation_tools(openapi), dict(openapi.refused)

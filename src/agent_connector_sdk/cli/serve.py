@@ -44,6 +44,7 @@ __all__ = [
     "build_openapi_app",
     "built_to_last",
     "disclosure_read_path",
+    "document_refusal",
     "is_loopback",
     "log_disclosure_read_path",
     "one_line_logging",
@@ -229,7 +230,7 @@ def build_openapi_app(
             raw=source.raw,
         )
     except InvalidOpenAPIDocument as error:
-        raise CliError(error.message) from None
+        raise CliError(document_refusal(error)) from None
     for operation, reason in openapi.refused.items():
         logger.warning("operation %s left out: %s", json.dumps(operation, ensure_ascii=False)[:200], reason)
 
@@ -278,6 +279,15 @@ def build_openapi_app(
         )
         return replica, len(disclosures)
     return gated_http_app(server, stateless_http=True, request_bounds=request_bounds), len(disclosures)
+
+
+_RELAXED_BY: Final = {"unique_operation_ids": "--allow-duplicate-operation-ids"}
+
+
+def document_refusal(error: InvalidOpenAPIDocument) -> str:
+    """The connector's refusal as the CLI says it: its words, and the option that relaxes the rule."""
+    option = _RELAXED_BY.get(error.rule or "")
+    return f"{error.message} (to serve it anyway: {option})" if option else error.message
 
 
 def disclosure_read_path(app: Any) -> str | None:

@@ -112,13 +112,17 @@ __all__ = [
 
 
 class InvalidOpenAPIDocument(AgentConnectorError, ValueError):
-    """``invalid_document``: FastMCP's OpenAPI parser refused the document. The message names the first
-    offending place and rule, never the document's values (the parser's own error lists them all)."""
+    """``invalid_document``: the document cannot be served as it is (FastMCP's OpenAPI parser refused
+    it, or a check of :mod:`.openapi_document` did). The message names the first offending place and
+    rule, never the document's values (the parser's own error lists them all). ``rule`` names the
+    connector's own check that refused it (``unique_operation_ids``, ``resolvable_refs``,
+    ``reserved_names``), ``None`` for the parser's refusals: what an option can relax."""
 
     category: Literal["invalid_document"]
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, rule: str | None = None) -> None:
         super().__init__("invalid_document", message)
+        self.rule = rule
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -657,7 +661,8 @@ def build_openapi_server(
         more = f" (and {len(duplicates) - 1} more duplicate IDs)" if len(duplicates) > 1 else ""
         raise InvalidOpenAPIDocument(
             f"duplicate operationId {_shown_name(operation_id)}: {' and '.join(places)}{more}; "
-            "OpenAPI requires operationIds to be unique"
+            "OpenAPI requires operationIds to be unique",
+            rule="unique_operation_ids",
         )
     refused, document = _without_unresolvable(document, strict=strict_refs, raw=raw)
     owns_client = client is None
@@ -724,7 +729,8 @@ def build_openapi_server(
         method, path = routes[taken[0]]
         raise InvalidOpenAPIDocument(
             f"operation {place(method, path)} would be the tool {_shown_name(taken[0])}, a name the "
-            "server reserves for its own tools (give the operation another operationId)"
+            "server reserves for its own tools (give the operation another operationId)",
+            rule="reserved_names",
         )
     return OpenAPIServer(
         server=server,
@@ -755,7 +761,7 @@ def _without_unresolvable(
     names = {(op.method, op.path): op.name for op in document_operations(document)}
     if strict:
         (method, path), reason = next(iter(problems.items()))
-        raise InvalidOpenAPIDocument(f"operation {place(method, path)}: {reason}")
+        raise InvalidOpenAPIDocument(f"operation {place(method, path)}: {reason}", rule="resolvable_refs")
     refused = {names[key]: reason for key, reason in problems.items()}
     return refused, without_operations(document, set(problems))
 
