@@ -162,7 +162,9 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
-            transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
+            transport = StdioTransport(
+                command=command[0], args=list(command[1:]), env=env or None, cwd=self.spec.cwd
+            )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
         )
