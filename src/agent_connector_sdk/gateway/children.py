@@ -44,6 +44,7 @@ from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve
 from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
@@ -55,6 +56,10 @@ logger = logging.getLogger(__name__)
 
 ChildState = Literal["connecting", "up", "down", "closed"]
 _FIRST_BACKOFF: Final = 0.5
+FEDERATION_TIMEOUT: Final = 900.0
+"""Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
+from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
+far longer than a listing."""
 _CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
 
 
@@ -157,7 +162,9 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
-            transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
+            transport = StdioTransport(
+                command=command[0], args=list(command[1:]), env=env or None, cwd=self.spec.cwd
+            )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
         )
@@ -181,7 +188,7 @@ class Child:
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
                 await session.connect()
-                catalog = await self._list(session)
+                report = await session.discover_tools()
         except TimeoutError:
             await self._down("child_timeout")
             raise GatewayError(
@@ -191,18 +198,32 @@ class Child:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
             await self._down(str(getattr(error, "category", type(error).__name__)))
             raise
+        try:
+            catalog = await self._publish_listing(session, report)
+        except TimeoutError:
+            await self._down("child_timeout")
+            raise GatewayError(
+                "child_timeout",
+                f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
+            ) from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)))
+            raise
         self.state = "up"
         self.last_error = None
         return catalog
 
-    async def _list(self, session: HostSession) -> ChildCatalog:
-        report = await session.discover_tools()
+    async def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
+        """The child's catalog from its admitted listing (federating a search-first child's hidden
+        tools, within :data:`FEDERATION_TIMEOUT`), published when its generation moved."""
         digests: dict[str, str] | None = None
         front = search_front(report.admitted)
         if front is not None:
             # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
             # federated one by one (enumerated, verified against the child's digests, admitted).
-            federation = await federate(session, front, child=self.name, verified=self._verified)
+            with anyio.fail_after(FEDERATION_TIMEOUT):
+                federation = await federate(session, front, child=self.name, verified=self._verified)
             self._verified = federation.verified
             self.federated_searches = federation.searches
             report = merge_listing(report, front, federation)
@@ -225,7 +246,8 @@ class Child:
             return await self.connect()
         try:
             with anyio.fail_after(self.config.connect_timeout):
-                return await self._list(session)
+                report = await session.discover_tools()
+            return await self._publish_listing(session, report)
         except TimeoutError:
             await self._down("child_timeout")
             raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
