@@ -336,7 +336,15 @@ class Gateway:
             await child.connect()
         except (AgentConnectorError, OSError, RuntimeError):
             then = "; retrying with backoff" if supervise else ""
-            logger.warning("child %s is down at start (%s)%s", child.name, child.last_error, then)
+            stderr = f"; its last stderr line: {child.stderr_line}" if child.stderr_line else ""
+            logger.warning(
+                "child %s is down at start: %s (%s)%s%s",
+                child.name,
+                child.reason or "no reason known",
+                child.last_error,
+                stderr,
+                then,
+            )
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []
