@@ -52,9 +52,9 @@ app = App(
     help=(
         "Review, serve and disclose MCP tools safely (MCP 2026-07-28).\n\n"
         "review: what a host would admit, send and accept. serve: the contract lab or an OpenAPI "
-        "document as a gated MCP server behind search. disclose: hash-bound schema fragments of an "
-        "OpenAPI document, offline. state: switch a tool off or on for every replica sharing a "
-        "state store.\n\n"
+        "document as a gated MCP server behind search. gateway: many MCP servers behind one gated "
+        "catalog. disclose: hash-bound schema fragments of an OpenAPI document, offline. state: "
+        "switch a tool off or on for every replica sharing a state store.\n\n"
         "Exit codes: 0 ran; 1 with --strict when something was rejected or failed; 2 could not run "
         "(one line on stderr says why)."
     ),
