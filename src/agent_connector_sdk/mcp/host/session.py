@@ -52,6 +52,7 @@ from agent_connector_sdk.mcp.host._param_headers import (
 from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap
 from agent_connector_sdk.mcp.host.bounds import (
     BoundExceeded,
+    check_list_items,
     check_listing_size,
     check_result_size,
     operation_deadline,
@@ -84,6 +85,7 @@ from agent_connector_sdk.mcp.host.translate import map_errors, translate
 
 __all__ = [
     "CallSummary",
+    "CatalogKind",
     "ConfirmWrite",
     "ConnectionReport",
     "HeaderGates",
@@ -95,6 +97,12 @@ __all__ = [
 
 JsonObject: TypeAlias = dict[str, Any]
 TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
+CatalogKind = Literal["prompts", "resources", "resourceTemplates"]
+_CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
+    "prompts": (mcp_types.ListPromptsRequest, "prompts/list"),
+    "resources": (mcp_types.ListResourcesRequest, "resources/list"),
+    "resourceTemplates": (mcp_types.ListResourceTemplatesRequest, "resources/templates/list"),
+}
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
 
 
@@ -189,7 +197,9 @@ class HostSession:
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
-        self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
+        self.stdio_cap = StdioLineCap(
+            self.bounds.max_message_bytes, max_values=self.bounds.max_message_values
+        )
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
@@ -290,6 +300,30 @@ class HostSession:
         self.cursor_trace = list(pages.trace)
         self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    async def list_catalog(self, kind: CatalogKind) -> list[JsonObject]:
+        """Every prompt, resource or resource template the server lists (``kind``: ``prompts``,
+        ``resources``, ``resourceTemplates``), raw wire dicts in server order, under the session's
+        bounds: ``max_pages`` (a cursor chain that never ends is a ``PaginationError``), ``max_list_items``
+        over all pages, ``max_message_bytes`` per page and ``deadline_s`` for the whole listing (each a
+        :class:`~.bounds.BoundExceeded`). Use it instead of ``fastmcp.Client.list_prompts()`` and its
+        siblings, which follow a server's cursors without end. An item that is not a JSON object is
+        dropped (a listing is information, never a gate)."""
+        request_type, method = _CATALOG_REQUESTS[kind]
+        listed = 0
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self.request(request_type(params=params), gate="discover", validate=False)
+            items = page.get(kind)
+            listed += len(items) if isinstance(items, list) else 0
+            check_list_items(listed, self.bounds, method)
+            return page
+
+        async with operation_deadline(self.bounds, method):
+            pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key=kind)
+        return [item for item in pages.items if isinstance(item, dict)]
 
     def _tools_list_changed(self) -> None:
         self.tools_changed = True
