@@ -36,10 +36,8 @@ class _SwitchedTracer(trace.Tracer):
     def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
         return self._current().start_span(*args, **kwargs)
 
-    @contextmanager  # type: ignore[override]
-    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Iterator[trace.Span]:
-        with self._current().start_as_current_span(*args, **kwargs) as span:
-            yield span
+    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+        return self._current().start_as_current_span(*args, **kwargs)
 
 
 @dataclass
@@ -85,8 +83,9 @@ class Recording:
                 for metric in scope.metrics:
                     if metric.name == name:
                         for point in metric.data.data_points:
-                            if point.count:
-                                points.append({**dict(point.attributes or {}), "count": point.count})
+                            count = getattr(point, "count", 0)  # histogram points count
+                            if count:
+                                points.append({**dict(point.attributes or {}), "count": count})
         return points
 
 

@@ -9,6 +9,7 @@ without credentials). No argument or header value appears in any attribute or ev
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,7 +42,15 @@ def recorded() -> Iterator[Recording]:
 
 
 def _server_spans(recording: Recording) -> list[ReadableSpan]:
-    return [span for span in recording.spans() if span.kind == SpanKind.SERVER]
+    """The finished SERVER spans, waiting briefly for a first one: the entry ends its span after the
+    answer is sent, so the client can be first to look."""
+    deadline = time.monotonic() + 5
+    while True:
+        spans = [span for span in recording.spans() if span.kind == SpanKind.SERVER]
+        if spans or time.monotonic() > deadline:
+            time.sleep(0.05)  # a second span, were there one, would end by now
+            return [span for span in recording.spans() if span.kind == SpanKind.SERVER]
+        time.sleep(0.02)
 
 
 def _only_server_span(recording: Recording) -> ReadableSpan:
