@@ -40,6 +40,12 @@ MODULES = {
         "Second attack round: shared state survives or fails closed (real Redis, two replicas, nginx)"
     ),
     "tests/state/test_state_backends.py": "State backends against a real redis-server (outages, data loss)",
+    "tests/server/test_round3_entry_http.py": (
+        "Third attack round (issue 29): authenticate first, slow senders, bounded tokens, open binds"
+    ),
+    "tests/server/test_entry_bounds.py": (
+        "Third attack round: the JSON bound is a linear scan; the entry holds at most 2× a body"
+    ),
     "tests/server/test_openapi_failure_contract_http.py": (
         "Third attack round (issue 29): OpenAPI failures inside the contract, upstream answers bounded"
     ),

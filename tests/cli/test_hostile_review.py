@@ -359,3 +359,14 @@ def test_write_lock_approves_the_rest_when_one_descriptor_cannot_be_fingerprinte
         "clean",
         "clean_too",
     ]
+
+
+def test_a_prompts_listing_that_never_ends_costs_the_probe_not_the_memory(
+    base: str, budget_mb: float
+) -> None:
+    # It used to grow to 2.7 GB and lose the review at its deadline.
+    run = review(f"{base}/endless_prompts-2000/mcp", "--json")
+    completion = _json(run)["completion"]
+    assert completion["category"] == "list_failed" and "max_list_items (10,000)" in completion["reason"]
+    assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+    assert run.wall < 30

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.contracts.errors import PaginationError
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.host._wire import ValueCounter
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
@@ -320,3 +321,33 @@ async def test_one_unrepresentable_descriptor_is_rejected_alone_even_under_a_loc
         under_lock = await locked.discover_tools()
         assert list(under_lock.admitted) == ["clean", "clean_too"]
         assert (await locked.call("clean", {"q": "x"})).is_error is False
+
+
+# ------------------------------------------------------------------------------ bounded listings
+async def test_a_prompts_listing_that_never_ends_is_refused_at_the_page_bound(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-10/mcp", HostBounds(max_pages=20)) as host:
+        with pytest.raises(PaginationError) as refused:
+            await host.session.list_catalog("prompts")
+    assert refused.value.category == "page_limit" and len(refused.value.trace) == 20
+
+
+async def test_a_prompts_listing_is_bounded_by_items_and_by_the_deadline(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-400/mcp", HostBounds(max_list_items=1_000)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.session.list_catalog("prompts")
+        assert refused.value.bound == "max_list_items" and "prompts/list" in str(refused.value)
+    started = time.monotonic()
+    bounds = HostBounds(deadline_s=1.0, max_pages=100_000, max_list_items=10_000_000)
+    async with _host(f"{base}/endless_prompts-500/mcp", bounds) as host:
+        with pytest.raises(BoundExceeded) as late:
+            await host.session.list_catalog("prompts")
+    assert late.value.bound == "deadline_s"
+    assert time.monotonic() - started < 2.0 + 1.0  # connect + the deadline, honoured within a second
+
+
+async def test_a_listing_the_server_does_not_serve_is_its_json_rpc_error(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-3/mcp") as host:
+        for kind in ("resources", "resourceTemplates"):
+            with pytest.raises(JsonRpcError) as unknown:  # the hostile server has neither
+                await host.session.list_catalog(kind)
+            assert unknown.value.code == -32601

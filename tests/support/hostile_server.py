@@ -28,6 +28,8 @@ Modes:
 * ``forbidden_host`` — HTTP 403 ``text/plain`` "Access is only allowed at localhost:3000";
 * ``http_error-<status>`` — that HTTP status, ``text/plain`` words with control bytes in them;
 * ``dying`` (stdio) — writes ESC/BEL on stderr and exits before answering;
+* ``endless_prompts-<n>`` — advertises prompts and completions; every ``prompts/list`` page holds
+  ``n`` prompts (1 KB each) and a new cursor, forever;
 * ``stderr_flood-<megabytes>`` (stdio) — writes that much stderr (ESC/BEL in every line), then a last
   line, and exits before answering.
 
@@ -90,10 +92,13 @@ def _result(body: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def _discover(
-    name: str = "hostile", version: str = "1.0", versions: list[str] | None = None
+    name: str = "hostile",
+    version: str = "1.0",
+    versions: list[str] | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return _result(
-        {"supportedVersions": versions or [VERSION], "capabilities": {"tools": {}}},
+        {"supportedVersions": versions or [VERSION], "capabilities": capabilities or {"tools": {}}},
         _meta={"io.modelcontextprotocol/serverInfo": {"name": name, "version": version}},
     )
 
@@ -180,6 +185,8 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             return ok(_discover(versions=["1999-01-01"]))
         if mode == "ansi":
             return ok(_discover(name=f"hostile{EVIL}", version=f"6.6.6{EVIL}"))
+        if mode == "endless_prompts":
+            return ok(_discover(capabilities={"tools": {}, "prompts": {}, "completions": {}}))
         return ok(_discover())
     if method == "initialize":
         info = {"name": "hostile", "version": "1.0"}
@@ -261,6 +268,11 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             )
             return 200, iter([(prefix + head + deep + tail).encode()])
         return ok(_result({"tools": [CLEAN, *extra, CLEAN_TOO]}))
+    if method == "prompts/list" and mode == "endless_prompts":  # n prompts a page, a new cursor forever
+        prompt = {"name": "p", "description": "d" * 1_000, "arguments": [{"name": "a"}]}
+        prompts = [{**prompt, "name": f"p{cursor}-{i}"} for i in range(size)]
+        following = int(cursor[1:]) + 1 if isinstance(cursor, str) and cursor[1:].isdigit() else 1
+        return ok(_result({"prompts": prompts, "nextCursor": f"c{following}"}))
     if method == "tools/call":
         name = params.get("name")
         if mode == "nav_flood" and name == "search_tools":

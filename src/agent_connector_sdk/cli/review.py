@@ -809,14 +809,22 @@ def _completions_advertised(client: fastmcp.Client[Any]) -> bool:
 
 async def _probe_completion(host: ContractClient) -> CompletionProbe:
     try:
-        prompts = await host.client.list_prompts()
-    except Exception as error:  # the probe is advisory: the review stands without it
-        return CompletionProbe(advertised=True, category="list_failed", reason=type(error).__name__)
+        # Bounded (pages, items, bytes, the deadline): a prompts/list that never ends costs a refusal.
+        prompts = await host.session.list_catalog("prompts")
+    except AgentConnectorError as error:  # the probe is advisory: the review stands without it
+        return CompletionProbe(
+            advertised=True,
+            category="list_failed",
+            reason=sanitize_text(f"{error.category}: {error.message}"),
+        )
     for prompt in prompts:
-        if not prompt.arguments:
+        arguments = prompt.get("arguments")
+        name = prompt.get("name")
+        first = arguments[0] if isinstance(arguments, list) and arguments else None
+        if not isinstance(name, str) or not isinstance(first, dict) or not isinstance(first.get("name"), str):
             continue
-        ref = {"type": "ref/prompt", "name": prompt.name}
-        argument = prompt.arguments[0].name
+        ref = {"type": "ref/prompt", "name": name}
+        argument = first["name"]
         try:
             result = await host.complete(ref, argument, "")
         except ContractError as error:

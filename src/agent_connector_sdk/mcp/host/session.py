@@ -52,6 +52,7 @@ from agent_connector_sdk.mcp.host._param_headers import (
 from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap
 from agent_connector_sdk.mcp.host.bounds import (
     BoundExceeded,
+    check_list_items,
     check_listing_size,
     check_result_size,
     operation_deadline,
@@ -74,10 +75,17 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.telemetry import (
+    client_operation,
+    in_operation,
+    record_admission,
+    record_result,
+)
 from agent_connector_sdk.mcp.host.translate import map_errors, translate
 
 __all__ = [
     "CallSummary",
+    "CatalogKind",
     "ConfirmWrite",
     "ConnectionReport",
     "HeaderGates",
@@ -89,6 +97,12 @@ __all__ = [
 
 JsonObject: TypeAlias = dict[str, Any]
 TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
+CatalogKind = Literal["prompts", "resources", "resourceTemplates"]
+_CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
+    "prompts": (mcp_types.ListPromptsRequest, "prompts/list"),
+    "resources": (mcp_types.ListResourcesRequest, "resources/list"),
+    "resourceTemplates": (mcp_types.ListResourceTemplatesRequest, "resources/templates/list"),
+}
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
 
 
@@ -183,7 +197,9 @@ class HostSession:
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
-        self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
+        self.stdio_cap = StdioLineCap(
+            self.bounds.max_message_bytes, max_values=self.bounds.max_message_values
+        )
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
@@ -247,8 +263,18 @@ class HostSession:
         """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
 
         Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
-        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
+        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``. One
+        ``tools/list`` CLIENT span covers every page and carries Admit's verdict (:mod:`.telemetry`).
         """
+        with client_operation("tools/list", protocol_version=self.protocol_version) as operation:
+            report = await self._discover_tools()
+            if operation.span.is_recording():
+                findings = sum(len(self.core.listed_tool(name).findings) for name in report.admitted)
+                rejected = {str(r["tool"]): str(r["category"]) for r in report.rejected}
+                record_admission(operation, len(report.admitted), rejected, findings)
+            return report
+
+    async def _discover_tools(self) -> AdmissionReport:
 
         listed = 0
 
@@ -274,6 +300,30 @@ class HostSession:
         self.cursor_trace = list(pages.trace)
         self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    async def list_catalog(self, kind: CatalogKind) -> list[JsonObject]:
+        """Every prompt, resource or resource template the server lists (``kind``: ``prompts``,
+        ``resources``, ``resourceTemplates``), raw wire dicts in server order, under the session's
+        bounds: ``max_pages`` (a cursor chain that never ends is a ``PaginationError``), ``max_list_items``
+        over all pages, ``max_message_bytes`` per page and ``deadline_s`` for the whole listing (each a
+        :class:`~.bounds.BoundExceeded`). Use it instead of ``fastmcp.Client.list_prompts()`` and its
+        siblings, which follow a server's cursors without end. An item that is not a JSON object is
+        dropped (a listing is information, never a gate)."""
+        request_type, method = _CATALOG_REQUESTS[kind]
+        listed = 0
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self.request(request_type(params=params), gate="discover", validate=False)
+            items = page.get(kind)
+            listed += len(items) if isinstance(items, list) else 0
+            check_list_items(listed, self.bounds, method)
+            return page
+
+        async with operation_deadline(self.bounds, method):
+            pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key=kind)
+        return [item for item in pages.items if isinstance(item, dict)]
 
     def _tools_list_changed(self) -> None:
         self.tools_changed = True
@@ -316,6 +366,15 @@ class HostSession:
         return await self._run(admitted, arguments, confirm=False)
 
     async def _run(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
+        """One call through Invoke, Execute and Consume, in one ``tools/call NAME`` CLIENT span."""
+        with client_operation("tools/call", tool=admitted.name, protocol_version=self.protocol_version) as op:
+            result = await self._run_gates(admitted, arguments, confirm=confirm)
+            record_result(op, is_error=bool(result.is_error))
+            return result
+
+    async def _run_gates(
         self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
     ) -> ToolResult:
         self.core.header_gates = self.header_gates
@@ -476,6 +535,9 @@ class HostSession:
         over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`, whatever the SDK made of it.
         """
         method = str(getattr(request, "method", "request"))
+        if not in_operation():  # a request of its own (a disclosure read, a prompt listing): its own span
+            with client_operation(method, protocol_version=self.protocol_version):
+                return await self.request(request, gate=gate, call=call, validate=validate)
         with self.http_guard.watch() as watch:
             try:
                 with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):
