@@ -28,7 +28,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 import anyio
@@ -42,9 +42,10 @@ from fastmcp.client.transports.http import StreamableHttpTransport
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog
 from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.host.session import HostSession
 
@@ -111,7 +112,9 @@ class Child:
     ) -> None:
         self.spec = spec
         self.config = config
-        self.options = options
+        # A search-first child's hidden tools are held by the host core as disclosed tools: it must
+        # remember as many as a listing may hold, or it would forget admitted tools (federation).
+        self.options = replace(options, max_disclosed=max(options.max_disclosed, options.bounds.max_tools))
         self._publish = publish
         self._environ = environ
         self.state: ChildState = "connecting"
@@ -122,6 +125,9 @@ class Child:
         self._relist_requested = False
         self.reconnects = 0
         self.listed_at: float | None = None
+        self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.federated_searches = 0
+        """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
 
     @property
     def name(self) -> str:
@@ -151,7 +157,9 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
-            transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
+            transport = StdioTransport(
+                command=command[0], args=list(command[1:]), env=env or None, cwd=self.spec.cwd
+            )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
         )
@@ -191,7 +199,19 @@ class Child:
 
     async def _list(self, session: HostSession) -> ChildCatalog:
         report = await session.discover_tools()
-        catalog = build_catalog(self.name, report, page_trace=session.cursor_trace, previous=self.catalog)
+        digests: dict[str, str] | None = None
+        front = search_front(report.admitted)
+        if front is not None:
+            # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
+            # federated one by one (enumerated, verified against the child's digests, admitted).
+            federation = await federate(session, front, child=self.name, verified=self._verified)
+            self._verified = federation.verified
+            self.federated_searches = federation.searches
+            report = merge_listing(report, front, federation)
+            digests = federation.schema_digests
+        catalog = build_catalog(
+            self.name, report, page_trace=session.cursor_trace, previous=self.catalog, schema_digests=digests
+        )
         self.listed_at = time.monotonic()
         if self.catalog is None or catalog.generation != self.catalog.generation:
             self.catalog = catalog
@@ -289,9 +309,16 @@ class Child:
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
+        target: AdmittedTool | str = tool.name
+        if tool.schema_sha256 is not None:
+            # A federated tool: the host core's copy admitted from the verified disclosure, called by name.
+            admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
+            if admitted is None:
+                raise GatewayError("tool_changed", f"{tool.exposed} is not held for child {self.name}")
+            target = admitted
         try:
             with anyio.fail_after(self.config.call_timeout):
-                return await session.call(tool.name, arguments)
+                return await session.call(target, arguments)
         except TimeoutError:
             raise GatewayError(
                 "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
