@@ -251,9 +251,11 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for entry in load["rounds"]:
+        kinds = ", ".join(f"{kind} × {count}" for kind, count in sorted(entry.get("error_kinds", {}).items()))
+        errors = f"{entry['errors']} ({kinds})" if kinds else str(entry["errors"])
         lines.append(
-            f"| {entry['round']} | {entry['requests']} | {entry['errors']} | {entry['p50_ms']} | "
-            f"{entry['p99_ms']} | {entry['seconds']} | {entry['rss_kib_after'] / 1024:.1f} |"
+            f"| {entry['round']} | {entry['requests']} | {errors} | {entry['p50_ms']} | {entry['p99_ms']} | "
+            f"{entry['seconds']} | {entry['rss_kib_after'] / 1024:.1f} |"
         )
     lines.append("")
     return "\n".join(lines)
