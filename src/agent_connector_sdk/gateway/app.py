@@ -118,8 +118,19 @@ def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
     nothing else: the ``mcp`` client injects the *current* OpenTelemetry context into every request's
     ``_meta``, and FastMCP made the caller's ``traceparent``/``tracestate`` (and ``baggage``) current
     while serving it, so without this they would reach the child verbatim."""
-    reissued = reissue_trace_context(meta)
+    serving = trace.get_current_span()
     context = otel_context.Context()  # empty: no span, no baggage
+    if serving.is_recording():
+        # An OpenTelemetry SDK is on: the gateway's own server span (whose parent is the caller's
+        # context) is the parent of the hop to the child, so caller, gateway and child are one trace
+        # (docs/observability.md). Only that span is kept, not the caller's baggage.
+        token = otel_context.attach(trace.set_span_in_context(serving, context))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+        return
+    reissued = reissue_trace_context(meta)
     if reissued is not None:
         span = trace.NonRecordingSpan(
             trace.SpanContext(
@@ -219,10 +230,23 @@ class GatewayTool(Tool):
         # The child's blocks as it sent them: no serialization added beside structuredContent (the
         # gateway's own stricter rules are findings in the Consume audit event, not a second copy).
         if result.has_structured_content:
-            return RawStructuredToolResult(
+            return _ConsumedStructured(
                 content=list(blocks), structured_content=result.structured_content, is_error=result.is_error
             )
-        return FastMCPToolResult(content=list(blocks), is_error=result.is_error)
+        return _Consumed(content=list(blocks), is_error=result.is_error)
+
+
+class _Consumed(FastMCPToolResult):
+    """A child result that passed the host core's Consume gate against the admitted descriptor — the
+    schemas the gateway tool publishes — so the server's output self-check need not repeat it."""
+
+    consumed_against_published_contract: ClassVar[bool] = True
+
+
+class _ConsumedStructured(RawStructuredToolResult):
+    """:class:`_Consumed`, with the child's ``structuredContent`` sent as it is."""
+
+    consumed_against_published_contract: ClassVar[bool] = True
 
 
 class Gateway:
@@ -323,7 +347,15 @@ class Gateway:
             await child.connect()
         except (AgentConnectorError, OSError, RuntimeError):
             then = "; retrying with backoff" if supervise else ""
-            logger.warning("child %s is down at start (%s)%s", child.name, child.last_error, then)
+            stderr = f"; its last stderr line: {child.stderr_line}" if child.stderr_line else ""
+            logger.warning(
+                "child %s is down at start: %s (%s)%s%s",
+                child.name,
+                child.reason or "no reason known",
+                child.last_error,
+                stderr,
+                then,
+            )
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []

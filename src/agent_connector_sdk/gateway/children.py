@@ -44,6 +44,8 @@ from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve
 from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog
+from agent_connector_sdk.gateway.reasons import StderrTail, describe_failure
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
@@ -55,6 +57,10 @@ logger = logging.getLogger(__name__)
 
 ChildState = Literal["connecting", "up", "down", "closed"]
 _FIRST_BACKOFF: Final = 0.5
+FEDERATION_TIMEOUT: Final = 900.0
+"""Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
+from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
+far longer than a listing."""
 _CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
 
 
@@ -120,6 +126,10 @@ class Child:
         self.state: ChildState = "connecting"
         self.catalog: ChildCatalog | None = None
         self.last_error: str | None = None
+        self.reason: str | None = None
+        """Why the child is down, for operators and callers: its URL or command and the cause
+        (:func:`~.reasons.describe_failure`; never a stderr line, see :attr:`stderr_line`)."""
+        self._stderr: StderrTail | None = None
         self.session: HostSession | None = None
         self._wake = asyncio.Event()
         self._relist_requested = False
@@ -157,8 +167,14 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
+            if self._stderr is None:
+                self._stderr = StderrTail()  # its lines still reach our stderr; the last one is kept
             transport = StdioTransport(
-                command=command[0], args=list(command[1:]), env=env or None, cwd=self.spec.cwd
+                command=command[0],
+                args=list(command[1:]),
+                env=env or None,
+                cwd=self.spec.cwd,
+                log_file=self._stderr.file,
             )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
@@ -183,28 +199,43 @@ class Child:
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
                 await session.connect()
-                catalog = await self._list(session)
-        except TimeoutError:
-            await self._down("child_timeout")
+                report = await session.discover_tools()
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
             raise GatewayError(
                 "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
             ) from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
-            await self._down(str(getattr(error, "category", type(error).__name__)))
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
+            raise
+        try:
+            catalog = await self._publish_listing(session, report)
+        except TimeoutError:
+            await self._down("child_timeout")
+            raise GatewayError(
+                "child_timeout",
+                f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
+            ) from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
         self.state = "up"
         self.last_error = None
+        self.reason = None
         return catalog
 
-    async def _list(self, session: HostSession) -> ChildCatalog:
-        report = await session.discover_tools()
+    async def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
+        """The child's catalog from its admitted listing (federating a search-first child's hidden
+        tools, within :data:`FEDERATION_TIMEOUT`), published when its generation moved."""
         digests: dict[str, str] | None = None
         front = search_front(report.admitted)
         if front is not None:
             # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
             # federated one by one (enumerated, verified against the child's digests, admitted).
-            federation = await federate(session, front, child=self.name, verified=self._verified)
+            with anyio.fail_after(FEDERATION_TIMEOUT):
+                federation = await federate(session, front, child=self.name, verified=self._verified)
             self._verified = federation.verified
             self.federated_searches = federation.searches
             report = merge_listing(report, front, federation)
@@ -227,18 +258,29 @@ class Child:
             return await self.connect()
         try:
             with anyio.fail_after(self.config.connect_timeout):
-                return await self._list(session)
+                report = await session.discover_tools()
+            return await self._publish_listing(session, report)
         except TimeoutError:
             await self._down("child_timeout")
             raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
-            await self._down(str(getattr(error, "category", type(error).__name__)))
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
 
-    async def _down(self, category: str) -> None:
+    async def _down(self, category: str, error: BaseException | None = None) -> None:
         self.state = "down"
         self.last_error = category
+        self._explain(error)
         await self._drop_session()
+
+    def _explain(self, error: BaseException | None) -> None:
+        self.reason = None if error is None else describe_failure(self.spec, error)
+
+    @property
+    def stderr_line(self) -> str | None:
+        """A stdio child's last non-empty stderr line (sanitized, bounded): for the operator's log and
+        evidence only — a child's stderr may quote what callers sent it."""
+        return None if self._stderr is None else self._stderr.last_line
 
     async def _drop_session(self) -> None:
         session, self.session = self.session, None
@@ -252,7 +294,9 @@ class Child:
         self._relist_requested = True
         self._wake.set()
 
-    def mark_down(self, category: str, session: HostSession | None = None) -> None:
+    def mark_down(
+        self, category: str, session: HostSession | None = None, error: BaseException | None = None
+    ) -> None:
         """A call saw the transport fail: stop sending calls here and let the supervisor reconnect.
         ``session``: the session the call used; a failure on a session already replaced (a call that
         outlived a reconnect) says nothing about the new one."""
@@ -261,6 +305,7 @@ class Child:
         if self.state == "up":
             self.state = "down"
             self.last_error = category
+            self._explain(error)
             self._wake.set()
 
     # -- the supervisor ----------------------------------------------------------------------------
@@ -291,6 +336,9 @@ class Child:
     async def close(self) -> None:
         self.state = "closed"
         await self._drop_session()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
 
     # -- calls -----------------------------------------------------------------------------------------
     async def call(self, tool: ChildTool, arguments: Mapping[str, Any] | None) -> ToolResult:
@@ -304,7 +352,8 @@ class Child:
         refused)."""
         session = self.session
         if self.state != "up" or session is None:
-            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}")
+            why = f" ({self.reason})" if self.reason else ""
+            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}{why}")
         catalog = self.catalog
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
@@ -325,5 +374,5 @@ class Child:
             ) from None
         except TransportFailure as failure:
             if failure.code != mcp_types.REQUEST_TIMEOUT:
-                self.mark_down("transport_failure", session)
+                self.mark_down("transport_failure", session, failure)
             raise
