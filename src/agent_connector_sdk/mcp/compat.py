@@ -75,6 +75,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, Literal, cast
 
 import anyio
+import anyio.abc
 import fastmcp
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import fastmcp_request_ctx
@@ -547,13 +548,54 @@ class _CappedStdout:
         return getattr(self._inner, name)
 
 
-class _CappedProcess:
+class _CappedProcess(anyio.abc.Process):
+    """The SDK's process with a capped stdout. An ``anyio.abc.Process`` (the SDK asserts it before its
+    kill escalation: a plain wrapper made SIGTERM/SIGKILL of a child that ignores stdin's EOF — a
+    stopped one — fail, and the child outlived its host). Everything else is delegated; the wrapped
+    process is ``_wrapped`` so the SDK's own ``process._process`` still reaches asyncio's process."""
+
     def __init__(self, process: Any, cap: Any) -> None:
-        self._process = process
-        self.stdout = _CappedStdout(process.stdout, cap)
+        self._wrapped = process
+        self._capped_stdout = _CappedStdout(process.stdout, cap)
+
+    async def aclose(self) -> None:
+        await self._wrapped.aclose()
+
+    async def wait(self) -> int:
+        return int(await self._wrapped.wait())
+
+    def terminate(self) -> None:
+        self._wrapped.terminate()
+
+    def kill(self) -> None:
+        self._wrapped.kill()
+
+    def send_signal(self, signal: Any) -> None:
+        self._wrapped.send_signal(signal)
+
+    @property
+    def pid(self) -> int:
+        return int(self._wrapped.pid)
+
+    @property
+    def returncode(self) -> int | None:
+        code = self._wrapped.returncode
+        return None if code is None else int(code)
+
+    @property
+    def stdin(self) -> Any:
+        return self._wrapped.stdin
+
+    @property
+    def stdout(self) -> Any:
+        return self._capped_stdout
+
+    @property
+    def stderr(self) -> Any:
+        return self._wrapped.stderr
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._process, name)
+        return getattr(self._wrapped, name)
 
 
 def install_stdio_line_cap() -> None:
