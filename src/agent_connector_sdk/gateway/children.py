@@ -13,12 +13,19 @@ Lifecycle, run by :meth:`Child.supervise` (one task per child):
   (:mod:`.generations`) and the child is ``up``; failure makes it ``down``;
 * ``down``: its tools stay published (the caller can still find them) but every call is refused at
   once with ``child_unavailable``; reconnects back off exponentially (0.5 s doubling to ``max_backoff``);
-* ``up``: re-lists every ``refresh`` seconds, and at once after ``notifications/tools/list_changed``;
-  a re-list that differs moves the catalog's generation. A transport failure during a call makes the
-  child ``down`` and wakes the supervisor.
+* ``up``: re-lists every ``refresh`` seconds, and after ``notifications/tools/list_changed`` —
+  debounced: notifications are coalesced, and two re-lists of one child are at least
+  ``relist_interval`` seconds apart, so a child streaming ``list_changed`` costs at most one re-list
+  per interval. A re-list that differs moves the catalog's generation. A transport failure during a
+  call makes the child ``down`` and wakes the supervisor.
 
 A slow child's call is abandoned after ``call_timeout`` (``child_timeout``); other children are not
-affected because every call runs in its caller's own task.
+affected because every call runs in its caller's own task. ``degrade_after`` consecutive timeouts
+mark the child ``degraded`` in its health (calls still go through: the next answer restores ``up``).
+
+Every state change is one log line on this module's logger (down, up, reconnected, degraded,
+recovered, generation moved, tools rejected): child and tool names (sanitized), categories and
+counts, never an argument, header or credential value.
 """
 
 from __future__ import annotations
@@ -42,19 +49,41 @@ from fastmcp.client.transports.http import StreamableHttpTransport
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway.errors import GatewayError
-from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog
+from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
+from agent_connector_sdk.gateway.locks import LockWatch
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.host.session import HostSession
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["Child", "ChildHealth", "ChildState"]
 
 logger = logging.getLogger(__name__)
 
 ChildState = Literal["connecting", "up", "down", "closed"]
+HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
+"""What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
 _FIRST_BACKOFF: Final = 0.5
 _CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
+_CLOSE_BOUND: Final = 6.0
+"""Seconds a session gets to close: the ``mcp`` SDK ends a stdio child in at most ~4 s (stdin closed,
+2 s, SIGTERM to its process group, 2 s, SIGKILL), which also ends a stopped (SIGSTOP) child."""
+_LOGGED_REJECTIONS: Final = 10
+"""Rejected tools named in one log line; the rest are counted (``--check`` lists them all)."""
+
+
+def _shown(text: object, limit: int = 120) -> str:
+    """A child-controlled string as it may enter a log line: sanitized and bounded."""
+    return sanitize_text(str(text), limit)
+
+
+def _reason(error: BaseException) -> str:
+    """``category (message)`` of a failure, sanitized: the message names children, variables, URLs and
+    categories (our errors never carry values)."""
+    category = getattr(error, "category", None) or type(error).__name__
+    message = getattr(error, "message", None)
+    return _shown(f"{category} ({message})" if message else category, 300)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +92,7 @@ class ChildHealth:
 
     name: str
     transport: str
-    state: ChildState
+    state: HealthState
     generation: int | None
     tools: int
     rejected: int
@@ -108,8 +137,10 @@ class Child:
         publish: Callable[[Child, ChildCatalog], None],
         *,
         environ: Mapping[str, str] | None = None,
+        lock: LockWatch | None = None,
     ) -> None:
         self.spec = spec
+        self._lock = lock
         self.config = config
         self.options = options
         self._publish = publish
@@ -122,10 +153,23 @@ class Child:
         self._relist_requested = False
         self.reconnects = 0
         self.listed_at: float | None = None
+        self.relists = 0
+        """Re-lists done on an open connection (periodic or after ``list_changed``), for operators."""
+        self.timeouts = 0
+        """Consecutive calls that timed out; ``degrade_after`` of them mark the child degraded."""
+        self.last_reason: str | None = None
+        """``last_error`` with its value-free message (a missing variable's name, a URL), sanitized."""
+        self._was_up = False
+        self.server_info: tuple[str | None, str | None] = (None, None)
+        """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def degraded(self) -> bool:
+        return self.state == "up" and self.timeouts >= self.config.degrade_after
 
     def health(self) -> ChildHealth:
         catalog = self.catalog
@@ -133,7 +177,7 @@ class Child:
         return ChildHealth(
             name=self.name,
             transport=self.spec.transport,
-            state=self.state,
+            state="degraded" if self.degraded else self.state,
             generation=None if catalog is None else catalog.generation,
             tools=0 if catalog is None else len(catalog.tools),
             rejected=0 if catalog is None else len(catalog.rejected),
@@ -151,7 +195,12 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
-            transport = StdioTransport(command=command[0], args=list(command[1:]), env=env or None)
+            # keep_alive=False: closing the session ends the process (stdin closed, then SIGTERM, then
+            # SIGKILL). fastmcp's default keeps it running until the transport itself is closed, so a
+            # reconnect or a shutdown would leave the old process behind (a stopped one for good).
+            transport = StdioTransport(
+                command=command[0], args=list(command[1:]), env=env or None, keep_alive=False
+            )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
         )
@@ -171,83 +220,153 @@ class Child:
         await self._drop_session()
         # The state stays what it was ("connecting" at first, "down" while reconnecting) until this works.
         try:
-            session = HostSession(self._client(), self.options)  # before connect: the header hook
+            options = self.options if self._lock is None else self._lock.options(self.spec, self.options)
+            session = HostSession(self._client(), options)  # before connect: the header hook
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
                 await session.connect()
+                info = session.client.server_info
+                self.server_info = (None, None) if info is None else (info.name, info.version)
                 catalog = await self._list(session)
         except TimeoutError:
-            await self._down("child_timeout")
-            raise GatewayError(
+            error = GatewayError(
                 "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
-            ) from None
+            )
+            await self._down("child_timeout", _reason(error))
+            raise error from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
-            await self._down(str(getattr(error, "category", type(error).__name__)))
+            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
             raise
+        reconnected = self._was_up
         self.state = "up"
         self.last_error = None
+        self.last_reason = None
+        self.timeouts = 0
+        self._was_up = True
+        (logger.warning if reconnected else logger.info)(
+            "child %s %s: %d tools, %d rejected, generation %d, revision %s",
+            self.name,
+            "reconnected" if reconnected else "up",
+            len(catalog.tools),
+            len(catalog.rejected),
+            catalog.generation,
+            _shown(session.protocol_version or "-", 40),
+        )
         return catalog
 
     async def _list(self, session: HostSession) -> ChildCatalog:
         report = await session.discover_tools()
-        catalog = build_catalog(self.name, report, page_trace=session.cursor_trace, previous=self.catalog)
+        previous = self.catalog
+        catalog = build_catalog(self.name, report, page_trace=session.cursor_trace, previous=previous)
         self.listed_at = time.monotonic()
-        if self.catalog is None or catalog.generation != self.catalog.generation:
+        if previous is None or catalog.generation != previous.generation:
             self.catalog = catalog
             self._publish(self, catalog)
+            self._log_catalog(previous, catalog)
         else:
             self.catalog = catalog  # same content; the newest evidence (page trace) is kept
         return catalog
+
+    def _log_catalog(self, previous: ChildCatalog | None, catalog: ChildCatalog) -> None:
+        """One line when the generation moved, one when the rejected set changed (names, categories)."""
+        if previous is not None:
+            before = {name: tool.descriptor_sha256 for name, tool in previous.tools.items()}
+            diff = diff_catalogs(before, catalog)
+            logger.warning(
+                "child %s generation moved %d -> %d: %d added, %d changed, %d removed, %d rejected",
+                self.name,
+                previous.generation,
+                catalog.generation,
+                len(diff.added),
+                len(diff.changed),
+                len(diff.removed),
+                len(catalog.rejected),
+            )
+        if catalog.rejected and (previous is None or previous.rejected != catalog.rejected):
+            named = ", ".join(
+                f"{_shown(r.tool if r.tool is not None else '(no name)', 130)} ({r.category})"
+                for r in catalog.rejected[:_LOGGED_REJECTIONS]
+            )
+            more = len(catalog.rejected) - _LOGGED_REJECTIONS
+            logger.warning(
+                "child %s tools rejected (%d): %s%s",
+                self.name,
+                len(catalog.rejected),
+                named,
+                f" and {more} more" if more > 0 else "",
+            )
 
     async def relist(self) -> ChildCatalog:
         """Re-list now (the generation moves only if the catalog differs)."""
         session = self.session
         if session is None or self.state != "up":
             return await self.connect()
+        self.relists += 1
+        if self._lock is not None:  # an updated lock file applies from this listing on
+            self._lock.refresh()
+            session.core.lock = self._lock.entry(self.spec)
         try:
             with anyio.fail_after(self.config.connect_timeout):
                 return await self._list(session)
         except TimeoutError:
-            await self._down("child_timeout")
-            raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
+            error = GatewayError("child_timeout", f"child {self.name} did not re-list in time")
+            await self._down("child_timeout", _reason(error))
+            raise error from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
-            await self._down(str(getattr(error, "category", type(error).__name__)))
+            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
             raise
 
-    async def _down(self, category: str) -> None:
+    async def _down(self, category: str, reason: str | None = None) -> None:
+        self._set_down(category, reason)
+        await self._drop_session()
+
+    def _set_down(self, category: str, reason: str | None) -> None:
+        """Mark the child down; one log line when it was not down already with the same reason (a child
+        failing every reconnect is logged once, not once per backoff step)."""
+        reason = reason or category
+        if self.state == "closed":
+            return
+        if self.state != "down" or self.last_reason != reason:
+            logger.warning("child %s down: %s", self.name, reason)
         self.state = "down"
         self.last_error = category
-        await self._drop_session()
+        self.last_reason = reason
+        self.timeouts = 0
 
     async def _drop_session(self) -> None:
         session, self.session = self.session, None
         if session is None:
             return
         with contextlib.suppress(Exception):
-            with anyio.move_on_after(2.0):
+            with anyio.move_on_after(_CLOSE_BOUND):
                 await session.close()
 
     def request_relist(self) -> None:
         self._relist_requested = True
         self._wake.set()
 
-    def mark_down(self, category: str, session: HostSession | None = None) -> None:
+    def mark_down(
+        self, category: str, session: HostSession | None = None, *, reason: str | None = None
+    ) -> None:
         """A call saw the transport fail: stop sending calls here and let the supervisor reconnect.
         ``session``: the session the call used; a failure on a session already replaced (a call that
         outlived a reconnect) says nothing about the new one."""
         if session is not None and session is not self.session:
             return
         if self.state == "up":
-            self.state = "down"
-            self.last_error = category
+            self._set_down(category, reason)
             self._wake.set()
 
     # -- the supervisor ----------------------------------------------------------------------------
     async def supervise(self) -> None:
-        """Keep the child connected and its catalog current until cancelled."""
+        """Keep the child connected and its catalog current until cancelled (or closed).
+
+        Re-lists are debounced: a ``list_changed`` wakes the loop, which waits until ``relist_interval``
+        has passed since the last listing (notifications meanwhile only set the same flag), then
+        re-lists once. A periodic ``refresh`` re-lists too. A reconnect is a listing of its own."""
         delay = _FIRST_BACKOFF
-        while True:
+        while self.state != "closed":
             if self.state != "up":
                 try:
                     await self.connect()
@@ -257,7 +376,15 @@ class Child:
                     await self._sleep(delay)
                     delay = min(delay * 2, self.config.max_backoff)
                     continue
-            await self._sleep(self.config.refresh)
+            due = (self.listed_at or time.monotonic()) + self.config.refresh
+            while self.state == "up" and not self._relist_requested and time.monotonic() < due:
+                await self._sleep(due - time.monotonic())
+            if self.state != "up":
+                continue  # a call saw the transport fail: reconnect (that lists afresh)
+            # Coalesce: whatever arrives until the interval has passed is answered by one re-list.
+            earliest = (self.listed_at or 0.0) + self.config.relist_interval
+            if time.monotonic() < earliest:
+                await asyncio.sleep(earliest - time.monotonic())
             if self.state == "up":
                 self._relist_requested = False
                 with contextlib.suppress(*_CONNECT_FAILURES):
@@ -266,10 +393,11 @@ class Child:
     async def _sleep(self, seconds: float) -> None:
         self._wake.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+            await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.0))
 
     async def close(self) -> None:
         self.state = "closed"
+        self._wake.set()
         await self._drop_session()
 
     # -- calls -----------------------------------------------------------------------------------------
@@ -289,14 +417,50 @@ class Child:
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
+        if session.tools_changed:
+            # The child said its tools changed. Re-listing is the supervisor's (debounced) job, not
+            # every call's: the host session would otherwise re-list before each call of a storm.
+            # Until that re-list, calls are judged against the contract the gateway admitted.
+            session.tools_changed = False
+            self.request_relist()
         try:
             with anyio.fail_after(self.config.call_timeout):
-                return await session.call(tool.name, arguments)
+                result = await session.call(tool.name, arguments)
         except TimeoutError:
+            self._timed_out(session)
             raise GatewayError(
                 "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
             ) from None
         except TransportFailure as failure:
-            if failure.code != mcp_types.REQUEST_TIMEOUT:
-                self.mark_down("transport_failure", session)
+            if failure.code == mcp_types.REQUEST_TIMEOUT:
+                self._timed_out(session)
+            else:
+                self.mark_down("transport_failure", session, reason=_reason(failure))
             raise
+        except AgentConnectorError:
+            self._answered(session)  # the child answered (an error, or a result its contract refuses)
+            raise
+        self._answered(session)
+        return result
+
+    def _timed_out(self, session: HostSession) -> None:
+        if session is not self.session or self.state != "up":
+            return
+        self.timeouts += 1
+        if self.timeouts == self.config.degrade_after:
+            self.last_error = "child_timeout"
+            self.last_reason = _shown(
+                f"child_timeout ({self.timeouts} consecutive calls got no answer within "
+                f"{self.config.call_timeout:g} s)",
+                300,
+            )
+            logger.warning("child %s degraded: %s", self.name, self.last_reason)
+
+    def _answered(self, session: HostSession) -> None:
+        if session is not self.session or not self.timeouts:
+            return
+        if self.degraded:
+            logger.warning("child %s recovered: answered after %d timed-out calls", self.name, self.timeouts)
+            self.last_error = None
+            self.last_reason = None
+        self.timeouts = 0
