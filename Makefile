@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: services demo test lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
+.PHONY: services demo test test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,17 @@ artifacts-check: $(VENV)/.installed
 services:
 	sh scripts/ensure_services.sh
 
+# The suite runs on PYTEST_WORKERS processes (pytest-xdist), a test module per worker at a time (its
+# module fixtures start once); most tests wait on real servers, so three workers keep two cores busy.
+# --durations lists the slowest tests at the end of every run.
+PYTEST_WORKERS ?= 3
 pytest: $(VENV)/.installed services
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=25
+
+# The inner loop: unit and in-process tests only (no CLI processes, shell blocks, real HTTP servers or
+# npm peers; see the `process` marker in tests/conftest.py).
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not process"
 
 test: lint typecheck artifacts-check pytest
 

@@ -76,13 +76,12 @@ def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
     elif kind == "header-gate-only":
         from starlette.middleware import Middleware
 
-        from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
+        from agent_connector_sdk.mcp.server.entry import GatedEntry
         from agent_connector_sdk.mcp.server.parity import HeaderParityGate
         from agent_connector_sdk.mcp.server.resolution import install_resolution
 
-        headers = HeaderParityGate()
-        install_resolution(server, headers)
-        gate = Middleware(HeaderParityMiddleware, server=server, gate=headers)
+        resolution = install_resolution(server, HeaderParityGate())
+        gate = Middleware(GatedEntry, server=server, resolution=resolution)
         app = server.http_app(stateless_http=True, middleware=[gate])
     else:
         app = server.http_app(stateless_http=True)

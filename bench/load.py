@@ -18,6 +18,15 @@ is ``clients × iterations`` iterations and stops early at ``--max-seconds``.
 
 Printed per round: requests, errors, p50/p99 latency, and the server process's RSS before round 1 and
 after each round (a bounded server's RSS after round 2 stays near round 1's).
+
+``--adversarial`` puts the GitHub connector behind FastMCP's JWT verifier (a key made at start-up; the
+honest clients carry a valid token) and runs the honest mix twice: a clean round, then the same round
+while a separate attacker process sends what round three of the attacks sent, all without valid
+credentials: slow bodies (``--slow-senders``, default 200, each from its own 127.0.0.x address,
+dribbling a body that never completes, reconnecting when answered), one-string bodies (4 workers
+posting a 3.9 MB body that is one JSON string) and bad tokens (4 workers posting ordinary calls with
+a forged JWT). The honest clients' requests, error rate and p50/p99 are printed side by side, with
+what the attackers were answered.
 """
 
 from __future__ import annotations
@@ -45,11 +54,13 @@ META = {
     "io.modelcontextprotocol/clientInfo": {"name": "bench-load", "version": "0"},
 }
 TIMELINE = "issues_list_events_for_timeline"
+JWT_ISSUER = "https://bench.invalid/"
+JWT_AUDIENCE = "bench-load"
 MIX = ("search", "manifest", "fragment", "github_call", "lab_headers", "lab_plain")
 
 
 # ------------------------------------------------------------------------------------ server side
-def _serve(ready: Any, probe: bool = False) -> None:
+def _serve(ready: Any, probe: bool = False, adversarial: bool = False) -> None:
     """Child process: the fake upstream, the GitHub connector and the lab, each on its own port. With
     ``probe``, it answers each ``"probe"`` on the pipe with what grew since the previous one (live
     objects by type, allocated bytes by line: allocations are traced from the first probe on)."""
@@ -72,7 +83,7 @@ def _serve(ready: Any, probe: bool = False) -> None:
     )
     from agent_connector_sdk.mcp.server import ServerGates
     from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     async def upstream_handler(request: Any) -> JSONResponse:
         return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])
@@ -99,12 +110,26 @@ def _serve(ready: Any, probe: bool = False) -> None:
     # The load clients stand for many callers but all come from 127.0.0.1 without a token: the
     # per-caller in-flight cap (which would key them all as one peer) is lifted; the server-wide one stays.
     bounds = RequestBounds(max_in_flight_per_caller=RequestBounds().max_in_flight)
+    token = None
+    if adversarial:  # the GitHub connector behind a real JWT verifier; honest clients hold a token
+        import logging
+
+        from fastmcp.server.auth.providers.jwt import RSAKeyPair
+
+        logging.getLogger("fastmcp").setLevel(logging.WARNING)  # one INFO line per refused attacker
+
+        from agent_connector_sdk.gateway.auth import AuthSettings
+
+        key = RSAKeyPair.generate()
+        settings = AuthSettings(issuer=JWT_ISSUER, audience=JWT_AUDIENCE, public_key_pem=key.public_key)
+        built.server.auth = settings.verifier()
+        token = key.create_token(issuer=JWT_ISSUER, audience=JWT_AUDIENCE, expires_in_seconds=3600)
     gates = ServerGates(request_bounds=bounds)
     github_app = gates.http_app(built.server, stateless_http=True, json_response=True)
     lab_app = contract_lab_app(
         stateless_http=True, json_response=True, rate_limiter=RateLimiter(10**6, 1.0), request_bounds=bounds
     )
-    ready.send((start(github_app), start(lab_app)))
+    ready.send((start(github_app), start(lab_app), token))
     previous: tuple[Any, dict[str, int]] | None = None
     while True:  # parent terminates us
         if ready.recv() == "probe":
@@ -194,13 +219,14 @@ async def _post(
 
 
 async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state: dict[str, Any]) -> bool:
+    auth = state.get("authorization", [])
     if kind == "search":
         result = await _post(
             http,
             github,
             "tools/call",
             {"name": "search_tools", "arguments": {"pattern": "timeline"}},
-            [("mcp-name", "search_tools")],
+            [("mcp-name", "search_tools"), *auth],
         )
         if result is None or result.get("isError"):
             return False
@@ -210,7 +236,7 @@ async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state
         return True
     if kind == "manifest":
         uri = state["manifest_uri"]
-        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri)])
+        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri), *auth])
         if result is None:
             return False
         manifest = json.loads(result["contents"][0]["text"])
@@ -220,7 +246,7 @@ async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state
         return True
     if kind == "fragment":
         uri = state["fragment_uri"]
-        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri)])
+        result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri), *auth])
         return result is not None and bool(result["contents"][0]["text"])
     if kind == "github_call":
         arguments = {"name": TIMELINE, "arguments": {"owner": "octo", "repo": "hello", "issue_number": 42}}
@@ -229,7 +255,7 @@ async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state
             github,
             "tools/call",
             {"name": "call_tool", "arguments": arguments},
-            [("mcp-name", "call_tool")],
+            [("mcp-name", "call_tool"), *auth],
         )
         return result is not None and result.get("isError") is False
     if kind == "lab_headers":
@@ -250,8 +276,10 @@ async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state
     return result is not None and result.get("isError") is False
 
 
-async def _client(github: str, lab: str, iterations: int, deadline: float, into: Round) -> None:
-    state: dict[str, Any] = {}
+async def _client(
+    github: str, lab: str, iterations: int, deadline: float, into: Round, token: str | None
+) -> None:
+    state: dict[str, Any] = {"authorization": [("authorization", f"Bearer {token}")] if token else []}
     async with httpx2.AsyncClient(timeout=60) as http:
         for _ in range(iterations):
             if time.monotonic() > deadline:
@@ -270,13 +298,88 @@ async def _client(github: str, lab: str, iterations: int, deadline: float, into:
 
 
 async def _round(
-    github: str, lab: str, clients: int, iterations: int, max_seconds: float
+    github: str, lab: str, clients: int, iterations: int, max_seconds: float, token: str | None = None
 ) -> tuple[Round, float]:
     into = Round()
     started = time.monotonic()
     deadline = started + max_seconds
-    await asyncio.gather(*(_client(github, lab, iterations, deadline, into) for _ in range(clients)))
+    await asyncio.gather(*(_client(github, lab, iterations, deadline, into, token) for _ in range(clients)))
     return into, time.monotonic() - started
+
+
+# ---------------------------------------------------------------------------------------- attackers
+ONE_STRING_BYTES = 3_900_000
+FORGED_TOKEN = (  # a well-formed RS256 JWT whose signature no key of the server's made
+    "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4IiwiaXNzIjoiaHR0cHM6Ly9iZW5jaC5pbnZhbGlkLyIsImF1ZCI6ImJlbmNoLWxvYWQi"
+    "LCJleHAiOjQxMDI0NDQ4MDB9." + "A" * 342
+)
+
+
+def _attack(url: str, slow_senders: int, stop: Any, results: Any) -> None:
+    """Attacker process: slow bodies, one-string bodies and bad tokens until ``stop`` is set; sends
+    back ``{kind: {status: count}}`` (status 0: the connection failed or was closed unanswered)."""
+    tallies: dict[str, dict[int, int]] = {"slow body": {}, "one-string body": {}, "bad token": {}}
+
+    def tally(kind: str, status: int) -> None:
+        tallies[kind][status] = tallies[kind].get(status, 0) + 1
+
+    host, port = url.split("//")[1].split("/")[0].split(":")
+
+    async def slow(source: str) -> None:
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: 1000000\r\n\r\n"
+        ).encode()
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection(host, int(port), local_addr=(source, 0))
+            except OSError:
+                tally("slow body", 0)
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                writer.write(head + b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":')
+                answer = asyncio.ensure_future(reader.readline())
+                while not stop.is_set() and not answer.done():
+                    writer.write(b" ")
+                    await asyncio.sleep(0.5)
+                line = answer.result() if answer.done() else b""
+                answer.cancel()
+                tally("slow body", int(line.split()[1]) if line.startswith(b"HTTP/1.1 ") else 0)
+            except (OSError, ValueError, IndexError):
+                tally("slow body", 0)
+            finally:
+                writer.close()
+
+    async def poster(kind: str, body: bytes, headers: dict[str, str]) -> None:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            while not stop.is_set():
+                try:
+                    response = await http.post(url, content=body, headers=headers)
+                    tally(kind, response.status_code)
+                except httpx2.HTTPError:
+                    tally(kind, 0)
+
+    async def main() -> None:
+        routing = {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": PROTOCOL_VERSION,
+            "mcp-method": "tools/call",
+            "mcp-name": "search_tools",
+        }
+        call = {"name": "search_tools", "arguments": {"pattern": "timeline"}, "_meta": META}
+        ordinary = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}).encode()
+        one_string = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tools",'
+        one_string += b'"arguments":{"pattern":"' + b"a" * ONE_STRING_BYTES + b'"}}}'
+        tasks = [slow(f"127.0.0.{2 + index % 250}") for index in range(slow_senders)]
+        tasks += [poster("one-string body", one_string, routing) for _ in range(4)]
+        forged = {**routing, "authorization": f"Bearer {FORGED_TOKEN}"}
+        tasks += [poster("bad token", ordinary, forged) for _ in range(4)]
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+    results.send(tallies)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -287,16 +390,22 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 
 def run(
-    clients: int, iterations: int, max_seconds: float, rounds: int = 2, probe: bool = False
+    clients: int,
+    iterations: int,
+    max_seconds: float,
+    rounds: int = 2,
+    probe: bool = False,
+    adversarial: bool = False,
+    slow_senders: int = 200,
 ) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=True)
-    process = context.Process(target=_serve, args=(send, probe), daemon=True)
+    process = context.Process(target=_serve, args=(send, probe, adversarial), daemon=True)
     process.start()
     try:
         if not receive.poll(120):
             raise RuntimeError("bench servers did not start")
-        github_port, lab_port = receive.recv()
+        github_port, lab_port, token = receive.recv()
         github, lab = f"http://127.0.0.1:{github_port}/mcp", f"http://127.0.0.1:{lab_port}/mcp"
         assert process.pid is not None
         summary: dict[str, Any] = {
@@ -306,8 +415,20 @@ def run(
             "rounds": [],
         }
         summary["rss_kib_before"] = _rss_kib(process.pid)
+        if adversarial:
+            rounds = 2  # clean, then under attack
         for number in range(1, rounds + 1):
-            into, elapsed = asyncio.run(_round(github, lab, clients, iterations, max_seconds))
+            attacker = None
+            if adversarial and number == 2:
+                stop, (results, results_in) = context.Event(), context.Pipe(duplex=False)
+                attacker = context.Process(target=_attack, args=(github, slow_senders, stop, results_in))
+                attacker.start()
+                time.sleep(3.0)  # every attacker connected and sending before the honest round starts
+            into, elapsed = asyncio.run(_round(github, lab, clients, iterations, max_seconds, token))
+            if attacker is not None:
+                stop.set()
+                summary["attackers"] = results.recv() if results.poll(30) else {}
+                attacker.join(10)
             if probe:
                 receive.send("probe")
                 for line in receive.recv():
@@ -340,11 +461,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--probe", action="store_true", help="trace the server's heap: print what grew between rounds (slow)"
     )
+    parser.add_argument(
+        "--adversarial",
+        action="store_true",
+        help="a clean round, then one under attack (slow bodies, one-string bodies, bad tokens)",
+    )
+    parser.add_argument("--slow-senders", type=int, default=200, help="--adversarial: slow-body connections")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    summary = run(args.clients, args.iterations, args.max_seconds, args.rounds, args.probe)
+    summary = run(
+        args.clients,
+        args.iterations,
+        args.max_seconds,
+        args.rounds,
+        args.probe,
+        args.adversarial,
+        args.slow_senders,
+    )
     if args.json:
         print(json.dumps(summary, indent=2))
+    elif args.adversarial:
+        _print_side_by_side(args.clients, summary)
     else:
         print(
             f"{args.clients} concurrent clients x {args.iterations} iterations of {len(MIX)} requests: "
@@ -357,7 +494,28 @@ def main(argv: list[str] | None = None) -> int:
                 f"errors {entry['errors']} {entry['error_kinds'] or ''}, p50 {entry['p50_ms']} ms, "
                 f"p99 {entry['p99_ms']} ms, server RSS after {entry['rss_kib_after'] / 1024:.1f} MiB"
             )
+    if args.adversarial:  # clean: no error at all; under attack: at least 90 % of honest requests served
+        clean, attacked = summary["rounds"]
+        return 1 if clean["errors"] or attacked["errors"] > 0.1 * max(1, attacked["requests"]) else 0
     return 1 if any(entry["errors"] for entry in summary["rounds"]) else 0
+
+
+def _print_side_by_side(clients: int, summary: dict[str, Any]) -> None:
+    clean, attacked = summary["rounds"]
+    print(f"{clients} honest clients (valid JWT on the GitHub connector), the same mix twice:")
+    print(f"{'':28}{'clean':>14}{'under attack':>16}")
+    for label, key in (("requests", "requests"), ("p50 ms", "p50_ms"), ("p99 ms", "p99_ms")):
+        print(f"{label:28}{clean[key]:>14}{attacked[key]:>16}")
+    rates = [
+        f"{entry['errors']} ({100 * entry['errors'] / max(1, entry['requests']):.1f} %)"
+        for entry in (clean, attacked)
+    ]
+    print(f"{'errors':28}{rates[0]:>14}{rates[1]:>16}")
+    rss = [f"{entry['rss_kib_after'] / 1024:.1f} MiB" for entry in (clean, attacked)]
+    print(f"{'server RSS after':28}{rss[0]:>14}{rss[1]:>16}")
+    for kind, statuses in summary.get("attackers", {}).items():
+        shown = ", ".join(f"{count} × {status or 'closed'}" for status, count in sorted(statuses.items()))
+        print(f"attackers, {kind}: {shown or 'none answered'}")
 
 
 if __name__ == "__main__":

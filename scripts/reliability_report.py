@@ -40,6 +40,24 @@ MODULES = {
         "Second attack round: shared state survives or fails closed (real Redis, two replicas, nginx)"
     ),
     "tests/state/test_state_backends.py": "State backends against a real redis-server (outages, data loss)",
+    "tests/server/test_round3_entry_http.py": (
+        "Third attack round (issue 29): authenticate first, slow senders, bounded tokens, open binds"
+    ),
+    "tests/server/test_entry_bounds.py": (
+        "Third attack round: the JSON bound is a linear scan; the entry holds at most 2× a body"
+    ),
+    "tests/server/test_openapi_failure_contract_http.py": (
+        "Third attack round (issue 29): OpenAPI failures inside the contract, upstream answers bounded"
+    ),
+    "tests/connectors/test_openapi_document_checks.py": (
+        "Third attack round: OpenAPI documents checked before serving (duplicate IDs, $refs, reserved names)"
+    ),
+    "tests/gateway/test_serve_openapi_duplicate_ids_auth.py": (
+        "Third attack round: a reused operationId cannot escape its [auth.require] scope (real JWTs)"
+    ),
+    "tests/cli/test_openapi_document_cli.py": (
+        "Third attack round: YAML alias bombs, and serve/disclose output through the one sanitizer"
+    ),
 }
 
 
@@ -152,6 +170,18 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "- Upstream errors (OpenAPI tools): a typed `upstream_error` result with the status and a generic "
         "message; the body goes to the log (bounded, escaped, argument values replaced) and to the caller "
         "only with `serve --upstream-errors=echo`. Only arguments fill declared upstream headers.",
+        "- OpenAPI failures inside the contract: every operation tool with an output schema publishes a "
+        "failure envelope beside its success shape (`error`: category, message, upstream status, and — "
+        "echo mode only — the body when it has the shape the document declares for that status), so a "
+        "failed call is a conforming `isError` result, never a JSON-RPC error or a made-up value.",
+        "- OpenAPI documents: duplicate `operationId`s refused naming both places (or, with "
+        "`--allow-duplicate-operation-ids`, every derived tool inherits the ID's `[auth.require]`); an "
+        "operation reaching an unresolvable `$ref` is left out with its reason (`--strict-refs`: the "
+        "document is refused); `search_tools`/`call_tool` refused as operation names; YAML aliases may "
+        "expand a document to at most 10x its nodes (floor 100,000).",
+        "- Upstream answers: at most `--max-upstream-bytes` (default 8 MiB) decoded bytes, enforced while "
+        "reading (`Content-Length` first, then a bounded stream; gzip/deflate decoded under the bound, "
+        "other encodings refused); a larger answer is an `upstream_too_large` result naming the bound.",
         "- One header rulebook: a body whose `_meta` names a protocol version must carry the same "
         "`MCP-Protocol-Version` header (HTTP 400, -32020), so no 2026-07-28 call takes the handshake-era "
         "route around its header rules; integer `Mcp-Param-*` values in canonical form only.",
@@ -166,7 +196,8 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "guard; Redis calls time out after 0.5 s and a circuit breaker fails the rest of a 0.5 s window "
         "at once.",
         "- Logs at every level: other libraries' records below WARNING are dropped (FastMCP's debug lines "
-        "print arguments), control bytes are escaped.",
+        "print arguments); `serve`'s log lines and `disclose`'s output go through the one sanitizer "
+        "(control bytes, ESC and bidi controls escaped).",
         "- Arguments: validated on the server against the published `inputSchema` before the tool runs; "
         "a failure is an `isError` result naming the JSON path and keyword, never the value.",
         "- Error results: the failure text first, cut to 512 characters (`ERROR_TEXT_LIMIT`), then the "

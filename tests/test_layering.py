@@ -82,9 +82,9 @@ def test_server_modules_form_no_import_cycle() -> None:
 
 
 def test_a_gated_call_reads_top_down() -> None:
-    """``asgi`` -> ``resolution`` -> ``parity`` -> the tool -> ``output_check``: no module imports one that
+    """``entry`` -> ``resolution`` -> ``parity`` -> the tool -> ``output_check``: no module imports one that
     comes before it (the per-request record they share sits below all of them, in ``_record``)."""
-    order = ["asgi", "resolution", "parity", "output_check"]
+    order = ["entry", "resolution", "parity", "output_check"]
     graph = _graph()
     for position, name in enumerate(order):
         imports = graph[f"agent_connector_sdk.mcp.server.{name}"]

@@ -29,10 +29,13 @@ they are, so the same failure has the same class on every path. The tree (module
     │   ├── CompletionError          execute         server: completion refused
     │   │   └── CompletionRateLimited
     │   └── ContractViolation        consume         a result breaks its contract (server_text kept)
-    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed
-    │   ├── JsonRpcError                             the peer's error object (code, message, data)
+    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed; all
+    │   │                                            made by ONE translator (mcp.host.translate)
+    │   ├── JsonRpcError                             the peer's error object (code, words, data)
+    │   ├── HttpStatusError                          an HTTP error status and the page's own words
+    │   ├── UnsupportedVersion                       no protocol revision in common
     │   ├── TransportFailure                         connection lost, timed out, unreachable
-    │   └── MalformedResponse                        a page had the wrong shape
+    │   └── MalformedResponse                        this host could not read the answer
     ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
     ├── BoundExceeded                (bounds)        mcp.host.bounds: a HostBounds cap was hit
     ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps
@@ -44,7 +47,8 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── DisclosureReadRefused        (disclosure_read) server: the uniform read refusal
     ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
     ├── ArgumentsRefused             execute         server: arguments refused, an isError result
-    ├── UpstreamError                execute         connectors.openapi: the upstream API failed
+    ├── UpstreamError                execute         connectors.openapi: the upstream API failed or
+    │                                                answered more than the bound
     ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
     ├── InvalidOpenAPIDocument                       connectors.openapi (also ValueError)
@@ -58,7 +62,8 @@ Project rules that a host reports instead of rejecting are not errors: they are
 
 Messages and attributes never carry argument or header *values* (they name fields, paths, header names
 and bounds), because these errors end up in logs and audit trails. The server's own words travel as
-separate attributes (``JsonRpcError.message``, ``ContractViolation.server_text``), never in ``str()``.
+separate attributes (``JsonRpcError.message``, ``HttpStatusError.words``, ``ContractViolation.server_text``),
+sanitized and capped, never in ``str()``.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def test_disclose_embedded_default_summary_out_and_verify(tmp_path: Path) -> Non
     run = run_cli("disclose", "--out", str(tmp_path / "out"), "--verify")
     assert run.code == 0, run.err
     assert "10 disclosures (118 fragments" in run.out
-    assert "issues_list_events_for_timeline" in run.out and "427,919" in run.out
+    assert "issues_list_events_for_timeline" in run.out and "428,709" in run.out
     assert "verified 10 of 10 reconstructed intact from the files" in run.out
     assert "refused  none" in run.out
     timeline = tmp_path / "out" / "issues_list_events_for_timeline"

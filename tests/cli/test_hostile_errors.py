@@ -1,5 +1,6 @@
-"""One-line errors say what happened: the HTTP status with the server's own words (sanitized, capped),
-both protocol versions on a mismatch, the JSON-RPC code and message; pure, over exception chains."""
+"""One-line errors say what happened, decided by the host error's class (the host translated the
+SDK's failure once): the HTTP status with the server's own words (sanitized, capped), both protocol
+versions on a mismatch, the JSON-RPC code and message; pure, over exception chains."""
 
 from __future__ import annotations
 
@@ -7,65 +8,96 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.cli.errors import explain_unreachable
-from agent_connector_sdk.mcp.host._wire import error_words
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host._wire import Watch, error_words, read_error
+from agent_connector_sdk.mcp.host.errors import (
+    HttpStatusError,
+    JsonRpcError,
+    MalformedResponse,
+    TransportFailure,
+    UnsupportedVersion,
+)
+from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.translate import translate
 
 TARGET = "http://127.0.0.1:1/mcp"
 
 
-def _explain(error: BaseException, status: int | None = None, words: str | None = None) -> str:
-    return explain_unreachable(error, target=TARGET, timeout=30, http_status=status, http_words=words)
-
-
-def _stand_in(code: int = -32603, message: str = "Server returned an error response") -> RuntimeError:
-    try:
-        raise RuntimeError("Client failed to connect") from MCPError(code=code, message=message)
-    except RuntimeError as error:
-        return error
+def _explain(error: BaseException) -> str:
+    return explain_unreachable(error, target=TARGET, timeout=30)
 
 
 @pytest.mark.parametrize(
-    ("status", "words", "expected"),
+    ("error", "expected"),
     [
         (
-            401,
-            "JSON-RPC error -32001: Unauthorized",
+            JsonRpcError(-32001, "Unauthorized", http_status=401),
             "answered HTTP 401 (unauthorized): JSON-RPC error -32001: Unauthorized; "
             "pass credentials with --token or --header",
         ),
         (
-            403,
-            "Access is only allowed at localhost:3000",
+            HttpStatusError(403, "Access is only allowed at localhost:3000"),
             "answered HTTP 403: Access is only allowed at localhost:3000",
         ),
-        (403, None, "answered HTTP 403 (forbidden): check the credentials and the address used"),
-        (404, "no such route", "answered HTTP 404: no such route (wrong path? FastMCP serves /mcp)"),
-        (404, None, "answered HTTP 404 Not Found (wrong path? FastMCP serves /mcp)"),
-        (502, "upstream down", "answered HTTP 502: upstream down"),
+        (
+            HttpStatusError(403, None),
+            "answered HTTP 403 (forbidden): check the credentials and the address used",
+        ),
+        (
+            HttpStatusError(404, "no such route"),
+            "answered HTTP 404: no such route (wrong path? FastMCP serves /mcp)",
+        ),
+        (HttpStatusError(404, None), "answered HTTP 404 Not Found (wrong path? FastMCP serves /mcp)"),
+        (HttpStatusError(502, "upstream down"), "answered HTTP 502: upstream down"),
     ],
 )
-def test_http_errors_name_the_status_and_quote_the_server(
-    status: int, words: str | None, expected: str
-) -> None:
-    assert _explain(_stand_in(), status, words) == f"{TARGET} {expected}"
+def test_http_errors_name_the_status_and_quote_the_server(error: Exception, expected: str) -> None:
+    assert _explain(error) == f"{TARGET} {expected}"
 
 
 def test_a_401_whose_body_is_a_json_rpc_timeout_code_is_not_a_timeout() -> None:
-    error = _stand_in(-32001, "Unauthorized")
-    assert "timed out" in _explain(error)  # without the status the SDK's stand-in is ambiguous
-    assert _explain(error, 401, "JSON-RPC error -32001: Unauthorized").startswith(
-        f"{TARGET} answered HTTP 401"
-    )
+    watch = Watch()
+    stand_in = MCPError(code=-32603, message="Server returned an error response")
+    assert isinstance(translate(stand_in, HostBounds(), what="x", watch=watch), TransportFailure)
+    # With the status the guard saw, the SDK's stand-in is the server's own error object.
+    from agent_connector_sdk.mcp.host._wire import HttpError
+
+    watch.errors.append(HttpError(401, "Unauthorized", -32001))
+    mapped = translate(stand_in, HostBounds(), what="x", watch=watch)
+    assert isinstance(mapped, JsonRpcError) and (mapped.code, mapped.http_status) == (-32001, 401)
+    assert _explain(mapped).startswith(f"{TARGET} answered HTTP 401")
 
 
 def test_the_servers_words_are_sanitized_and_capped() -> None:
-    line = _explain(_stand_in(), 500, "boom\x1b[2J\u202e" + "x" * 5_000)
+    line = _explain(HttpStatusError(500, "boom\x1b[2J\u202e" + "x" * 5_000))
     assert "\x1b" not in line and "\u202e" not in line and "boom\\x1b[2J\\u202e" in line
     assert len(line) < 400 and "…[+" in line
 
 
 def test_json_rpc_errors_show_code_and_message() -> None:
-    line = _explain(_stand_in(-32099, "quota exhausted\x07"))
+    line = _explain(JsonRpcError(-32099, "quota exhausted\x07"))
     assert line == f"{TARGET} refused the session: JSON-RPC error -32099: quota exhausted\\x07"
+
+
+def test_a_servers_own_minus_32000_keeps_its_words_and_the_sdks_is_a_closed_connection() -> None:
+    theirs = translate(MCPError(code=-32000, message="backend on fire"), HostBounds(), what="tools/list")
+    assert isinstance(theirs, JsonRpcError) and theirs.message == "backend on fire"
+    ours = translate(MCPError(code=-32000, message="Connection closed"), HostBounds(), what="tools/list")
+    assert isinstance(ours, TransportFailure) and ours.code == -32000
+
+
+def test_a_parser_refusal_is_a_local_malformed_response_naming_the_reason_not_the_body() -> None:
+    text = (
+        "Failed to parse JSON response: 1 validation error for union[...]\n  Invalid JSON: number out of "
+        "range at line 1 column 4446 [type=json_invalid, input_value=b'{\"secret\": 1}', input_type=bytes]"
+    )
+    mapped = translate(MCPError(code=-32700, message=text), HostBounds(), what="tools/call")
+    assert isinstance(mapped, MalformedResponse)
+    assert (
+        mapped.message == "tools/call: the answer is not JSON-RPC this host parses "
+        "(number out of range at line 1 column 4446)"
+    )
+    assert "secret" not in _explain(mapped)
 
 
 @pytest.mark.parametrize(
@@ -79,7 +111,9 @@ def test_json_rpc_errors_show_code_and_message() -> None:
     ],
 )
 def test_a_version_mismatch_names_both_sides(text: str, theirs: str) -> None:
-    line = _explain(RuntimeError(text))
+    mapped = translate(RuntimeError(text), HostBounds(), what="connecting")
+    assert isinstance(mapped, UnsupportedVersion)
+    line = _explain(mapped)
     assert theirs in line and "2026-07-28" in line and "2025-11-25" in line and "RuntimeError" not in line
 
 
@@ -93,3 +127,45 @@ def test_error_words_prefer_the_json_rpc_message_then_the_first_line() -> None:
         == "Access is only allowed at localhost:3000"
     )
     assert error_words(b"") is None
+
+
+def test_a_json_rpc_error_body_cut_at_the_cap_still_gives_its_code_and_words() -> None:
+    body = (
+        b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32050, '
+        b'"message": "backend \\"on\\" fire", "data": {"pad": "xxxx'
+    )
+    assert read_error(body) == (-32050, 'backend "on" fire')
+
+
+def test_every_sdk_text_the_translator_reads_is_in_the_installed_sdk() -> None:
+    import inspect
+
+    import mcp.client.session
+    import mcp.client.streamable_http
+    import mcp.shared.jsonrpc_dispatcher
+
+    source = "".join(
+        inspect.getsource(module)
+        for module in (mcp.client.streamable_http, mcp.shared.jsonrpc_dispatcher, mcp.client.session)
+    )
+    for text in (
+        "Failed to parse JSON response: ",
+        "Failed to parse SSE message: ",
+        '"Server returned an error response"',
+        "Unexpected content type: ",
+        "SSE stream failed: ",
+        '"SSE stream ended without a response"',
+        '"SSE stream ended and reconnection attempts were exhausted"',
+        '"Connection closed"',
+        "server answered a request with 202 Accepted",
+        "Unsupported protocol version from the server: ",
+        "No mutually supported modern protocol version ",
+        "timed out",
+    ):
+        assert text in source, text
+    import httpx2._sse
+
+    assert "Server-sent event exceeded the " in inspect.getsource(httpx2._sse)
+    assert compat.sdk_local_failure(
+        -32000, "SSE stream failed: Server-sent event exceeded the 5 byte limit."
+    ) == (compat.SdkLocalFailure("event_too_large", "5"))

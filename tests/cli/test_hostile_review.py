@@ -305,3 +305,68 @@ def test_an_endless_stdio_line_is_cut_at_the_message_bound(budget_mb: float) -> 
         "over this host's max_message_bytes (33,554,432)"
     )
     assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+
+
+# ------------------------------------------------------------------------------ one translator
+def test_a_20_kb_error_page_is_its_status_and_the_servers_words(base: str) -> None:
+    run = review(f"{base}/error_page-20000/mcp")
+    assert run.code == 2
+    assert_no_control_bytes(run)
+    assert run.line.endswith(
+        "answered HTTP 502: backend exploded\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31m\\u202eevil\\x9b1m\\x7f"
+    )
+
+
+def test_a_servers_minus_32000_on_tools_list_is_quoted_not_called_a_closed_connection(base: str) -> None:
+    run = review(f"{base}/rpc_error/mcp")
+    assert run.code == 2
+    assert_no_control_bytes(run)
+    assert "JSON-RPC error -32000: backend on fire\\x1b[2J" in run.line and "closed" not in run.line
+
+
+def test_a_500_page_on_the_call_is_reported_with_status_and_words(base: str) -> None:
+    run = review(
+        f"{base}/call_error_page-20000/mcp", "--json", "--call", "clean", "--arguments", '{"q": "x"}'
+    )
+    call = _json(run)["call"]
+    assert_no_control_bytes(run)
+    assert (call["outcome"], call["category"], call["reason"]) == (
+        "failed",
+        "http_error",
+        "the server answered HTTP 500",
+    )
+    assert call["message"].startswith("backend exploded\\x1b[2J")
+
+
+def test_a_stdio_server_that_floods_stderr_and_dies_is_quoted_from_a_bounded_tail(budget_mb: float) -> None:
+    run = review("--", *STDIO_SERVER, "stderr_flood-200")  # 200 MB of stderr
+    assert run.code == 2
+    assert_no_control_bytes(run)
+    assert run.line.endswith(
+        "(server stderr: fatal: out of luck\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31m\\u202eevil\\x9b1m\\x7f)"
+    )
+    assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+
+
+def test_write_lock_approves_the_rest_when_one_descriptor_cannot_be_fingerprinted(
+    base: str, tmp_path: Any
+) -> None:
+    lock = tmp_path / "lock.json"
+    run = review(f"{base}/nonfinite/mcp", "--json", "--write-lock", str(lock))
+    report = _json(run)
+    assert _tools(report)["nonfinite"]["admission"]["category"] == "malformed"
+    assert [tool["name"] for tool in json.loads(lock.read_text())["servers"][0]["tools"]] == [
+        "clean",
+        "clean_too",
+    ]
+
+
+def test_a_prompts_listing_that_never_ends_costs_the_probe_not_the_memory(
+    base: str, budget_mb: float
+) -> None:
+    # It used to grow to 2.7 GB and lose the review at its deadline.
+    run = review(f"{base}/endless_prompts-2000/mcp", "--json")
+    completion = _json(run)["completion"]
+    assert completion["category"] == "list_failed" and "max_list_items (10,000)" in completion["reason"]
+    assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+    assert run.wall < 30

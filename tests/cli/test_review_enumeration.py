@@ -28,7 +28,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.mcp.server.request_limits import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+from agent_connector_sdk.mcp.server.entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
 from tests.support.cli import run_cli
 from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi

@@ -6,8 +6,11 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, admit_tools, is_sensitive_name
+from agent_connector_sdk.mcp.contracts.errors import AdmissionError
 
 
 def tool(name: str, properties: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -337,3 +340,58 @@ def test_admitted_tools_always_compile_for_argument_validation() -> None:
     report = admit_tools([tool])
     assert list(report.admitted) == ["t"]
     assert check_schema(tool["inputSchema"]) is None
+
+
+# ------------------------------------------------------------------------------ unrepresentable values
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(
+        alphabet=st.sampled_from(["a", "é", "\ud800", "\udfff", "\U0001f600", "\x7f", "ÿ"]), max_size=4
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(alphabet=st.sampled_from(["k", "\ud83d", "ð"]), max_size=2), inner, max_size=3
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@given(_VALUES)
+def test_the_byte_prefilter_never_clears_a_descriptor_holding_an_unrepresentable_value(value: Any) -> None:
+    from agent_connector_sdk.mcp.contracts.admission import _check_values, first_invalid_value
+    from agent_connector_sdk.mcp.contracts.json_schema import exact_value_key
+
+    descriptor = {"name": "t", "inputSchema": {"type": "object", "default": value}}
+    scanned = exact_value_key(descriptor)
+
+    def verdict(scanned: bytes | None) -> str | None:
+        try:
+            _check_values(descriptor, scanned)
+        except AdmissionError as refusal:
+            return refusal.message
+        return None
+
+    assert verdict(scanned) == verdict(None)
+    assert (verdict(None) is None) == (first_invalid_value(descriptor) is None)
+
+
+def test_unrepresentable_values_are_rejected_alone_naming_the_pointer() -> None:
+    report = admit_tools(
+        [
+            {"name": "a", "inputSchema": {"type": "object", "properties": {"n": {"default": float("inf")}}}},
+            {"name": "b", "inputSchema": {"type": "object", "examples": [{"x": "\udc00"}]}},
+            {"name": "c", "inputSchema": {"type": "object", "properties": {"k\ud800": {}}}},
+            {"name": "d", "inputSchema": {"type": "object"}},
+        ]
+    )
+    assert list(report.admitted) == ["d"]
+    assert [(r["tool"], r["category"], r["reason"]) for r in report.rejected] == [
+        ("a", "malformed", "a non-finite number at /inputSchema/properties/n/default"),
+        ("b", "malformed", "a string holding a lone surrogate at /inputSchema/examples/0/x"),
+        ("c", "malformed", "a key holding a lone surrogate at /inputSchema/properties/k\\ud800"),
+    ]

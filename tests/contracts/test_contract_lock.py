@@ -92,15 +92,22 @@ def test_a_header_rename_changes_the_schema_and_the_header_map() -> None:
     assert drift.fields == ("inputSchema", "headers")
 
 
-def test_removed_missing_field_and_icons_are_not_contract() -> None:
+def test_a_removed_field_is_drift_and_only_host_facing_meta_is_contract() -> None:
     tool = _tool()
     del tool["title"]
     lock = ContractLock().with_server(SERVER, [_tool()])
     (drift,) = compare_tools(lock.server(SERVER), [tool])
     assert drift.fields == ("title",)
-    decorated = _tool(icons=[{"src": "https://example.test/i.png"}], _meta={"x": 1})
-    (same,) = compare_tools(lock.server(SERVER), [decorated])
-    assert same.status == "unchanged"
+    (same,) = compare_tools(lock.server(SERVER), [_tool(_meta={"x": 1, "fastmcp": {"tags": ["a"]}})])
+    assert same.status == "unchanged"  # transport and vendor metadata: no host acts on it
+    changes: list[tuple[dict[str, Any], str]] = [
+        ({"icons": [{"src": "https://example.test/i.png"}]}, "icons"),
+        ({"_meta": {"ui": {"resourceUri": "ui://route/app.html"}}}, "_meta"),
+        ({"execution": {"taskSupport": "required"}}, "execution"),
+    ]
+    for change, field in changes:
+        (drift,) = compare_tools(lock.server(SERVER), [_tool(**change)])
+        assert drift.status == "changed" and drift.fields == (field,), change
 
 
 def test_added_removed_and_renamed() -> None:
@@ -136,15 +143,19 @@ def test_the_file_round_trips_sorted_and_rejects_anything_else(tmp_path: Any) ->
     assert [s.server for s in lock.servers] == ["a", "z"]
     assert [t.name for t in lock.servers[1].tools] == ["a", "b"]
     assert ContractLock.from_json(text) == lock
-    assert "Routes one shipment" not in text  # digests only
+    stored = json.loads(text)["servers"][0]["tools"][0]
+    assert stored["contract"] == {k: v for k, v in contract_view(_tool()).items() if k != "name"}
     raw = json.loads(text)
     raw["servers"][1]["tools"].reverse()
     bad = [
         "not json",
-        json.dumps({**raw, "lock_version": 2}),
+        json.dumps({**raw, "lock_version": 3}),
         json.dumps(raw),  # unsorted tools
         json.dumps({**json.loads(text), "extra": 1}),
         text.replace('"sha256": "', '"sha256": "X', 1),
+        # A stored contract that does not hash to its digests: old values nobody approved.
+        text.replace("Routes one shipment.", "Routes any shipment.", 1),
+        json.dumps({**json.loads(text), "lock_version": 1}),  # format 1 holds digests only
     ]
     for candidate in bad:
         with pytest.raises(LockFileError) as caught:
@@ -187,3 +198,67 @@ def test_lock_admission_refuses_drift_and_keeps_the_rest() -> None:
     # No entry for the server: fail closed.
     none = lock_admission(listing[:2], admit_tools(listing[:2]), None)
     assert none.admitted == {} and {r["category"] for r in none.rejected} == {"contract_drift"}
+
+
+def _format_1(lock: ContractLock) -> str:
+    """``lock`` as format 1 wrote it: digests of fingerprint version 1, no contracts."""
+    raw = json.loads(lock.to_json())
+    raw["lock_version"] = 1
+    for server in raw["servers"]:
+        for tool in server["tools"]:
+            view = {"name": tool["name"], **tool.pop("contract")}
+            descriptor = {k: v for k, v in view.items() if k != "headers"}
+            old = fingerprint(descriptor, 1)
+            tool.pop("approved_diff")
+            tool.update(sha256=old.sha256, contract_sha256=old.contract_sha256, fields=dict(old.fields))
+    return json.dumps(raw)
+
+
+def test_a_format_1_lock_is_still_read_and_compared_by_digest() -> None:
+    old = ContractLock.from_json(_format_1(ContractLock().with_server(SERVER, [_tool(), _tool("gone")])))
+    assert old.lock_version == 1 and old.digest_only
+    entry = old.server(SERVER)
+    drift = compare_tools(entry, [_tool(), _tool("moved")])
+    assert [(d.tool, d.status, d.previous) for d in drift] == [
+        ("moved", "renamed", "gone"),
+        ("route", "unchanged", None),
+    ]
+    # icons were not part of format 1: adding one is no drift against it (re-write to cover them).
+    (same,) = compare_tools(entry, [_tool(icons=[{"src": "https://x.test/i.png"}])])[1:]
+    assert same.status == "unchanged"
+    (changed,) = [d for d in compare_tools(entry, [_tool(description="new")]) if d.tool == "route"]
+    assert changed.status == "changed" and changed.fields == ("description",)
+    assert changed.digest_only and changed.changes == () and changed.severity is None
+    rewritten = json.loads(old.to_json())
+    assert rewritten["lock_version"] == 2  # whatever is written is format 2 (these entries: digests)
+    assert ContractLock.from_json(json.dumps(rewritten)).digest_only
+
+
+def _unfingerprintable(name: str, value: Any) -> dict[str, Any]:
+    tool = _tool(name)
+    tool["inputSchema"]["properties"]["weight"]["default"] = value
+    return tool
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), "lone \ud800 surrogate"])
+def test_an_unfingerprintable_descriptor_is_that_tools_drift_alone(value: Any) -> None:
+    # It used to raise for the whole listing: --write-lock/--lock exited 2 for the server, and a runtime
+    # lock made discover_tools raise, losing every approved tool.
+    lock = ContractLock().with_server(SERVER, [_tool("a"), _tool("bad"), _unfingerprintable("odd", value)])
+    entry = lock.server(SERVER)
+    assert entry is not None and [tool.name for tool in entry.tools] == ["a", "bad"]  # never approved
+    drift = compare_tools(
+        entry, [_tool("a"), _unfingerprintable("bad", value), _unfingerprintable("odd", value)]
+    )
+    assert [(d.tool, d.status, d.fields) for d in drift] == [
+        ("a", "unchanged", ()),
+        ("bad", "changed", ("unfingerprintable",)),
+        ("odd", "changed", ("unfingerprintable",)),
+    ]
+    assert drift[1].reason() == "the contract cannot be fingerprinted (it holds a value no JSON text carries)"
+    # Listed twice (once fingerprintable): the duplicate rule, never a crash; nameless: no tool at all.
+    twice = compare_tools(entry, [_tool("a"), _unfingerprintable("a", value), {"inputSchema": {}}])
+    assert [(d.tool, d.status, d.fields) for d in twice] == [
+        ("a", "changed", ("name",)),
+        ("bad", "removed", ()),
+    ]

@@ -364,86 +364,120 @@ def refusal(arguments: dict[str, Any], headers: Any) -> HeaderMismatch:
     return caught.value
 
 
-@pytest.mark.parametrize(
-    ("arguments", "headers", "category", "header"),
-    [
-        ({"region": "eu"}, {}, "missing", "Mcp-Param-Region"),
-        (
-            {"region": "eu"},
-            [("Mcp-Param-Region", "eu"), ("mcp-param-region", "eu")],
-            "duplicated",
-            "Mcp-Param-Region",
-        ),
-        (
-            {"region": "eu"},
-            {"Mcp-Param-Region": "eu", "Mcp-Param-Count": "1"},
-            "unexpected",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "eu", "count": None},
-            {"Mcp-Param-Region": "eu", "Mcp-Param-Count": "1"},
-            "unexpected",
-            "Mcp-Param-Count",
-        ),
-        ({"region": "eu"}, {"Mcp-Param-Region": "=?base64?ZXU?="}, "malformed", "Mcp-Param-Region"),
-        ({"region": "eu"}, {"Mcp-Param-Region": "us"}, "mismatched", "Mcp-Param-Region"),
-        ({"region": "eu"}, {"MCP-PARAM-REGION": "EU"}, "mismatched", "Mcp-Param-Region"),
-        ({"region": 1}, {"Mcp-Param-Region": "1"}, "mismatched", "Mcp-Param-Region"),
-        (
-            {"region": "x", "count": 7},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": "8"},
-            "mismatched",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "count": 7},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": "7.0"},
-            "malformed",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "count": 7},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": "+7"},
-            "malformed",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "count": 7},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": "٧"},
-            "malformed",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "count": 2**53},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": str(2**53)},
-            "malformed",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "count": True},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Count": "1"},
-            "mismatched",
-            "Mcp-Param-Count",
-        ),
-        (
-            {"region": "x", "dry_run": 1},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Dry-Run": "true"},
-            "mismatched",
-            "Mcp-Param-Dry-Run",
-        ),
-        (
-            {"region": "x", "dry_run": True},
-            {"Mcp-Param-Region": "x", "Mcp-Param-Dry-Run": "TRUE"},
-            "malformed",
-            "Mcp-Param-Dry-Run",
-        ),
-    ],
-)
+VALIDATE_REFUSALS: list[tuple[dict[str, Any], Any, str, str]] = [
+    ({"region": "eu"}, {}, "missing", "Mcp-Param-Region"),
+    (
+        {"region": "eu"},
+        [("Mcp-Param-Region", "eu"), ("mcp-param-region", "eu")],
+        "duplicated",
+        "Mcp-Param-Region",
+    ),
+    (
+        {"region": "eu"},
+        {"Mcp-Param-Region": "eu", "Mcp-Param-Count": "1"},
+        "unexpected",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "eu", "count": None},
+        {"Mcp-Param-Region": "eu", "Mcp-Param-Count": "1"},
+        "unexpected",
+        "Mcp-Param-Count",
+    ),
+    ({"region": "eu"}, {"Mcp-Param-Region": "=?base64?ZXU?="}, "malformed", "Mcp-Param-Region"),
+    ({"region": "eu"}, {"Mcp-Param-Region": "us"}, "mismatched", "Mcp-Param-Region"),
+    ({"region": "eu"}, {"MCP-PARAM-REGION": "EU"}, "mismatched", "Mcp-Param-Region"),
+    ({"region": 1}, {"Mcp-Param-Region": "1"}, "mismatched", "Mcp-Param-Region"),
+    (
+        {"region": "x", "count": 7},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": "8"},
+        "mismatched",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "count": 7},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": "7.0"},
+        "malformed",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "count": 7},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": "+7"},
+        "malformed",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "count": 7},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": "٧"},
+        "malformed",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "count": 2**53},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": str(2**53)},
+        "malformed",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "count": True},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Count": "1"},
+        "mismatched",
+        "Mcp-Param-Count",
+    ),
+    (
+        {"region": "x", "dry_run": 1},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Dry-Run": "true"},
+        "mismatched",
+        "Mcp-Param-Dry-Run",
+    ),
+    (
+        {"region": "x", "dry_run": True},
+        {"Mcp-Param-Region": "x", "Mcp-Param-Dry-Run": "TRUE"},
+        "malformed",
+        "Mcp-Param-Dry-Run",
+    ),
+]
+
+
+@pytest.mark.parametrize(("arguments", "headers", "category", "header"), VALIDATE_REFUSALS)
 def test_validate_refusals(arguments: dict[str, Any], headers: Any, category: str, header: str) -> None:
     refused = refusal(arguments, headers)
     assert (refused.category, refused.header) == (category, header)
     assert refused.gate == "execute"
+
+
+@pytest.mark.parametrize(("arguments", "headers", "category", "header"), VALIDATE_REFUSALS)
+def test_proxied_rule_refuses_every_sent_lie_and_only_forgives_missing(
+    arguments: dict[str, Any], headers: Any, category: str, header: str
+) -> None:
+    """``require_headers=False`` (a call through a search proxy) differs from the direct rule in one
+    category only: an unsent header is not ``missing``; everything that is sent is judged the same."""
+    if category == "missing":
+        event = validate_parameter_headers(ROUTE, arguments, headers, require_headers=False)
+        assert event["headers"] == []
+        return
+    with pytest.raises(HeaderMismatch) as caught:
+        validate_parameter_headers(ROUTE, arguments, headers, require_headers=False)
+    assert (caught.value.category, caught.value.header) == (category, header)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    region=st.text(),
+    count=st.none() | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),
+    dry_run=st.none() | st.booleans(),
+    keep=st.sets(st.sampled_from(["Mcp-Param-Region", "Mcp-Param-Count", "Mcp-Param-Dry-Run"])),
+)
+def test_proxied_rule_accepts_any_subset_of_the_faithful_headers(
+    region: str, count: int | None, dry_run: bool | None, keep: set[str]
+) -> None:
+    arguments = {"region": region, "count": count, "dry_run": dry_run}
+    headers = build_parameter_headers(ROUTE, arguments)
+    subset = {name: value for name, value in headers.items() if name in keep}
+    event = validate_parameter_headers(ROUTE, arguments, subset, require_headers=False)
+    assert event["headers"] == [name for name in headers if name in keep]
+    if subset != headers:  # the direct rule refuses exactly the calls that left a header out
+        assert refusal(arguments, subset).category == "missing"
 
 
 def test_validate_integers_numerically() -> None:

@@ -37,7 +37,7 @@ def children() -> Iterator[tuple[str, str]]:
         (["--child", "w=http://127.0.0.1:9/mcp", "--no-auth", "--host", "0.0.0.0"], "without authentication"),
         (["--child", "w=http://127.0.0.1:9/mcp", "--port", "70000"], "between 0 and 65535"),
         (["--child", "w=http://127.0.0.1:9/mcp", "--json"], "only applies with --check"),
-        (["--config", "/nonexistent/gateway.toml"], "cannot read"),
+        (["--config", "/nonexistent/gateway.toml"], "/nonexistent/gateway.toml: no such file"),
     ],
 )
 def test_bad_input_is_one_line(args: list[str], fragment: str) -> None:

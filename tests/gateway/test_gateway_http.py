@@ -76,11 +76,19 @@ def test_empty_string_cursor_is_followed_and_the_second_page_admitted(stack: Sta
 
 
 def test_a_result_breaking_its_output_schema_is_a_typed_error_never_passed_through(stack: Stack) -> None:
-    result = call(stack.url, "bad_listing", {})
-    assert result["isError"] is True
-    assert result["content"][0]["text"].startswith("gateway refused bad_listing: output_schema_violation")
-    assert result.get("structuredContent") != [1, 2, 3]
-    assert "[1, 2, 3]" not in str(result) and "[1,2,3]" not in str(result)
+    status, message = rpc(stack.url, "tools/call", {"name": "bad_listing", "arguments": {}})
+    # No result at all: nothing the child did not produce (no placeholder), nothing it broke.
+    assert status == 200 and "result" not in message
+    error = message["error"]
+    assert error["code"] == -32014
+    assert error["data"] == {
+        "tool": "bad_listing",
+        "child": "bad",
+        "kind": "child_contract",
+        "category": "output_schema_violation",
+    }
+    assert error["message"].startswith("gateway refused bad_listing: output_schema_violation")
+    assert "[1, 2, 3]" not in str(message) and "[1,2,3]" not in str(message)
     assert stack.bad.calls.count("listing") >= 1  # the child did run: the gateway refused what came back
 
 
@@ -157,16 +165,19 @@ def test_disclosure_source_is_the_child_descriptor_bytes(stack: Stack) -> None:
 def test_a_slow_child_is_refused_within_the_timeout_and_others_keep_working(stack: Stack) -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         started = time.monotonic()
-        slow = pool.submit(call, stack.url, "weather_slow", {"seconds": 10})
+        slow_call = {"name": "weather_slow", "arguments": {"seconds": 10}}
+        slow = pool.submit(rpc, stack.url, "tools/call", slow_call)
         time.sleep(0.2)
         quick_started = time.monotonic()
         quick = call(stack.url, "files_forecast", {})
         quick_elapsed = time.monotonic() - quick_started
-        slow_result = slow.result(timeout=15)
+        _status, slow_message = slow.result(timeout=15)
         slow_elapsed = time.monotonic() - started
     assert quick.get("isError") is not True and quick_elapsed < 1.5
-    assert slow_result["isError"] is True
-    assert slow_result["content"][0]["text"].startswith("gateway refused weather_slow: child_timeout")
+    # `slow` returns a string (output schema {"result": string}): no invented "" or {"result": ""}.
+    assert "result" not in slow_message
+    assert slow_message["error"]["code"] == -32012
+    assert slow_message["error"]["message"].startswith("gateway refused weather_slow: child_timeout")
     assert slow_elapsed < 4.0
     assert stack.gateway.children["weather"].state == "up"  # slow is not down
 

@@ -101,13 +101,17 @@ def test_a_child_that_dies_is_refused_at_once_others_keep_working_and_it_comes_b
         weather.__exit__(None, None, None)  # the child dies
 
         started = time.monotonic()
-        first = call(url, "weather_forecast", {})
-        assert first["isError"] is True
-        assert first["content"][0]["text"].startswith("gateway refused weather_forecast: transport_failure")
+        _, first = rpc(url, "tools/call", {"name": "weather_forecast", "arguments": {}})
+        # A JSON-RPC error, never an isError result with made-up structuredContent ({"city": "", ...}).
+        assert "result" not in first
+        assert first["error"]["code"] == -32011
+        assert first["error"]["data"]["category"] == "transport_failure"
+        assert first["error"]["message"].startswith("gateway refused weather_forecast: transport_failure")
         assert time.monotonic() - started < 2.0
         wait_for(lambda: gateway.children["weather"].state != "up", what="weather marked down")
-        second = call(url, "weather_forecast", {})
-        assert second["content"][0]["text"].startswith("gateway refused weather_forecast: child_unavailable")
+        _, second = rpc(url, "tools/call", {"name": "weather_forecast", "arguments": {}})
+        assert second["error"]["code"] == -32011
+        assert second["error"]["message"].startswith("gateway refused weather_forecast: child_unavailable")
         # Its tools stay findable; the other child keeps working.
         assert [e["name"] for e in search(url, "weather_forecast")] == ["weather_forecast"]
         assert call(url, "bad_ok", {})["content"][0]["text"] == "ok v1"

@@ -77,6 +77,22 @@ def test_replicas_share_the_tool_switch_and_nginx_routes_on_the_validated_header
         )
         assert replica == "r1" and message["result"]["structuredContent"]["region"] == "eu-west"  # type: ignore[index]
 
+    # Through the search transform's call_tool a plain client sends no header (the spec asks none):
+    # the call is placed round robin and answered on either replica, never refused for the header.
+    proxied: dict[str, object] = {"name": "weather_route", "arguments": {"region": "eu-west"}}
+    placed = set()
+    for _ in range(6):
+        replica, message = _call(cluster.url, "call_tool", proxied)
+        placed.add(replica)
+        assert message["result"]["structuredContent"]["region"] == "eu-west", message  # type: ignore[index]
+    assert placed == {"r1", "r2"}
+    # A proxied call that carries the header is routed like a direct one, and the header is checked
+    # against the inner arguments: a lie is refused by the replica it picked.
+    replica, message = _call(cluster.url, "call_tool", proxied, headers=[("mcp-param-region", "eu-west")])
+    assert replica == "r1" and message["result"]["structuredContent"]["region"] == "eu-west"  # type: ignore[index]
+    replica, lied = _call(cluster.url, "call_tool", proxied, headers=[("mcp-param-region", "us-east")])
+    assert replica == "r2" and lied["error"]["code"] == -32020, lied  # type: ignore[index]
+
     for replica_url in cluster.replicas.values():
         children = httpx2.get(replica_url.removesuffix("/mcp") + "/healthz/children", timeout=10).json()
         assert [(c["name"], c["state"]) for c in children["children"]] == [("weather", "up")]

@@ -86,6 +86,12 @@ def test_auth_config_files_and_cli_errors(tmp_path: Path, key: RSAKeyPair) -> No
     settings = load_auth_file(good)
     with pytest.raises(CliError, match="repos_delet names no tool"):
         build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9", auth=settings)
+    for own in ("call_tool", "search_tools"):
+        reserved = AuthSettings(
+            issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key, require={own: ("repo:admin",)}
+        )
+        with pytest.raises(CliError, match=f"{own} is the server's own search tool"):
+            build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9", auth=reserved)
     assert_one_line_error(run_cli("serve", "--auth-config", str(good)), "only applies with --openapi")
     document = Path(__file__).parents[2] / "src/agent_connector_sdk/connectors/data/github_extract.json"
     missing = run_cli("serve", "--openapi", str(document), "--auth-config", str(tmp_path / "none.toml"))

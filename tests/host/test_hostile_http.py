@@ -18,11 +18,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agent_connector_sdk.mcp.contracts.errors import PaginationError
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.host._wire import ValueCounter
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.host.errors import ProtocolError
+from agent_connector_sdk.mcp.host.errors import (
+    HttpStatusError,
+    JsonRpcError,
+    MalformedResponse,
+)
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
 from tests.support.audit import recorded
 from tests.support.hostile_server import hostile_app
@@ -146,16 +152,20 @@ async def test_navigation_entries_are_bounded_before_parsing(base: str) -> None:
 async def test_an_http_error_keeps_its_status_and_the_servers_words(base: str) -> None:
     client = fastmcp.Client(f"{base}/unauthorized/mcp", timeout=10)
     host = ContractClient(client)
-    with pytest.raises(ProtocolError):
+    with pytest.raises(JsonRpcError) as failed:
         await host.__aenter__()
+    assert (failed.value.code, failed.value.http_status) == (-32001, 401)
+    assert failed.value.message.startswith("Unauthorized: a bearer token is required\\x1b")
     error = host.session.http_guard.last_error
-    assert error is not None and error.status == 401
-    assert error.message is not None and error.message.startswith("JSON-RPC error -32001: Unauthorized")
+    assert error is not None and (error.status, error.code) == (401, -32001)
     client = fastmcp.Client(f"{base}/forbidden_host/mcp", timeout=10)
     host = ContractClient(client)
-    with pytest.raises(ProtocolError):
+    with pytest.raises(HttpStatusError) as forbidden:
         await host.__aenter__()
-    assert host.session.http_guard.last_error == type(error)(403, "Access is only allowed at localhost:3000")
+    assert (forbidden.value.status, forbidden.value.words) == (
+        403,
+        "Access is only allowed at localhost:3000",
+    )
 
 
 def _values(value: Any) -> int:
@@ -196,10 +206,148 @@ def test_value_counter_counts_structure_only_whatever_the_chunking(
 async def test_other_http_errors_keep_their_words_too(base: str, status: int) -> None:
     client = fastmcp.Client(f"{base}/http_error-{status}/mcp", timeout=10)
     host = ContractClient(client)
-    with pytest.raises(ProtocolError):
+    with pytest.raises(HttpStatusError) as failed:
         await host.__aenter__()
+    assert failed.value.status == status
+    assert (failed.value.words or "").startswith("upstream said no\\x1b")  # sanitized once, here
     error = host.session.http_guard.last_error
-    assert error is not None and error.status == status
-    assert error.message is not None and error.message.startswith(
-        "upstream said no\x1b"
-    )  # raw: sanitized when shown
+    assert error is not None and (error.message or "").startswith("upstream said no\x1b")  # raw on the wire
+
+
+# ------------------------------------------------------------------------------ one translator
+@pytest.mark.parametrize("size", [10_000, 20_000, 300_000])
+async def test_an_error_page_of_any_size_is_its_status_and_the_servers_words(base: str, size: int) -> None:
+    # A reverse proxy's 502 page: over ERROR_BODY_BYTES it used to be a bare RuntimeError.
+    client = fastmcp.Client(f"{base}/error_page-{size}/mcp", timeout=10)
+    host = ContractClient(client)
+    with pytest.raises(HttpStatusError) as failed:
+        await host.__aenter__()
+    assert failed.value.status == 502 and failed.value.category == "http_error"
+    assert failed.value.words == "backend exploded\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31m\\u202eevil\\x9b1m\\x7f"
+    assert str(failed.value) == "HTTP 502"  # the words stay an attribute (they may quote values)
+
+
+@pytest.mark.parametrize("size", [100, 20_000, 2_000_000])
+async def test_an_error_page_on_a_call_is_a_typed_error_and_the_session_closes_cleanly(
+    base: str, size: int
+) -> None:
+    # A 500 on a call used to raise the private _MessageTooLarge, escaping __aexit__ in a group.
+    async with _host(f"{base}/call_error_page-{size}/mcp") as host:
+        await host.discover_tools()
+        with pytest.raises(HttpStatusError) as failed:
+            await host.call("clean", {"q": "x"})
+        assert failed.value.status == 500 and (failed.value.words or "").startswith("backend exploded")
+        events = [e for e in recorded(host.audit) if e.get("event") == "call"]
+        assert events[-1] == {
+            "event": "call",
+            "tool": "clean",
+            "outcome": "protocol_error",
+            "http_status": 500,
+        }
+
+
+@pytest.mark.parametrize("size", [100, 20_000, 2_000_000])
+async def test_a_json_rpc_error_at_an_http_error_status_keeps_code_words_and_status(
+    base: str, size: int
+) -> None:
+    async with _host(f"{base}/json_error_page-{size}/mcp") as host:
+        await host.discover_tools()
+        with pytest.raises(JsonRpcError) as failed:
+            await host.call("clean", {"q": "x"})
+    assert (failed.value.code, failed.value.http_status) == (-32050, 500)
+    assert failed.value.message.startswith("backend on fire\\x1b[2J")  # sanitized, never raw
+
+
+async def test_a_servers_own_minus_32000_is_its_error_not_a_closed_connection(base: str) -> None:
+    async with _host(f"{base}/rpc_error/mcp") as host:
+        with pytest.raises(JsonRpcError) as failed:
+            await host.discover_tools()
+    assert failed.value.code == -32000 and failed.value.message.startswith("backend on fire")
+    assert failed.value.http_status is None
+
+
+async def test_a_number_the_parser_refuses_is_a_local_failure_not_the_servers_parse_error(base: str) -> None:
+    async with _host(f"{base}/huge_int/mcp") as host:
+        await host.discover_tools()
+        with pytest.raises(MalformedResponse) as failed:
+            await host.call("clean", {"q": "x"})
+    assert "not JSON-RPC this host parses (number out of range" in failed.value.message
+    assert "9999" not in str(failed.value)
+
+
+async def test_a_compressed_answer_is_named_as_such_not_as_too_large(base: str) -> None:
+    async with _host(f"{base}/gzip/mcp") as host:
+        with pytest.raises(MalformedResponse) as failed:
+            await host.discover_tools()
+    assert "Content-Encoding gzip" in failed.value.message and "max_message_bytes" not in str(failed.value)
+
+
+async def test_an_sse_event_is_bounded_by_the_message_bound_and_named(base: str) -> None:
+    async with _host(f"{base}/sse_big-2000000/mcp") as host:  # 2 MB: under the default bound, read
+        await host.discover_tools()
+        result = await host.call("clean", {"q": "x"})
+        assert len(result.raw["content"][0]["text"]) == 2_000_000
+    async with _host(f"{base}/sse_big-2000000/mcp", HostBounds(max_message_bytes=1_000_000)) as host:
+        await host.discover_tools()
+        with pytest.raises(BoundExceeded) as refused:
+            await host.call("clean", {"q": "x"})
+    assert refused.value.bound == "max_message_bytes"
+
+
+# ------------------------------------------------------------------------------ one bad descriptor
+@pytest.mark.parametrize(
+    ("mode", "category", "reason"),
+    [
+        ("nonfinite", "malformed", "a non-finite number at /inputSchema/properties/q/default"),
+        ("surrogate", "malformed", "a string holding a lone surrogate at /inputSchema/properties/q/default"),
+        ("deep_schema-150", "invalid_schema", "the descriptor nests deeper than max_schema_depth (64)"),
+    ],
+)
+async def test_one_unrepresentable_descriptor_is_rejected_alone_even_under_a_lock(
+    base: str, mode: str, category: str, reason: str
+) -> None:
+    # 1e400 was admitted as inf (then fingerprinting failed the whole lock); a lone surrogate or a
+    # schema nested ~150 levels failed the whole page in the SDK's parser.
+    url = f"{base}/{mode}/mcp"
+    async with _host(url) as host:
+        report = await host.discover_tools()
+        listed = list(host.admitted.values())
+    assert list(report.admitted) == ["clean", "clean_too"]
+    (rejection,) = report.rejected
+    assert (rejection["category"], rejection["reason"]) == (category, reason)
+    lock = ContractLock().with_server(url, listed)
+    client = fastmcp.Client(url, timeout=10)
+    async with ContractClient(client, HostOptions(lock=lock, require_confirmation=False)) as locked:
+        under_lock = await locked.discover_tools()
+        assert list(under_lock.admitted) == ["clean", "clean_too"]
+        assert (await locked.call("clean", {"q": "x"})).is_error is False
+
+
+# ------------------------------------------------------------------------------ bounded listings
+async def test_a_prompts_listing_that_never_ends_is_refused_at_the_page_bound(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-10/mcp", HostBounds(max_pages=20)) as host:
+        with pytest.raises(PaginationError) as refused:
+            await host.session.list_catalog("prompts")
+    assert refused.value.category == "page_limit" and len(refused.value.trace) == 20
+
+
+async def test_a_prompts_listing_is_bounded_by_items_and_by_the_deadline(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-400/mcp", HostBounds(max_list_items=1_000)) as host:
+        with pytest.raises(BoundExceeded) as refused:
+            await host.session.list_catalog("prompts")
+        assert refused.value.bound == "max_list_items" and "prompts/list" in str(refused.value)
+    started = time.monotonic()
+    bounds = HostBounds(deadline_s=1.0, max_pages=100_000, max_list_items=10_000_000)
+    async with _host(f"{base}/endless_prompts-500/mcp", bounds) as host:
+        with pytest.raises(BoundExceeded) as late:
+            await host.session.list_catalog("prompts")
+    assert late.value.bound == "deadline_s"
+    assert time.monotonic() - started < 2.0 + 1.0  # connect + the deadline, honoured within a second
+
+
+async def test_a_listing_the_server_does_not_serve_is_its_json_rpc_error(base: str) -> None:
+    async with _host(f"{base}/endless_prompts-3/mcp") as host:
+        for kind in ("resources", "resourceTemplates"):
+            with pytest.raises(JsonRpcError) as unknown:  # the hostile server has neither
+                await host.session.list_catalog(kind)
+            assert unknown.value.code == -32601

@@ -65,3 +65,17 @@ def test_the_private_accessors_exist_in_the_tested_sdk() -> None:
     compat.install_stdio_line_cap()
     compat.install_stdio_line_cap()  # idempotent: wrapped once
     assert getattr(sdk_stdio._create_platform_compatible_process, "__agent_connector_line_cap__", False)
+
+
+@pytest.mark.parametrize("mode", ["surrogate", "deep_schema-150", "nonfinite"])
+async def test_one_unrepresentable_descriptor_costs_only_itself_over_stdio(mode: str) -> None:
+    session = _session(mode, HostBounds())
+    await session.connect()
+    started = time.monotonic()
+    try:
+        report = await session.discover_tools()
+    finally:
+        await session.close()
+    assert list(report.admitted) == ["clean", "clean_too"]
+    assert [r["category"] for r in report.rejected] in (["malformed"], ["invalid_schema"])
+    assert time.monotonic() - started < 10  # never the request timeout

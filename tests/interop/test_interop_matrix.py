@@ -18,7 +18,7 @@ import pytest
 
 from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
 from agent_connector_sdk.mcp.host import HostOptions
-from scripts import interop
+from scripts import interop, interop_search
 
 EXPECTED_CHECKS = [
     "discover + admit",
@@ -53,21 +53,81 @@ def test_host_runs_every_gate_against_server_everything(runs: list[interop.Run],
     assert "http://json-schema.org/draft-07/schema#" in run.checks[0].detail
 
 
-OUR_SERVER_CHECKS = [
-    "tools/list",
-    "search",
-    "disclosure reads",
-    "call with Mcp-Param-* headers",
-    "same call without headers refused",
-]
+OUR_SERVER_CHECKS = ["tools/list", "search", "disclosure reads", "call with Mcp-Param-* headers"]
+NEGATIVE_CONTROLS = {
+    # A direct call of the hidden tool without its headers: the spec's rule, refused.
+    interop.TS_CLIENT: ["same call without headers refused"],
+    # Through call_tool: no header required (call_tool annotates nothing), a sent lie still refused.
+    "MCP Inspector CLI": [
+        "same call without headers (none required through call_tool)",
+        "same call with a header that lies refused",
+    ],
+}
 
 
 @pytest.mark.parametrize("client", [interop.TS_CLIENT, "MCP Inspector CLI"])
 def test_official_clients_drive_our_gated_server(runs: list[interop.Run], client: str) -> None:
-    (run,) = [run for run in runs if run.client.startswith(client)]
-    assert [check.name for check in run.checks] == OUR_SERVER_CHECKS, run.checks
+    (run,) = [run for run in runs if run.client.startswith(client) and not run.search_flow]
+    expected = OUR_SERVER_CHECKS + NEGATIVE_CONTROLS[client]
+    assert [check.name for check in run.checks] == expected, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
     assert run.revision == "2026-07-28"
+
+
+SEARCH_SERVERS = [interop_search.LAB_SERVER, interop_search.OPENAPI_SERVER, interop_search.GATEWAY_SERVER]
+SEARCH_CLIENTS = [
+    interop_search.CLIENT_SESSION,
+    interop_search.FASTMCP_CLIENT,
+    interop_search.INSPECTOR_CLI,
+    f"{interop_search.MCP_REMOTE_CLIENT} 0.15.1 (default",
+    f"{interop_search.MCP_REMOTE_CLIENT} 0.15.1 --protocol auto",
+    interop_search.PYDANTIC_AI,
+]
+
+
+@pytest.mark.parametrize("server", SEARCH_SERVERS)
+@pytest.mark.parametrize("client", SEARCH_CLIENTS)
+def test_every_client_runs_the_search_flow(runs: list[interop.Run], client: str, server: str) -> None:
+    """Search, then ``call_tool`` for a routing tool and a tool that may write: one ``tools/call`` per
+    call and no ``Mcp-Param-*`` header (a plain client has none to send), except where a recorded gap of
+    the bridge stops the flow before it starts."""
+    (run,) = [r for r in runs if r.search_flow and r.server == server and r.client.startswith(client)]
+    assert run.ok, [check for check in run.checks if not check.ok]
+    if client.endswith("--protocol auto") and server == interop_search.LAB_SERVER:
+        ((check),) = run.checks
+        assert check.gap and check.name == "tools/list through the bridge", check
+        assert "outputSchema.type" in check.detail
+        return
+    names = [check.name for check in run.checks]
+    assert names[:3] == list(interop_search.SEARCH_CHECKS), names
+    assert not any(check.gap for check in run.checks)
+    for check in run.checks[1:3]:
+        assert "tools/call call_tool (no Mcp-Param headers)" in check.detail, check
+        if client != interop_search.INSPECTOR_CLI:
+            assert "; 1 request: tools/call call_tool" in check.detail, check
+    if client == interop_search.INSPECTOR_CLI:
+        assert run.per_call.endswith("a new process per call")
+    else:
+        assert run.per_call == "1 (tools/call)"
+    if server == interop_search.GATEWAY_SERVER:
+        # Our own host behind the gateway sends the child the headers the caller did not have to send.
+        assert "the lab saw 1 request: tools/call route_shipment (Mcp-Param-Region)" in run.checks[1].detail
+
+
+@pytest.mark.parametrize("server", SEARCH_SERVERS)
+def test_a_hidden_tool_called_by_its_own_name(runs: list[interop.Run], server: str) -> None:
+    """Not the documented flow: with a routing argument it is refused, saying how to proceed."""
+    (run,) = [
+        r
+        for r in runs
+        if r.search_flow and r.server == server and r.client.startswith(interop_search.FASTMCP_CLIENT)
+    ]
+    direct = run.checks[-1]
+    assert direct.name == "hidden tool called by its own name (not the documented flow)" and direct.ok
+    if server == interop_search.OPENAPI_SERVER:
+        assert ": ok;" in direct.detail and "(1 re-listings for one call)" in direct.detail
+    else:
+        assert "refused (-32020)" in direct.detail and "'call_tool'" in direct.detail
 
 
 REFERENCE_CELLS = {
@@ -146,6 +206,47 @@ def test_the_strict_profile_rejects_what_the_default_profile_reports(
     assert invalid.category == "missing_structured_content"
     assert invalid.server_text is not None and "Invalid timezone" in invalid.server_text
     assert unserialized.category == "missing_text_serialization"
+
+
+def test_the_request_log_keeps_methods_and_header_names_never_values() -> None:
+    seen: list[bytes] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        while True:
+            message = await receive()
+            seen.append(message["body"])
+            if not message.get("more_body", False):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    log = interop_search.RequestLog(app)
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "call_tool", "arguments": {"s": "v"}},
+        }
+    ).encode()
+    scope = {"type": "http", "method": "POST", "headers": [(b"Mcp-Param-Region", b"secret-value")]}
+    messages = [
+        {"type": "http.request", "body": body[:10], "more_body": True},
+        {"type": "http.request", "body": body[10:]},
+    ]
+
+    async def receive() -> Any:
+        return messages.pop(0)
+
+    async def send(message: Any) -> None:
+        return None
+
+    asyncio.run(log(scope, receive, send))
+    (entry,) = log.since(0)
+    assert entry == interop_search.Seen("tools/call", "call_tool", ("mcp-param-region",))
+    assert b"".join(seen) == body  # the app reads the body itself, unchanged
+    assert interop_search.describe([entry]) == "1 request: tools/call call_tool (Mcp-Param-Region)"
+    assert "secret" not in repr(log.since(0))
 
 
 def test_docs_interop_md_is_what_the_matrix_produces(runs: list[interop.Run]) -> None:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.host_guard import MAX_VERDICTS, MemoizedHostOriginGuard
+from agent_connector_sdk.mcp.server.entry import MAX_VERDICTS, EntryFront
 
 HOSTS = st.sampled_from(
     [b"127.0.0.1:8000", b"localhost:8000", b"[::1]:8000", b"evil.example", b"api.example:443", b"", b"a b"]
@@ -65,7 +65,7 @@ async def _answer(guard: Any, scope: dict[str, Any]) -> list[Any]:
 )
 def test_memoized_guard_answers_as_fastmcp_guard(options: dict[str, Any], requests: list[Any]) -> None:
     plain = HostOriginGuardMiddleware(_app, **options)
-    memoized = MemoizedHostOriginGuard(_app, **options)
+    memoized = EntryFront(_app, guard=options)
     for server, scheme, hosts, origin, other in requests * 2:  # each request cold, then from the memo
         headers = [(b"host", host) for host in hosts] + [(b"x-other", other)]
         if origin is not None:
@@ -75,7 +75,7 @@ def test_memoized_guard_answers_as_fastmcp_guard(options: dict[str, Any], reques
 
 
 def test_the_memo_is_bounded_and_gated_apps_use_it() -> None:
-    memoized = MemoizedHostOriginGuard(_app)
+    memoized = EntryFront(_app, guard={})
     for index in range(MAX_VERDICTS + 50):
         scope = {
             "type": "http",
@@ -86,5 +86,5 @@ def test_the_memo_is_bounded_and_gated_apps_use_it() -> None:
         assert asyncio.run(_answer(memoized, scope))[0]["status"] == 421
     assert len(memoized._verdicts) == MAX_VERDICTS
     app = gated_http_app(FastMCP("guarded"), stateless_http=True)
-    assert [m.cls for m in app.user_middleware].count(MemoizedHostOriginGuard) == 1
+    assert [m.cls for m in app.user_middleware].count(EntryFront) == 1
     assert HostOriginGuardMiddleware not in [m.cls for m in app.user_middleware]

@@ -1,5 +1,5 @@
 """Header parity over real HTTP: raw Streamable HTTP POSTs (httpx2, the client `mcp` itself uses) so every
-header byte is under the test's control, against a FastMCP server behind ``HeaderParityMiddleware``."""
+header byte is under the test's control, against a FastMCP server behind the gated entry."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from fastmcp import FastMCP
 from pydantic import Field
 from starlette.middleware import Middleware
 
-from agent_connector_sdk.mcp.server import HeaderParityMiddleware, gated_http_app
+from agent_connector_sdk.mcp.server import GatedEntry, HeaderParityGate, ServerGates, gated_http_app
+from agent_connector_sdk.mcp.server.resolution import install_resolution
 from tests.support.http_server import serve_asgi
 from tests.support.parity import (
     PROTOCOL_VERSION,
@@ -30,23 +31,23 @@ from tests.support.parity import (
     wire_descriptor,
 )
 
-# Every parity test runs against both entry points of the one checker: the ASGI middleware alone
-# (it then checks every call itself) and the assembled `gated_http_app` (2026-07-28 calls checked inside
-# FastMCP's tool resolution, default SSE response mode: a refusal must still be a plain HTTP 400).
+# Every parity test runs against both assemblies of the one entry: the entry alone, put by hand into
+# `server.http_app(middleware=[...])` (`ServerGates.asgi_middleware`), and the assembled `gated_http_app`
+# (with its front before authentication; default SSE response mode: a refusal must still be HTTP 400).
 ENTRY_POINTS = ["asgi_middleware", "gated_http_app"]
 
 
 def _entry_app(server: FastMCP[Any], entry: str, audit: list[dict[str, Any]] | None = None, **kw: Any) -> Any:
     if entry == "asgi_middleware":
-        options: dict[str, Any] = {"server": server}
-        if audit is not None:
-            options["audit"] = audit.append
-        return server.http_app(
-            stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, **options)], **kw
-        )
+        gates = ServerGates(audit=audit.append if audit is not None else None)
+        return server.http_app(stateless_http=True, middleware=[gates.asgi_middleware(server)], **kw)
     return gated_http_app(
         server, stateless_http=True, audit=audit.append if audit is not None else None, **kw
     )
+
+
+def _entry(server: FastMCP[Any]) -> Middleware:
+    return ServerGates().asgi_middleware(server)
 
 
 @pytest.fixture(scope="module", params=ENTRY_POINTS)
@@ -134,8 +135,12 @@ def test_case_insensitive_name_refused_when_value_differs(gated: Gated) -> None:
 
 
 def test_missing_header_refused(gated: Gated) -> None:
-    data = refusal_of(gated.call({"region": "eu"}))
+    response = gated.call({"region": "eu"})
+    data = refusal_of(response)
     assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "missing"}
+    # No search transform on this server: the only way on is to send the header.
+    message = response.json()["error"]["message"]
+    assert "send it with the argument's value" in message and "call_tool" not in message
 
 
 def test_duplicated_header_refused_even_when_both_copies_match(gated: Gated) -> None:
@@ -243,7 +248,8 @@ def test_tool_without_annotations_unaffected(gated: Gated) -> None:
 
 def test_oversized_body_refused_not_passed_unchecked() -> None:
     server = make_server()
-    app = HeaderParityMiddleware(server.http_app(stateless_http=True), server, max_body_bytes=1024)
+    resolution = install_resolution(server, HeaderParityGate())
+    app = GatedEntry(server.http_app(stateless_http=True), server, resolution=resolution, max_body_bytes=1024)
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         response = raw_call(client, url, "route", {"region": "x" * 2048}, [("Mcp-Param-Region", "x" * 2048)])
         assert response.status_code == 413
@@ -295,8 +301,61 @@ def test_hidden_tool_through_call_tool_proxy_mismatch_refused(
     arguments = {"name": "route", "arguments": {"region": "eu"}}
     data = refusal_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Region", "us")]))
     assert data == {"tool": "route", "header": "Mcp-Param-Region", "category": "mismatched"}
-    missing = refusal_of(raw_call(client, url, "call_tool", arguments))
-    assert missing["category"] == "missing"
+
+
+def test_hidden_tool_through_call_tool_proxy_needs_no_headers(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    """The spec's rule: a client sends the headers of the tool it names, and `call_tool` annotates
+    nothing, so a plain client's proxied call carries none and must work."""
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu", "count": 3, "dry_run": True}}
+    assert result_of(raw_call(client, url, "call_tool", arguments)) == ["eu", 3, True]
+    # Some sent, some not: the sent one is checked (and agrees), the unsent ones are not required.
+    assert result_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Count", "3")])) == [
+        "eu",
+        3,
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("headers", "category"),
+    [
+        ([("Mcp-Param-Count", "4")], "mismatched"),  # one sent header lies, the others are unsent
+        ([("Mcp-Param-Region", "eu"), ("Mcp-Param-Region", "eu")], "duplicated"),
+        ([("Mcp-Param-Dry-Run", "yes")], "malformed"),
+        ([("Mcp-Param-Region", "=?base64?!!?=")], "malformed"),
+    ],
+)
+def test_hidden_tool_through_call_tool_proxy_sent_headers_still_checked(
+    gated_search: tuple[str, httpx2.Client], headers: list[tuple[str, str]], category: str
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu", "count": 3, "dry_run": True}}
+    assert refusal_of(raw_call(client, url, "call_tool", arguments, headers))["category"] == category
+
+
+def test_hidden_tool_through_call_tool_proxy_header_without_argument_refused(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    url, client = gated_search
+    arguments = {"name": "route", "arguments": {"region": "eu"}}
+    data = refusal_of(raw_call(client, url, "call_tool", arguments, [("Mcp-Param-Count", "3")]))
+    assert data == {"tool": "route", "header": "Mcp-Param-Count", "category": "unexpected"}
+
+
+def test_hidden_tool_direct_call_without_header_says_how_to_proceed(
+    gated_search: tuple[str, httpx2.Client],
+) -> None:
+    """A direct call keeps the spec's rule (the tool's own schema annotates `region`); the refusal names
+    both ways on: send the header, or go through the search proxy."""
+    url, client = gated_search
+    response = raw_call(client, url, "route", {"region": "eu"})
+    assert refusal_of(response) == {"tool": "route", "header": "Mcp-Param-Region", "category": "missing"}
+    message = response.json()["error"]["message"]
+    assert "send it with the argument's value" in message
+    assert "'call_tool'" in message
 
 
 def test_hidden_tool_through_call_tool_proxy_matching_headers_succeed(
@@ -340,7 +399,7 @@ def test_audit_holds_names_not_values(gated: Gated) -> None:
 
 def test_default_audit_logger_holds_names_not_values(caplog: pytest.LogCaptureFixture) -> None:
     server = make_server()
-    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    app = server.http_app(stateless_http=True, middleware=[_entry(server)])
     with (
         caplog.at_level(logging.DEBUG, logger="agent_connector_sdk.mcp.server.parity"),
         serve_asgi(app) as url,
@@ -363,7 +422,7 @@ def test_gate_inside_auth_checks_component_authorized_hidden_tool() -> None:
     """Installed through ``http_app(middleware=...)`` the gate runs after authentication, so its lookup sees
     the caller's token exactly as the real call does and the hidden, scope-protected tool is checked."""
     server = make_authed_server()
-    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    app = server.http_app(stateless_http=True, middleware=[_entry(server)])
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         admin = [("authorization", "Bearer admin-token")]
         ok = raw_call(client, url, "deploy", {"region": "eu"}, [*admin, ("Mcp-Param-Region", "eu")])
@@ -389,15 +448,14 @@ def test_gate_outside_auth_fails_closed_and_unauthenticated_gets_401() -> None:
     # Measured: wrapped outside authentication, the lookup cannot see scope-protected hidden tools and a
     # mismatched header reached `deploy` with HTTP 200. The gate now refuses to run there at all.
     server = make_authed_server()
-    outside = HeaderParityMiddleware(server.http_app(stateless_http=True), server)
+    resolution = install_resolution(server, HeaderParityGate())
+    outside = GatedEntry(server.http_app(stateless_http=True), server, resolution=resolution)
     with serve_asgi(outside) as url, httpx2.Client(timeout=30) as client:
         headers = [("authorization", "Bearer admin-token"), ("Mcp-Param-Region", "us")]
         response = raw_call(client, url, "deploy", {"region": "eu"}, headers)
         assert response.status_code == 500
         assert "eu" not in response.text
-    inside = server.http_app(
-        stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)]
-    )
+    inside = server.http_app(stateless_http=True, middleware=[_entry(server)])
     with serve_asgi(inside) as url, httpx2.Client(timeout=30) as client:
         response = raw_call(client, url, "deploy", {"region": "eu"}, [("Mcp-Param-Region", "us")])
         assert response.status_code == 401
@@ -408,7 +466,7 @@ def test_gate_outside_auth_fails_closed_and_unauthenticated_gets_401() -> None:
 
 def test_version_pinned_call_checked_against_that_version() -> None:
     server = versioned_server()
-    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    app = server.http_app(stateless_http=True, middleware=[_entry(server)])
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         latest = raw_call(client, url, "zone", {"region": "eu"})
         assert latest.status_code == 200
@@ -446,7 +504,7 @@ def test_tool_with_invalid_annotation_fails_closed_on_the_server() -> None:
     ) -> str:
         return region
 
-    app = server.http_app(stateless_http=True, middleware=[Middleware(HeaderParityMiddleware, server=server)])
+    app = server.http_app(stateless_http=True, middleware=[_entry(server)])
     with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
         data = refusal_of(raw_call(client, url, "inject", {"region": "eu"}))
         assert data == {"tool": "inject", "header": None, "category": "invalid_header_annotation"}

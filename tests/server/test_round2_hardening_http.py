@@ -32,7 +32,7 @@ from agent_connector_sdk.demo.contract_lab import (
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.request_limits import RequestBounds, json_value_count
+from agent_connector_sdk.mcp.server.entry import RequestBounds, json_value_count
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META
 

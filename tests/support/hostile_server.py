@@ -20,17 +20,36 @@ Modes:
 * ``long_header-<n>`` — a tool whose ``x-mcp-header`` name is ``n`` characters, beside clean ones;
 * ``many_headers-<n>`` — a tool mirroring ``n`` arguments into headers, beside clean ones;
 * ``ref_root`` — one tool whose whole ``inputSchema`` is ``{"$ref": "#"}``, beside clean ones;
+* ``nonfinite`` / ``surrogate`` — one tool whose property ``default`` is ``1e400`` (read as infinity) or
+  ``"\\ud800"`` (a lone surrogate), beside clean ones;
 * ``deep_schema-<levels>`` — one tool whose input schema nests ``levels`` deep;
 * ``bad_version`` — ``server/discover`` offers only ``1999-01-01`` and ``initialize`` answers it;
 * ``unauthorized`` — HTTP 401 whose body is a JSON-RPC ``-32001`` error;
 * ``forbidden_host`` — HTTP 403 ``text/plain`` "Access is only allowed at localhost:3000";
 * ``http_error-<status>`` — that HTTP status, ``text/plain`` words with control bytes in them;
-* ``dying`` (stdio) — writes ESC/BEL on stderr and exits before answering.
+* ``dying`` (stdio) — writes ESC/BEL on stderr and exits before answering;
+* ``endless_prompts-<n>`` — advertises prompts and completions; every ``prompts/list`` page holds
+  ``n`` prompts (1 KB each) and a new cursor, forever;
+* ``stderr_flood-<megabytes>`` (stdio) — writes that much stderr (ESC/BEL in every line), then a last
+  line, and exits before answering.
+
+Error bodies and answers the SDK's own parser refuses (HTTP only, see :func:`_special`):
+
+* ``error_page-<bytes>`` — every request answered HTTP 502 ``text/html``: the server's words on the
+  first line, then ``bytes`` of padding (reverse proxies' error pages are often over 16 KiB);
+* ``call_error_page-<bytes>`` — listing works; ``tools/call`` answered HTTP 500 the same way;
+* ``json_error_page-<bytes>`` — listing works; ``tools/call`` answered HTTP 500 with a JSON-RPC error
+  (``-32050`` "backend on fire") whose ``data`` pads the body to ``bytes``;
+* ``rpc_error`` — ``tools/list`` answered HTTP 200 with JSON-RPC ``-32000`` "backend on fire";
+* ``huge_int`` — ``tools/call`` of ``clean`` answers a result holding a 5,000-digit integer;
+* ``gzip`` — ``tools/list`` answered ``Content-Encoding: gzip`` (200 bytes) though identity was asked;
+* ``sse_big-<bytes>`` — ``tools/call`` answered as ``text/event-stream``: one event of ``bytes``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -73,10 +92,13 @@ def _result(body: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def _discover(
-    name: str = "hostile", version: str = "1.0", versions: list[str] | None = None
+    name: str = "hostile",
+    version: str = "1.0",
+    versions: list[str] | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return _result(
-        {"supportedVersions": versions or [VERSION], "capabilities": {"tools": {}}},
+        {"supportedVersions": versions or [VERSION], "capabilities": capabilities or {"tools": {}}},
         _meta={"io.modelcontextprotocol/serverInfo": {"name": name, "version": version}},
     )
 
@@ -163,6 +185,8 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             return ok(_discover(versions=["1999-01-01"]))
         if mode == "ansi":
             return ok(_discover(name=f"hostile{EVIL}", version=f"6.6.6{EVIL}"))
+        if mode == "endless_prompts":
+            return ok(_discover(capabilities={"tools": {}, "prompts": {}, "completions": {}}))
         return ok(_discover())
     if method == "initialize":
         info = {"name": "hostile", "version": "1.0"}
@@ -210,6 +234,28 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             extra = [{"name": "many_headers", "inputSchema": {"type": "object", "properties": properties}}]
         elif mode == "ref_root":
             extra = [{"name": "ref_root", "inputSchema": {"$ref": "#"}}]
+        elif mode in ("nonfinite", "surrogate"):
+            # Written as text: 1e400 parses as inf; "\\ud800" decodes to a lone surrogate.
+            value = "1e400" if mode == "nonfinite" else '"\\ud800"'
+            marker = '"__MARK__"'
+            body = ok(
+                _result(
+                    {
+                        "tools": [
+                            CLEAN,
+                            {
+                                "name": mode,
+                                "inputSchema": {
+                                    "type": "object",
+                                    "properties": {"q": {"type": "string", "default": "__MARK__"}},
+                                },
+                            },
+                            CLEAN_TOO,
+                        ]
+                    }
+                )
+            )[1]
+            return 200, iter([json.dumps(body).replace(marker, value).encode()])
         elif mode == "deep_schema":
             # Written as text: json.dumps itself would hit Python's recursion limit.
             deep = '{"type": "object", "properties": {"a": ' * size + '{"type": "string"}' + "}}" * size
@@ -222,6 +268,11 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
             )
             return 200, iter([(prefix + head + deep + tail).encode()])
         return ok(_result({"tools": [CLEAN, *extra, CLEAN_TOO]}))
+    if method == "prompts/list" and mode == "endless_prompts":  # n prompts a page, a new cursor forever
+        prompt = {"name": "p", "description": "d" * 1_000, "arguments": [{"name": "a"}]}
+        prompts = [{**prompt, "name": f"p{cursor}-{i}"} for i in range(size)]
+        following = int(cursor[1:]) + 1 if isinstance(cursor, str) and cursor[1:].isdigit() else 1
+        return ok(_result({"prompts": prompts, "nextCursor": f"c{following}"}))
     if method == "tools/call":
         name = params.get("name")
         if mode == "nav_flood" and name == "search_tools":
@@ -260,6 +311,44 @@ def _joined(prefix: str, items: Iterator[str], suffix: str) -> Iterator[bytes]:
     yield suffix.encode()
 
 
+def _special(mode_text: str, message: dict[str, Any]) -> Response | None:
+    """The HTTP-only modes (error pages, encodings, SSE); ``None`` for the others."""
+    mode, size = _mode(mode_text)
+    method = message.get("method")
+    ident = message.get("id")
+    page = f"backend exploded{EVIL}\n" + "<p>padding</p>\n" * (size // 15)
+    if mode == "error_page":
+        return Response(page, status_code=502, media_type="text/html")
+    if method != "tools/call" and mode != "rpc_error" and mode != "gzip":
+        return None
+    if mode == "call_error_page":
+        return PlainTextResponse(page, status_code=500)
+    if mode == "json_error_page":
+        error = {"code": -32050, "message": f"backend on fire{EVIL}", "data": {"pad": "x" * size}}
+        return JSONResponse({"jsonrpc": "2.0", "id": ident, "error": error}, status_code=500)
+    if mode == "rpc_error" and method == "tools/list":
+        error = {"code": -32000, "message": f"backend on fire{EVIL}"}
+        return JSONResponse({"jsonrpc": "2.0", "id": ident, "error": error})
+    if mode == "huge_int" and method == "tools/call":
+        text = json.dumps({"jsonrpc": "2.0", "id": ident, "result": _result({"content": []})})
+        return Response(
+            text.replace('"content": []', '"content": [], "structuredContent": {"n": ' + "9" * 5000 + "}"),
+            media_type="application/json",
+        )
+    if mode == "gzip" and method == "tools/list":
+        body = gzip.compress(
+            json.dumps({"jsonrpc": "2.0", "id": ident, "result": _result({"tools": [CLEAN]})}).encode()
+        )
+        return Response(body, media_type="application/json", headers={"Content-Encoding": "gzip"})
+    if mode == "sse_big" and method == "tools/call":
+        result = _result({"content": [{"type": "text", "text": "x" * size}]})
+        event = (
+            "event: message\ndata: " + json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}) + "\n\n"
+        )
+        return Response(event, media_type="text/event-stream")
+    return None
+
+
 async def _endpoint(request: Request) -> Response:
     mode = request.path_params["mode"]
     if request.method != "POST":
@@ -267,6 +356,9 @@ async def _endpoint(request: Request) -> Response:
     message = json.loads(await request.body())
     if "id" not in message:  # a notification
         return Response(status_code=202)
+    special = _special(mode, message)
+    if special is not None:
+        return special
     if mode.startswith("slow_pages") and message.get("method") == "tools/list":
         await asyncio.sleep(_mode(mode)[1] / 1000)  # slow_pages-<milliseconds>
     status, body = answer(mode, message)
@@ -290,6 +382,14 @@ def hostile_app() -> Starlette:
 
 def serve_stdio(mode: str) -> None:
     """The stdio face: one JSON-RPC message per line on stdin, answers on stdout."""
+    if mode.startswith("stderr_flood"):  # stderr_flood-<megabytes>: that much stderr, then death
+        line = f"noise{EVIL}".ljust(1023, "n") + "\n"
+        block = line * 1024
+        for _ in range(_mode(mode)[1]):
+            sys.stderr.write(block)
+        sys.stderr.write(f"fatal: out of luck{EVIL}\n")
+        sys.stderr.flush()
+        sys.exit(3)
     if mode == "dying":
         sys.stderr.write(f"starting{EVIL}\n")
         sys.stderr.write(f"fatal: cannot open database{ESC}[31m\x07{ESC}]0;pwned\x07\u202e\n")

@@ -20,21 +20,30 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
 
-import anyio
 from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli._options import Host, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
-from agent_connector_sdk.cli.render import count, render_review
-from agent_connector_sdk.cli.report import ReviewReport, Target
-from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.cli.errors import (
+    CliError,
+    read_operator_file,
+    require_readable_file,
+    write_operator_file,
+)
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
+
+# Only what parsing needs is imported up front: `--help`, `--version` and every argument or file error
+# answer before the host, server or report stack loads (tests/cli/test_startup_imports.py pins the set).
+# The commands import the rest where they use it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agent_connector_sdk.cli.report import ReviewReport, Target
+    from agent_connector_sdk.mcp.contracts.findings import Profile
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -57,8 +66,14 @@ app = App(
 
 _out = current_output
 
+# connectors.upstream_size.DEFAULT_MAX_UPSTREAM_BYTES, without importing the HTTP stack for `--help`
+# (tests/cli/test_openapi_document_cli.py keeps the two equal).
+_DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
+
 
 def _console(stream: TextIO) -> Console:
+    from rich.console import Console
+
     tty = stream.isatty()
     return Console(
         file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
@@ -71,6 +86,9 @@ def _progress(label: str) -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield lambda event, amount: None
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     bar = Progress(
         TextColumn(label), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True
     )
@@ -112,7 +130,7 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
 def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
     """The server to review: ``--stdio``, a URL, or the words after ``--`` as a stdio command."""
     if stdio is not None:
-        return Target(kind="stdio", address=stdio)
+        return _target("stdio", stdio)
     if len(target) == 1 and "://" in target[0]:
         return _http_target(target[0])
     if (
@@ -131,7 +149,46 @@ def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
         )
     import shlex
 
-    return Target(kind="stdio", address=shlex.join(target))
+    return _target("stdio", shlex.join(target))
+
+
+def _target(kind: Literal["http", "stdio"], address: str) -> Target:
+    from agent_connector_sdk.cli.report import Target  # the report model loads only once the input is valid
+
+    return Target(kind=kind, address=address)
+
+
+def _check_config_options(
+    config: Path | None, servers: list[str] | None, concurrency: int, *, call: str | None, pin: Path | None
+) -> None:
+    if config is None:
+        if servers:
+            raise CliError("--server picks servers of --mcp-config FILE")
+        return
+    if not 1 <= concurrency <= 16:
+        raise CliError(f"--concurrency must be between 1 and 16 (got {concurrency})")
+    if call is not None:
+        raise CliError("--call names one tool of one server: review that server by its URL or command")
+    if pin is not None:
+        raise CliError("--pin writes one server's pins: review that server by its URL or command")
+    # Read now: a missing or malformed file answers before the host stack loads.
+    require_readable_file(config)
+
+
+def _is_command(target: Sequence[str]) -> bool:
+    return bool(target) and not (len(target) == 1 and "://" in target[0])
+
+
+def _server_environment(
+    pairs: list[str] | None, passed: list[str] | None, *, stdio_target: bool
+) -> dict[str, str]:
+    if not pairs and not passed:
+        return {}
+    if not stdio_target:
+        raise CliError("--env and --env-pass set a stdio server's environment: give its command after --")
+    from agent_connector_sdk.cli.stdio_server import server_environment
+
+    return server_environment(pairs or (), passed or ())
 
 
 def _http_target(url: str) -> Target:
@@ -141,7 +198,7 @@ def _http_target(url: str) -> Target:
             f"{json.dumps(url)[:80]} is not an http(s) URL; for a local server use --stdio 'COMMAND' "
             "or `review -- COMMAND ARGS`"
         )
-    return Target(kind="http", address=url)
+    return _target("http", url)
 
 
 @app.command
@@ -215,6 +272,30 @@ def review(
     sarif: Annotated[
         Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
     ] = None,
+    env: Annotated[
+        list[str] | None,
+        Parameter(
+            help="stdio: set NAME=VALUE in the server's environment (repeatable; the server gets only "
+            "HOME, PATH, USER... otherwise)",
+            negative=(),
+        ),
+    ] = None,
+    env_pass: Annotated[
+        list[str] | None,
+        Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
+    ] = None,
+    mcp_config: Annotated[
+        Path | None,
+        Parameter(
+            help="review every server of an MCP client's mcpServers JSON file (Claude Desktop, Cursor, "
+            "VS Code, FastMCP); ${VAR} references are read from the environment"
+        ),
+    ] = None,
+    server: Annotated[
+        list[str] | None,
+        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
+    ] = None,
+    concurrency: Annotated[int, Parameter(help="with --mcp-config: servers reviewed at once (1-16)")] = 4,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -233,16 +314,21 @@ def review(
         raise CliError("--timeout must be a positive number of seconds")
     if not deadline > 0:  # also refuses NaN
         raise CliError("--deadline must be a positive number of seconds")
-    sources = sum([bool(target), stdio is not None, bool(descriptor), demo])
+    sources = sum([bool(target), stdio is not None, bool(descriptor), demo, mcp_config is not None])
     if sources != 1:
         raise CliError(
-            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --descriptor FILE, --demo"
+            "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --mcp-config FILE, "
+            "--descriptor FILE, --demo"
         )
+    _check_config_options(mcp_config, server, concurrency, call=call, pin=pin)
     if emit_tests is not None and not descriptor:
         raise CliError("--emit-tests needs --descriptor FILE")
     if arguments is not None and call is None:
         raise CliError("--arguments needs --call NAME")
     parsed_arguments = _parse_arguments(arguments)
+    server_env = _server_environment(
+        env, env_pass, stdio_target=stdio is not None or _is_command(target) or mcp_config is not None
+    )
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
@@ -255,8 +341,11 @@ def review(
         sarif=sarif,
     )
 
+    # The server's address is checked before the host stack loads: a mistyped URL answers at once.
+    reviewed = _reviewed_target(target, stdio) if target or stdio is not None else None
     if descriptor:
         from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
+        from agent_connector_sdk.cli.render import count
 
         report = review_descriptor_files([str(path) for path in descriptor], profile=profile)
         if emit_tests is not None:
@@ -276,11 +365,33 @@ def review(
             call=call,
             arguments=parsed_arguments,
             source_pins=_read_pins(pins) if pins is not None else None,
+            env=server_env,
         )
+        if mcp_config is not None:
+            from agent_connector_sdk.cli.config_review import run_config_review
+
+            with quiet_sdk_loggers():
+                return run_config_review(
+                    mcp_config,
+                    server or [],
+                    options,
+                    extra_env=server_env,
+                    concurrency=concurrency,
+                    out=out,
+                    console=_console(out),
+                    json_output=json_output,
+                    strict=strict,
+                    descriptors=descriptors,
+                    lock=lock,
+                    write_lock=write_lock,
+                    sarif=sarif,
+                )
         if demo:
             report = _review_demo(options, json_output=json_output)
         else:
-            reviewed = _reviewed_target(target, stdio)
+            import anyio
+
+            assert reviewed is not None  # exactly one source was given, and it is not --demo
             with (
                 quiet_sdk_loggers(),
                 _progress("reading disclosures") as hook,
@@ -334,6 +445,8 @@ def _finish(
         # JSON escapes C0 controls itself; DEL, C1 and bidi controls are escaped too (same value).
         out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
+        from agent_connector_sdk.cli.render import render_review
+
         render_review(report, _console(out), descriptors=descriptors)
     return 1 if strict and report.summary.findings else 0
 
@@ -356,12 +469,17 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+
     return read_operator_file(path, "pin file", SourcePins.from_json)
 
 
 def _write_pins(report: ReviewReport, path: Path) -> None:
     """Source compatibility: the reviewed ``source_sha256`` of every verified disclosure, per alias,
     for this server, in the ``SourcePins`` format that ``review --pins`` (and the consumer) read."""
+    from agent_connector_sdk.cli.render import count
+    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+
     pins = SourcePins()
     pinned = 0
     for tool in report.tools:
@@ -379,8 +497,10 @@ _DEMO_CALL = ("search_evidence", {"query": "routing audit", "region": "Zürich w
 def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
     """``review --demo``: the lab on 127.0.0.1:<ephemeral> with the operator's demo token, one
     disclosed + admitted + validated call of ``search_evidence``, then stop."""
+    import anyio
     import uvicorn
 
+    from agent_connector_sdk.cli.report import Target
     from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
     from agent_connector_sdk.cli.serve import bind_socket, one_line_logging
     from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
@@ -473,6 +593,37 @@ def serve(
     max_in_flight_per_caller: Annotated[
         int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
     ] = 8,
+    max_upstream_bytes: Annotated[
+        int,
+        Parameter(
+            help="--openapi: largest upstream answer a tool reads, in decoded bytes (default 8 MiB); "
+            "a larger one is an upstream_too_large error result"
+        ),
+    ] = _DEFAULT_MAX_UPSTREAM_BYTES,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: serve a document that reuses an operationId (refused by default: OpenAPI "
+            "requires uniqueness); every tool derived from the ID inherits its [auth.require] scopes",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="--openapi: refuse the whole document when a $ref resolves to nothing (default: leave "
+            "out only the operations that reach one, each named in a warning)",
+            negative=(),
+        ),
+    ] = False,
+    insecure_open_bind: Annotated[
+        bool,
+        Parameter(
+            help="serve WITHOUT authentication on a non-loopback --host: anyone who can reach the "
+            "address may call every tool, and no Host/Origin check applies (refused otherwise)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
@@ -480,6 +631,28 @@ def serve(
     (analyst: lab-analyst-demo-token, operator: lab-operator-demo-token); refuses a non-loopback
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535 (got {port})")
+    if upstream is not None and openapi is None:
+        raise CliError("--upstream only applies with --openapi")
+    if upstream_errors != "generic" and openapi is None:
+        raise CliError("--upstream-errors only applies with --openapi")
+    if auth_config is not None and openapi is None:
+        raise CliError("--auth-config only applies with --openapi")
+    openapi_only = {
+        "--max-upstream-bytes": max_upstream_bytes != _DEFAULT_MAX_UPSTREAM_BYTES,
+        "--allow-duplicate-operation-ids": allow_duplicate_operation_ids,
+        "--strict-refs": strict_refs,
+    }
+    for option, given in openapi_only.items():
+        if given and openapi is None:
+            raise CliError(f"{option} only applies with --openapi")
+    if max_upstream_bytes < 1:
+        raise CliError(f"--max-upstream-bytes must be a positive number of bytes (got {max_upstream_bytes})")
+    if not 0 < read_timeout <= 3600:
+        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
+    if openapi is not None:
+        require_readable_file(openapi)  # a mistyped path answers before the server stack loads
     from agent_connector_sdk.cli.serve import (
         bind_socket,
         build_openapi_app,
@@ -489,19 +662,8 @@ def serve(
         one_line_logging,
         run_server,
     )
-
-    if not 0 <= port <= 65535:
-        raise CliError(f"--port must be between 0 and 65535 (got {port})")
-    if upstream is not None and openapi is None:
-        raise CliError("--upstream only applies with --openapi")
-    if upstream_errors != "generic" and openapi is None:
-        raise CliError("--upstream-errors only applies with --openapi")
-    if auth_config is not None and openapi is None:
-        raise CliError("--auth-config only applies with --openapi")
-    if not 0 < read_timeout <= 3600:
-        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
     from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+    from agent_connector_sdk.mcp.server.entry import RequestBounds
 
     for proxy in trusted_proxies or ():
         try:
@@ -525,7 +687,19 @@ def serve(
     lab_with_tokens = openapi is None and not no_auth
     if lab_with_tokens and not is_loopback(host):
         raise CliError(
-            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host or --no-auth"
+            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
+            "(or --no-auth with --insecure-open-bind)"
+        )
+    unauthenticated = (openapi is None and no_auth) or (openapi is not None and auth_config is None)
+    if insecure_open_bind and not unauthenticated:
+        raise CliError("--insecure-open-bind only applies to a server without authentication")
+    if unauthenticated and not is_loopback(host) and not insecure_open_bind:
+        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
+        # it, and FastMCP's Host/Origin check only guards loopback binds.
+        raise CliError(
+            f"refusing to bind {host} without authentication: "
+            + ("pass --auth-config FILE (see docs/gateway.md), " if openapi is not None else "")
+            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
         )
     from agent_connector_sdk.state import StateConfigError
     from agent_connector_sdk.state.config import state_url_from_env
@@ -546,7 +720,12 @@ def serve(
                     upstream_errors=upstream_errors,
                     request_bounds=bounds,
                     auth=_auth_settings(auth_config),
+                    max_upstream_bytes=max_upstream_bytes,
+                    allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+                    strict_refs=strict_refs,
                 )
+            from agent_connector_sdk.cli.render import count
+
             what = f"{count(tools, 'OpenAPI tool')} behind search"
         else:
             from agent_connector_sdk.demo.lab_service import lab_service_app
@@ -573,6 +752,13 @@ def serve(
 
     def announce(url: str) -> None:
         print(f"serving {what} at {url}", file=out, flush=True)
+        if insecure_open_bind and not is_loopback(host):
+            print(
+                f"WARNING: no authentication on {host} (--insecure-open-bind): anyone who can reach it "
+                "may call every tool",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
@@ -616,12 +802,29 @@ def disclose(
         bool, Parameter(name="--json", help="print the manifests and verdicts as JSON", negative=())
     ] = False,
     top: Annotated[int, Parameter(help="how many of the largest schemas to list")] = 5,
+    allow_duplicate_operation_ids: Annotated[
+        bool,
+        Parameter(
+            help="disclose a document that reuses an operationId (refused by default, as serve does)",
+            negative=(),
+        ),
+    ] = False,
+    strict_refs: Annotated[
+        bool,
+        Parameter(
+            help="refuse the whole document when a $ref resolves to nothing (default: such operations "
+            "are listed as refused)",
+            negative=(),
+        ),
+    ] = False,
 ) -> int:
     """Build hash-bound schema disclosures for every operation of an OpenAPI document (no network).
 
     Exit 0 when every disclosure was built (and, with --verify, reconstructed intact); 1 when one was
     refused or failed to verify; 2 for bad input.
     """
+    if openapi is not None:
+        require_readable_file(openapi)
     from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
     from agent_connector_sdk.cli.review import quiet_sdk_loggers
     from agent_connector_sdk.cli.sources import load_openapi
@@ -629,7 +832,13 @@ def disclose(
     stream = _out()
     source = load_openapi(str(openapi) if openapi is not None else None)
     with quiet_sdk_loggers(), _progress("building disclosures") as hook:
-        run = build_disclosures(source, operation=operation, progress=hook)
+        run = build_disclosures(
+            source,
+            operation=operation,
+            progress=hook,
+            allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+            strict_refs=strict_refs,
+        )
     written = write_disclosures(run, out) if out is not None else 0
     failures: dict[str, str] = {}
     if verify:
@@ -650,7 +859,7 @@ def disclose(
             ],
             "refusals": [r.__dict__ for r in run.refusals],
         }
-        stream.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        stream.write(sanitize_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)
     return 1 if failures or run.refusals else 0
@@ -666,13 +875,20 @@ def _render_disclosures(
     top: int,
     stream: TextIO,
 ) -> None:
+    from rich.markup import escape
     from rich.table import Table
+
+    from agent_connector_sdk.cli.render import count
+
+    def shown(text: str, limit: int = 200) -> str:
+        # Names and reasons come from the document: through the one sanitizer, then safe from markup.
+        return escape(sanitize_text(text, limit))
 
     console = _console(stream)
     manifests = [d.manifest for d in run.disclosures.values()]
     total = sum(m.schema_bytes for m in manifests)
     fragments = sum(m.fragment_count for m in manifests)
-    console.print(f"source   {run.title} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
+    console.print(f"source   {shown(run.title)} · sha256 {run.source.sha256} · {run.source_bytes:,} bytes")
     console.print(
         f"built    {count(len(manifests), 'disclosure')} "
         f"({count(fragments, 'fragment')} of at most 4,096 bytes), "
@@ -689,7 +905,11 @@ def _render_disclosures(
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for m in sorted(manifests, key=lambda m: -m.schema_bytes)[: max(top, 0)]:
         table.add_row(
-            m.alias, m.operation, f"{m.schema_bytes:,}", str(m.fragment_count), m.schema_sha256[:16] + "…"
+            shown(m.alias),
+            shown(m.operation),
+            f"{m.schema_bytes:,}",
+            str(m.fragment_count),
+            m.schema_sha256[:16] + "…",
         )
     console.print(table)
     if len(manifests) == 1:
@@ -699,24 +919,29 @@ def _render_disclosures(
         where = f" from the files in {out}" if out is not None else ""
         console.print(f"verified {intact} of {len(manifests)} reconstructed intact{where}")
         for alias, category in failures.items():
-            console.print(f"  [red]FAILED[/red] {alias}: {category}")
+            console.print(f"  [red]FAILED[/red] {shown(alias)}: {category}")
     if out is not None:
         console.print(f"wrote    {count(written, 'file')} under {out}")
     if run.refusals:
         console.print(f"refused  {count(len(run.refusals), 'operation')}:")
         for refusal in run.refusals:
-            console.print(f"  {refusal.alias} ({refusal.operation}): {refusal.category} — {refusal.reason}")
+            where = shown(refusal.operation)
+            if refusal.alias:
+                where = f"{shown(refusal.alias)} ({where})"
+            console.print(f"  {where}: {refusal.category} — {shown(refusal.reason, 400)}")
     else:
         console.print("refused  none")
 
 
 def _render_fragments(disclosure: Any, console: Console) -> None:
     """One disclosure's fragments: the URI a host reads, its size and its digest."""
+    from rich.markup import escape
+
     from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
 
     manifest = disclosure.manifest
-    console.print(f"manifest {manifest.manifest_uri}")
-    console.print(f"fragment {manifest.fragment_uri_template}")
+    console.print(f"manifest {escape(sanitize_text(manifest.manifest_uri, 400))}")
+    console.print(f"fragment {escape(sanitize_text(manifest.fragment_uri_template, 400))}")
     for index in range(manifest.fragment_count):
         fragment = read_schema_fragment(disclosure, str(index))
         size = len(fragment.text.encode("utf-8"))
@@ -724,16 +949,27 @@ def _render_fragments(disclosure: Any, console: Console) -> None:
 
 
 # ---------------------------------------------------------------------------------------- state
-app.command("agent_connector_sdk.cli.state:app", name="state")  # imported when `state` is run
+app.command(  # imported when `state` is run; its help is here so `--help` need not import it
+    "agent_connector_sdk.cli.state:app",
+    name="state",
+    help="Switch a tool off or on for every replica sharing a state store (disable, enable, init, status).",
+)
 
 # -------------------------------------------------------------------------------------- gateway
-app.command("agent_connector_sdk.cli.gateway:gateway", name="gateway")  # imported when run
+app.command(
+    "agent_connector_sdk.cli.gateway:gateway",
+    name="gateway",
+    help="Serve many MCP servers behind one gated catalog with schema disclosure (or --check them).",
+)
 
 
 # ------------------------------------------------------------------------------------------ main
 def _interrupt(signum: int, frame: Any) -> None:
     # Raised where the main thread is, even inside the event loop: asyncio's own SIGINT handling
     # would instead cancel the task, which the transport stack reports as a timeout.
+    compat = sys.modules.get("agent_connector_sdk.mcp.compat")  # not loaded: no server was started
+    if compat is not None:
+        compat.stop_stdio_servers()  # each runs in its own session: the terminal's Ctrl-C missed it
     raise KeyboardInterrupt
 
 

@@ -12,8 +12,10 @@ from typing import Any
 import anyio
 
 from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.serve import SEARCH_TOOL_NAMES, document_refusal
 from agent_connector_sdk.cli.sources import count_operations, document_info
 from agent_connector_sdk.connectors.openapi import (
+    InvalidOpenAPIDocument,
     OpenAPIOperationTool,
     build_openapi_server,
     list_operation_tools,
@@ -57,13 +59,26 @@ class DisclosureRun:
     refusals: list[Refusal] = field(default_factory=list)
 
 
-async def _operation_tools(source: OpenAPISource) -> list[OpenAPIOperationTool]:
+async def _operation_tools(
+    source: OpenAPISource, allow_duplicate_operation_ids: bool, strict_refs: bool
+) -> tuple[list[OpenAPIOperationTool], dict[str, str]]:
+    """The tools ``serve`` would build (the same refusals, the same reserved names), and the
+    operations left out with why."""
     try:
-        openapi = build_openapi_server(source.document, base_url=_UNUSED_BASE_URL)
-    except ValueError as error:  # FastMCP's parser refused the document (InvalidOpenAPIDocument, a $ref)
+        openapi = build_openapi_server(
+            source.document,
+            base_url=_UNUSED_BASE_URL,
+            allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+            strict_refs=strict_refs,
+            reserved_names=SEARCH_TOOL_NAMES,
+            raw=source.raw,
+        )
+    except InvalidOpenAPIDocument as error:  # the connector or FastMCP's parser refused the document
+        raise CliError(document_refusal(error)) from None
+    except ValueError as error:  # e.g. a reference FastMCP cannot follow
         raise CliError(str(error)) from None
     try:
-        return await list_operation_tools(openapi)
+        return await list_operation_tools(openapi), dict(openapi.refused)
     finally:
         await openapi.aclose()
 
@@ -73,21 +88,26 @@ def build_disclosures(
     *,
     operation: str | None = None,
     progress: Callable[[str, int], None] | None = None,
+    allow_duplicate_operation_ids: bool = False,
+    strict_refs: bool = False,
 ) -> DisclosureRun:
-    """Build the disclosure of every operation (or only ``operation``, by ID or tool name)."""
+    """Build the disclosure of every operation (or only ``operation``, by ID or tool name). An operation
+    the connector leaves out (an unresolvable ``$ref``) is a refusal of category ``unresolvable_ref``."""
     if count_operations(source.document) == 0:
         raise CliError(
             "the document has no operations (its 'paths' define no HTTP methods): nothing to disclose"
         )
-    tools = anyio.run(_operation_tools, source)
+    tools, left_out = anyio.run(_operation_tools, source, allow_duplicate_operation_ids, strict_refs)
     if operation is not None:
         tools = [tool for tool in tools if operation in (tool.alias, tool.operation)]
-        if not tools:
+        left_out = {name: reason for name, reason in left_out.items() if name == operation}
+        if not tools and not left_out:
             raise CliError(
                 f"no operation or tool named {json.dumps(operation, ensure_ascii=False)} in the document"
             )
     digest = SourceDigest.of(source.raw)
     run = DisclosureRun(source=digest, source_bytes=len(source.raw), title=document_info(source.document)[0])
+    run.refusals.extend(Refusal("", name, "unresolvable_ref", reason) for name, reason in left_out.items())
     if progress is not None:
         progress("total", len(tools))
     for tool in tools:

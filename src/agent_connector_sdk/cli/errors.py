@@ -1,24 +1,26 @@
 """One clear line for every way a command cannot do its job (exit code 2), never a traceback.
 
-:class:`CliError` is what commands raise for bad input; :func:`explain_unreachable` turns whatever
-the transport stack raised while talking to a server into one sentence a person can act on
-(refused, timed out, TLS, wrong path, not an MCP endpoint, an HTTP error with the server's own words,
-a protocol version this host does not speak). The server's words (an HTTP error body's message, a
-JSON-RPC error message, the versions it offers) are quoted sanitized and capped
+:class:`CliError` is what commands raise for bad input; :func:`explain_unreachable` turns the host's
+error for a failed exchange (decided by its class: the host translated it once) into one sentence a
+person can act on (refused, timed out, TLS, wrong path, not an MCP endpoint, an HTTP error with the
+server's own words, a protocol version this host does not speak). The server's words (an HTTP error
+body's message, a JSON-RPC error message, the versions it offers) are quoted sanitized and capped
 (:func:`~agent_connector_sdk.sanitize.sanitize_text`), so they can neither draw on the terminal nor
 flood it; a refusal of this host's own (a bound) is never blamed on the server.
 """
 
 from __future__ import annotations
 
-import re
 import ssl
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.sanitize import sanitize_text
+
+if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
+    from agent_connector_sdk.mcp.host.errors import ProtocolError
 
 __all__ = [
     "CliCategory",
@@ -26,7 +28,6 @@ __all__ = [
     "ServerUnavailable",
     "explain_unreachable",
     "iter_causes",
-    "needs_status_probe",
     "read_operator_file",
     "write_operator_file",
 ]
@@ -60,11 +61,6 @@ class ServerUnavailable(CliError):
 
 
 _WORDS: Final = 200  # characters of the server's own words quoted in one line
-_UNSUPPORTED_VERSION: Final = re.compile(r"Unsupported protocol version from the server: (.*)", re.S)
-_NO_MUTUAL_VERSION: Final = re.compile(
-    r"No mutually supported modern protocol version \(server: (.*), client", re.S
-)
-_CONTENT_TYPE: Final = re.compile(r"Unexpected content type:\s*([A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+)")
 
 
 def iter_causes(error: BaseException) -> Iterator[BaseException]:
@@ -84,17 +80,6 @@ def iter_causes(error: BaseException) -> Iterator[BaseException]:
                 stack.append(linked)
 
 
-def needs_status_probe(error: BaseException) -> bool:
-    """The SDK reports any HTTP error status as the same -32603 "Server returned an error response",
-    so the status itself (401 vs 500) has to be asked for separately."""
-    from mcp.shared.exceptions import MCPError
-
-    return any(
-        isinstance(cause, MCPError) and cause.message == "Server returned an error response"
-        for cause in iter_causes(error)
-    )
-
-
 def _quote(words: str | None) -> str:
     return f": {sanitize_text(words, _WORDS)}" if words else ""
 
@@ -111,46 +96,60 @@ def _http_error(target: str, status: int, words: str | None) -> str:
     return f"{target} answered HTTP {status}{said}"
 
 
-def _version_mismatch(causes: list[BaseException], target: str) -> str | None:
-    from mcp.shared.exceptions import MCPError
+def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str | None:
+    """The sentence for one of the host's protocol families (decided by class, never by message)."""
     from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
+    from agent_connector_sdk.mcp.host.errors import (
+        HttpStatusError,
+        JsonRpcError,
+        MalformedResponse,
+        TransportFailure,
+        UnsupportedVersion,
+    )
+
     ours = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
-    for cause in causes:
-        text = str(cause) if isinstance(cause, RuntimeError) else ""
-        found = _UNSUPPORTED_VERSION.match(text) or _NO_MUTUAL_VERSION.match(text)
-        if found:
-            theirs = sanitize_text(found.group(1), 120)
-            return f"{target} speaks MCP protocol version {theirs}; this host speaks {ours}"
-        if isinstance(cause, MCPError) and cause.code == -32022:  # UnsupportedProtocolVersion
-            data = cause.data if isinstance(cause.data, dict) else {}
+    if isinstance(error, UnsupportedVersion):
+        theirs = sanitize_text(error.offered, 120)
+        return f"{target} speaks MCP protocol version {theirs}; this host speaks {ours}"
+    if isinstance(error, HttpStatusError):
+        return _http_error(target, error.status, error.words)
+    if isinstance(error, JsonRpcError):
+        if error.code == -32022:  # UnsupportedProtocolVersion, with data.supported
+            data = error.data if isinstance(error.data, dict) else {}
             theirs = sanitize_text(data.get("supported", "?"), 120)
             return f"{target} supports MCP protocol versions {theirs}; this host speaks {ours}"
+        words = f"JSON-RPC error {error.code}{_quote(error.message)}"
+        if error.http_status is not None:
+            return _http_error(target, error.http_status, words)
+        return f"{target} refused the session: {words}"
+    if isinstance(error, MalformedResponse):
+        if error.content_type is not None:
+            shown = sanitize_text(error.content_type or "no content type", 120)
+            return f"not an MCP endpoint: {target} answered with {shown}, not JSON-RPC"
+        return f"{target} sent an answer this host cannot read ({sanitize_text(error.message, 300)})"
+    if isinstance(error, TransportFailure) and error.code == -32001:
+        return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
+    if isinstance(error, TransportFailure) and error.code == -32000:
+        return f"the connection to {target} closed before an answer arrived"
     return None
 
 
-def explain_unreachable(
-    error: BaseException,
-    *,
-    target: str,
-    timeout: float,
-    http_status: int | None = None,
-    http_words: str | None = None,
-) -> str:
-    """One sentence saying why ``target`` could not be reviewed, from the exception chain
-    (``http_status``/``http_words``: the HTTP error answer and the server's own words in it, as the host
-    saw them on the wire or a plain POST to the endpoint answered)."""
+def explain_unreachable(error: BaseException, *, target: str, timeout: float) -> str:
+    """One sentence saying why ``target`` could not be reviewed: by the class of the host's error
+    (an HTTP status with the server's own words, a JSON-RPC error, a version mismatch, an answer that
+    is not JSON-RPC), else by the transport exception underneath (refused, DNS, TLS, timed out,
+    program not found). The server's words are quoted sanitized and capped."""
     import httpx2
-    from mcp.shared.exceptions import MCPError
+
+    from agent_connector_sdk.mcp.host.errors import ProtocolError, TransportFailure
 
     causes = list(iter_causes(error))
-    version = _version_mismatch(causes, target)
-    if version is not None:
-        return version
-    if http_status is not None and http_status >= 400 and any(isinstance(c, MCPError) for c in causes):
-        # The SDK folds every HTTP error into one JSON-RPC stand-in (a 401 whose body is a JSON-RPC
-        # -32001 looks like a local timeout): the status and the server's words say what happened.
-        return _http_error(target, http_status, http_words)
+    for cause in causes:
+        if isinstance(cause, ProtocolError):
+            sentence = _protocol_failure(cause, target, timeout)
+            if sentence is not None:
+                return sentence
     for cause in causes:
         if isinstance(cause, ssl.SSLError | ssl.CertificateError):
             return f"TLS failed for {target}: {type(cause).__name__} (is it https with a valid certificate?)"
@@ -162,24 +161,6 @@ def explain_unreachable(
     for cause in causes:
         if isinstance(cause, TimeoutError | httpx2.TimeoutException):
             return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
-        if isinstance(cause, MCPError) and cause.code == -32001:
-            return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
-    for cause in causes:
-        if isinstance(cause, MCPError):
-            text = cause.message or ""
-            found = _CONTENT_TYPE.search(text)
-            if found:
-                return f"not an MCP endpoint: {target} answered with {found.group(1)}, not JSON-RPC"
-            if text.startswith("Failed to parse JSON response"):
-                return f"not an MCP endpoint: {target} answered JSON that is not JSON-RPC"
-            if text == "Not Found" or cause.code == -32601:
-                return f"wrong path: {target} answered 404 Not Found (FastMCP serves /mcp)"
-            if cause.code == -32000:
-                return f"the connection to {target} closed before an answer arrived"
-            return f"{target} refused the session: JSON-RPC error {cause.code}{_quote(cause.message)}"
-    for cause in causes:
-        if isinstance(cause, httpx2.HTTPStatusError):
-            return _http_error(target, cause.response.status_code, None)
     for cause in causes:
         if isinstance(cause, httpx2.ConnectError | httpx2.NetworkError):
             return f"cannot connect to {target}: {type(cause).__name__}"
@@ -188,7 +169,29 @@ def explain_unreachable(
             return f"cannot start {target}: program not found (is it installed and on PATH?)"
         if isinstance(cause, PermissionError):
             return f"cannot start {target}: permission denied (is the program executable?)"
+    for cause in causes:
+        if isinstance(cause, TransportFailure):
+            return f"the connection to {target} failed: {sanitize_text(cause.message, 200)}"
     return f"cannot review {target}: {type(error).__name__}"
+
+
+def unreadable_file(path: Path, error: OSError) -> CliError:
+    """The one line for an input file that cannot be read (missing, a directory, no permission)."""
+    if isinstance(error, FileNotFoundError):
+        return CliError(f"{path}: no such file")
+    if isinstance(error, IsADirectoryError):
+        return CliError(f"{path}: is a directory, not a file")
+    return CliError(f"{path}: cannot read ({_os_reason(error)})")
+
+
+def require_readable_file(path: Path) -> None:
+    """Fail on an input file that cannot be opened, before a command loads its heavy stack (the file
+    is read again, whole, where it is parsed; this only opens it)."""
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise unreadable_file(path, error) from None
 
 
 def read_operator_file(path: Path, what: str, parse: Callable[[bytes], _T]) -> _T:

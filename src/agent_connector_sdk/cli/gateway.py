@@ -33,7 +33,7 @@ from cyclopts import Parameter
 
 from agent_connector_sdk.cli._options import Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import CliError, require_readable_file
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["gateway", "render_evidence"]
@@ -96,16 +96,18 @@ def gateway(
     ] = False,
 ) -> int:
     """Serve many MCP servers behind one gated catalog with schema disclosure (or --check them)."""
-    from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
-    from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
-    from agent_connector_sdk.gateway.config import check_credentials
-
     if not 0 <= port <= 65535:
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if json_output and not check:
         raise CliError("--json only applies with --check")
     if strict and not check:
         raise CliError("--strict only applies with --check")
+    if config is not None:
+        require_readable_file(config)  # a mistyped path answers before the gateway stack loads
+    from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
+    from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
+    from agent_connector_sdk.gateway.config import check_credentials
+
     try:
         extra = tuple(parse_child(text) for text in child or ())
         settings = load_config(config, extra) if config is not None else GatewayConfig(children=extra)
@@ -155,15 +157,25 @@ def gateway(
 
     try:
         run_server(app_, sock, announce, graceful_shutdown_seconds=settings.shutdown_grace)
+    except SystemExit:
+        # uvicorn exits (status 3) when the app's lifespan fails: say why in our one line, if we know.
+        if front.start_error is None:
+            raise
     finally:
         sock.close()
+    if front.start_error is not None:  # refused in the app's lifespan (e.g. an [auth.require] typo)
+        raise CliError(front.start_error.message)
     return 0
 
 
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
+    from agent_connector_sdk.gateway import GatewayError
     from agent_connector_sdk.gateway.evidence import check_report, collect_evidence
 
-    await front.start(supervise=False)
+    try:
+        await front.start(supervise=False)
+    except GatewayError as error:
+        raise CliError(f"--check: {error.message}") from None
     try:
         evidence = [await collect_evidence(child) for child in front.children.values()]
     finally:

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.mcp.schema_disclosure.navigation import type_label
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["count", "render_review", "short_json"]
@@ -55,9 +56,8 @@ def _arguments(tool: ToolReview) -> str:
     required = schema.get("required", []) if isinstance(schema, dict) else []
     parts = []
     for name, sub in properties.items():
-        declared = sub.get("type", "any") if isinstance(sub, dict) else "any"
         mark = "*" if isinstance(required, list) and name in required else ""
-        shown = sanitize_text(declared if isinstance(declared, str) else "any", 40)
+        shown = sanitize_text(type_label(sub), 64)  # the label navigation shows (composites named)
         parts.append(f"{sanitize_text(name, 80)}{mark}: {shown}")
         if len(parts) >= 64:
             parts.append(f"… {len(properties) - len(parts)} more")
@@ -162,6 +162,8 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         console.print(line)
         if call.code is not None:
             console.print(f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+        elif call.message is not None:  # an HTTP error page's own words
+            console.print(f"         server said: {_s(call.message, 500)}")
         if call.text is not None:
             # The server's own words (tool error text, a text result, a rejected result's text).
             console.print(f"         text: {_s(call.text, 1_000)}")

@@ -33,7 +33,6 @@ from agent_connector_sdk.cli.errors import (
     CliError,
     ServerUnavailable,
     explain_unreachable,
-    needs_status_probe,
 )
 from agent_connector_sdk.cli.report import (
     AdmissionVerdict,
@@ -53,6 +52,7 @@ from agent_connector_sdk.cli.report import (
     ToolReview,
     output_kind,
 )
+from agent_connector_sdk.cli.stdio_server import environment_hint, informative_line
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH, Rejection
@@ -73,7 +73,6 @@ from agent_connector_sdk.mcp.contracts.headers import (
 from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
-from agent_connector_sdk.mcp.host._wire import ERROR_BODY_BYTES, error_words
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -84,7 +83,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
     StaleSelection,
 )
-from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.errors import HttpStatusError, JsonRpcError, ProtocolError
 from agent_connector_sdk.mcp.host.options import HostBounds
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
@@ -128,6 +127,15 @@ class ReviewOptions:
     source_pins: SourcePins | None = None
     deadline: float | None = 300.0
     """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
+    cwd: str | None = None
+    """A stdio server's working directory (default: this process's)."""
+    command: tuple[str, ...] | None = None
+    """The stdio command to run when the target's address only shows it (``--mcp-config``: the
+    entry as written, its ``${VAR}`` references unexpanded); default: the address, split."""
+    url: str | None = None
+    """The URL to connect to when the target's address only shows it (as for ``command``)."""
 
 
 @contextlib.contextmanager
@@ -280,16 +288,23 @@ def _client(
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
 
-        transport: Any = StreamableHttpTransport(target.address, headers=dict(options.headers))
+        transport: Any = StreamableHttpTransport(options.url or target.address, headers=dict(options.headers))
     else:
         from fastmcp.client.transports.stdio import StdioTransport
 
-        argv = shlex.split(target.address)
+        argv = list(options.command) if options.command else shlex.split(target.address)
         if not argv:
             raise CliError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
         # when the server dies its last line is quoted in the one-line error.
-        transport = StdioTransport(argv[0], argv[1:], keep_alive=False, log_file=options.stderr_log)
+        transport = StdioTransport(
+            argv[0],
+            argv[1:],
+            env=dict(options.env) or None,
+            cwd=options.cwd,
+            keep_alive=False,
+            log_file=options.stderr_log,
+        )
 
     async def note_unreadable(message: Any) -> None:
         # The SDK hands a line it could not parse to the message handler and drops it; the request it
@@ -354,49 +369,11 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
             "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
         )
         raise ServerUnavailable(f"refused by this host: {deep.message}") from None
-    seen = session.http_guard.last_error
-    status, words = (seen.status, seen.message) if seen is not None else (None, None)
-    if status is None and over_http and needs_status_probe(failure):
-        status, words = await _http_status(target, options)
-    message = explain_unreachable(
-        failure, target=target.address, timeout=options.timeout, http_status=status, http_words=words
-    )
-    last = _last_line(options.stderr_log) if not over_http else None
-    raise ServerUnavailable(f"{message} (server stderr: {last})" if last else message) from None
-
-
-def _last_line(path: Path | None) -> str | None:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path is not None else []
-    except OSError:
-        return None
-    last = next((line.strip() for line in reversed(lines) if line.strip()), None)
-    return sanitize_text(last, 200) if last else None  # the server's own bytes: ESC, BEL, bidi...
-
-
-async def _http_status(target: Target, options: ReviewOptions) -> tuple[int | None, str | None]:
-    """The HTTP status a bare JSON-RPC POST to the endpoint gets (with the same credentials), and the
-    server's own words in the answer (at most ``ERROR_BODY_BYTES`` of it, from the host's ``_wire``)."""
-    import httpx2
-
-    headers = {**options.headers, "Accept": "application/json, text/event-stream"}
-    if options.token is not None:
-        headers["Authorization"] = f"Bearer {options.token}"
-    body = bytearray()
-    try:
-        async with (
-            httpx2.AsyncClient(timeout=options.timeout) as http,
-            http.stream(
-                "POST", target.address, json={"jsonrpc": "2.0", "id": 0, "method": "ping"}, headers=headers
-            ) as answer,
-        ):
-            async for chunk in answer.aiter_raw():
-                body += chunk
-                if len(body) >= ERROR_BODY_BYTES:
-                    break
-    except httpx2.HTTPError:
-        return None, None
-    return answer.status_code, error_words(bytes(body[:ERROR_BODY_BYTES]))
+    message = explain_unreachable(failure, target=target.address, timeout=options.timeout)
+    quoted = informative_line(options.stderr_log) if not over_http else None
+    if not quoted:
+        raise ServerUnavailable(message) from None
+    raise ServerUnavailable(f"{message} (server stderr: {quoted}){environment_hint(quoted)}") from None
 
 
 async def _review(
@@ -832,14 +809,22 @@ def _completions_advertised(client: fastmcp.Client[Any]) -> bool:
 
 async def _probe_completion(host: ContractClient) -> CompletionProbe:
     try:
-        prompts = await host.client.list_prompts()
-    except Exception as error:  # the probe is advisory: the review stands without it
-        return CompletionProbe(advertised=True, category="list_failed", reason=type(error).__name__)
+        # Bounded (pages, items, bytes, the deadline): a prompts/list that never ends costs a refusal.
+        prompts = await host.session.list_catalog("prompts")
+    except AgentConnectorError as error:  # the probe is advisory: the review stands without it
+        return CompletionProbe(
+            advertised=True,
+            category="list_failed",
+            reason=sanitize_text(f"{error.category}: {error.message}"),
+        )
     for prompt in prompts:
-        if not prompt.arguments:
+        arguments = prompt.get("arguments")
+        name = prompt.get("name")
+        first = arguments[0] if isinstance(arguments, list) and arguments else None
+        if not isinstance(name, str) or not isinstance(first, dict) or not isinstance(first.get("name"), str):
             continue
-        ref = {"type": "ref/prompt", "name": prompt.name}
-        argument = prompt.arguments[0].name
+        ref = {"type": "ref/prompt", "name": name}
+        argument = first["name"]
         try:
             result = await host.complete(ref, argument, "")
         except ContractError as error:
@@ -921,19 +906,35 @@ async def _call(
     except JsonRpcError as error:
         # One label for every JSON-RPC answer (the family's category); the code and the server's own
         # message (sanitized, capped) say which.
+        over = f" with HTTP {error.http_status}" if error.http_status is not None else ""
         return CallReport(
             tool=name,
             outcome="failed",
             gate="execute",
             category=error.category,
-            reason=f"the server answered JSON-RPC error {error.code}",
+            reason=f"the server answered JSON-RPC error {error.code}{over}",
             headers_sent=_headers_sent(audit, name),
             code=error.code,
             message=sanitize_text(str(error.message), SERVER_TEXT_LIMIT),
         )
-    except TransportFailure as error:
+    except HttpStatusError as error:
+        # An HTTP error page with no JSON-RPC error in it: the status, and the page's own words.
         return CallReport(
-            tool=name, outcome="failed", gate="exchange", category=error.category, reason=error.message
+            tool=name,
+            outcome="failed",
+            gate="exchange",
+            category=error.category,
+            reason=f"the server answered HTTP {error.status}",
+            headers_sent=_headers_sent(audit, name),
+            message=error.words,
+        )
+    except ProtocolError as error:  # TransportFailure, MalformedResponse, ...: observed on this side
+        return CallReport(
+            tool=name,
+            outcome="failed",
+            gate="exchange",
+            category=error.category,
+            reason=sanitize_text(error.message, SERVER_TEXT_LIMIT),
         )
     except BoundExceeded as error:  # this host refused the answer (too large): not the server's error
         return CallReport(

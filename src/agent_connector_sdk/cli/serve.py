@@ -12,8 +12,8 @@ import asyncio
 import errno
 import gc
 import ipaddress
+import json
 import logging
-import re
 import socket
 import sys
 from collections.abc import Callable, Iterator
@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import concrete_server_url, document_info
 from agent_connector_sdk.connectors.openapi import (
+    InvalidOpenAPIDocument,
     UpstreamErrorMode,
     build_openapi_server,
     tool_disclosure_origins,
 )
 from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.mcp.server.request_limits import RequestBounds
+from agent_connector_sdk.connectors.upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.mcp.server.entry import RequestBounds
+from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:
     # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
@@ -36,10 +39,12 @@ if TYPE_CHECKING:
     from agent_connector_sdk.gateway.auth import AuthSettings
 
 __all__ = [
+    "SEARCH_TOOL_NAMES",
     "bind_socket",
     "build_openapi_app",
     "built_to_last",
     "disclosure_read_path",
+    "document_refusal",
     "is_loopback",
     "log_disclosure_read_path",
     "one_line_logging",
@@ -62,7 +67,11 @@ _LOGGERS: Final = (
 THIRD_PARTY_FLOOR: Final = logging.WARNING
 """Records of other libraries' loggers below this level are dropped at every configured level: their
 debug and info lines print tool arguments, upstream URLs (with path parameters) and raw headers."""
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_LOG_LINE_LIMIT: Final = 4_000
+"""Characters of one log line (escapes counted) before the sanitizer cuts it and says how much it cut."""
+
+SEARCH_TOOL_NAMES: Final = ("search_tools", "call_tool")
+"""The search transform's own tools on a served OpenAPI document: no operation may take these names."""
 
 
 def is_loopback(host: str) -> bool:
@@ -107,15 +116,16 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 class _OneLine(logging.Formatter):
     """``LEVEL logger: message`` and, for an exception, only its type: a routine client error (a bad
-    request, a refused header, a tool's own failure) is one line, not a traceback. Control characters
-    (ESC and the rest) are escaped, so no logged text can drive a terminal or forge a line."""
+    request, a refused header, a tool's own failure) is one line, not a traceback. The line goes through
+    the one sanitizer (control characters, ESC and bidi controls escaped; capped), so no logged text —
+    an operationId, an upstream's words — can drive a terminal, reorder it or forge a line."""
 
     def format(self, record: logging.LogRecord) -> str:
         line = f"{record.levelname.lower()} {record.name}: {record.getMessage()}"
         if record.exc_info and record.exc_info[0] is not None:
             line += f" ({record.exc_info[0].__name__})"
         line = " ".join(line.split())  # no embedded newlines either
-        return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", line)
+        return sanitize_text(line, _LOG_LINE_LIMIT)
 
 
 class _ThirdPartyFloor(logging.Filter):
@@ -176,13 +186,20 @@ def build_openapi_app(
     upstream_errors: UpstreamErrorMode = "generic",
     request_bounds: RequestBounds | None = None,
     auth: AuthSettings | None = None,
+    max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
+    allow_duplicate_operation_ids: bool = False,
+    strict_refs: bool = False,
 ) -> tuple[Any, int]:
     """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
     document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
     error body (default: the status and a generic message). ``auth`` (``--auth-config``) turns on
-    FastMCP's JWT verifier and puts each ``[auth.require]`` tool behind its scopes. Returns the ASGI app
-    and the tool count."""
+    FastMCP's JWT verifier and puts each ``[auth.require]`` tool behind its scopes (a name there may be an
+    ``operationId``: every tool derived from it inherits the requirement). ``max_upstream_bytes`` bounds
+    each upstream answer; ``allow_duplicate_operation_ids`` and ``strict_refs`` are
+    :func:`~agent_connector_sdk.connectors.openapi.build_openapi_server`'s. A document the connector
+    refuses is one :class:`CliError` line; each operation left out (an unresolvable ``$ref``) is one
+    warning line. Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
     from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
@@ -199,9 +216,23 @@ def build_openapi_app(
             "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
         )
     title, version = document_info(source.document)
-    openapi = build_openapi_server(
-        source.document, base_url=base_url, name=title, version=version, upstream_errors=upstream_errors
-    )
+    try:
+        openapi = build_openapi_server(
+            source.document,
+            base_url=base_url,
+            name=title,
+            version=version,
+            upstream_errors=upstream_errors,
+            max_upstream_bytes=max_upstream_bytes,
+            allow_duplicate_operation_ids=allow_duplicate_operation_ids,
+            strict_refs=strict_refs,
+            reserved_names=SEARCH_TOOL_NAMES,
+            raw=source.raw,
+        )
+    except InvalidOpenAPIDocument as error:
+        raise CliError(document_refusal(error)) from None
+    for operation, reason in openapi.refused.items():
+        logger.warning("operation %s left out: %s", json.dumps(operation, ensure_ascii=False)[:200], reason)
 
     # Lazy: each disclosure is built on its first read, from the schemas that read sees, so start-up
     # lists and hashes nothing per operation (the source document is hashed once).
@@ -213,12 +244,27 @@ def build_openapi_app(
         # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
         from agent_connector_sdk.mcp import compat
 
-        missing = compat.require_tool_scopes(server, auth.require)
+        own = sorted(set(auth.require) & set(SEARCH_TOOL_NAMES))
+        if own:
+            raise CliError(
+                f"--auth-config: [auth.require] {own[0]} is the server's own search tool, not an operation"
+            )
+        # A name may be an operationId: every tool derived from it (several, when duplicates were
+        # allowed) inherits the requirement.
+        require = {tool: scopes for name, scopes in auth.require.items() for tool in openapi.tools_of(name)}
+        missing = set(auth.require) - {name for name in auth.require if openapi.tools_of(name)}
+        missing |= compat.require_tool_scopes(server, require)
         if missing:
             first = sorted(missing)[0]
             raise CliError(f"--auth-config: [auth.require] {first} names no tool of the document")
         server.auth = auth.verifier()
-    search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
+    search_name, call_name = SEARCH_TOOL_NAMES
+    search = RegexSearchTransform(
+        search_result_serializer=describe_schema_tools,
+        max_results=50,
+        search_tool_name=search_name,
+        call_tool_name=call_name,
+    )
     server.add_transform(search)
     # from_openapi tools are never edited in place: reads may memoize on the schema objects.
     register_schema_resources(server, search, disclosures, frozen_schemas=True)
@@ -233,6 +279,15 @@ def build_openapi_app(
         )
         return replica, len(disclosures)
     return gated_http_app(server, stateless_http=True, request_bounds=request_bounds), len(disclosures)
+
+
+_RELAXED_BY: Final = {"unique_operation_ids": "--allow-duplicate-operation-ids"}
+
+
+def document_refusal(error: InvalidOpenAPIDocument) -> str:
+    """The connector's refusal as the CLI says it: its words, and the option that relaxes the rule."""
+    option = _RELAXED_BY.get(error.rule or "")
+    return f"{error.message} (to serve it anyway: {option})" if option else error.message
 
 
 def disclosure_read_path(app: Any) -> str | None:
@@ -268,7 +323,7 @@ def header_deadline_protocol(header_timeout_seconds: float) -> type[Any]:
     complete request head within ``header_timeout_seconds`` of connecting (or of its previous answer)
     is closed. uvicorn has no such timeout of its own (its keep-alive timer stops at the first byte),
     so 400 connections dribbling headers would otherwise be held open indefinitely. The body has its
-    own deadline in the gates (``RequestLimits``)."""
+    own deadline in the gates (the entry, ``mcp.server.entry``)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class HeaderDeadlineH11(H11Protocol):

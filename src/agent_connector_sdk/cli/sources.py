@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml  # type: ignore[import-untyped]
 
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import CliError, unreadable_file
 from agent_connector_sdk.connectors.sources import OpenAPISource, load_github_extract
 
 __all__ = [
@@ -39,14 +39,12 @@ def _read_structured(path: Path) -> tuple[bytes, Any, bool]:
     """:func:`read_structured`, plus whether the value came from the JSON parser (JSON data only)."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, not a file") from None
     except OSError as error:
-        raise CliError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
+        raise unreadable_file(path, error) from None
     try:
         return raw, json.loads(raw), True
+    except RecursionError:
+        raise CliError(f"{path}: nested too deeply to read") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as json_error:
         if path.suffix.lower() == ".json":
             raise CliError(
@@ -55,11 +53,82 @@ def _read_structured(path: Path) -> tuple[bytes, Any, bool]:
                 else f"{path}: not UTF-8 text"
             ) from None
     try:
-        return raw, yaml.safe_load(raw), False
+        return raw, _load_yaml_bounded(raw), False
     except yaml.YAMLError as yaml_error:
         mark = getattr(yaml_error, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         raise CliError(f"{path}: neither valid JSON nor valid YAML{where}") from None
+    except _AliasBound as refused:
+        raise CliError(f"{path}: {refused}") from None
+    except RecursionError:
+        raise CliError(f"{path}: nested too deeply to read") from None
+
+
+YAML_EXPANSION_FACTOR: Final = 10
+"""YAML aliases may expand a document to at most this many times its own nodes (or
+:data:`YAML_EXPANSION_FLOOR` nodes, whichever is more)."""
+YAML_EXPANSION_FLOOR: Final = 100_000
+
+
+class _AliasBound(Exception):
+    """A YAML document whose aliases expand past the bound, or refer to a node containing them."""
+
+
+def _load_yaml_bounded(raw: bytes) -> Any:
+    """``yaml.safe_load(raw)``, refusing a document whose aliases expand it past
+    ``max(YAML_EXPANSION_FACTOR x its nodes, YAML_EXPANSION_FLOOR)`` nodes, or make it recursive.
+
+    Composing keeps an alias as a second reference to the same node (cheap); what expands it is every
+    later step that copies the value (the JSON round trip of :func:`load_openapi`, FastMCP's parser):
+    a 539-byte document with 8 levels of 9 aliases each is 43 million nodes. So the composed node graph
+    is measured first — its expanded size, each shared node counted once per reference, memoized by
+    node so the count costs one visit per distinct node — and refused before anything is constructed.
+    """
+    loader = yaml.SafeLoader(raw)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_alias_expansion(node)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_alias_expansion(root: yaml.Node) -> None:
+    expanded: dict[int, int] = {}  # id(node) -> nodes it stands for, itself included
+    visiting: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            visiting.discard(key)
+            expanded[key] = 1 + sum(expanded[id(child)] for child in _children(node))
+            continue
+        if key in expanded:
+            continue
+        if key in visiting:
+            raise _AliasBound("a YAML alias refers to a node that contains it (a recursive document)")
+        visiting.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in expanded)
+    distinct = len(expanded)
+    limit = max(YAML_EXPANSION_FACTOR * distinct, YAML_EXPANSION_FLOOR)
+    if expanded[id(root)] > limit:
+        raise _AliasBound(
+            f"YAML aliases expand the document to more than {limit:,} nodes (it has {distinct:,}); "
+            f"refused: aliases may expand a document to at most {YAML_EXPANSION_FACTOR} times its own "
+            f"nodes (or {YAML_EXPANSION_FLOOR:,})"
+        )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def load_openapi(path: str | None) -> OpenAPISource:

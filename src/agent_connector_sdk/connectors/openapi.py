@@ -48,7 +48,7 @@ import contextvars
 import json
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
@@ -63,7 +63,28 @@ from fastmcp.utilities.openapi import HTTPRoute
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
+from agent_connector_sdk.connectors.openapi_document import (
+    document_operations,
+    duplicate_operation_ids,
+    place,
+    unresolvable_references,
+    without_operations,
+)
+from agent_connector_sdk.connectors.openapi_failures import (
+    ErrorBodies,
+    declared_error_bodies,
+    error_body_schema_for,
+    failure_content,
+    with_failure_envelope,
+)
+from agent_connector_sdk.connectors.upstream_size import (
+    DEFAULT_MAX_UPSTREAM_BYTES,
+    UpstreamAnswerTooLarge,
+    UpstreamSizeBound,
+    bounded_upstream,
+)
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.schema_disclosure import (
     SchemaDisclosure,
     SourceDigest,
@@ -91,13 +112,17 @@ __all__ = [
 
 
 class InvalidOpenAPIDocument(AgentConnectorError, ValueError):
-    """``invalid_document``: FastMCP's OpenAPI parser refused the document. The message names the first
-    offending place and rule, never the document's values (the parser's own error lists them all)."""
+    """``invalid_document``: the document cannot be served as it is (FastMCP's OpenAPI parser refused
+    it, or a check of :mod:`.openapi_document` did). The message names the first offending place and
+    rule, never the document's values (the parser's own error lists them all). ``rule`` names the
+    connector's own check that refused it (``unique_operation_ids``, ``resolvable_refs``,
+    ``reserved_names``), ``None`` for the parser's refusals: what an option can relax."""
 
     category: Literal["invalid_document"]
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, rule: str | None = None) -> None:
         super().__init__("invalid_document", message)
+        self.rule = rule
 
 
 def _first_problem(error: ValidationError) -> str:
@@ -149,21 +174,43 @@ _REDACTED: Final = "<argument>"
 
 
 class UpstreamError(AgentConnectorError, ToolError):
-    """``upstream_error``: the upstream API answered a non-2xx status to a tool call (the Execute gate).
+    """The upstream API failed a tool call (the Execute gate): ``upstream_error``, it answered a non-2xx
+    ``status``; ``upstream_too_large``, its answer exceeded ``limit`` bytes (``--max-upstream-bytes``)
+    and was not read further.
 
-    A ``ToolError``, so the call ends as an ``isError`` result; its text names the tool and the HTTP
-    status, never the upstream's body unless the server was built with ``upstream_errors="echo"``.
+    A ``ToolError``, so the call ends as an ``isError`` result whose ``structuredContent`` is the
+    tool's failure envelope (:mod:`.openapi_failures`); its text names the tool and the status or the
+    bound, never the upstream's body unless the server was built with ``upstream_errors="echo"``
+    (then ``body`` is the parsed body when it conforms to what the document declares for the status).
     """
 
     gate = "execute"
-    category: Literal["upstream_error"]
+    category: Literal["upstream_error", "upstream_too_large"]
 
-    def __init__(self, tool: str, status: int, *, echoed_body: str | None = None) -> None:
-        message = f"upstream_error: the upstream API answered HTTP {status} to tool {tool!r}"
+    def __init__(
+        self,
+        tool: str,
+        status: int | None,
+        *,
+        echoed_body: str | None = None,
+        body: Any = None,
+        has_body: bool = False,
+        limit: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        if status is not None:
+            category: Literal["upstream_error", "upstream_too_large"] = "upstream_error"
+            message = f"upstream_error: the upstream API answered HTTP {status} to tool {tool!r}"
+        else:
+            category = "upstream_too_large"
+            message = f"upstream_too_large: tool {tool!r}: {reason or 'the upstream answer is too large'}"
         text = message if echoed_body is None else f"{message}: {echoed_body}"
-        super().__init__("upstream_error", message, text=text)
+        super().__init__(category, message, text=text)
         self.tool = tool
         self.status = status
+        self.body = body
+        self.has_body = has_body
+        self.limit = limit
 
 
 def _argument_strings(value: Any) -> Iterator[str]:
@@ -200,16 +247,22 @@ _FILLED_HEADERS: contextvars.ContextVar[frozenset[str] | None] = contextvars.Con
 
 @dataclass
 class _UpstreamSettings:
-    """One server's upstream boundary: the error mode and which arguments fill which declared headers."""
+    """One server's upstream boundary: the error mode, the answer bound, which arguments fill which
+    declared headers, and each tool's declared error bodies."""
 
     upstream_errors: UpstreamErrorMode
+    max_upstream_bytes: int
     # tool name -> {argument name: header name (lowercase)}
     header_arguments: dict[str, dict[str, str]]
+    # tool name -> the document's declared error bodies, each a standalone schema (its `$defs` attached)
+    error_bodies: dict[str, ErrorBodies] = field(default_factory=dict)
 
 
 class _BoundedOpenAPITool(OpenAPITool):
     """FastMCP's OpenAPI tool at the upstream boundary (module doc): it tells the header policy which
-    declared headers the arguments fill, and turns an upstream error status into :class:`UpstreamError`.
+    declared headers the arguments fill, bounds the upstream's answer, turns an upstream error status
+    (or an answer over the bound) into :class:`UpstreamError`, and models every failure of the call in
+    its output schema (:meth:`failure_structured_content`).
 
     Installed by switching the class of each tool FastMCP builds to a per-server subclass (from the
     ``mcp_component_fn`` hook; the subclass adds no fields): FastMCP offers no tool-class option, and
@@ -226,26 +279,58 @@ class _BoundedOpenAPITool(OpenAPITool):
         )
         token = _FILLED_HEADERS.set(filled)
         try:
-            return await super().run(arguments)
+            with bounded_upstream(settings.max_upstream_bytes):
+                return await super().run(arguments)
+        except UpstreamAnswerTooLarge as too_large:
+            logger.warning("upstream answer refused: tool %s: %s", json.dumps(self.name), too_large)
+            raise UpstreamError(self.name, None, limit=too_large.limit, reason=str(too_large)) from None
         except httpx2.HTTPStatusError as error:
-            status = error.response.status_code
-            body = _response_text(error.response)
-            logger.warning(
-                "upstream error: tool %s got HTTP %d; body (bounded, argument values replaced): %s",
-                json.dumps(self.name),
-                status,
-                json.dumps(
-                    _without_argument_values(body, arguments, MAX_LOGGED_UPSTREAM_BODY), ensure_ascii=True
-                ),
-            )
-            echoed = (
-                _without_argument_values(body, {}, MAX_ECHOED_UPSTREAM_BODY)
-                if settings.upstream_errors == "echo"
-                else None
-            )
-            raise UpstreamError(self.name, status, echoed_body=echoed) from None
+            raise self._status_error(error.response, arguments) from None
         finally:
             _FILLED_HEADERS.reset(token)
+
+    def _status_error(self, response: httpx2.Response, arguments: Mapping[str, Any]) -> UpstreamError:
+        settings = self.upstream
+        status = response.status_code
+        body = _response_text(response)
+        logger.warning(
+            "upstream error: tool %s got HTTP %d; body (bounded, argument values replaced): %s",
+            json.dumps(self.name),
+            status,
+            json.dumps(
+                _without_argument_values(body, arguments, MAX_LOGGED_UPSTREAM_BODY), ensure_ascii=True
+            ),
+        )
+        if settings.upstream_errors != "echo":
+            return UpstreamError(self.name, status)
+        echoed = _without_argument_values(body, {}, MAX_ECHOED_UPSTREAM_BODY)
+        declared = error_body_schema_for(settings.error_bodies.get(self.name, {}), status)
+        parsed = _json_or_absent(response) if declared is not None else _ABSENT
+        conforms = parsed is not _ABSENT and validate_instance(declared, parsed) is None
+        return UpstreamError(
+            self.name, status, echoed_body=echoed, body=parsed if conforms else None, has_body=conforms
+        )
+
+    def failure_structured_content(self, failure: BaseException | None, category: str, text: str) -> Any:
+        """This tool's failure envelope for a failed call (``None`` when it publishes no output schema):
+        the output check sends it as the ``isError`` result's ``structuredContent``."""
+        if self.output_schema is None:
+            return None
+        if isinstance(failure, UpstreamError):
+            return failure_content(
+                failure.category, text, status=failure.status, body=failure.body, has_body=failure.has_body
+            )
+        return failure_content(category, text)
+
+
+_ABSENT: Final = object()
+
+
+def _json_or_absent(response: httpx2.Response) -> Any:
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError, httpx2.ResponseNotRead):
+        return _ABSENT
 
 
 def _bounded_tool_class(settings: _UpstreamSettings) -> type[_BoundedOpenAPITool]:
@@ -264,7 +349,8 @@ class OpenAPIServer:
     """A FastMCP server built from an OpenAPI document, plus where each of its tools came from.
 
     ``operations`` maps each registered tool name (alias) to its operation: the ``operationId``, or
-    ``"METHOD /path"`` for an operation without one. ``routes`` maps the alias to ``(METHOD, path)``;
+    ``"METHOD /path"`` for an operation without one. ``refused`` maps each operation that became no
+    tool to why (e.g. a ``$ref`` that resolves to nothing). ``routes`` maps the alias to ``(METHOD, path)``;
     ``source_schemas`` to the ``(input_schema, output_schema)`` objects FastMCP derived from the document
     (what a :class:`DisclosureOrigin` vouches for: a tool whose schemas are replaced later is not).
     ``http_client`` is the client the tools call the upstream API with; :meth:`aclose` closes it if
@@ -277,6 +363,12 @@ class OpenAPIServer:
     http_client: httpx2.AsyncClient
     owns_http_client: bool
     source_schemas: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+    def tools_of(self, name: str) -> list[str]:
+        """The tools ``name`` stands for: the tool of that name, and every tool derived from an operation
+        whose ``operationId`` is ``name`` (each of several, when duplicates were allowed)."""
+        return [alias for alias, operation in self.operations.items() if name in (alias, operation)]
 
     async def aclose(self) -> None:
         """Close the upstream HTTP client if this object created it (a caller's client stays open)."""
@@ -521,6 +613,11 @@ def build_openapi_server(
     version: str | None = None,
     timeout: float = 30.0,
     upstream_errors: UpstreamErrorMode = "generic",
+    max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
+    allow_duplicate_operation_ids: bool = False,
+    strict_refs: bool = False,
+    reserved_names: Collection[str] = (),
+    raw: bytes | None = None,
 ) -> OpenAPIServer:
     """Build a FastMCP server exposing every operation of ``document`` as a tool.
 
@@ -528,12 +625,25 @@ def build_openapi_server(
     client is created for ``base_url``, or for the document's first ``servers`` URL, and closed by
     :meth:`OpenAPIServer.aclose`. ``document`` is not modified. ``name`` and ``version`` become the
     server's ``serverInfo`` (e.g. the document's ``info.title`` and ``info.version``). Either way the
-    client gets the :class:`UpstreamHeaderPolicy` request hook (once per client), so upstream requests
-    carry only the headers addressed to the API.
+    client gets the :class:`UpstreamHeaderPolicy` request hook and the answer bound (once per client),
+    so upstream requests carry only the headers addressed to the API.
 
     ``upstream_errors`` decides what a caller learns when the upstream answers an error status:
     ``"generic"`` the status and a generic message, ``"echo"`` also a bounded excerpt of the body (see
     :class:`UpstreamError`; the log always has a bounded excerpt with argument values replaced).
+    ``max_upstream_bytes`` bounds each upstream answer's decoded body (a larger one is an
+    ``upstream_too_large`` error result, read no further than the bound).
+
+    Every tool with an output schema publishes its failures too (:mod:`.openapi_failures`): an
+    ``isError`` result carries a conforming failure envelope.
+
+    Refused (:class:`InvalidOpenAPIDocument`, naming the places): two operations with one
+    ``operationId`` (OpenAPI requires uniqueness; with ``allow_duplicate_operation_ids`` both become
+    tools and :meth:`OpenAPIServer.tools_of` names both for the ID), and an operation whose tool name
+    is one of ``reserved_names`` (e.g. a search transform's ``search_tools``/``call_tool``). An operation
+    reaching a ``$ref`` that resolves to nothing becomes no tool (``OpenAPIServer.refused`` says why),
+    or the whole document is refused with ``strict_refs``. ``raw``, the document's exact bytes when
+    known, lets the reference check skip a document that has no ``$ref`` at all.
 
     The client is always passed to FastMCP explicitly: a client FastMCP creates itself is closed when
     the server's first lifespan ends, so a second session (e.g. a second in-memory ``Client``) fails
@@ -541,19 +651,35 @@ def build_openapi_server(
     """
     if client is not None and base_url is not None:
         raise ValueError("pass either client or base_url, not both")
+    if upstream_errors not in UPSTREAM_ERROR_MODES:
+        raise ValueError(f"upstream_errors must be one of {', '.join(UPSTREAM_ERROR_MODES)}")
+    if type(max_upstream_bytes) is not int or max_upstream_bytes < 1:
+        raise ValueError("max_upstream_bytes must be a positive integer")
+    duplicates = {} if allow_duplicate_operation_ids else duplicate_operation_ids(document)
+    if duplicates:
+        operation_id, places = next(iter(duplicates.items()))
+        more = f" (and {len(duplicates) - 1} more duplicate IDs)" if len(duplicates) > 1 else ""
+        raise InvalidOpenAPIDocument(
+            f"duplicate operationId {_shown_name(operation_id)}: {' and '.join(places)}{more}; "
+            "OpenAPI requires operationIds to be unique",
+            rule="unique_operation_ids",
+        )
+    refused, document = _without_unresolvable(document, strict=strict_refs, raw=raw)
     owns_client = client is None
     if client is None:
         client = httpx2.AsyncClient(
             base_url=base_url if base_url is not None else _first_server_url(document), timeout=timeout
         )
-    if upstream_errors not in UPSTREAM_ERROR_MODES:
-        raise ValueError(f"upstream_errors must be one of {', '.join(UPSTREAM_ERROR_MODES)}")
     operations: dict[str, str] = {}
     routes: dict[str, tuple[str, str]] = {}
     source_schemas: dict[str, tuple[Any, Any]] = {}
     header_policy = UpstreamHeaderPolicy.for_client(client)
-    settings = _UpstreamSettings(upstream_errors=upstream_errors, header_arguments={})
+    UpstreamSizeBound.for_client(client)
+    settings = _UpstreamSettings(
+        upstream_errors=upstream_errors, max_upstream_bytes=max_upstream_bytes, header_arguments={}
+    )
     bounded_tool = _bounded_tool_class(settings)
+    by_route = {(op.method, op.path): op.operation for op in document_operations(document)}
 
     def record(route: HTTPRoute, component: FastMCPComponent) -> None:
         # Called by FastMCP after it has fixed the component's final (unique) name.
@@ -565,6 +691,14 @@ def build_openapi_server(
                 if spec.get("location") == "header" and "openapi_name" in spec
             }
             component.annotations = http_method_annotations(route.method)
+            if component.output_schema is not None:
+                declared = by_route.get((route.method.upper(), route.path), {})
+                bodies, defs = declared_error_bodies(document, declared)
+                component.output_schema = with_failure_envelope(component.output_schema, bodies, defs)
+                if bodies:
+                    settings.error_bodies[component.name] = {
+                        status: {**body, "$defs": defs} if defs else body for status, body in bodies.items()
+                    }
             operations[component.name] = _operation_of(route)
             routes[component.name] = (route.method.upper(), route.path)
             source_schemas[component.name] = (component.parameters, component.output_schema)
@@ -590,6 +724,14 @@ def build_openapi_server(
         raise
     finally:
         parser_log.removeFilter(quiet)
+    taken = sorted(set(reserved_names) & set(operations))
+    if taken:
+        method, path = routes[taken[0]]
+        raise InvalidOpenAPIDocument(
+            f"operation {place(method, path)} would be the tool {_shown_name(taken[0])}, a name the "
+            "server reserves for its own tools (give the operation another operationId)",
+            rule="reserved_names",
+        )
     return OpenAPIServer(
         server=server,
         operations=operations,
@@ -597,7 +739,31 @@ def build_openapi_server(
         http_client=client,
         owns_http_client=owns_client,
         source_schemas=source_schemas,
+        refused=refused,
     )
+
+
+def _shown_name(text: str, limit: int = 200) -> str:
+    """A document-chosen name for a message: JSON-quoted (so control characters show escaped), capped."""
+    return json.dumps(text[:limit], ensure_ascii=False)
+
+
+def _without_unresolvable(
+    document: dict[str, Any], *, strict: bool, raw: bytes | None
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """``(refused, document)``: each operation reaching a ``$ref`` that resolves to nothing, by name,
+    with why, and the document without them (``strict``: the first such operation refuses it all)."""
+    if raw is not None and b"$ref" not in raw:
+        return {}, document
+    problems = unresolvable_references(document)
+    if not problems:
+        return {}, document
+    names = {(op.method, op.path): op.name for op in document_operations(document)}
+    if strict:
+        (method, path), reason = next(iter(problems.items()))
+        raise InvalidOpenAPIDocument(f"operation {place(method, path)}: {reason}", rule="resolvable_refs")
+    refused = {names[key]: reason for key, reason in problems.items()}
+    return refused, without_operations(document, set(problems))
 
 
 async def list_operation_tools(openapi_server: OpenAPIServer) -> list[OpenAPIOperationTool]:

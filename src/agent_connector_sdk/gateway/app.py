@@ -29,16 +29,18 @@ import asyncio
 import contextlib
 import copy
 import logging
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, ClassVar, Final
 
 import mcp_types
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import require_scopes
+from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import RawStructuredToolResult, Tool
 from fastmcp.tools.base import ToolResult as FastMCPToolResult
+from opentelemetry import context as otel_context
+from opentelemetry import trace
 from pydantic import PrivateAttr, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -47,10 +49,14 @@ from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.children import Child, ChildHealth
 from agent_connector_sdk.gateway.config import GatewayConfig
-from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs
+from agent_connector_sdk.gateway.errors import GatewayError, refusal_code
+from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway.locks import LockWatch
+from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp.contracts.trace_context import reissue_trace_context
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.errors import JsonRpcError
+from agent_connector_sdk.mcp.schema_disclosure.encoding import compute_schema_digests
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
     SchemaDisclosureRegistry,
@@ -59,8 +65,19 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 )
 from agent_connector_sdk.mcp.server import ServerGates
 from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server.output_check import WireRefusal
 
-__all__ = ["STOP_GRACE", "Gateway", "GatewayTool", "default_host_options", "refusal_text"]
+__all__ = [
+    "SCHEMA_DIGEST_META_KEY",
+    "STOP_GRACE",
+    "Gateway",
+    "GatewayTool",
+    "caller_meta",
+    "child_trace_context",
+    "default_host_options",
+    "refusal_text",
+    "wire_refusal",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -76,19 +93,73 @@ def default_host_options(audit: AuditSink | None = None) -> HostOptions:
 
 
 def refusal_text(exposed: str, error: AgentConnectorError) -> str:
-    """The first text line of a refused call's ``isError`` result: tool, category and the value-free
-    message (a JSON-RPC error adds its code; the child's own words are not relayed, they may quote
-    values and the caller's model has no use for another server's internals)."""
+    """The message of a refused call: tool, category and the value-free message (a JSON-RPC error of
+    the child adds its code; the child's own words are not relayed, they may quote values and the
+    caller's model has no use for another server's internals)."""
     detail = f"code {error.code}" if isinstance(error, JsonRpcError) else error.message
     return f"gateway refused {exposed}: {error.category} ({detail})"
 
 
+def wire_refusal(exposed: str, child: str, error: AgentConnectorError) -> WireRefusal:
+    """The JSON-RPC error a caller gets for ``error`` (see :data:`~.errors.REFUSAL_CODES`): the code says
+    which kind of failure, ``data`` names the tool, the child and the precise category."""
+    kind, code = refusal_code(error)
+    data: dict[str, Any] = {"tool": exposed, "child": child, "kind": kind, "category": str(error.category)}
+    if isinstance(error, JsonRpcError):
+        data["childCode"] = error.code
+    return WireRefusal(refusal_text(exposed, error), code=code, data=data)
+
+
+def caller_meta() -> Mapping[str, Any] | None:
+    """The ``_meta`` of the request being served (``None`` outside one)."""
+    request = fastmcp_request_ctx.get()
+    return None if request is None else request.meta
+
+
+@contextlib.contextmanager
+def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
+    """Within this block, requests to a child carry the gateway's own trace context for the caller's
+    ``meta`` (:func:`~agent_connector_sdk.mcp.contracts.trace_context.reissue_trace_context`) and
+    nothing else: the ``mcp`` client injects the *current* OpenTelemetry context into every request's
+    ``_meta``, and FastMCP made the caller's ``traceparent``/``tracestate`` (and ``baggage``) current
+    while serving it, so without this they would reach the child verbatim."""
+    reissued = reissue_trace_context(meta)
+    context = otel_context.Context()  # empty: no span, no baggage
+    if reissued is not None:
+        span = trace.NonRecordingSpan(
+            trace.SpanContext(
+                trace_id=int(reissued.trace_id, 16),
+                span_id=int(reissued.parent_id, 16),
+                is_remote=False,
+                trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED if reissued.sampled else 0),
+                trace_state=trace.TraceState(list(reissued.tracestate)),
+            )
+        )
+        context = trace.set_span_in_context(span, context)
+    token = otel_context.attach(context)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+SCHEMA_DIGEST_META_KEY: Final = "agent-connector-sdk/schema_sha256"
+"""The ``_meta`` key of a ``tools/call`` by which a caller binds the call to the disclosure it read: the
+``schema_sha256`` of the tool's navigation entry or manifest. When it is not the digest of the tool the
+gateway publishes now, the call is refused ``tool_changed`` (JSON-RPC error, code
+``REFUSAL_CODES["tool_changed"]``) and nothing reaches the child. Without the key a call runs against
+the current tool."""
+
+
 class GatewayTool(Tool):
     """A child tool as the gateway publishes it: the admitted descriptor's schemas and hints under the
-    namespaced name; ``run`` goes through the child's host session (Invoke → child → Consume)."""
+    namespaced name; ``run`` goes through the child's host session (Invoke → child → Consume) and relays
+    the child's valid result as the child produced it (``relays_results``)."""
 
+    relays_results: ClassVar[bool] = True
     _child: Child | None = PrivateAttr(default=None)
     _source: ChildTool | None = PrivateAttr(default=None)
+    _schema_sha256: str | None = PrivateAttr(default=None)
 
     @classmethod
     def of(cls, child: Child, source: ChildTool, scopes: tuple[str, ...] = ()) -> GatewayTool:
@@ -121,21 +192,37 @@ class GatewayTool(Tool):
         assert self._source is not None
         return self._source
 
+    @property
+    def schema_sha256(self) -> str:
+        """The ``schema_sha256`` of this tool's disclosure (what a caller binds a call to)."""
+        if self._schema_sha256 is None:
+            self._schema_sha256 = compute_schema_digests(self.parameters, self.output_schema).schema_sha256
+        return self._schema_sha256
+
     async def run(self, arguments: dict[str, Any]) -> FastMCPToolResult:
         child, source = self._child, self._source
         assert child is not None and source is not None
+        meta = caller_meta()
+        bound = None if meta is None else meta.get(SCHEMA_DIGEST_META_KEY)
+        if bound is not None and bound != self.schema_sha256:
+            changed = GatewayError("tool_changed", f"{self.name} is not the tool the call was bound to")
+            raise wire_refusal(self.name, child.name, changed)
         try:
-            result = await child.call(source, arguments)
+            with child_trace_context(meta):
+                result = await child.call(source, arguments)
         except AgentConnectorError as error:
-            # The output self-check turns this into a conforming isError result (tool and category).
-            raise ToolError(refusal_text(self.name, error)) from None
+            # A JSON-RPC error: no result of the tool's contract can say "the child never answered".
+            raise wire_refusal(self.name, child.name, error) from None
         raw = result.raw
         try:
             blocks = mcp_types.CallToolResult.model_validate(
                 {"content": raw.get("content", []), "isError": result.is_error}
             ).content
         except ValidationError:
-            raise ToolError(f"gateway refused {self.name}: malformed_result (content blocks)") from None
+            malformed = ContractViolation("malformed_result", "the content blocks are not MCP content")
+            raise wire_refusal(self.name, child.name, malformed) from None
+        # The child's blocks as it sent them: no serialization added beside structuredContent (the
+        # gateway's own stricter rules are findings in the Consume audit event, not a second copy).
         if result.has_structured_content:
             return RawStructuredToolResult(
                 content=list(blocks), structured_content=result.structured_content, is_error=result.is_error
@@ -201,6 +288,10 @@ class Gateway:
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self.health_detail = health_detail
+        self.unmatched: tuple[str, ...] = ()
+        self.start_error: GatewayError | None = None
+        """Why :meth:`start` refused to serve (also raised; kept for a server whose lifespan ran it)."""
+        """``[auth.require]`` keys that stopped naming anything after a re-list (the gateway is degraded)."""
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self, *, supervise: bool = True) -> None:
@@ -211,6 +302,16 @@ class Gateway:
             return
         self._started = True
         await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
+        unmatched = self.unmatched_requirements()
+        if unmatched:
+            # A typo must not leave a tool open: refuse to serve at all (and --check fails the same way).
+            await self.stop()
+            self.start_error = GatewayError(
+                "invalid_config",
+                f"[auth.require] {unmatched[0]} names no child and no tool its child lists "
+                f"({len(unmatched)} unmatched)",
+            )
+            raise self.start_error
         # One registration for every tool published so far (registering checks the server holds them).
         self._registry = register_schema_resources(
             self.server, self.search, dict(self._pending_origins), frozen_schemas=True
@@ -293,6 +394,43 @@ class Gateway:
                 "rejected": [{"tool": r.tool, "category": r.category} for r in catalog.rejected],
             }
         )
+        if self._registry is not None:  # after start-up (start-up refuses an unmatched key outright)
+            self._recheck_requirements()
+
+    def unmatched_requirements(self) -> tuple[str, ...]:
+        """``[auth.require]`` keys that name neither a child nor a tool some listed child lists (published,
+        or rejected by admission: a real name, never exposed). A key under a child that has not listed
+        yet (down since start-up) is not judged until it lists."""
+        auth = self.config.auth
+        if auth is None:
+            return ()
+        unmatched: list[str] = []
+        for key in auth.require:
+            if key in self.children:
+                continue
+            owner = self.children.get(key.split("_", 1)[0])
+            if owner is None:
+                unmatched.append(key)
+                continue
+            catalog = owner.catalog
+            if catalog is None or key in catalog.tools:
+                continue
+            child = owner.name
+            if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
+                unmatched.append(key)
+        return tuple(unmatched)
+
+    def _recheck_requirements(self) -> None:
+        """After a generation move: a requirement that stopped matching degrades the gateway (logged once
+        per change), since the tool it guarded may come back under another name."""
+        unmatched = self.unmatched_requirements()
+        if unmatched != self.unmatched:
+            for key in unmatched:
+                if key not in self.unmatched:
+                    logger.warning(
+                        "[auth.require] %s no longer names a child or a listed tool: gateway degraded", key
+                    )
+            self.unmatched = unmatched
 
     def _scopes(self, child: str, exposed: str) -> tuple[str, ...]:
         auth = self.config.auth
@@ -316,9 +454,10 @@ class Gateway:
             return JSONResponse({"status": _status([item["state"] for item in detail]), "children": detail})
         children = [health.as_json() for health in self.health()]
         status = _status([health["state"] for health in children])
-        return JSONResponse(
-            {"status": status, "children": children}, status_code=503 if status == "down" else 200
-        )
+        if self.unmatched and status == "ok":
+            status = "degraded"  # a requirement names nothing any more: the log line names it
+        body = {"status": status, "children": children, "unmatched_requirements": len(self.unmatched)}
+        return JSONResponse(body, status_code=503 if status == "down" else 200)
 
     # -- serving ---------------------------------------------------------------------------------------
     def http_app(

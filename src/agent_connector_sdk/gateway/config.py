@@ -52,6 +52,7 @@ from typing import Any, Final
 from agent_connector_sdk.gateway._toml import read_toml
 from agent_connector_sdk.gateway.auth import AuthSettings, auth_from_table
 from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway.generations import RESERVED_TOOL_NAMES
 
 __all__ = [
     "ChildSpec",
@@ -182,7 +183,10 @@ class GatewayConfig:
             raise GatewayError("invalid_config", "degrade_after must be a whole number of calls in [1, 1000]")
         if self.auth is not None:
             # A requirement names a child (all its tools) or one gateway tool name `child_tool`.
-            self.auth.check_names(names, prefixes=[f"{name}_" for name in names])
+            # Which tools exist is known once the children are listed (Gateway.start checks again).
+            self.auth.check_names(
+                names, prefixes=[f"{name}_" for name in names], reserved=RESERVED_TOOL_NAMES
+            )
 
 
 def parse_child(text: str) -> ChildSpec:

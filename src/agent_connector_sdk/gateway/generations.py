@@ -23,6 +23,7 @@ from agent_connector_sdk.mcp.schema_disclosure.encoding import canonical_json_by
 
 __all__ = [
     "MAX_TOOL_NAME",
+    "RESERVED_TOOL_NAMES",
     "CatalogDiff",
     "ChildCatalog",
     "ChildTool",
@@ -34,6 +35,12 @@ __all__ = [
 
 MAX_TOOL_NAME: Final = 128
 """The spec's bound on a tool name, which the namespaced gateway name must also keep."""
+
+
+RESERVED_TOOL_NAMES: Final = frozenset({"search_tools", "call_tool"})
+"""The gateway's own tools (its search transform's search and call tools). A child tool whose gateway
+name would be one of them (child ``search``'s tool ``tools``) is rejected (``reserved_name``): it would
+be listed with its own disclosure yet every call would reach the gateway's tool instead."""
 
 
 def gateway_name(child: str, tool: str) -> str:
@@ -105,7 +112,9 @@ def build_catalog(
     """The catalog for ``child`` from the host core's admission ``report``.
 
     Beyond the core's admission, a tool whose namespaced name would exceed 128 characters is rejected
-    (``name_too_long``), and one whose descriptor has no canonical encoding (``non_canonical``). The
+    (``name_too_long``), one whose namespaced name is one of the gateway's own tools
+    (``reserved_name``, :data:`RESERVED_TOOL_NAMES`), and one whose descriptor has no canonical
+    encoding (``non_canonical``). The
     generation is ``previous.generation`` when nothing differs from ``previous``, else one more (0 for
     the first catalog).
     """
@@ -115,6 +124,9 @@ def build_catalog(
         exposed = gateway_name(child, name)
         if len(exposed) > MAX_TOOL_NAME:
             rejected.append(Rejected(name, "name_too_long", f"{child}_<tool> exceeds 128 characters"))
+            continue
+        if exposed in RESERVED_TOOL_NAMES:
+            rejected.append(Rejected(name, "reserved_name", f"{exposed} is the gateway's own tool"))
             continue
         try:
             digest = sha256_hex(canonical_json_bytes(descriptor))

@@ -58,25 +58,37 @@ Host side (for the client adapters; routed here so both sides share one list):
   reader joins stdout chunks until a newline with no bound, so one endless line from a server fills
   the host's memory. The process factory is wrapped once (:func:`install_stdio_line_cap`, idempotent,
   a pass-through unless a cap is active in the connecting task's context) so the server's stdout is
-  read through a stream that refuses a line longer than the cap while reading.
+  read through a stream that refuses a line longer than the cap while reading. The wrapper is a real
+  ``anyio.abc.Process`` (the SDK's teardown asserts it before killing the server's process group), and
+  the factory remembers each live server for :func:`stop_stdio_servers` (Ctrl-C stops them at once).
 * :func:`send_unvalidated_request` — ``ClientSession._stamp`` / ``._dispatcher`` /
   ``._session_read_timeout_seconds``: ``send_request`` validates a whole result against the negotiated
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
   ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
   judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host._wire`).
+* :func:`sdk_local_failure` — not a private member but the SDK's fixed texts for the JSON-RPC errors
+  it synthesizes on this side (an HTTP status, a parser refusal, a lost stream): the one place the host
+  tells them apart from a server's own errors.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import sys
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final, Literal, cast
 
 import anyio
 import anyio.abc
 import fastmcp
+import mcp_types
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
@@ -106,6 +118,8 @@ __all__ = [
     "GetToolCatalog",
     "ListMethod",
     "McpHttpClientFactory",
+    "SdkFailureKind",
+    "SdkLocalFailure",
     "SearchText",
     "catalog_bypassed",
     "component_auth_context",
@@ -128,6 +142,8 @@ __all__ = [
     "replace_tool_catalog",
     "replace_tool_resolution",
     "run_input_required_driver",
+    "sdk_local_failure",
+    "sdk_version_mismatch",
     "search_proxy_tool_name",
     "send_unvalidated_request",
     "stdio_line_cap",
@@ -549,20 +565,21 @@ class _CappedStdout:
 
 
 class _CappedProcess(anyio.abc.Process):
-    """The SDK's process with a capped stdout. An ``anyio.abc.Process`` (the SDK asserts it before its
-    kill escalation: a plain wrapper made SIGTERM/SIGKILL of a child that ignores stdin's EOF — a
-    stopped one — fail, and the child outlived its host). Everything else is delegated; the wrapped
-    process is ``_wrapped`` so the SDK's own ``process._process`` still reaches asyncio's process."""
+    """The SDK's process with its stdout capped. A real :class:`anyio.abc.Process`: the SDK's teardown
+    asserts that before it kills the server's process group (a duck-typed wrapper made that assert
+    fail, so the server was never killed and the review hung on its open stdout)."""
 
-    def __init__(self, process: Any, cap: Any) -> None:
+    def __init__(self, process: anyio.abc.Process, cap: Any) -> None:
+        # Not named ``_process``: the SDK closes the asyncio transport it finds at
+        # ``process._process._transport``, which __getattr__ below answers with the wrapped one's.
         self._wrapped = process
-        self._capped_stdout = _CappedStdout(process.stdout, cap)
+        self._stdout = _CappedStdout(process.stdout, cap)
 
     async def aclose(self) -> None:
         await self._wrapped.aclose()
 
     async def wait(self) -> int:
-        return int(await self._wrapped.wait())
+        return await self._wrapped.wait()
 
     def terminate(self) -> None:
         self._wrapped.terminate()
@@ -570,17 +587,16 @@ class _CappedProcess(anyio.abc.Process):
     def kill(self) -> None:
         self._wrapped.kill()
 
-    def send_signal(self, signal: Any) -> None:
-        self._wrapped.send_signal(signal)
+    def send_signal(self, signal: int) -> None:
+        self._wrapped.send_signal(signal)  # type: ignore[arg-type]
 
     @property
     def pid(self) -> int:
-        return int(self._wrapped.pid)
+        return self._wrapped.pid
 
     @property
     def returncode(self) -> int | None:
-        code = self._wrapped.returncode
-        return None if code is None else int(code)
+        return self._wrapped.returncode
 
     @property
     def stdin(self) -> Any:
@@ -588,7 +604,7 @@ class _CappedProcess(anyio.abc.Process):
 
     @property
     def stdout(self) -> Any:
-        return self._capped_stdout
+        return self._stdout
 
     @property
     def stderr(self) -> Any:
@@ -608,11 +624,34 @@ def install_stdio_line_cap() -> None:
 
     async def create(*args: Any, **kwargs: Any) -> Any:
         process = await original(*args, **kwargs)
+        _LIVE_STDIO_SERVERS.add(process)
         cap = _STDIO_CAP.get()
-        return process if cap is None else _CappedProcess(process, cap)
+        return process if cap is None else _CappedProcess(cast(anyio.abc.Process, process), cap)
 
     create.__agent_connector_line_cap__ = True  # type: ignore[attr-defined]
     sdk_stdio._create_platform_compatible_process = create
+
+
+_LIVE_STDIO_SERVERS: Final[weakref.WeakSet[Any]] = weakref.WeakSet()
+"""Every stdio server process this process started and still references (weak: gone when the SDK
+drops it), for :func:`stop_stdio_servers`."""
+
+
+def stop_stdio_servers() -> int:
+    """Send SIGTERM to the process group of every stdio server this process started that is still
+    running; return how many. Safe in a signal handler (no awaits, no locks).
+
+    The SDK starts each server in its own session (so a terminal's Ctrl-C never reaches it) and, on
+    the way out, closes its stdin and waits two seconds before it signals the group. An interrupted
+    reviewer stops them at once instead; the SDK's teardown then finds them gone."""
+    stopped = 0
+    for process in list(_LIVE_STDIO_SERVERS):
+        if process.returncode is not None or sys.platform == "win32":
+            continue
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGTERM)  # the leader's pid is the group's (start_new_session)
+            stopped += 1
+    return stopped
 
 
 @contextmanager
@@ -648,3 +687,160 @@ def require_tool_scopes(server: FastMCP[Any], requirements: Mapping[str, tuple[s
         if tool is not None and scopes:
             tool.auth = require_scopes(*scopes)
     return set(requirements) - set(stored)
+
+
+# ------------------------------------------------------------------------------ the SDK's local errors
+SdkFailureKind = Literal[
+    "http_status", "parse", "too_deep", "content_type", "event_too_large", "closed", "timeout", "no_answer"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SdkLocalFailure:
+    """A JSON-RPC error the ``mcp`` SDK made up on this side (see :func:`sdk_local_failure`).
+
+    ``detail`` is value-free: the parser's reason and position, the content type that came, the SSE
+    event limit; never a quote of the body."""
+
+    kind: SdkFailureKind
+    detail: str | None = None
+
+
+_PARSE_PREFIXES: Final = ("Failed to parse JSON response: ", "Failed to parse SSE message: ")
+_CLOSED_MESSAGES: Final = frozenset(
+    {
+        "Connection closed",
+        "SSE stream ended without a response",
+        "SSE stream ended and reconnection attempts were exhausted",
+    }
+)
+_HTTP_STAND_INS: Final = frozenset({"Server returned an error response", "Not Found", "Session terminated"})
+_PARSER_REASON: Final = re.compile(r"Invalid JSON: ([A-Za-z ,']{1,80}) at line (\d{1,9}) column (\d{1,12})")
+_EVENT_LIMIT: Final = re.compile(r"Server-sent event exceeded the (\d{1,20}) byte limit")
+_CONTENT_TYPE: Final = re.compile(r"Unexpected content type: ([A-Za-z0-9!#$&^_.+/-]{0,120})")
+
+
+def sdk_local_failure(code: int, message: str) -> SdkLocalFailure | None:
+    """What the ``mcp`` 2.3 SDK meant by an error it synthesized itself, or ``None`` for the peer's own.
+
+    The SDK reports failures of its own side as JSON-RPC errors indistinguishable in type from a
+    server's: an HTTP error status (``-32603`` "Server returned an error response"), a body its parser
+    refuses (``-32700``, e.g. a 5,000-digit integer), a response that is not JSON (``-32600``), an SSE
+    event over its limit or a lost stream (``-32000``), a timeout (``-32001``). They differ from a
+    server's only by their fixed texts (in ``mcp/client/streamable_http.py``,
+    ``mcp/shared/jsonrpc_dispatcher.py`` and ``mcp/client/session.py``), read here and nowhere else,
+    so the host can keep a server's words as the server's (a server's own ``-32000 "backend on fire"``
+    is its error, not a closed connection). A server sending one of these texts verbatim is read as
+    the failure it names. ``tests/compat`` checks every text is still in the installed SDK.
+    """
+    if code == mcp_types.PARSE_ERROR and message.startswith(_PARSE_PREFIXES):
+        if "recursion limit exceeded" in message:
+            return SdkLocalFailure("too_deep")
+        found = _PARSER_REASON.search(message)
+        reason = f"{found.group(1)} at line {found.group(2)} column {found.group(3)}" if found else None
+        return SdkLocalFailure("parse", reason)
+    if code in (mcp_types.INTERNAL_ERROR, mcp_types.METHOD_NOT_FOUND, mcp_types.INVALID_REQUEST) and (
+        message in _HTTP_STAND_INS
+    ):
+        return SdkLocalFailure("http_status")
+    if code == mcp_types.INVALID_REQUEST and message.startswith("Unexpected content type: "):
+        found = _CONTENT_TYPE.match(message)
+        return SdkLocalFailure("content_type", found.group(1) if found else None)
+    if code == mcp_types.INVALID_REQUEST and (
+        message == "server answered a request with 202 Accepted" or message.startswith("Redirect to ")
+    ):
+        return SdkLocalFailure("no_answer")
+    if code == mcp_types.CONNECTION_CLOSED:
+        if message in _CLOSED_MESSAGES:
+            return SdkLocalFailure("closed")
+        if message.startswith("SSE stream failed: "):
+            found = _EVENT_LIMIT.search(message)
+            return SdkLocalFailure("event_too_large", found.group(1)) if found else SdkLocalFailure("closed")
+    if (
+        code == mcp_types.REQUEST_TIMEOUT
+        and message.startswith("Request ")
+        and message.endswith(" timed out")
+    ):
+        return SdkLocalFailure("timeout")
+    return None
+
+
+# mcp raises these as RuntimeError while connecting (mcp/client/session.py).
+_UNSUPPORTED_VERSION: Final = re.compile(r"Unsupported protocol version from the server: (.{0,400})", re.S)
+_NO_MUTUAL_VERSION: Final = re.compile(
+    r"No mutually supported modern protocol version \(server: (.{0,400}?), client", re.S
+)
+
+
+def sdk_version_mismatch(text: str) -> str | None:
+    """The versions a server offered, from the ``RuntimeError`` text the SDK raises when it shares
+    no protocol revision with this client; ``None`` for any other text (raw: sanitize to show)."""
+    found = _UNSUPPORTED_VERSION.match(text) or _NO_MUTUAL_VERSION.match(text)
+    return found.group(1) if found is not None else None
+
+
+# ------------------------------------------------------------------------------ the tolerant JSON reader
+class _TolerantMessageReader:
+    """The SDK's JSON-RPC message adapter, with a second reading of what its parser refuses.
+
+    pydantic's JSON parser refuses two things RFC 8259 allows: a ``\\uD800``-style escape that
+    decodes to a lone surrogate, and nesting past about 200 levels. Either made a whole message
+    unreadable, so one bad tool descriptor lost every tool of the page (and over stdio the request
+    waited for its timeout). On such a refusal the text is read again with Python's own parser
+    (which takes both, and refuses ``NaN``/``Infinity`` literals here as JSON does), then validated
+    as the SDK would; anything that still fails fails as before, with the SDK's own error. The host's
+    Admit gate then rejects the offending descriptor alone (a lone surrogate, a schema past
+    ``max_schema_depth``). Messages the SDK reads fine never take this path.
+    """
+
+    def __init__(self, adapter: Any) -> None:
+        self._adapter = adapter
+
+    def validate_json(self, data: Any, **kwargs: Any) -> Any:
+        import json
+
+        from pydantic import ValidationError
+
+        try:
+            return self._adapter.validate_json(data, **kwargs)
+        except ValidationError as refusal:
+            if not all(error.get("type") == "json_invalid" for error in refusal.errors()):
+                raise
+            try:
+                parsed = json.loads(data, parse_constant=_refuse_constant)
+            except (ValueError, RecursionError):
+                raise refusal from None
+            return self._adapter.validate_python(parsed, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def install_tolerant_json_reader() -> None:
+    """Read the messages of the SDK's Streamable HTTP and stdio clients through
+    :class:`_TolerantMessageReader` (``mcp`` 2.3: ``mcp.client.streamable_http.jsonrpc_message_adapter``
+    and ``mcp.client.stdio._parse_line``); idempotent, process-wide, client side only."""
+    import mcp.client.stdio as sdk_stdio
+    import mcp.client.streamable_http as sdk_http
+
+    adapter = getattr(sdk_http, "jsonrpc_message_adapter")  # noqa: B009 (not re-exported)
+    if not isinstance(adapter, _TolerantMessageReader):
+        setattr(sdk_http, "jsonrpc_message_adapter", _TolerantMessageReader(adapter))  # noqa: B010
+    if not getattr(sdk_stdio._parse_line, "__agent_connector_tolerant__", False):
+        from mcp.shared.message import SessionMessage
+
+        reader = _TolerantMessageReader(mcp_types.jsonrpc_message_adapter)
+        sdk_parse_line = sdk_stdio._parse_line
+
+        def parse_line(line: str) -> Any:
+            try:
+                return SessionMessage(reader.validate_json(line, by_name=False))
+            except ValueError:
+                return sdk_parse_line(line)  # refused either way: the SDK reports it as it does
+
+        parse_line.__agent_connector_tolerant__ = True  # type: ignore[attr-defined]
+        sdk_stdio._parse_line = parse_line

@@ -32,6 +32,9 @@ Bounds (each a policy field with a documented default; a host session applies it
 
 * ``name``: 1–:data:`MAX_TOOL_NAME_LENGTH` characters, none of them a control, format (bidi) or
   separator character — ``malformed`` (a name like ``crlf\r\nX-Evil: 1`` is never admitted);
+* values no JSON text carries faithfully — a non-finite number (``"default": 1e400`` is read as
+  infinity) or a lone surrogate in a string or key — ``malformed``, naming the pointer (such a
+  descriptor could be neither fingerprinted nor shown, so it is refused alone, never later);
 * the descriptor's size (``max_descriptor_bytes``, UTF-8 JSON bytes, measured without serializing)
   — ``malformed``; its schemas' nesting (``max_schema_depth`` JSON levels) — ``invalid_schema``;
   both are measured before any schema check runs, so a 10,000-level schema costs one bounded walk;
@@ -52,6 +55,7 @@ screen cannot clear takes the full checks above, which alone decide every reject
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import threading
 import unicodedata
@@ -60,6 +64,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict, cast
 
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed, screened_bound_crossed
 from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import X_MCP_HEADER_KEY, header_annotations
@@ -236,6 +241,54 @@ def _check_size(descriptor: Mapping[str, Any], policy: AdmissionPolicy, scanned:
         )
 
 
+# Prefilters over a descriptor's exact (marshal) bytes: a float is its 8 little-endian bytes, whose last
+# two hold the exponent — all ones (infinity, NaN) needs these two bytes; a string is UTF-8 written with
+# "surrogatepass", where only a surrogate starts 0xED 0xA0..0xBF. No match: no such value, no walk.
+_NON_FINITE_BYTES: Final = re.compile(rb"[\xf0-\xff][\x7f\xff]")
+_SURROGATE_BYTES: Final = re.compile(rb"\xed[\xa0-\xbf]")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _shown_key(key: str) -> str:
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", key)
+
+
+def first_invalid_value(value: Any) -> tuple[str, str] | None:
+    """``(pointer, what)`` of the first value in ``value`` that no JSON text can carry faithfully: a
+    non-finite number (``1e400`` is read as infinity) or a string holding a lone surrogate (a
+    ``\\ud800`` escape: no UTF-8 document contains it); ``None`` when there is none. Iterative; keys
+    in the pointer have their surrogates shown escaped."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        current, path = stack.pop()
+        if isinstance(current, float) and not math.isfinite(current):
+            return json_pointer(path), "a non-finite number"
+        if isinstance(current, str) and _SURROGATE.search(current):
+            return json_pointer(path), "a string holding a lone surrogate"
+        if isinstance(current, Mapping):
+            for key, member in reversed(list(current.items())):
+                shown = _shown_key(key) if isinstance(key, str) else str(key)
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return json_pointer((*path, shown)), "a key holding a lone surrogate"
+                stack.append((member, (*path, shown)))
+        elif isinstance(current, list):
+            stack.extend(
+                (member, (*path, str(index))) for index, member in reversed(list(enumerate(current)))
+            )
+    return None
+
+
+def _check_values(descriptor: Mapping[str, Any], scanned: bytes | None) -> None:
+    """Refuse a descriptor holding a value no JSON text carries faithfully (``malformed``): it could
+    be neither fingerprinted nor shown nor sent back, and it must cost only its own tool."""
+    if scanned is not None and not (_NON_FINITE_BYTES.search(scanned) or _SURROGATE_BYTES.search(scanned)):
+        return
+    found = first_invalid_value(descriptor)
+    if found is not None:
+        pointer, what = found
+        raise AdmissionError("malformed", f"{what} at {pointer or '/'}")
+
+
 def _check_header_bounds(annotations: tuple[Any, ...], policy: AdmissionPolicy) -> None:
     if len(annotations) > policy.max_mirrored_headers:
         raise AdmissionError(
@@ -259,6 +312,7 @@ def _check_descriptor(descriptor: Mapping[str, Any], policy: AdmissionPolicy, sc
     """``scanned``: the descriptor's :func:`exact_value_key` bytes, which let the screens below clear
     most descriptors without walking or compiling them (``None``: every check the long way)."""
     _check_size(descriptor, policy, scanned)
+    _check_values(descriptor, scanned)
     input_schema = descriptor.get("inputSchema")
     if not isinstance(input_schema, Mapping):
         raise AdmissionError("malformed", "inputSchema must be a JSON object")

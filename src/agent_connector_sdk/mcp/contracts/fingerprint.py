@@ -1,10 +1,14 @@
 """Admit: a tool's contract fingerprint — what a person approved, as digests (pure, sans-I/O).
 
-A *contract* is the part of a tool descriptor a host and a model rely on: ``name``, ``title``,
-``description``, ``inputSchema``, ``outputSchema``, ``annotations`` and the **header map** (each
-``x-mcp-header`` argument → its ``Mcp-Param-*`` name, read with the spec placement). ``icons`` and
-``_meta`` are not part of it (presentation and transport metadata; they do not change what a call
-means).
+A *contract* is every part of a tool descriptor a host, a model or a person acts on (fingerprint
+version 2, :data:`CONTRACT_FIELDS`): ``name``, ``title``, ``description``, ``icons`` (the host fetches
+and shows them), ``inputSchema``, ``outputSchema``, ``annotations``, ``execution`` (task support), the
+``_meta`` keys a host acts on (:data:`HOST_META_KEYS`: the UI resource an MCP Apps host renders, and the
+Apps SDK's equivalents) and the **header map** (each ``x-mcp-header`` argument → its ``Mcp-Param-*``
+name, read with the spec placement). Other ``_meta`` keys are left out: transport and vendor metadata
+(tags, timing, tracing) that change no call, no display and no permission, and that servers rewrite
+freely. Version 1 (locks written before version 2, :data:`CONTRACT_FIELDS_V1`) had no ``icons``,
+``execution`` nor ``_meta``; it is still computed to read those locks.
 
 Encoding (documented, stable): the project's canonical JSON — the one schema disclosure uses
 (:func:`~agent_connector_sdk.mcp.schema_disclosure.encoding.canonical_json_bytes`: sorted keys,
@@ -41,17 +45,42 @@ from agent_connector_sdk.mcp.schema_disclosure.errors import SchemaDisclosureErr
 
 __all__ = [
     "CONTRACT_FIELDS",
+    "CONTRACT_FIELDS_V1",
     "ENCODING",
+    "HOST_META_KEYS",
     "ContractField",
     "ContractFingerprint",
     "contract_view",
     "fingerprint",
+    "fingerprint_view",
 ]
 
 ContractField = Literal[
-    "name", "title", "description", "inputSchema", "outputSchema", "annotations", "headers"
+    "name",
+    "title",
+    "description",
+    "icons",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "execution",
+    "_meta",
+    "headers",
 ]
 CONTRACT_FIELDS: Final[tuple[ContractField, ...]] = (
+    "name",
+    "title",
+    "description",
+    "icons",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "execution",
+    "_meta",
+    "headers",
+)
+"""Fingerprint version 2 (every lock written now): the fields compared, in report order."""
+CONTRACT_FIELDS_V1: Final[tuple[ContractField, ...]] = (
     "name",
     "title",
     "description",
@@ -60,9 +89,20 @@ CONTRACT_FIELDS: Final[tuple[ContractField, ...]] = (
     "annotations",
     "headers",
 )
+"""Fingerprint version 1 (locks of format 1): read only, to compare against those locks."""
+HOST_META_KEYS: Final[tuple[str, ...]] = (
+    "ui",  # MCP Apps (SEP-1865): {resourceUri, visibility, ...} — the UI the host renders
+    "ui/resourceUri",  # MCP Apps, the earlier flat spelling
+    "openai/outputTemplate",  # Apps SDK: the UI resource the host renders
+    "openai/widgetAccessible",  # Apps SDK: the rendered UI may call tools
+    "openai/visibility",  # Apps SDK: whether the model sees the tool
+)
+"""The ``_meta`` keys a host acts on; only these are part of the contract."""
+FingerprintVersion = Literal[1, 2]
 ENCODING: Final = "agent-connector-canonical-json-1"
 """Names the canonical encoding in lock files (see the module docstring)."""
-_DESCRIPTOR_FIELDS: Final = CONTRACT_FIELDS[:-1]
+_DESCRIPTOR_FIELDS: Final = tuple(field for field in CONTRACT_FIELDS if field not in ("_meta", "headers"))
+_DESCRIPTOR_FIELDS_V1: Final = CONTRACT_FIELDS_V1[:-1]
 _ORDER_FREE: Final = frozenset({"required", "type"})
 _MAX_DEPTH: Final = 512
 
@@ -131,12 +171,24 @@ def _header_map(input_schema: Any) -> dict[str, str] | None:
     return {annotation.pointer: annotation.header for annotation in annotations}
 
 
-def contract_view(descriptor: Mapping[str, Any]) -> dict[str, Any]:
+def _host_meta(meta: Any) -> Any:
+    """The host-facing part of ``_meta`` (``None``: nothing a host acts on). A ``_meta`` that is not an
+    object is kept whole: its shape is the Admit gate's business, and a change to it is still seen."""
+    if not isinstance(meta, Mapping):
+        return meta
+    kept = {key: meta[key] for key in HOST_META_KEYS if key in meta}
+    return kept or None
+
+
+def contract_view(descriptor: Mapping[str, Any], version: FingerprintVersion = 2) -> dict[str, Any]:
     """The normalized ``{field: value}`` a fingerprint hashes (fields absent from the descriptor are
-    absent here; ``headers`` is always present)."""
-    view: dict[str, Any] = {
-        field: _normalized(descriptor[field]) for field in _DESCRIPTOR_FIELDS if field in descriptor
-    }
+    absent here; ``headers`` is always present; ``_meta`` only when it holds a host-facing key)."""
+    fields = _DESCRIPTOR_FIELDS if version == 2 else _DESCRIPTOR_FIELDS_V1
+    view: dict[str, Any] = {field: _normalized(descriptor[field]) for field in fields if field in descriptor}
+    if version == 2 and "_meta" in descriptor:
+        meta = _host_meta(descriptor["_meta"])
+        if meta is not None:
+            view["_meta"] = _normalized(meta)
     view["headers"] = _header_map(descriptor.get("inputSchema"))
     return view
 
@@ -160,8 +212,9 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def fingerprint(descriptor: Mapping[str, Any]) -> ContractFingerprint:
-    """Fingerprint one wire descriptor (camelCase dict with a string ``name``).
+def fingerprint(descriptor: Mapping[str, Any], version: FingerprintVersion = 2) -> ContractFingerprint:
+    """Fingerprint one wire descriptor (camelCase dict with a string ``name``); ``version=1`` computes
+    the digests locks of format 1 hold.
 
     Raises :class:`AdmissionError` (``malformed``) for a descriptor without a string name, or one the
     canonical encoding refuses (not JSON data, a lone surrogate, nesting deeper than 512).
@@ -169,7 +222,16 @@ def fingerprint(descriptor: Mapping[str, Any]) -> ContractFingerprint:
     name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
     if not isinstance(name, str) or not name:
         raise AdmissionError("malformed", "name must be a non-empty string")
-    encoded = {field: _canonical(value) for field, value in contract_view(descriptor).items()}
+    return fingerprint_view(contract_view(descriptor, version))
+
+
+def fingerprint_view(view: Mapping[str, Any]) -> ContractFingerprint:
+    """The digests of a :func:`contract_view` (with its ``name``): how a lock's stored contract is
+    checked against its stored digests. Raises :class:`AdmissionError` as :func:`fingerprint` does."""
+    name = view.get("name")
+    if not isinstance(name, str) or not name:
+        raise AdmissionError("malformed", "name must be a non-empty string")
+    encoded = {field: _canonical(value) for field, value in view.items()}
     body = {field: data for field, data in encoded.items() if field != "name"}
     return ContractFingerprint(
         name=name,

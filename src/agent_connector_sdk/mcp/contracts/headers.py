@@ -463,6 +463,7 @@ def validate_parameter_headers(
     headers: Mapping[str, str] | Iterable[tuple[str, str]],
     *,
     audit: AuditSink | None = None,
+    require_headers: bool = True,
 ) -> dict[str, Any]:
     """Check a ``tools/call``'s ``Mcp-Param-*`` headers against its body, for ``tool`` (a wire descriptor).
 
@@ -477,6 +478,12 @@ def validate_parameter_headers(
     Returns the success audit event (the names checked and which were base64-encoded; never values).
     ``audit`` (a callable :class:`~agent_connector_sdk.audit.AuditSink`), when given, also receives the
     event — on refusal the canonical header name and category.
+
+    ``require_headers=False`` is the rule for a tool called *through* a search transform's ``call_tool``
+    proxy: the client computed its headers from the proxy's schema, which annotates nothing, so the spec
+    asks it for none and ``missing`` is not refused; every header that *is* sent is still checked
+    (``duplicated``, ``unexpected``, ``malformed``, ``mismatched``), since an intermediary may have
+    routed on it.
     """
     try:
         try:
@@ -509,8 +516,12 @@ def validate_parameter_headers(
                     )
                 continue
             if not values:
+                if not require_headers:
+                    continue
                 raise HeaderMismatch(
-                    "missing", f"{header} is missing but its argument is present", header=header
+                    "missing",
+                    f"{header} is missing but its argument is present; send it with the argument's value",
+                    header=header,
                 )
             try:
                 decoded = decode_header_value(values[0])

@@ -8,7 +8,8 @@
   connection), with the connection's revision, transport and header-gate applicability
   (:class:`ConnectionReport`);
 * :mod:`._param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
-* :mod:`.errors` — the protocol and tool-execution failure families;
+* :mod:`.errors` — the protocol and tool-execution failure families, all made by :mod:`.translate`
+  (``map_errors``: the one place foreign failures become the host's);
 * :mod:`.debounce` — debounced completion requests for a host UI.
 
 The two faces people use, thin over one session (a reviewer builds one :class:`HostSession` and both
@@ -45,6 +46,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
+    HttpStatusError,
     InvalidCompletionRequest,
     JsonRpcError,
     MalformedResponse,
@@ -52,6 +54,7 @@ from agent_connector_sdk.mcp.host.errors import (
     ProtocolError,
     ToolExecutionError,
     TransportFailure,
+    UnsupportedVersion,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions, Profile
 from agent_connector_sdk.mcp.host.session import (
@@ -79,6 +82,7 @@ __all__ = [
     "HostCore",
     "HostOptions",
     "HostSession",
+    "HttpStatusError",
     "InvalidCompletionRequest",
     "Invocation",
     "JsonRpcError",
@@ -94,6 +98,7 @@ __all__ = [
     "ToolResult",
     "TransportFailure",
     "TransportKind",
+    "UnsupportedVersion",
     "annotations_may_write",
     "header_map",
     "is_local_transport_error",

@@ -11,9 +11,14 @@ factory-wrapping technique as :mod:`._param_headers`) and, for every POST respon
   or a closed stream; :meth:`HttpGuard.watch` tells the host that it was this cap, so the refusal is
   :class:`~.bounds.BoundExceeded` (``max_message_bytes``), never a transport error blamed on the server;
 * keeps the status and the server's own words of the last HTTP error answer (a JSON-RPC error's
-  ``message``, else the first line of the body; at most :data:`ERROR_BODY_BYTES` read): the SDK folds
-  every error status into one JSON-RPC stand-in (and a 401 whose body is a JSON-RPC ``-32001`` looks
-  exactly like a local timeout), so this is how a host says "HTTP 401: <the server's message>".
+  ``code`` and ``message``, else the first line of the body): the SDK folds every error status into
+  one JSON-RPC stand-in (and a 401 whose body is a JSON-RPC ``-32001`` looks exactly like a local
+  timeout), so this is how a host says "HTTP 401: <the server's message>". An error body of any size
+  is read up to :data:`ERROR_BODY_BYTES` and the SDK is handed that prefix, never a failed read
+  (reverse proxies' error pages are often larger than the cap);
+* records a ``Content-Encoding`` the host did not ask for (the body is refused unread: the size
+  counted must be the size parsed) and sets the SDK's SSE event limit to ``max_message_bytes``, so
+  each of these is named as what it is (:mod:`.translate`), not as a size or transport failure.
 
 Raw pages: the host session reads ``tools/list`` pages through
 :func:`~agent_connector_sdk.mcp.compat.send_unvalidated_request` (no SDK result model: one malformed
@@ -35,9 +40,6 @@ import httpx2
 from fastmcp.client.transports.http import StreamableHttpTransport
 
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-from agent_connector_sdk.mcp.host.errors import JsonRpcError
-from agent_connector_sdk.mcp.host.options import HostBounds
 
 __all__ = [
     "ERROR_BODY_BYTES",
@@ -46,8 +48,8 @@ __all__ = [
     "StdioLineCap",
     "ValueCounter",
     "Watch",
-    "bound_behind",
     "error_words",
+    "read_error",
 ]
 
 ERROR_BODY_BYTES: Final = 16 * 1024
@@ -61,10 +63,12 @@ class _MessageTooLarge(httpx2.StreamError):
 
 @dataclass(frozen=True, slots=True)
 class HttpError:
-    """An HTTP error answer: its status and the server's own words (raw: sanitize before showing)."""
+    """An HTTP error answer: its status and the server's own words (raw: sanitize before showing);
+    ``code`` is the JSON-RPC error code when the body held a JSON-RPC error object."""
 
     status: int
     message: str | None
+    code: int | None = None
 
 
 @dataclass(slots=True)
@@ -74,6 +78,8 @@ class Watch:
     capped: str | None = None
     """The bound that cut a response short (``max_message_bytes`` or ``max_message_values``)."""
     errors: list[HttpError] = field(default_factory=list)
+    encoding: str | None = None
+    """A ``Content-Encoding`` the host did not ask for (the body was refused unread)."""
 
 
 _WATCH: contextvars.ContextVar[Watch | None] = contextvars.ContextVar(
@@ -153,9 +159,16 @@ class _CappedStream(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-def error_words(body: bytes) -> str | None:
-    """The server's own message in an error body: a JSON-RPC error's ``message``, a JSON
-    ``error``/``message`` string, else the first non-empty line of the text."""
+_JSON_CODE: Final = re.compile(rb'"code"\s*:\s*(-?\d{1,12})\s*[,}]')
+_JSON_MESSAGE: Final = re.compile(rb'"message"\s*:\s*("(?:[^"\\]|\\.){0,4000}")')
+
+
+def read_error(body: bytes) -> tuple[int | None, str | None]:
+    """``(code, words)`` of an HTTP error body: a JSON-RPC error's ``code`` and ``message``, a JSON
+    ``error``/``message``/``detail`` string, else the first non-empty line of the text.
+
+    ``body`` may be a prefix cut at :data:`ERROR_BODY_BYTES`: a JSON-RPC error whose ``data`` runs
+    past the cut still gives its code and message (read from the prefix, not parsed whole)."""
     text = body.decode("utf-8", "replace")
     try:
         document = json.loads(text)
@@ -165,15 +178,60 @@ def error_words(body: bytes) -> str | None:
         error = document.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             code = error.get("code")
-            prefix = (
-                f"JSON-RPC error {code}: " if isinstance(code, int) and not isinstance(code, bool) else ""
-            )
-            return prefix + str(error["message"])
+            return (code if isinstance(code, int) and not isinstance(code, bool) else None), error["message"]
         for key in ("error", "message", "detail"):
             if isinstance(document.get(key), str):
-                return str(document[key])
+                return None, str(document[key])
+    elif document is None and body.lstrip().startswith(b"{"):
+        # A JSON body cut short (or otherwise unparsable): its error object's first fields still tell.
+        message = _JSON_MESSAGE.search(body)
+        if message is not None:
+            try:
+                words = json.loads(message.group(1))
+            except ValueError:
+                words = None
+            if isinstance(words, str):
+                code = _JSON_CODE.search(body)
+                return (int(code.group(1)) if code is not None else None), words
     line = next((line.strip() for line in text.splitlines() if line.strip()), None)
-    return line
+    return None, line
+
+
+def error_words(body: bytes) -> str | None:
+    """The server's own message in an error body (:func:`read_error`), a JSON-RPC error's prefixed
+    with its code."""
+    code, words = read_error(body)
+    if code is not None and words is not None:
+        return f"JSON-RPC error {code}: {words}"
+    return words
+
+
+class _Replay(httpx2.AsyncByteStream):
+    """Bytes already read, handed to the SDK as the response body."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self._body
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def _read_prefix(stream: Any, cap: int) -> bytes:
+    """At most ``cap`` bytes of ``stream``; the rest is left unread and the stream closed."""
+    body = bytearray()
+    try:
+        async for chunk in stream:
+            body += chunk
+            if len(body) >= cap:
+                break
+    except httpx2.HTTPError:
+        pass  # a body that broke off: its words so far are still the server's
+    finally:
+        await stream.aclose()
+    return bytes(body[:cap])
 
 
 class HttpGuard:
@@ -191,6 +249,8 @@ class HttpGuard:
         self.last_error: HttpError | None = None
         transport = client.transport
         if isinstance(transport, StreamableHttpTransport):
+            # One bound for one message, whichever framing carries it (the SDK's default is 1 MiB).
+            transport.max_sse_event_size = max_message_bytes
             self._wrap_factory(transport)
 
     @contextmanager
@@ -219,20 +279,27 @@ class HttpGuard:
 
             length = response.headers.get("content-length", "")
             encoding = response.headers.get("content-encoding", "identity").strip().lower()
-            refuse = (length.isdigit() and int(length) > limit) or encoding not in ("", "identity")
             if response.status_code >= 400:
-                # Only the server's words are wanted: a longer body is cut, not a cap on the message.
-                response.stream = _CappedStream(response.stream, ERROR_BODY_BYTES, lambda bound: None, refuse)
-                try:
-                    body = await response.aread()
-                except httpx2.HTTPError:  # StreamError (our cap) or a network failure: no words
-                    body = b""
-                error = HttpError(response.status_code, error_words(body))
+                # Only the server's words are wanted: a prefix of the body, whatever its size.
+                body = b""
+                if encoding in ("", "identity"):
+                    body = await _read_prefix(response.stream, ERROR_BODY_BYTES)
+                response.stream = _Replay(body)
+                code, words = read_error(body)
+                error = HttpError(response.status_code, words, code)
                 self.last_error = error
                 if watch is not None:
                     watch.errors.append(error)
                 return
             self.last_error = None  # the last answer was not an error: older words no longer apply
+            refuse = length.isdigit() and int(length) > limit
+            if encoding not in ("", "identity"):
+                # Asked for identity, sent compressed: refused unread (it could expand without bound).
+                refuse = True
+                if watch is not None:
+                    watch.encoding = encoding[:40]
+                response.stream = _CappedStream(response.stream, limit, lambda bound: None, refuse)
+                return
             response.stream = _CappedStream(response.stream, limit, capped, refuse, self.max_message_values)
 
         def factory(**kwargs: Any) -> httpx2.AsyncClient:
@@ -244,9 +311,6 @@ class HttpGuard:
         transport.httpx_client_factory = cast(McpHttpClientFactory, factory)
 
 
-_PARSE_ERROR: Final = -32700
-
-
 @dataclass(slots=True)
 class StdioLineCap:
     """The line cap a stdio server's stdout is read through
@@ -255,31 +319,3 @@ class StdioLineCap:
 
     limit: int
     tripped: bool = False
-
-
-def bound_behind(
-    error: BaseException, watch: Watch, bounds: HostBounds, stdio: StdioLineCap | None = None
-) -> BoundExceeded | None:
-    """The host's own bound behind what the SDK reported as a failed exchange, if there is one: a
-    response cut at ``max_message_bytes`` (:class:`HttpGuard`), or a message nested deeper than the
-    JSON parser reads (pydantic's parser stops at about 200 levels, long before Python's recursion
-    limit; a schema that deep is refused by depth, as ``max_schema_depth`` would refuse it alone)."""
-    if watch.capped == "max_message_values":
-        return BoundExceeded(
-            "max_message_values",
-            bounds.max_message_values,
-            "a response held more values than this host parses",
-        )
-    if watch.capped is not None or (stdio is not None and stdio.tripped):
-        return BoundExceeded(
-            "max_message_bytes", bounds.max_message_bytes, "a response was larger than this host reads"
-        )
-    if (
-        isinstance(error, JsonRpcError)
-        and error.code == _PARSE_ERROR
-        and "recursion limit exceeded" in str(error.message)
-    ):
-        return BoundExceeded(
-            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
-        )
-    return None

@@ -25,6 +25,7 @@ __all__ = [
     "BoundCategory",
     "BoundExceeded",
     "bounded_policy",
+    "check_list_items",
     "check_listing_size",
     "check_navigation_entries",
     "check_result_size",
@@ -68,6 +69,14 @@ def check_listing_size(count: int, bounds: HostBounds) -> None:
     """Tools listed so far (all pages together) against ``max_tools``."""
     if count > bounds.max_tools:
         raise BoundExceeded("max_tools", bounds.max_tools, "the tools/list listing has too many tools")
+
+
+def check_list_items(count: int, bounds: HostBounds, method: str) -> None:
+    """Prompts, resources or templates listed so far (all pages together) against ``max_list_items``."""
+    if count > bounds.max_list_items:
+        raise BoundExceeded(
+            "max_list_items", bounds.max_list_items, f"the {method} listing has too many items"
+        )
 
 
 def check_navigation_entries(count: int, bounds: HostBounds) -> None:

@@ -81,6 +81,9 @@ ToolOrigin = Literal["listing", "disclosure"]
 HeaderGates = Literal["required", "optional", "not_applicable"]
 _MAX_ARGUMENT_DEPTH: Final = 256
 MAX_OUTSTANDING_CALLS: Final = 1024
+SEARCH_TOOL: Final = "search_tools"
+SEARCH_PROXY_TOOL: Final = "call_tool"
+"""FastMCP's search transforms list these two in place of the tools they hide (their default names)."""
 """Prepared-but-unconsumed calls a core remembers (concurrent calls in flight, at most)."""
 
 
@@ -395,12 +398,12 @@ class _ListingMemo:
 
 
 def _lock_key(locked: LockedServer | None) -> bytes:
-    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON, computed at
-    every listing (the session may pick another entry; ~2 ms for 1,223 locked tools), or ``b"none"``
-    when the lock has no entry for this server (every tool refused). Never ``b""``: no lock at all."""
+    """What the listing memo keys a contract lock by: the SHA-256 of the lock entry's JSON (computed
+    once per entry: the entry is frozen, and it holds whole contracts), or ``b"none"`` when the lock has
+    no entry for this server (every tool refused). Never ``b""``: no lock at all."""
     if locked is None:
         return b"none"
-    return hashlib.sha256(locked.model_dump_json().encode()).digest()
+    return locked.digest()
 
 
 _LISTINGS: Final = _ListingMemo(LISTING_MEMO_ENTRIES)
@@ -599,7 +602,7 @@ class HostCore:
                 # FastMCP's search transforms list this tool in place of the ones they hide.
                 "; this server lists 'search_tools': a tool behind search is called through "
                 "SchemaDisclosureConsumer (discover, disclose, call)"
-                if "search_tools" in self._listed
+                if SEARCH_TOOL in self._listed
                 else ""
             )
             raise AdmissionError("not_admitted", f"tool {label!r} was not admitted by discovery{hint}")
@@ -626,16 +629,56 @@ class HostCore:
             raise AdmissionError("not_admitted", f"tool {label!r} is not admitted by this host")
         try:
             invocation = prepare_invocation(tool.descriptor, arguments)
+            proxied = self._proxied_invocation(tool, invocation.arguments)
         except ContractError as refusal:
             self.refused(tool, refusal.category)
             raise
+        headers = invocation.headers
+        if proxied is not None:
+            target, inner = proxied
+            headers = {**headers, **inner.headers}
+            invocation.event["headers"] = [*invocation.event["headers"], *inner.event["headers"]]
+            invocation.event["base64_encoded"] = [
+                *invocation.event["base64_encoded"],
+                *inner.event["base64_encoded"],
+            ]
+            invocation.event["proxied_tool"] = target
         invocation.event["header_gates"] = self.header_gates  # the event is ours: fresh per call
         self.audit(invocation.event)
-        call = PreparedCall(tool, invocation.arguments, invocation.headers, next(self._tickets))
+        call = PreparedCall(tool, invocation.arguments, headers, next(self._tickets))
         self._outstanding[call.ticket] = call
         if len(self._outstanding) > MAX_OUTSTANDING_CALLS:
             self._outstanding.popitem(last=False)
         return call
+
+    def _proxied_invocation(
+        self, tool: AdmittedTool, arguments: Mapping[str, Any]
+    ) -> tuple[str, Invocation] | None:
+        """A call through a search transform's proxy (``call_tool {name, arguments}`` beside
+        ``search_tools``) of a tool this host admitted: the inner call crosses the same Invoke gate
+        (arguments against the inner schema, its ``Mcp-Param-*`` headers built), so the proxied call
+        carries the inner tool's headers too and intermediaries can route it. The server does not need
+        them (``call_tool`` annotates nothing) but checks each one sent. ``None`` for any other call,
+        and for an inner tool this host has not admitted (then no header is sent, as the spec asks)."""
+        if tool.name != SEARCH_PROXY_TOOL or SEARCH_TOOL not in self._listed:
+            return None
+        target, inner = arguments.get("name"), arguments.get("arguments")
+        if not isinstance(target, str) or not isinstance(inner, Mapping | None):
+            return None
+        known = self._admitted_by_name(target)
+        if known is None:
+            return None
+        return target, prepare_invocation(known.descriptor, inner)
+
+    def _admitted_by_name(self, name: str) -> AdmittedTool | None:
+        """The listed tool ``name``, else the most recently disclosed one (a bounded scan)."""
+        listed = self._listed.get(name)
+        if listed is not None:
+            return listed
+        for (alias, _), tool in reversed(self._disclosed.items()):
+            if alias == name:
+                return tool
+        return None
 
     # -- Consume --------------------------------------------------------------------------------------
     def consume(self, call: PreparedCall, raw: Any) -> ToolResult:

@@ -41,16 +41,14 @@ from typing import Any, ClassVar, Final, Literal
 import anyio
 import fastmcp
 import mcp_types
-from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
-from agent_connector_sdk.mcp.host._param_headers import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
-from agent_connector_sdk.mcp.host.errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.mcp.host.errors import JsonRpcError, MalformedResponse, ProtocolError
 from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.mcp.host.session import HostSession, SessionFace, as_session
 from agent_connector_sdk.mcp.schema_disclosure import (
@@ -426,30 +424,32 @@ class SchemaDisclosureConsumer(SessionFace):
     async def _read(self, uri: str) -> tuple[str, int]:
         """One ``resources/read`` of exactly ``uri`` through the raw session: one JSON text body and its
         size in UTF-8 bytes."""
+        request = mcp_types.ReadResourceRequest(params=mcp_types.ReadResourceRequestParams(uri=uri))
         try:
-            # The raw session on purpose: fastmcp.Client.read_resource re-spells URIs through AnyUrl.
-            result = await self.session.client.session.read_resource(uri)
-        except MCPError as error:
-            # One family per failure: a lost connection is a TransportFailure and a peer's other
-            # JSON-RPC errors a JsonRpcError, wherever they happen; only the provider's uniform
-            # refusal (-32602: unknown, unauthorized or stale, deliberately not told apart) is ours.
+            # Through the session's one translator; the URI as given (fastmcp.Client.read_resource
+            # re-spells URIs through AnyUrl).
+            raw = await self.session.request(request, gate="discover")
+        except JsonRpcError as error:
+            # A peer's JSON-RPC errors stay JsonRpcError, wherever they happen; only the provider's
+            # uniform refusal (-32602: unknown, unauthorized or stale, deliberately not told apart)
+            # is ours.
             if error.code == mcp_types.INVALID_PARAMS:
                 raise DisclosureReadFailed("not_found", f"read refused with code {error.code}") from None
-            if is_local_transport_error(error):
-                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
-            raise JsonRpcError(error.code, error.message, error.data) from error
-        except ValidationError:
+            raise
+        except MalformedResponse:
             raise DisclosureReadFailed(
                 "malformed_body", "the read result is not a valid MCP result"
             ) from None
-        except TRANSPORT_EXCEPTIONS as error:
-            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
-        contents = result.contents
-        if len(contents) != 1:
+        contents = raw.get("contents")
+        if not isinstance(contents, list) or len(contents) != 1 or not isinstance(contents[0], dict):
             raise DisclosureReadFailed("malformed_body", "a disclosure read must return exactly one body")
         (content,) = contents
-        text = getattr(content, "text", None)
-        if content.uri != uri or content.mime_type != "application/json" or not isinstance(text, str):
+        text = content.get("text")
+        if (
+            content.get("uri") != uri
+            or content.get("mimeType") != "application/json"
+            or not isinstance(text, str)
+        ):
             raise DisclosureReadFailed(
                 "malformed_body", "the body is not one application/json text for this URI"
             )

@@ -42,6 +42,9 @@ class HostBounds:
     """Tools in one listing, all pages together."""
     max_navigation_entries: int = 10_000
     """Entries in one search result."""
+    max_list_items: int = 10_000
+    """Prompts, resources or resource templates in one listing, all pages together
+    (:meth:`~.session.HostSession.list_catalog`)."""
     max_descriptor_bytes: int = 1 << 20
     max_schema_bytes: int = 1 << 20
     max_schema_depth: int = 64

@@ -26,7 +26,6 @@ from types import TracebackType
 from typing import Any, Literal, TypeAlias, cast
 
 import fastmcp
-import httpx2
 import mcp_types
 from fastmcp.client.transports import FastMCPTransport, StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
@@ -48,13 +47,12 @@ from agent_connector_sdk.mcp.contracts.errors import (
 from agent_connector_sdk.mcp.contracts.input_required import is_input_required, validate_input_required_result
 from agent_connector_sdk.mcp.contracts.pagination import apaginate
 from agent_connector_sdk.mcp.host._param_headers import (
-    TRANSPORT_EXCEPTIONS,
     ParamHeaderChannel,
-    is_local_transport_error,
 )
-from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap, Watch, bound_behind
+from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap
 from agent_connector_sdk.mcp.host.bounds import (
     BoundExceeded,
+    check_list_items,
     check_listing_size,
     check_result_size,
     operation_deadline,
@@ -69,6 +67,7 @@ from agent_connector_sdk.mcp.host.core import (
 )
 from agent_connector_sdk.mcp.host.errors import (
     ConfirmationRefused,
+    HttpStatusError,
     JsonRpcError,
     MalformedResponse,
     ProtocolError,
@@ -76,9 +75,11 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.translate import map_errors, translate
 
 __all__ = [
     "CallSummary",
+    "CatalogKind",
     "ConfirmWrite",
     "ConnectionReport",
     "HeaderGates",
@@ -90,6 +91,12 @@ __all__ = [
 
 JsonObject: TypeAlias = dict[str, Any]
 TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
+CatalogKind = Literal["prompts", "resources", "resourceTemplates"]
+_CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
+    "prompts": (mcp_types.ListPromptsRequest, "prompts/list"),
+    "resources": (mcp_types.ListResourcesRequest, "resources/list"),
+    "resourceTemplates": (mcp_types.ListResourceTemplatesRequest, "resources/templates/list"),
+}
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
 
 
@@ -179,6 +186,8 @@ class HostSession:
         # the next call of a listed tool. Set from the session's receive loop, read on our own task.
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
+        # A lone surrogate or a schema nested past the SDK's parser costs its own tool, not the page.
+        compat.install_tolerant_json_reader()
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
@@ -210,36 +219,24 @@ class HostSession:
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def connect(self) -> None:
-        """Connect the client. An unreachable server is a ``TransportFailure``; a JSON-RPC error while
-        connecting is a ``JsonRpcError`` (never fastmcp's bare ``RuntimeError``); a stdio server line
-        over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`."""
-        try:
-            # The stdio reader starts in the connecting task's context: the line cap holds for it.
-            with compat.stdio_line_cap(self.stdio_cap):
-                await self._connect()
-        except (ProtocolError, RuntimeError) as error:
-            refusal = bound_behind(error, Watch(), self.bounds, self.stdio_cap)
-            if refusal is None:
-                raise
-        else:
-            return
-        raise refusal
-
-    async def _connect(self) -> None:
-        try:
-            await cast(Any, self.client).__aenter__()
-        except MCPError as error:
-            if is_local_transport_error(error):
-                raise TransportFailure(f"connecting failed (code {error.code})", code=error.code) from error
-            raise JsonRpcError(error.code, error.message, error.data) from error
-        except TRANSPORT_EXCEPTIONS as error:
-            raise TransportFailure(f"connecting failed: {type(error).__name__}") from error
-        except RuntimeError as error:
-            # fastmcp reports a connection that never came up as RuntimeError("Client failed to connect:
-            # <transport error>") raised from the transport error; its text may name the URL.
-            if isinstance(error.__cause__, TRANSPORT_EXCEPTIONS):
-                raise TransportFailure(f"connecting failed: {type(error.__cause__).__name__}") from error
-            raise
+        """Connect the client; a failure is the host's family (:func:`~.translate.map_errors`): an
+        unreachable server a ``TransportFailure``, a server's error a ``JsonRpcError`` or
+        ``HttpStatusError`` with its words, no common revision ``UnsupportedVersion`` (never fastmcp's
+        bare ``RuntimeError``); a stdio server line over ``max_message_bytes`` is
+        :class:`~.bounds.BoundExceeded`."""
+        with self.http_guard.watch() as watch:
+            try:
+                # The stdio reader starts in the connecting task's context: the line cap holds for it.
+                with compat.stdio_line_cap(self.stdio_cap):
+                    await cast(Any, self.client).__aenter__()
+            except BaseException as error:
+                if not watch.errors and self.http_guard.last_error is not None:
+                    # The handshake may POST from the session's own task: the guard's last answer.
+                    watch.errors.append(self.http_guard.last_error)
+                mapped = translate(error, self.bounds, what="connecting", watch=watch, stdio=self.stdio_cap)
+                if mapped is None or mapped is error:
+                    raise
+                raise mapped from error
         self.core.audit({"event": "connect", **_report_event(self.report)})
 
     async def close(
@@ -248,11 +245,10 @@ class HostSession:
         exc: BaseException | None = None,
         tb: TracebackType | None = None,
     ) -> None:
-        try:
+        # Closing a session whose server vanished (or sent garbage) fails like a call: same families,
+        # never an exception group of private transport errors.
+        with map_errors(self.bounds, what="closing"):
             await cast(Any, self.client).__aexit__(exc_type, exc, tb)
-        except (httpx2.HTTPError, OSError) as error:
-            # Closing a session whose server vanished fails in the transport: same family as a call.
-            raise TransportFailure(f"transport failed while closing: {type(error).__name__}") from error
 
     # -- Discover + Admit --------------------------------------------------------------------------
     async def discover_tools(self) -> AdmissionReport:
@@ -286,6 +282,30 @@ class HostSession:
         self.cursor_trace = list(pages.trace)
         self.tools_changed = False
         return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    async def list_catalog(self, kind: CatalogKind) -> list[JsonObject]:
+        """Every prompt, resource or resource template the server lists (``kind``: ``prompts``,
+        ``resources``, ``resourceTemplates``), raw wire dicts in server order, under the session's
+        bounds: ``max_pages`` (a cursor chain that never ends is a ``PaginationError``), ``max_list_items``
+        over all pages, ``max_message_bytes`` per page and ``deadline_s`` for the whole listing (each a
+        :class:`~.bounds.BoundExceeded`). Use it instead of ``fastmcp.Client.list_prompts()`` and its
+        siblings, which follow a server's cursors without end. An item that is not a JSON object is
+        dropped (a listing is information, never a gate)."""
+        request_type, method = _CATALOG_REQUESTS[kind]
+        listed = 0
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self.request(request_type(params=params), gate="discover", validate=False)
+            items = page.get(kind)
+            listed += len(items) if isinstance(items, list) else 0
+            check_list_items(listed, self.bounds, method)
+            return page
+
+        async with operation_deadline(self.bounds, method):
+            pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key=kind)
+        return [item for item in pages.items if isinstance(item, dict)]
 
     def _tools_list_changed(self) -> None:
         self.tools_changed = True
@@ -481,23 +501,21 @@ class HostSession:
         call: PreparedCall | None = None,
         validate: bool = True,
     ) -> JsonObject:
-        """Send one request and return the raw result dict, translating failures into our families.
+        """Send one request and return the raw result dict; every failure is translated once, here
+        (:func:`~.translate.map_errors`), into the host's families, keeping the server's code and words.
 
         ``validate=False`` skips the SDK's result model (the caller judges the raw dict); a response
         over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`, whatever the SDK made of it.
         """
+        method = str(getattr(request, "method", "request"))
         with self.http_guard.watch() as watch:
             try:
-                return await self._request(request, gate=gate, call=call, validate=validate)
-            except (ProtocolError, ContractViolation) as error:
-                # The SDK reports a read this host cut short (or a message nested past its parser) as
-                # the server's failure; it was this host's bound.
-                refusal = bound_behind(error, watch, self.bounds, self.stdio_cap)
-                if refusal is None:
-                    raise
-        if call is not None:
-            self.core.refused(call.tool, "bound_exceeded", call=call)
-        raise refusal
+                with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):
+                    return await self._request(request, gate=gate, call=call, validate=validate)
+            except (ProtocolError, BoundExceeded) as error:
+                if call is not None:
+                    self.core.refused(call.tool, _failed_outcome(error), call=call, **_error_code(error))
+                raise
 
     async def _request(
         self,
@@ -516,16 +534,6 @@ class HostSession:
             # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
             raw = await self.client.session.send_request(request, cast(Any, _RAW_RESULT))
             return cast(JsonObject, raw)
-        except MCPError as error:
-            if is_local_transport_error(error):
-                # The SDK folds connection failures and read timeouts into locally synthesized JSON-RPC
-                # errors with these codes; a server sending the same codes is indistinguishable.
-                if call is not None:
-                    self.core.refused(call.tool, "transport_failure", call=call)
-                raise TransportFailure(f"transport failed (code {error.code})", code=error.code) from error
-            if call is not None:
-                self.core.refused(call.tool, "protocol_error", call=call, code=error.code)
-            raise JsonRpcError(error.code, error.message, error.data) from error
         except ValidationError as error:
             untagged = self._complete_when_untagged(request, error)
             if untagged is not None:
@@ -535,16 +543,12 @@ class HostSession:
             first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}
             path = "/" + "/".join(str(part) for part in first.get("loc", ()))
             if gate == "discover":
-                raise MalformedResponse(f"malformed tools/list page at {path}") from error
+                raise MalformedResponse(f"malformed {request.method} result at {path}") from error
             if call is not None:
                 self.core.refused(call.tool, "malformed_result", call=call)
             raise ContractViolation(
                 "malformed_result", f"result does not match the MCP schema at {path}", path=path
             ) from error
-        except TRANSPORT_EXCEPTIONS as error:
-            if call is not None:
-                self.core.refused(call.tool, "transport_failure", call=call)
-            raise TransportFailure(f"transport failed: {type(error).__name__}") from error
 
 
 def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptions | None) -> HostSession:
@@ -581,6 +585,24 @@ class SessionFace:
     def header_gates(self) -> HeaderGates:
         """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
         return self.session.header_gates
+
+
+def _failed_outcome(error: ProtocolError | BoundExceeded) -> str:
+    """The audit outcome of a call whose exchange failed: the family, never the server's words."""
+    if isinstance(error, BoundExceeded):
+        return "bound_exceeded"
+    if isinstance(error, TransportFailure):
+        return "transport_failure"
+    return "protocol_error"
+
+
+def _error_code(error: ProtocolError | BoundExceeded) -> dict[str, int]:
+    """The JSON-RPC code or HTTP status of a failed exchange, for the audit event (numbers only)."""
+    if isinstance(error, JsonRpcError):
+        return {"code": error.code}
+    if isinstance(error, HttpStatusError):
+        return {"http_status": error.status}
+    return {}
 
 
 def _report_event(report: ConnectionReport) -> dict[str, Any]:

@@ -64,6 +64,7 @@ __all__ = [
     "summarize_arguments",
     "summarize_parameter_headers",
     "summarize_tool_hints",
+    "type_label",
 ]
 
 NAVIGATION_KIND: Final = "schema-navigation"
@@ -163,27 +164,60 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _type_label(schema: Any) -> str:
-    """A short, human-readable type label. A summary, not a type system: unknown shapes are ``any``."""
+_COMPOSITE_BRANCHES: Final = 8
+"""A composite label names at most this many branches (more: ``…``)."""
+
+
+def type_label(schema: Any) -> str:
+    """A short, human-readable label of a JSON Schema's type (what navigation entries and ``review``
+    show per argument). A summary, not a type system: unknown shapes are ``any``.
+
+    A composite says what it is: ``oneOf(Cat, Dog)``, ``anyOf(object, integer)``, ``allOf(Base,
+    object)``, naming each branch (a ``$ref`` by its target's name), so a caller knows a value must
+    match one (or some, or all) of several shapes before reading the full schema. A list of types, and
+    a union of bare types (``anyOf: [{type: string}, {type: null}]``, the same thing), is
+    ``string|null``."""
+    return _type_label(schema)
+
+
+def _bare_types(branches: list[Any]) -> list[str] | None:
+    """The branches' types when each branch is only ``{"type": T}`` (distinct): a plain type list."""
+    types = [b.get("type") if isinstance(b, dict) and len(b) == 1 else None for b in branches]
+    if all(isinstance(t, str) for t in types) and len(set(types)) == len(types):
+        return [str(t) for t in types]
+    return None
+
+
+def _type_label(schema: Any, depth: int = 0) -> str:
     if not isinstance(schema, dict):
         return "any"
+    if depth < 2:
+        for key in ("oneOf", "anyOf", "allOf"):
+            branches = schema.get(key)
+            if isinstance(branches, list) and branches:
+                bare = _bare_types(branches) if key != "allOf" else None
+                if bare is not None:
+                    return "|".join(bare)
+                named = [_type_label(branch, depth + 1) for branch in branches[:_COMPOSITE_BRANCHES]]
+                more = ", …" if len(branches) > _COMPOSITE_BRANCHES else ""
+                return f"{key}({', '.join(named)}{more})"
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/") and reference.rsplit("/", 1)[-1]:
+        return reference.rsplit("/", 1)[-1]
     declared = schema.get("type")
     if isinstance(declared, str):
         if declared == "array":
             items = schema.get("items")
-            inner = items.get("type") if isinstance(items, dict) else None
-            return f"{inner}[]" if isinstance(inner, str) else "array"
+            if isinstance(items, dict) and depth < 2:
+                inner = _type_label(items, depth + 1)
+                return f"{inner}[]" if inner != "any" else "array"
+            return "array"
         return declared
     if isinstance(declared, list) and all(isinstance(item, str) for item in declared):
         return "|".join(declared)
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list):
-            labels = dict.fromkeys(_type_label(branch) for branch in branches[:8])
-            return "|".join(labels)
     if "enum" in schema or "const" in schema:
         return "enum"
-    if "properties" in schema or "allOf" in schema or "$ref" in schema:
+    if "properties" in schema or "$ref" in schema:
         return "object"
     return "any"
 

@@ -1,7 +1,8 @@
 """The one per-request record of a gated ``tools/call``: what each gate learnt, for the next one to read.
 
-The ASGI entry (:mod:`.asgi`) marks that it checked the headers; the resolution hook
-(:mod:`.resolution`) records the tool it resolved and checked (and, through a search proxy, the proxied
+The resolution hook (:mod:`.resolution`) records that it judged the call's headers (when the ASGI
+entry, :mod:`.entry`, handed it a handshake-era call before dispatch, or during dispatch) and the tool
+it resolved and checked (and, through a search proxy, the proxied
 tool); the output self-check (:mod:`.output_check`) reads the tool that ran. Each writes or reads the
 record here and never calls back into the module before it, so a call reads top-down.
 
@@ -21,7 +22,7 @@ from fastmcp.tools import Tool
 
 from agent_connector_sdk.mcp import compat
 
-__all__ = ["CALL_RECORD_KEY", "CallRecord", "call_record", "mark_headers_checked", "resolved_tool"]
+__all__ = ["CALL_RECORD_KEY", "CallRecord", "call_record", "http_call_record", "resolved_tool"]
 
 CALL_RECORD_KEY: Final = "agent_connector_sdk.call"
 """Key of the :class:`CallRecord` in an HTTP request's ASGI ``scope["state"]``."""
@@ -30,15 +31,16 @@ CALL_RECORD_KEY: Final = "agent_connector_sdk.call"
 class CallRecord:
     """What the gates learn about one ``tools/call`` (see the module docstring).
 
-    ``headers_checked``: the ASGI entry checked this request's headers (resolution then skips them);
+    ``judged``: the tool whose headers the resolution hook judged for this request (before dispatch, for
+    a handshake-era call the entry handed it; not judged twice for the same tool);
     ``name``/``tool``: the call's name and the tool resolved for it (``None`` until resolution checked
     the call); ``proxied``: through a search proxy, the proxied tool (its name is the target's).
     """
 
-    __slots__ = ("headers_checked", "name", "owner", "proxied", "tool")
+    __slots__ = ("judged", "name", "owner", "proxied", "tool")
 
-    def __init__(self, *, headers_checked: bool = False) -> None:
-        self.headers_checked = headers_checked
+    def __init__(self) -> None:
+        self.judged: Tool | None = None
         self.owner: object | None = None  # FastMCP's request context this record belongs to
         self.name: str | None = None
         self.tool: Tool | None = None
@@ -59,9 +61,10 @@ _RECORD: contextvars.ContextVar[CallRecord | None] = contextvars.ContextVar(
 )
 
 
-def mark_headers_checked(scope: MutableMapping[str, Any]) -> None:
-    """Record in an HTTP request's ``scope`` that the ASGI entry checked its headers."""
-    scope.setdefault("state", {})[CALL_RECORD_KEY] = CallRecord(headers_checked=True)
+def http_call_record(scope: MutableMapping[str, Any]) -> CallRecord:
+    """A fresh record in an HTTP request's ``scope``, before dispatch (the request's own from then on)."""
+    record = scope.setdefault("state", {})[CALL_RECORD_KEY] = CallRecord()
+    return record
 
 
 def call_record(request_ctx: Any) -> CallRecord:
@@ -83,7 +86,7 @@ def call_record(request_ctx: Any) -> CallRecord:
 
 
 def _foreign(record: CallRecord, request_ctx: Any) -> bool:
-    """Whether ``record`` belongs to another request (an unowned one is the ASGI entry's, for this one)."""
+    """Whether ``record`` belongs to another request (an unowned one was made before dispatch, for this)."""
     # Identity, not equality: FastMCP's request context is a dataclass compared field by field.
     return record.owner is not None and record.owner is not request_ctx
 

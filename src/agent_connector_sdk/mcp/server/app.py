@@ -23,14 +23,17 @@ installed, each visible where FastMCP keeps such things:
     entries): ~1 ms and ~6 KB that stay per request, so a server's memory grew with every round of
     identical load until that LRU was full (~40 MiB).
 
-:meth:`ServerGates.http_app` then builds ``server.http_app(...)`` with the ASGI entry of the header gate
-(:class:`.asgi.HeaderParityMiddleware`, innermost, inside authentication: handshake-era calls, undecodable
-``Mcp-Name``, JSON-RPC 413 on every route, quiet client disconnects) and **DNS-rebinding protection on
-by default**: FastMCP's Host/Origin guard in ``"auto"`` mode, which validates ``Host`` and ``Origin`` on
-a loopback bind (``localhost``, ``127.0.0.1``, ``::1`` and the bound address are allowed; ``Host:
-evil.example`` → 421, ``Origin: http://evil.example`` → 403). Pass ``allowed_hosts=[...]`` /
-``allowed_origins=[...]`` to allow more (this also turns validation on for non-loopback binds), or
-``host_origin_protection=True`` to validate on every bind, ``False`` to switch it off.
+:meth:`ServerGates.http_app` then builds ``server.http_app(...)`` with the one ASGI entry (:mod:`.entry`):
+its front in the place of FastMCP's Host/Origin guard, before authentication (cheap header checks), and
+:class:`~.entry.GatedEntry` as the last of the app's own middleware, inside authentication (in-flight
+slots for authenticated callers, a separate pre-auth pool, the body read once under bounds, handshake-era
+calls judged before the app, JSON-RPC 413 on every route, quiet client disconnects), and
+**DNS-rebinding protection on by default**: FastMCP's Host/Origin rules in ``"auto"`` mode, which validate
+``Host`` and ``Origin`` on a loopback bind (``localhost``, ``127.0.0.1``, ``::1`` and the bound address
+are allowed; ``Host: evil.example`` → 421, ``Origin: http://evil.example`` → 403). Pass
+``allowed_hosts=[...]`` / ``allowed_origins=[...]`` to allow more (this also turns validation on for
+non-loopback binds), or ``host_origin_protection=True`` to validate on every bind, ``False`` to switch
+it off.
 
 ``gated_http_app(server, ...)`` is ``ServerGates(...).http_app(server, ...)``: it *does* install the gates
 on ``server`` (idempotently; call it after configuring the server's transforms). Notifications pass every
@@ -49,13 +52,15 @@ from starlette.middleware import Middleware as StarletteMiddleware
 
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.server._asgi import DEFAULT_MAX_BODY_BYTES
-from agent_connector_sdk.mcp.server.asgi import HeaderParityMiddleware
 from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
-from agent_connector_sdk.mcp.server.host_guard import memoize_host_origin_guard
+from agent_connector_sdk.mcp.server.entry import (
+    DEFAULT_MAX_BODY_BYTES,
+    GatedEntry,
+    RequestBounds,
+    install_entry_front,
+)
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate
-from agent_connector_sdk.mcp.server.request_limits import RequestBounds, RequestLimits
 from agent_connector_sdk.mcp.server.resolution import install_resolution
 
 __all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app"]
@@ -80,7 +85,7 @@ class ServerGates:
     ``.headers.audit.recent`` plus the ``parity`` module's logger);
     ``max_body_bytes`` bounds request bodies; ``validate_arguments=False`` leaves argument validation to
     the tools themselves; ``request_bounds`` sets the in-flight caps, the body deadline and the JSON
-    value bound that :class:`~.request_limits.RequestLimits` enforces before anything parses a body.
+    value bound that the entry (:mod:`.entry`) enforces before anything parses a body.
     """
 
     def __init__(
@@ -113,24 +118,27 @@ class ServerGates:
         return server
 
     def asgi_middleware(self, server: FastMCP[Any]) -> StarletteMiddleware:
-        """The header gate's ASGI entry for ``server.http_app(middleware=[...])`` (append it last)."""
+        """The entry (:class:`~.entry.GatedEntry`) for ``server.http_app(middleware=[...])``, appended last
+        (installs the gates on ``server`` first: the entry needs its resolution hook)."""
+        self.install(server)
+        resolution = install_resolution(server, self.headers, arguments=self.validate_arguments)
         return StarletteMiddleware(
-            HeaderParityMiddleware, server=server, gate=self.headers, max_body_bytes=self.max_body_bytes
+            GatedEntry,
+            server=server,
+            resolution=resolution,
+            bounds=self.request_bounds,
+            max_body_bytes=self.max_body_bytes,
         )
 
     def http_app(self, server: FastMCP[Any], **http_app_kwargs: Any) -> Any:
-        """:meth:`install`, then ``server.http_app(**http_app_kwargs)`` with the ASGI entry appended to any
-        ``middleware=[...]`` given (so it runs innermost), :class:`~.request_limits.RequestLimits` put
-        before them (first after FastMCP's Host guard and authentication, so no body is read or parsed
-        beyond the bounds) and DNS-rebinding protection defaulted on."""
-        self.install(server)
+        """:meth:`install`, then ``server.http_app(**http_app_kwargs)`` with the entry appended to any
+        ``middleware=[...]`` given (so it runs innermost, inside authentication), its front in the place
+        of FastMCP's Host/Origin guard (before authentication) and DNS-rebinding protection defaulted on."""
         middleware = list(http_app_kwargs.pop("middleware", None) or [])
-        bounds, max_body = self.request_bounds, self.max_body_bytes
-        middleware.insert(0, StarletteMiddleware(RequestLimits, bounds=bounds, max_body_bytes=max_body))
         middleware.append(self.asgi_middleware(server))
         http_app_kwargs.setdefault("host_origin_protection", DEFAULT_HOST_ORIGIN_PROTECTION)
         app = server.http_app(middleware=middleware, **http_app_kwargs)
-        memoize_host_origin_guard(app)  # FastMCP's own guard, its verdicts memoized (see host_guard)
+        install_entry_front(app, max_body_bytes=self.max_body_bytes)
         return app
 
 

@@ -155,8 +155,16 @@ def network_caller_key(
     if not _address_in(peer, networks):
         return UNVERIFIED_FORWARDED_KEY if peer in chain else f"peer:{peer}"
     for hop in reversed(chain):
-        if hop and not _address_in(hop, networks):
-            return f"forwarded:{hop}"
+        if not hop:
+            continue
+        try:
+            address = ipaddress.ip_address(hop.strip("[]"))
+        except ValueError:
+            # Not an address ("unknown", a name, junk): no proxy of ours wrote it, so everything from
+            # here on is the caller's own choice and cannot mint identities. One shared key.
+            return UNVERIFIED_FORWARDED_KEY
+        if not any(address in network for network in networks):
+            return f"forwarded:{address}"  # normalized: one address, one identity, however it is spelt
     return UNVERIFIED_FORWARDED_KEY  # only a `Forwarded` header, or every hop a proxy: no usable client
 
 

@@ -6,7 +6,9 @@
   ``isError`` result, which tells a client the tool exists and failed);
 * turns a **tool's own failure** (FastMCP raises ``ToolError``/``ValidationError`` out of ``call_next``)
   into an ``isError: true`` result that *still conforms*: when the tool publishes an ``outputSchema`` our
-  policy requires conforming ``structuredContent`` even on errors, so the check asks
+  policy requires conforming ``structuredContent`` even on errors, so the check takes the tool's own
+  failure payload when the tool models its failures (:class:`ModelsItsFailures`, e.g. the OpenAPI
+  connector's failure envelope) and that payload conforms, else asks
   ``error_structured_content(tool_name, output_schema)`` for a payload (default: the first of ``[]``,
   ``{}``, ``""``, ``0``, ``false`` that validates; JSON ``null`` is not offered because FastMCP cannot put
   a null ``structuredContent`` on the wire). The result's *first* text block is the failure text (cut
@@ -35,6 +37,17 @@ FastMCP resolved for the call (and, through a search proxy, the proxied tool) in
 second time (a ``server.get_tool`` costs ~80 µs, more than the check itself). Without that record (a
 server without the hook) the check falls back to ``server.get_tool``.
 
+Two exceptions for relays (the gateway), whose tools return another server's results:
+
+* a tool that raises :class:`WireRefusal` (a failure it cannot model inside its output schema: the
+  server behind it is down, slow, or answered outside its contract) is answered with that JSON-RPC
+  error — never an ``isError`` result holding a placeholder the tool did not produce;
+* a tool whose class says ``relays_results = True`` has its results checked in the ``default``
+  profile: spec rules still withhold a result, but the project's stricter rules (a text serialization
+  beside ``structuredContent``, conforming ``structuredContent`` on an error) are findings, and the
+  result is sent exactly as the server behind produced it — no second copy of its value added, no
+  placeholder invented. The relay's host side already judged that result and audited the findings.
+
 Messages and ``data`` name the tool, category and JSON path — never result or argument values.
 """
 
@@ -43,10 +56,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import mcp_types
-from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError
+from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
 from fastmcp.utilities.json_schema import is_object_schema
@@ -62,6 +75,7 @@ from agent_connector_sdk.mcp.server._record import resolved_tool
 __all__ = [
     "ERROR_TEXT_LIMIT",
     "ErrorPayloadFactory",
+    "ModelsItsFailures",
     "OutputSelfCheck",
     "bounded_error_text",
     "first_conforming_placeholder",
@@ -139,6 +153,39 @@ def _wire_result(result: ToolResult) -> dict[str, Any]:
     return wire
 
 
+class WireRefusal(ToolError):
+    """A tool's failure that no result of its contract can carry: sent as JSON-RPC error ``code`` with
+    ``data`` (names and categories only), never as an ``isError`` result. For relays whose tool never
+    reached anything that could answer (see the module docstring). Logged by FastMCP at DEBUG: the
+    relay reports the cause (a server down, a timeout) itself, once, not once per call. Not exported:
+    a carrier between a relay's tool and this check, not an error family of the SDK."""
+
+    def __init__(self, message: str, *, code: int, data: Mapping[str, Any]) -> None:
+        super().__init__(message, log_level=logging.DEBUG)
+        self.code = code
+        self.data = dict(data)
+
+    def as_mcp_error(self) -> MCPError:
+        return MCPError(code=self.code, message=bounded_error_text(str(self)), data=self.data)
+
+
+def _wire_refusal_behind(failure: BaseException) -> WireRefusal | None:
+    """``failure`` itself or the first :class:`WireRefusal` in its cause chain (bounded walk)."""
+    current: BaseException | None = failure
+    for _ in range(8):
+        if current is None:
+            return None
+        if isinstance(current, WireRefusal):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def relays_results(tool: Tool | None) -> bool:
+    """Whether ``tool`` returns another server's results as they are (see the module docstring)."""
+    return getattr(tool, "relays_results", False) is True
+
+
 class OutputSelfCheck(Middleware):
     """FastMCP middleware enforcing the Consume contract on the server's own results (see module doc)."""
 
@@ -172,9 +219,13 @@ class OutputSelfCheck(Middleware):
         except (NotFoundError, DisabledError) as missing:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
+            refusal = _wire_refusal_behind(failure)
+            if refusal is not None:
+                # Also when a proxy (a search transform's call_tool) wrapped it in its own ToolError.
+                raise refusal.as_mcp_error() from refusal
             tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
-            return self._conforming_error(name, tool, str(failure) or "tool failed", str(category))
+            return self._conforming_error(name, tool, str(failure) or "tool failed", str(category), failure)
         if isinstance(result, InputRequiredToolResult):
             # Not a final result (the final one is checked on the retry that completes the call), but
             # the interim shape has its own rules: never ask a client for what it cannot answer.
@@ -187,7 +238,9 @@ class OutputSelfCheck(Middleware):
             raise MCPError(code=mcp_types.INTERNAL_ERROR, message=f"cannot check the result of {name!r}")
         descriptor = _tool_descriptor(tool)
         try:
-            validate_tool_result(descriptor, _wire_result(result))
+            validate_tool_result(
+                descriptor, _wire_result(result), profile="default" if relays_results(tool) else "strict"
+            )
         except ContractViolation as violation:
             if violation.category == "missing_text_serialization":
                 # The value conforms (the schema is checked first); only the compatibility text is
@@ -200,9 +253,9 @@ class OutputSelfCheck(Middleware):
                 violation.category,
                 quoted(violation.path or "/"),
             )
-            if result.is_error:
+            if result.is_error and not relays_results(tool):
                 return self._conforming_error(name, tool, _error_text(result))
-            if violation.category == "missing_structured_content":
+            if violation.category == "missing_structured_content" and not relays_results(tool):
                 # The tool produced no value at all (e.g. an OpenAPI tool whose upstream answered
                 # something that is not JSON): a failure of the call, not a wrong value. Its text is
                 # the upstream's, so it is not passed on.
@@ -255,27 +308,39 @@ class OutputSelfCheck(Middleware):
         return await server.get_tool(name)
 
     def _conforming_error(
-        self, name: str, tool: Tool | None, message: str, category: str = "tool_failed"
+        self,
+        name: str,
+        tool: Tool | None,
+        message: str,
+        category: str = "tool_failed",
+        failure: BaseException | None = None,
     ) -> ToolResult:
         """An ``isError`` result that conforms to ``tool``'s published contract, or a -32603 error.
 
         The error text comes first (a client reading the first block reads why the call failed), cut to
-        :data:`ERROR_TEXT_LIMIT` characters; the placeholder's JSON serialization follows it.
+        :data:`ERROR_TEXT_LIMIT` characters; the payload's JSON serialization follows it. A tool that
+        models its failures (:class:`ModelsItsFailures`) supplies the payload; it is used only when it
+        conforms, else the payload factory is asked.
         """
         text = bounded_error_text(message)
         blocks: list[mcp_types.ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
+        if relays_results(tool):
+            # A relay never invents the value of the server behind it: the failure text, nothing else.
+            return ToolResult(content=blocks, is_error=True)
         payload: Any = _NO_PAYLOAD
         if tool is not None and tool.output_schema is not None:
-            try:
-                payload = self._error_payload(name, tool.output_schema)
-                if payload is None:  # FastMCP drops a None structuredContent: it would not conform
-                    raise LookupError("null structuredContent cannot be sent")
-            except LookupError as none_fits:
-                raise MCPError(
-                    code=mcp_types.INTERNAL_ERROR,
-                    message=f"{text} (and no error result conforms to the output schema of {name!r})",
-                    data={"tool": name, "category": category},
-                ) from none_fits
+            payload = _modelled_failure(tool, failure, category, text)
+            if payload is _NO_PAYLOAD:
+                try:
+                    payload = self._error_payload(name, tool.output_schema)
+                    if payload is None:  # FastMCP drops a None structuredContent: it would not conform
+                        raise LookupError("null structuredContent cannot be sent")
+                except LookupError as none_fits:
+                    raise MCPError(
+                        code=mcp_types.INTERNAL_ERROR,
+                        message=f"{text} (and no error result conforms to the output schema of {name!r})",
+                        data={"tool": name, "category": category},
+                    ) from none_fits
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
         if payload is _NO_PAYLOAD or tool is None or tool.output_schema is None:
             return ToolResult(content=blocks, is_error=True)
@@ -286,6 +351,26 @@ class OutputSelfCheck(Middleware):
             # unwrapped, and a wrapped payload would violate it.
             return ToolResult(content=blocks, structured_content=payload, is_error=True)
         return RawStructuredToolResult(content=blocks, structured_content=payload, is_error=True)
+
+
+@runtime_checkable
+class ModelsItsFailures(Protocol):
+    """A tool whose output schema models its own failures (e.g. the OpenAPI connector's tools, whose
+    schema has a failure envelope beside the success shape): it builds the ``structuredContent`` of
+    its ``isError`` result from the failure (the exception, when there is one), its category and the
+    result's text; ``None`` when it has none to offer."""
+
+    def failure_structured_content(self, failure: BaseException | None, category: str, text: str) -> Any: ...
+
+
+def _modelled_failure(tool: Tool, failure: BaseException | None, category: str, text: str) -> Any:
+    """The tool's own failure payload when it models its failures and the payload conforms."""
+    if not isinstance(tool, ModelsItsFailures) or tool.output_schema is None:
+        return _NO_PAYLOAD
+    payload = tool.failure_structured_content(failure, category, text)
+    if payload is None or validate_instance(tool.output_schema, payload) is not None:
+        return _NO_PAYLOAD
+    return payload
 
 
 ERROR_TEXT_LIMIT = 512

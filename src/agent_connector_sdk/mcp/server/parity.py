@@ -9,7 +9,9 @@ handshake-era transports) answer with HTTP 400.
 
 This module knows nothing about FastMCP's dispatch or ASGI: it is given the tool (and, through a search
 transform's ``call_tool`` proxy, the proxied tool with ``arguments.arguments``, see
-:func:`unwrap_proxy`), the arguments and the raw header pairs, and returns a verdict. Each request
+:func:`unwrap_proxy`), the arguments and the raw header pairs, and returns a verdict. The proxied
+tool's headers are optional (the spec asks a client for the headers of the tool it names, and the
+proxy's schema annotates nothing), but each one sent must agree with the inner arguments. Each request
 yields exactly one audit event, to the gate's callable :class:`~agent_connector_sdk.audit.AuditSink`;
 events name headers and categories, never values.
 """
@@ -30,7 +32,14 @@ from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch
 from agent_connector_sdk.mcp.contracts.headers import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
 
-__all__ = ["HeaderParityGate", "HeaderRefusal", "ProxiedCall", "gate_applies", "unwrap_proxy"]
+__all__ = [
+    "HeaderParityGate",
+    "HeaderRefusal",
+    "ProxiedCall",
+    "gate_applies",
+    "search_proxy_name",
+    "unwrap_proxy",
+]
 
 _PARAM_PREFIX: Final = MCP_PARAM_HEADER_PREFIX.lower()
 
@@ -57,6 +66,24 @@ class _LoggingAuditSink:
             _logger.log(level, "header parity %s", json.dumps(dict(event), sort_keys=True))
 
 
+def _proxy_names(server: FastMCP[Any]) -> list[str]:
+    return [
+        proxy
+        for proxy in (compat.search_proxy_tool_name(transform) for transform in server.transforms)
+        if proxy is not None
+    ]
+
+
+def search_proxy_name(server: FastMCP[Any]) -> str | None:
+    """The name of ``server``'s (first) search ``call_tool`` proxy, or ``None`` without a search transform.
+
+    A refusal of a direct call names it: a client that cannot send a hidden tool's headers calls the
+    tool through the proxy instead, where they are not required.
+    """
+    names = _proxy_names(server)
+    return names[0] if names else None
+
+
 def unwrap_proxy(server: FastMCP[Any], name: str, arguments: Mapping[str, Any]) -> ProxiedCall | None:
     """The proxied call when ``name`` is a ``call_tool`` proxy of one of ``server``'s search transforms.
 
@@ -64,11 +91,7 @@ def unwrap_proxy(server: FastMCP[Any], name: str, arguments: Mapping[str, Any]) 
     ``arguments`` is not an object, or whose target is itself a proxy (the proxy refuses that itself).
     The one place that reads a proxy call's shape: both entry points use it.
     """
-    proxies = frozenset(
-        proxy
-        for proxy in (compat.search_proxy_tool_name(transform) for transform in server.transforms)
-        if proxy is not None
-    )
+    proxies = frozenset(_proxy_names(server))
     if name not in proxies:
         return None
     target = arguments.get("name")
@@ -107,28 +130,50 @@ class HeaderParityGate:
         arguments: Mapping[str, Any],
         headers: list[tuple[str, str]],
         proxied: tuple[Tool, Mapping[str, Any]] | None = None,
+        *,
+        proxy_name: str | None = None,
     ) -> HeaderRefusal | None:
         """Check one ``tools/call`` of ``tool``, then (when it passes) the ``proxied`` tool with its
-        arguments; emit one event (the verdict that decided) and return the refusal, if any."""
+        arguments; emit one event (the verdict that decided) and return the refusal, if any.
+
+        The proxied tool's headers are checked when sent but not required: the client computed them
+        from the proxy's schema, which annotates nothing (the spec's rule; see
+        ``validate_parameter_headers(require_headers=False)``). ``proxy_name``, the server's search
+        proxy, is named in a direct call's ``missing`` refusal as the other way to call the tool.
+        """
         events: list[AuditEvent] = []
         refusal = _tool_refusal(tool, arguments, headers, events)
         if refusal is None and proxied is not None:
-            refusal = _tool_refusal(proxied[0], proxied[1], headers, events)
+            refusal = _tool_refusal(proxied[0], proxied[1], headers, events, require_headers=False)
             events[-1] = {**events[-1], "via": tool.name}
+        elif refusal is not None and proxied is None and proxy_name not in (None, tool.name):
+            message, data = refusal
+            if data["category"] == "missing":
+                refusal = (
+                    f"{message}, or call the tool through {proxy_name!r} (which needs no Mcp-Param headers)",
+                    data,
+                )
         if events:
             self.audit(events[-1])
         return refusal
 
 
 def _tool_refusal(
-    tool: Tool, arguments: Mapping[str, Any], headers: list[tuple[str, str]], events: list[AuditEvent]
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    headers: list[tuple[str, str]],
+    events: list[AuditEvent],
+    *,
+    require_headers: bool = True,
 ) -> HeaderRefusal | None:
     """The pure verdict of one tool (``contracts.headers.validate_parameter_headers``); its event goes
     to ``events.append`` (a local sink: :meth:`HeaderParityGate.check` passes only the deciding event on
     to the gate's sink)."""
     descriptor = {"name": tool.name, "inputSchema": tool.parameters}
     try:
-        validate_parameter_headers(descriptor, arguments, headers, audit=events.append)
+        validate_parameter_headers(
+            descriptor, arguments, headers, audit=events.append, require_headers=require_headers
+        )
     except HeaderMismatch as mismatch:
         return mismatch.message, {"tool": tool.name, "header": mismatch.header, "category": mismatch.category}
     except AdmissionError as invalid:

@@ -6,10 +6,14 @@ When the resolved tool is the one the current ``tools/call`` is about to run, it
 1. refuses a header-annotated argument whose body value is not of its annotated type (``region: 5``
    for a string, sent with ``Mcp-Param-Region: 5``) as the caller's invalid argument
    (:func:`mistyped_header_argument`), not as a header disagreement;
-2. checks the request's ``Mcp-Param-*`` headers with the one checker, :class:`.parity.HeaderParityGate` —
-   unless the ASGI entry (:mod:`.asgi`) already checked this request. A refusal is an
+2. judges the request's ``Mcp-Param-*`` headers with the one checker, :class:`.parity.HeaderParityGate`
+   (:meth:`ResolutionGate._judge_headers`, the only caller of the verdict). A refusal is an
    ``MCPError(-32020)`` raised before the tool runs; ``mcp``'s 2026-07-28 transport maps it to HTTP 400.
-   Calls without an HTTP request (in-memory, stdio) carry no headers and are not checked;
+   The handshake-era transports would answer it with HTTP 200, so the ASGI entry (:mod:`.entry`) hands
+   their calls, parsed, to :meth:`ResolutionGate.judge_before_dispatch`, which resolves the tool as this
+   caller sees it and judges the same way before the app runs (the entry answers HTTP 400); dispatch
+   then does not judge that call again unless it resolves a different tool. Calls without an HTTP
+   request (in-memory, stdio) carry no headers and are not judged;
    then validates the call's ``arguments`` against the tool's published ``inputSchema`` (Invoke rule, on
    the server: many tools never validate — FastMCP's OpenAPI tools, raw ``Tool`` subclasses). Invalid
    arguments (1 included) raise :class:`ArgumentsRefused` (a ``ToolError``), which the output self-check
@@ -17,10 +21,12 @@ When the resolved tool is the one the current ``tools/call`` is about to run, it
    the spec's input-validation rule asks. The tool does not run;
 3. through a search transform's ``call_tool`` proxy (:func:`.parity.unwrap_proxy`), resolves the
    *proxied* tool once — as the proxy's own ``call_tool`` will — and applies 1 and 2 to it with
-   ``arguments.arguments``.
+   ``arguments.arguments``, except that its headers are checked when sent and never required: a client
+   computes headers from the schema of the tool it names, and ``call_tool``'s annotates nothing. A
+   direct call's ``missing`` refusal names the proxy as the other way to call the tool.
 
-Everything learnt about the call goes into its one :class:`~._record.CallRecord`: whether the ASGI
-entry checked the headers, the tool resolved (so each call is checked once, even when FastMCP's version
+Everything learnt about the call goes into its one :class:`~._record.CallRecord`: which tool's headers
+were judged, the tool resolved (so each call is checked once, even when FastMCP's version
 fallback re-enters ``get_tool``) and the proxied tool. The output self-check reads the tool that ran
 from it instead of resolving it a second time.
 
@@ -37,11 +43,13 @@ without ``data``): this gate checks every tool with a stricter codec, a superset
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Mapping, MutableMapping
 from typing import Any, ClassVar
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
@@ -58,8 +66,14 @@ from agent_connector_sdk.mcp.contracts.errors import (
 from agent_connector_sdk.mcp.contracts.headers import header_annotations, header_text
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server._logsafe import quoted
-from agent_connector_sdk.mcp.server._record import call_record
-from agent_connector_sdk.mcp.server.parity import HeaderParityGate, gate_applies, unwrap_proxy
+from agent_connector_sdk.mcp.server._record import CallRecord, call_record, http_call_record
+from agent_connector_sdk.mcp.server.parity import (
+    HeaderParityGate,
+    HeaderRefusal,
+    gate_applies,
+    search_proxy_name,
+    unwrap_proxy,
+)
 
 __all__ = [
     "ArgumentsRefused",
@@ -68,6 +82,8 @@ __all__ = [
     "install_resolution",
     "mistyped_header_argument",
 ]
+
+_logger = logging.getLogger(__name__)
 
 
 class ArgumentsRefused(ToolError, AgentConnectorError):
@@ -188,14 +204,9 @@ class ResolutionGate:
         arguments = params.get("arguments") if params.get("arguments") is not None else {}
         if not isinstance(arguments, Mapping):
             return  # the server answers malformed params itself
-        proxy_call = unwrap_proxy(self.server, name, arguments)
-        proxied: tuple[Tool, Mapping[str, Any]] | None = None
-        if proxy_call is not None:
-            target, inner = proxy_call
-            found = await self.original(target, None)  # what the proxy's call_tool resolves
-            if found is not None:
-                record.proxied = found
-                proxied = found, inner
+        proxy_call, proxied = await self._proxied(name, arguments)
+        if proxied is not None:
+            record.proxied = proxied[0]
         if self.arguments:
             # A body value that is not of its header-annotated type is the caller's invalid argument:
             # the header then cannot agree with it, but -32020 would blame the header.
@@ -203,13 +214,13 @@ class ResolutionGate:
             if proxied is not None:
                 _raise(mistyped_header_argument(*proxied))
         request = request_ctx.request
-        if self.headers is not None and request is not None and not record.headers_checked:
+        judged = record.judged
+        if request is not None and not (judged is not None and _same_tool(judged, tool)):
             headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
-            if gate_applies(headers):
-                refusal = self.headers.check(tool, arguments, headers, proxied)
-                if refusal is not None:
-                    message, data = refusal
-                    raise MCPError(code=HEADER_MISMATCH_CODE, message=message, data=data)
+            refusal = self._judge_headers(tool, arguments, headers, proxied, record)
+            if refusal is not None:
+                message, data = refusal
+                raise MCPError(code=HEADER_MISMATCH_CODE, message=message, data=data)
         if self.arguments:
             _raise(argument_refusal(tool, arguments))
         if proxy_call is not None:
@@ -219,6 +230,83 @@ class ResolutionGate:
                 raise ToolError(f"Unknown tool: {quoted(proxy_call[0])}")
             if self.arguments:
                 _raise(argument_refusal(*proxied))
+
+    async def judge_before_dispatch(
+        self, scope: MutableMapping[str, Any], params: Mapping[str, Any], headers: list[tuple[str, str]]
+    ) -> HeaderRefusal | None:
+        """The header verdict on a ``tools/call`` (its ``params``) before the app runs, for the ASGI entry.
+
+        Resolves the tool as this caller sees it (the entry runs inside authentication) and judges as
+        dispatch would (:meth:`_judge_headers`), recording in the request's one record which tool was
+        judged. ``None`` also when there is nothing to judge here: malformed params, an unknown tool (the
+        server answers its own error), or a mistyped header-annotated argument (answered in dispatch
+        as invalid arguments, not as a header disagreement).
+        """
+        name = params.get("name")
+        arguments = params.get("arguments") if params.get("arguments") is not None else {}
+        if not isinstance(name, str) or not isinstance(arguments, Mapping):
+            return None
+        tool = await self._lookup(name, _version(params))
+        if tool is None:
+            return None
+        _, proxied = await self._proxied(name, arguments)
+        if self.arguments and (
+            mistyped_header_argument(tool, arguments) is not None
+            or (proxied is not None and mistyped_header_argument(*proxied) is not None)
+        ):
+            return None
+        return self._judge_headers(tool, arguments, headers, proxied, http_call_record(scope))
+
+    def _judge_headers(
+        self,
+        tool: Tool,
+        arguments: Mapping[str, Any],
+        headers: list[tuple[str, str]],
+        proxied: tuple[Tool, Mapping[str, Any]] | None,
+        record: CallRecord,
+    ) -> HeaderRefusal | None:
+        """The one call of the header verdict (:meth:`.parity.HeaderParityGate.check`) per request."""
+        record.judged = tool
+        if self.headers is None or not gate_applies(headers):
+            return None
+        return self.headers.check(
+            tool, arguments, headers, proxied, proxy_name=search_proxy_name(self.server)
+        )
+
+    async def _proxied(
+        self, name: str, arguments: Mapping[str, Any]
+    ) -> tuple[tuple[str, Mapping[str, Any]] | None, tuple[Tool, Mapping[str, Any]] | None]:
+        """The proxy call (target name, inner arguments) and the proxied tool as its ``call_tool`` will
+        resolve it, when ``name`` is a search transform's ``call_tool`` proxy."""
+        proxy_call = unwrap_proxy(self.server, name, arguments)
+        if proxy_call is None:
+            return None, None
+        found = await self.original(proxy_call[0], None)
+        return proxy_call, (None if found is None else (found, proxy_call[1]))
+
+    async def _lookup(self, name: str, version: VersionSpec | None) -> Tool | None:
+        try:
+            return await self.original(name, version)
+        except Exception:
+            # A lookup that fails (e.g. a provider error) is not a verdict on the headers: the server
+            # fails the same lookup for the real call and answers with its own error.
+            _logger.debug("header verdict before dispatch: tool lookup failed", exc_info=True)
+            return None
+
+
+def _same_tool(judged: Tool, resolved: Tool) -> bool:
+    """Whether the tool judged before dispatch is the one dispatch resolved (else it is judged again)."""
+    return judged is resolved or (
+        judged.name == resolved.name
+        and judged.version == resolved.version
+        and judged.parameters == resolved.parameters
+    )
+
+
+def _version(params: Mapping[str, Any]) -> VersionSpec | None:
+    meta = params.get("_meta")
+    spec = extract_version_spec(dict(meta)) if isinstance(meta, Mapping) else None
+    return VersionSpec(eq=spec) if spec else None
 
 
 def _raise(refusal: ArgumentsRefused | None) -> None:

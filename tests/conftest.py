@@ -1,0 +1,46 @@
+"""Suite-wide configuration: the `process` marker that `make test-fast` leaves out.
+
+A test is marked `process` when its module drives real processes or real sockets: the CLI as a user runs
+it, documented command blocks, the interop and conformance peers, stdio servers, replicas behind nginx,
+or any `*_http` module (real Streamable HTTP on 127.0.0.1), or a module that imports `subprocess`,
+`uvicorn` or the CLI runner. Everything else is unit or in-process and is
+what `make test-fast` runs; `make test` runs both, with the same assertions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_TESTS = Path(__file__).resolve().parent
+# Folders whose every module starts processes (the CLI, shell blocks, npm peers).
+_PROCESS_FOLDERS = frozenset({"cli", "docs", "examples", "interop", "skills"})
+# Module names that say so: real HTTP servers, stdio children, nginx replicas, the gateway's CLI.
+_PROCESS_WORDS = ("_http", "stdio", "nginx", "replica", "cli", "child")
+
+
+# Names whose presence in a module's globals says it starts processes or servers itself.
+_PROCESS_NAMES = frozenset({"subprocess", "run_cli", "uvicorn", "Popen"})
+
+
+def _drives_processes(path: Path, module_globals: dict[str, object]) -> bool:
+    relative = path.resolve().relative_to(_TESTS)
+    if relative.parts and relative.parts[0] in _PROCESS_FOLDERS:
+        return True
+    if any(word in relative.stem for word in _PROCESS_WORDS):
+        return True
+    return not _PROCESS_NAMES.isdisjoint(module_globals)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "process: drives real processes or sockets (left out by `make test-fast`)"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if _drives_processes(Path(str(item.path)), vars(module) if module is not None else {}):
+            item.add_marker(pytest.mark.process)

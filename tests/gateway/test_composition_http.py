@@ -1,0 +1,183 @@
+"""Guarantees that compose, over real Streamable HTTP: the gateway relays a valid child result as the
+child produced it, never invents a value, re-issues trace context as its own (no other caller ``_meta``
+reaches a child) and refuses a call bound to a disclosure that is no longer current."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, cast
+
+import mcp_types
+import pytest
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.dependencies import fastmcp_request_ctx
+from fastmcp.tools.base import ToolResult
+
+from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.gateway import SCHEMA_DIGEST_META_KEY, ChildSpec, Gateway, GatewayConfig
+from tests.support.gateway import call, parse_message, search
+from tests.support.http_server import serve_asgi
+from tests.support.raw_http import raw_post
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT = "00f067aa0ba902b7"
+FILE_TEXT = "line of a file\n" * 16_000  # 240 KB
+
+
+def files_server() -> FastMCP[Any]:
+    """Like server-filesystem: a read returns the text and ``structuredContent`` whose text block is
+    *not* the JSON serialization; a tool that fails without structured content; a ``_meta`` recorder."""
+    server: FastMCP[Any] = FastMCP("files")
+    seen: list[dict[str, Any]] = []
+    server.seen_meta = seen  # type: ignore[attr-defined]
+
+    @server.tool(
+        output_schema={
+            "type": "object",
+            "properties": {"content": {"type": "string"}},
+            "required": ["content"],
+        }
+    )
+    def read() -> ToolResult:
+        """Read the file."""
+        return ToolResult(
+            content=[mcp_types.TextContent(type="text", text=FILE_TEXT)],
+            structured_content={"content": FILE_TEXT},
+        )
+
+    @server.tool(
+        output_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    )
+    def broken() -> dict[str, int]:
+        """Always fails."""
+        raise ToolError("the disk is on fire")
+
+    @server.tool
+    def meta() -> str:
+        """Records the request's _meta."""
+        request = fastmcp_request_ctx.get()
+        seen.append(dict(request.meta or {}) if request is not None else {})
+        return "seen"
+
+    return server
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[tuple[str, Gateway, FastMCP[Any]]]:
+    child = files_server()
+    audit = BoundedAuditSink()
+    with serve_asgi(child.http_app(stateless_http=True)) as child_url:
+        gateway = Gateway(GatewayConfig(children=(ChildSpec("files", url=child_url),)), audit=audit)
+        with serve_asgi(gateway.http_app()) as url:
+            yield url, gateway, child
+
+
+def test_a_valid_child_result_arrives_with_the_childs_blocks_unchanged(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    url, gateway, _ = stack
+    result = call(url, "files_read", {})
+    assert result["content"] == [{"type": "text", "text": FILE_TEXT}]
+    assert result["structuredContent"] == {"content": FILE_TEXT}
+    assert result.get("isError") is not True
+    size = len(json.dumps(result).encode())
+    assert size < 2.05 * len(json.dumps(FILE_TEXT))  # text + structuredContent, not a third JSON copy
+    # Our stricter rule (a JSON text block beside structuredContent) is a finding in the audit instead.
+    consumed = [
+        e
+        for e in cast(BoundedAuditSink, gateway.audit).events()
+        if e.get("event") == "call" and e.get("tool") == "read"
+    ]
+    assert (
+        consumed
+        and {"rule": "text-serialization", "category": "missing_text_serialization"}
+        in consumed[-1]["findings"]
+    )
+
+
+def test_a_child_error_without_structured_content_is_relayed_without_an_invented_value(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    url, _, _ = stack
+    result = call(url, "files_broken", {})
+    assert result["isError"] is True
+    assert "structuredContent" not in result  # never {"n": 0}
+    assert "the disk is on fire" in result["content"][0]["text"]
+
+
+def test_invalid_arguments_at_the_gateway_are_an_error_result_without_an_invented_value(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    url, _, _ = stack
+    result = call(url, "files_broken", {"unexpected": 1})
+    assert result["isError"] is True and "structuredContent" not in result
+
+
+def test_trace_context_is_reissued_as_the_gateways_own_and_nothing_else_of_the_callers_meta_travels(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    url, _, child = stack
+    caller_meta = {
+        "traceparent": f"00-{TRACE}-{PARENT}-01",
+        "tracestate": "rojo=00f067aa0ba902b7",
+        "baggage": "user=alice",
+        "progressToken": "p-1",
+        "com.example/secret": "caller-secret",
+    }
+    for route in ("direct", "call_tool"):
+        before = len(child.seen_meta)
+        params: dict[str, Any] = (
+            {"name": "files_meta", "arguments": {}}
+            if route == "direct"
+            else {"name": "call_tool", "arguments": {"name": "files_meta", "arguments": {}}}
+        )
+        status, message = rpc_with_meta(url, params, caller_meta)
+        assert status == 200 and "result" in message, message
+        (seen,) = child.seen_meta[before:]
+        version, trace_id, span_id, flags = seen["traceparent"].split("-")
+        assert (version, trace_id, flags) == ("00", TRACE, "01")
+        assert span_id != PARENT and len(span_id) == 16
+        assert seen["tracestate"] == "rojo=00f067aa0ba902b7"
+        assert (
+            "caller-secret" not in json.dumps(seen)
+            and "baggage" not in seen
+            and "alice" not in json.dumps(seen)
+        )
+        assert "progressToken" not in seen
+
+    # An invalid traceparent: no trace context at all reaches the child.
+    before = len(child.seen_meta)
+    bad = {"traceparent": f"00-{TRACE}-{PARENT}-01\r\nx: y", "tracestate": "rojo=1"}
+    rpc_with_meta(url, {"name": "files_meta", "arguments": {}}, bad)
+    (seen,) = child.seen_meta[before:]
+    assert "traceparent" not in seen and "tracestate" not in seen
+
+
+def rpc_with_meta(url: str, params: dict[str, Any], meta: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A ``tools/call`` whose ``_meta`` carries ``meta`` beside the protocol's own keys."""
+    response = raw_post(url, "tools/call", params, meta=meta)
+    return response.status_code, parse_message(response)
+
+
+def test_a_call_bound_to_the_digest_it_read_runs_and_a_stale_digest_is_refused_over_the_wire(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    url, _, child = stack
+    (entry,) = [e for e in search(url, "files_meta") if e["name"] == "files_meta"]
+    bound = {SCHEMA_DIGEST_META_KEY: entry["schema_sha256"]}
+    status, message = rpc_with_meta(url, {"name": "files_meta", "arguments": {}}, bound)
+    assert status == 200 and message["result"]["content"][0]["text"] == "seen"
+
+    before = len(child.seen_meta)
+    stale = {SCHEMA_DIGEST_META_KEY: "0" * 64}
+    for params in (
+        {"name": "files_meta", "arguments": {}},
+        {"name": "call_tool", "arguments": {"name": "files_meta", "arguments": {}}},
+    ):
+        status, message = rpc_with_meta(url, params, stale)
+        assert "result" not in message, message
+        assert message["error"]["code"] == -32015
+        assert message["error"]["data"]["category"] == "tool_changed"
+    assert len(child.seen_meta) == before  # nothing reached the child
