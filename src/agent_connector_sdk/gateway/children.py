@@ -35,7 +35,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 import anyio
@@ -49,10 +49,11 @@ from fastmcp.client.transports.http import StreamableHttpTransport
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
 from agent_connector_sdk.gateway.locks import LockWatch
 from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.core import ToolResult
+from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.host.session import HostSession
 from agent_connector_sdk.sanitize import sanitize_text
@@ -142,7 +143,9 @@ class Child:
         self.spec = spec
         self._lock = lock
         self.config = config
-        self.options = options
+        # A search-first child's hidden tools are held by the host core as disclosed tools: it must
+        # remember as many as a listing may hold, or it would forget admitted tools (federation).
+        self.options = replace(options, max_disclosed=max(options.max_disclosed, options.bounds.max_tools))
         self._publish = publish
         self._environ = environ
         self.state: ChildState = "connecting"
@@ -162,6 +165,9 @@ class Child:
         self._was_up = False
         self.server_info: tuple[str | None, str | None] = (None, None)
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
+        self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.federated_searches = 0
+        """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
 
     @property
     def name(self) -> str:
@@ -258,7 +264,19 @@ class Child:
     async def _list(self, session: HostSession) -> ChildCatalog:
         report = await session.discover_tools()
         previous = self.catalog
-        catalog = build_catalog(self.name, report, page_trace=session.cursor_trace, previous=previous)
+        digests: dict[str, str] | None = None
+        front = search_front(report.admitted)
+        if front is not None:
+            # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
+            # federated one by one (enumerated, verified against the child's digests, admitted).
+            federation = await federate(session, front, child=self.name, verified=self._verified)
+            self._verified = federation.verified
+            self.federated_searches = federation.searches
+            report = merge_listing(report, front, federation)
+            digests = federation.schema_digests
+        catalog = build_catalog(
+            self.name, report, page_trace=session.cursor_trace, previous=previous, schema_digests=digests
+        )
         self.listed_at = time.monotonic()
         if previous is None or catalog.generation != previous.generation:
             self.catalog = catalog
@@ -417,6 +435,13 @@ class Child:
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
+        target: AdmittedTool | str = tool.name
+        if tool.schema_sha256 is not None:
+            # A federated tool: the host core's copy admitted from the verified disclosure, called by name.
+            admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
+            if admitted is None:
+                raise GatewayError("tool_changed", f"{tool.exposed} is not held for child {self.name}")
+            target = admitted
         if session.tools_changed:
             # The child said its tools changed. Re-listing is the supervisor's (debounced) job, not
             # every call's: the host session would otherwise re-list before each call of a storm.
@@ -425,7 +450,7 @@ class Child:
             self.request_relist()
         try:
             with anyio.fail_after(self.config.call_timeout):
-                result = await session.call(tool.name, arguments)
+                result = await session.call(target, arguments)
         except TimeoutError:
             self._timed_out(session)
             raise GatewayError(

@@ -37,6 +37,7 @@ GatewayCategory = Literal[
     "child_unavailable",
     "child_timeout",
     "tool_changed",
+    "not_federated",
 ]
 
 
@@ -44,9 +45,10 @@ class GatewayError(AgentConnectorError):
     """A gateway refusal. ``invalid_config``: a child spec or config file the gateway cannot use;
     ``child_unavailable``: the child is down or reconnecting; ``child_timeout``: it did not answer within
     the configured timeout; ``tool_changed``: the child's tool changed since it was admitted (its
-    generation moved). A child's own failures keep their host families (``TransportFailure``,
-    ``JsonRpcError``, ``ContractViolation``...). Messages name children, tools and categories, never
-    values."""
+    generation moved); ``not_federated``: a search-first child's hidden catalog cannot be enumerated
+    soundly (reported as a rejection in its evidence, see :mod:`.federation`). A child's own failures
+    keep their host families (``TransportFailure``, ``JsonRpcError``, ``ContractViolation``...).
+    Messages name children, tools and categories, never values."""
 
     category: GatewayCategory
 

@@ -58,6 +58,10 @@ class ChildTool:
     exposed: str
     descriptor: Mapping[str, Any] = field(repr=False)
     descriptor_sha256: str
+    schema_sha256: str | None = None
+    """For a tool federated from a search-first child (:mod:`.federation`): the ``schema_sha256`` of the
+    child's disclosure it was verified against (the host core holds it under that digest); ``None`` for
+    a listed tool."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +112,7 @@ def build_catalog(
     *,
     page_trace: Sequence[str | None],
     previous: ChildCatalog | None,
+    schema_digests: Mapping[str, str] | None = None,
 ) -> ChildCatalog:
     """The catalog for ``child`` from the host core's admission ``report``.
 
@@ -116,7 +121,8 @@ def build_catalog(
     (``reserved_name``, :data:`RESERVED_TOOL_NAMES`), and one whose descriptor has no canonical
     encoding (``non_canonical``). The
     generation is ``previous.generation`` when nothing differs from ``previous``, else one more (0 for
-    the first catalog).
+    the first catalog). ``schema_digests`` names the federated tools (name at the child → the child's
+    disclosure digest).
     """
     tools: dict[str, ChildTool] = {}
     rejected = [Rejected(r["tool"], r["category"], r["reason"]) for r in report.rejected]
@@ -133,7 +139,8 @@ def build_catalog(
         except SchemaDisclosureError:
             rejected.append(Rejected(name, "non_canonical", "the descriptor has no canonical JSON form"))
             continue
-        tools[exposed] = ChildTool(child, name, exposed, descriptor, digest)
+        federated = None if schema_digests is None else schema_digests.get(name)
+        tools[exposed] = ChildTool(child, name, exposed, descriptor, digest, federated)
     candidate = ChildCatalog(
         child=child,
         generation=0,
