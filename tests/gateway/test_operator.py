@@ -17,7 +17,7 @@ import pytest
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
 from agent_connector_sdk.gateway.config import check_credentials
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.support.gateway import call
+from tests.support.gateway import call, rpc
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
 
@@ -61,10 +61,12 @@ def test_consecutive_timeouts_mark_a_child_degraded_until_it_answers_again() -> 
         gateway = Gateway(config)
         with serve_asgi(gateway.http_app()) as url:
             health_url = url.removesuffix("/mcp") + "/healthz"
-            first = call(url, "ops_nap", {"seconds": 1.5})
-            assert first["isError"] is True and "child_timeout" in first["content"][0]["text"]
+            nap = {"name": "ops_nap", "arguments": {"seconds": 1.5}}
+            _status, first = rpc(url, "tools/call", nap)
+            assert first["error"]["data"]["category"] == "child_timeout"
             assert httpx2.get(health_url, timeout=10).json()["children"][0]["state"] == "up"  # one is chance
-            call(url, "ops_nap", {"seconds": 1.5})
+            _status, second = rpc(url, "tools/call", nap)
+            assert second["error"]["data"]["category"] == "child_timeout"
             health = httpx2.get(health_url, timeout=10)
             assert health.status_code == 200
             body = health.json()
