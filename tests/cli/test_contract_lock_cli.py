@@ -113,8 +113,27 @@ def test_lock_written_then_reordering_is_clean_and_drift_fails_strict(tmp_path: 
         "find_region": ("renamed", ["name"], "lookup"),
         "legacy": ("removed", [], None),
     }
-    assert report["summary"]["drifted"] == 4 and report["summary"]["findings"] == 4
-    assert "rounding" not in json.dumps(report["lock"])
+    # Three are escalation or breaking (added, removed, renamed); the reworded description is not.
+    assert report["summary"]["drifted"] == 4 and report["summary"]["findings"] == 3
+    tools = {t["tool"]: t for t in report["lock"]["tools"]}
+    assert [(t, tools[t]["severity"], tools[t]["fails"]) for t in sorted(tools)] == [
+        ("add", "compatible", False),
+        ("extra", "escalation", True),
+        ("find_region", "breaking", True),
+        ("legacy", "breaking", True),
+    ]
+    (change,) = tools["add"]["changes"]
+    assert (change["pointer"], change["kind"], change["old"], change["new"]) == (
+        "/description",
+        "changed",
+        "Adds two integers.",
+        "Adds two integers, rounding the result.",
+    )
+    assert [(w["op"], w["text"]) for w in change["words"]] == [
+        ("equal", "Adds two integers"),
+        ("insert", ", rounding the result"),
+        ("equal", "."),
+    ]
 
     assert human.code == 0  # without --strict the review ran: exit 0
     assert "4 tools drifted of 4" in human.out
@@ -122,10 +141,24 @@ def test_lock_written_then_reordering_is_clean_and_drift_fails_strict(tmp_path: 
 
     log = _sarif_valid(sarif)
     (run,) = log["runs"]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["lock/contract_drift"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "lock/breaking",
+        "lock/compatible",
+        "lock/escalation",
+    ]
     named = {r["locations"][0]["logicalLocations"][0]["name"]: r for r in run["results"]}
     assert set(named) == {"add", "extra", "find_region", "legacy"}
-    assert "description" in named["add"]["message"]["text"] and named["add"]["level"] == "error"
+    assert named["add"]["level"] == "warning" and named["extra"]["level"] == "error"
+    assert "rounding" in named["add"]["message"]["text"]  # old and new values, bounded
+    (where,) = named["add"]["locations"]
+    assert where["logicalLocations"][1] == {
+        "name": "/description",
+        "fullyQualifiedName": "add/description",
+        "kind": "member",
+    }
+    line = where["physicalLocation"]["region"]["startLine"]
+    assert where["physicalLocation"]["artifactLocation"]["uri"] == str(lock)
+    assert lock.read_text(encoding="utf-8").splitlines()[line - 1].strip() == '"name": "add",'
     assert "toolContract/v1" in named["add"]["partialFingerprints"]
 
 

@@ -181,3 +181,22 @@ def test_a_call_bound_to_the_digest_it_read_runs_and_a_stale_digest_is_refused_o
         assert message["error"]["code"] == -32015
         assert message["error"]["data"]["category"] == "tool_changed"
     assert len(child.seen_meta) == before  # nothing reached the child
+
+
+def test_only_a_relay_tools_consumed_result_skips_the_second_validation(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    from fastmcp.tools.base import Tool
+
+    from agent_connector_sdk.gateway.app import _Consumed
+    from agent_connector_sdk.mcp.server.output_check import consumed_by_relay
+
+    _, gateway, _ = stack
+    relay = gateway.tool("files_read")
+    assert relay is not None
+    consumed = _Consumed(content=[mcp_types.TextContent(type="text", text="x")])
+    plain = ToolResult(content=[mcp_types.TextContent(type="text", text="x")])
+    ordinary = Tool(name="t", parameters={"type": "object"})
+    assert consumed_by_relay(relay, consumed)
+    assert not consumed_by_relay(relay, plain)  # a relay's result it did not consume is checked
+    assert not consumed_by_relay(ordinary, consumed)  # a non-relay tool is always checked

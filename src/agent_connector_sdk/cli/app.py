@@ -52,9 +52,9 @@ app = App(
     help=(
         "Review, serve and disclose MCP tools safely (MCP 2026-07-28).\n\n"
         "review: what a host would admit, send and accept. serve: the contract lab or an OpenAPI "
-        "document as a gated MCP server behind search. disclose: hash-bound schema fragments of an "
-        "OpenAPI document, offline. state: switch a tool off or on for every replica sharing a "
-        "state store.\n\n"
+        "document as a gated MCP server behind search. gateway: many MCP servers behind one gated "
+        "catalog. disclose: hash-bound schema fragments of an OpenAPI document, offline. state: "
+        "switch a tool off or on for every replica sharing a state store.\n\n"
         "Exit codes: 0 ran; 1 with --strict when something was rejected or failed; 2 could not run "
         "(one line on stderr says why)."
     ),
@@ -267,8 +267,27 @@ def review(
     ] = None,
     lock: Annotated[
         Path | None,
-        Parameter(help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed"),
+        Parameter(
+            help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed, "
+            "each change with its location, old and new value and class"
+        ),
     ] = None,
+    approve: Annotated[
+        list[str] | None,
+        Parameter(
+            help="with --lock: approve this tool's drift into the lock file, TOOL or TOOL@DIFF (DIFF: the "
+            "drift's digest as the report shows it, or a prefix); only those entries change (repeatable)",
+            negative=(),
+        ),
+    ] = None,
+    fail_on_any_drift: Annotated[
+        bool,
+        Parameter(
+            help="with --lock: any drift is a finding (--strict exits 1), cosmetic and compatible ones "
+            "too; by default only escalation and breaking drift are",
+            negative=(),
+        ),
+    ] = False,
     sarif: Annotated[
         Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
     ] = None,
@@ -333,12 +352,20 @@ def review(
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if strict else "default"
     headers = _parse_headers(header or [])
+    if (approve or fail_on_any_drift) and lock is None:
+        raise CliError("--approve and --fail-on-any-drift need --lock FILE")
+    if approve and write_lock is not None:
+        raise CliError("--approve updates the --lock file: it does not go with --write-lock")
+    if (approve or fail_on_any_drift) and mcp_config is not None:
+        raise CliError("--approve and --fail-on-any-drift review one server: not with --mcp-config")
     out = _out()
     contract = _ContractOutputs(
         lock=_read_lock(lock) if lock is not None else None,
         lock_file=lock,
         write_lock=write_lock,
         sarif=sarif,
+        approve=tuple(approve or ()),
+        any_drift=fail_on_any_drift,
     )
 
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
@@ -419,6 +446,8 @@ class _ContractOutputs:
     lock_file: Path | None = None
     write_lock: Path | None = None
     sarif: Path | None = None
+    approve: tuple[str, ...] = ()
+    any_drift: bool = False
 
 
 def _read_lock(path: Path) -> Any:
@@ -452,16 +481,32 @@ def _finish(
 
 
 def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> ReviewReport:
-    from agent_connector_sdk.cli.lockfile import apply_lock, write_lock
+    from agent_connector_sdk.cli.lockfile import apply_lock, lock_lines, write_lock
 
     if contract.lock is not None:
-        report = apply_lock(report, contract.lock, str(contract.lock_file))
+        report = apply_lock(
+            report,
+            contract.lock,
+            str(contract.lock_file),
+            approve=contract.approve,
+            path=contract.lock_file,
+            any_drift=contract.any_drift,
+        )
     if contract.write_lock is not None:
         write_lock(report, contract.write_lock)
     if contract.sarif is not None:
         from agent_connector_sdk.cli.sarif import sarif_log
 
-        text = sanitize_json(json.dumps(sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
+        lines: dict[str, int] = {}
+        if report.lock is not None and contract.lock_file is not None:
+            try:
+                lines = lock_lines(contract.lock_file.read_text("utf-8"), report.lock.server)
+            except (OSError, UnicodeDecodeError):
+                lines = {}  # the locations lose their line numbers, nothing else
+        text = (
+            sanitize_json(json.dumps(sarif_log(report, lock_lines=lines), indent=2, ensure_ascii=False))
+            + "\n"
+        )
         write_operator_file(contract.sarif, text, "SARIF file")
         print(f"wrote {contract.sarif} (SARIF 2.1.0)", file=sys.stderr)
     return report

@@ -49,6 +49,17 @@ def gateway(
         ),
     ] = None,
     config: Annotated[Path | None, Parameter(help="TOML configuration (see docs/gateway.md)")] = None,
+    mcp_config: Annotated[
+        Path | None,
+        Parameter(
+            help="also take children from an MCP client's mcpServers JSON file (Claude Desktop, Cursor, "
+            "VS Code, FastMCP); ${VAR} references are read from the environment"
+        ),
+    ] = None,
+    server: Annotated[
+        list[str] | None,
+        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
+    ] = None,
     host: Host = "127.0.0.1",
     port: Port = 8000,
     no_auth: Annotated[
@@ -109,7 +120,7 @@ def gateway(
     from agent_connector_sdk.gateway.config import check_credentials
 
     try:
-        extra = tuple(parse_child(text) for text in child or ())
+        extra = tuple(parse_child(text) for text in child or ()) + _configured_children(mcp_config, server)
         settings = load_config(config, extra) if config is not None else GatewayConfig(children=extra)
         if lock is not None:
             settings = dataclasses.replace(settings, lock=lock)
@@ -166,6 +177,16 @@ def gateway(
     if front.start_error is not None:  # refused in the app's lifespan (e.g. an [auth.require] typo)
         raise CliError(front.start_error.message)
     return 0
+
+
+def _configured_children(path: Path | None, names: list[str] | None) -> tuple[Any, ...]:
+    if path is None:
+        if names:
+            raise CliError("--server picks servers of --mcp-config FILE")
+        return ()
+    from agent_connector_sdk.cli.mcp_config import gateway_children, read_mcp_config, select_servers
+
+    return gateway_children(select_servers(read_mcp_config(path), names or []))
 
 
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:

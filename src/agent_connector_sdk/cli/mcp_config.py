@@ -35,7 +35,7 @@ from typing import Any, Final, Literal
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.sanitize import sanitize_text
 
-__all__ = ["ConfiguredServer", "read_mcp_config", "select_servers"]
+__all__ = ["ConfiguredServer", "gateway_children", "read_mcp_config", "select_servers"]
 
 _REFERENCE: Final = re.compile(r"\$\{([^}]*)\}")
 _VARIABLE: Final = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)
@@ -263,3 +263,39 @@ def _expand(text: str, environ: Mapping[str, str], workspace: Path, where: str) 
         return value
 
     return _REFERENCE.sub(replace, text)
+
+
+def gateway_children(servers: Sequence[ConfiguredServer]) -> tuple[Any, ...]:
+    """``gateway --mcp-config``: each server as a :class:`~agent_connector_sdk.gateway.config.ChildSpec`.
+    The gateway fails closed on its configuration: an unusable entry, or a name the gateway cannot
+    publish tools under, is one :class:`CliError` naming the server."""
+    from agent_connector_sdk.gateway import GatewayError
+    from agent_connector_sdk.gateway.config import ChildSpec
+
+    children = []
+    for server in servers:
+        name = sanitize_text(server.name, 60)
+        if server.error is not None:
+            raise CliError(f"--mcp-config: server {name}: {server.error}")
+        if re.fullmatch(r"[A-Za-z0-9-]{1,32}", server.name) is None:
+            raise CliError(
+                f"--mcp-config: server {name}: a gateway child name is 1-32 characters of A-Z, a-z, 0-9 and "
+                "'-' (its tools are published as NAME_tool): rename it in the file"
+            )
+        headers = dict(server.headers)
+        if server.token is not None:
+            headers.setdefault("Authorization", f"Bearer {server.token}")
+        try:
+            children.append(
+                ChildSpec(
+                    name=server.name,
+                    url=server.url,
+                    command=server.command,
+                    header_values=headers,
+                    env_values=dict(server.env),
+                    cwd=server.cwd,
+                )
+            )
+        except GatewayError as error:
+            raise CliError(f"--mcp-config: {error.message}") from None
+    return tuple(children)

@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.cli.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
+from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
 from agent_connector_sdk.mcp.schema_disclosure.navigation import type_label
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
@@ -253,25 +254,99 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
     console.print(table)
 
 
+_SEVERITY_STYLE: Final = {
+    "escalation": "bold red",
+    "breaking": "red",
+    "compatible": "yellow",
+    "cosmetic": "dim",
+}
+_CONTEXT: Final = 40  # characters of unchanged text kept on each side of a word-level change
+
+
+def _words(change: ContractChangeReport) -> str:
+    """A word-level diff as ``kept [-deleted-]{+inserted+}``, long unchanged runs elided."""
+    parts = []
+    for index, edit in enumerate(change.words):
+        if edit.op == "equal":
+            text = edit.text
+            if len(text) > 2 * _CONTEXT:
+                head = text[:_CONTEXT] if index > 0 else ""
+                tail = text[-_CONTEXT:] if index < len(change.words) - 1 else ""
+                text = f"{head}…{tail}"
+            parts.append(_s(text, 2 * _CONTEXT + 1))
+        elif edit.op == "delete":
+            parts.append(f"[red]\\[-{_s(edit.text, 200)}-][/red]")
+        else:
+            parts.append(f"[green]{{+{_s(edit.text, 200)}+}}[/green]")
+    return "".join(parts)
+
+
+def _values(change: ContractChangeReport) -> str:
+    if change.words:
+        return _words(change)
+    if change.kind == "added":
+        return f"added {escape(short_json(change.new, 100))}"
+    if change.kind == "removed":
+        return f"removed (was {escape(short_json(change.old, 100))})"
+    return f"{escape(short_json(change.old, 100))} → {escape(short_json(change.new, 100))}"
+
+
+def _render_drift(drift: ToolDriftReport, console: Console) -> None:
+    name = _s(drift.escaped or drift.tool, _NAME)
+    head: str = drift.status
+    if drift.status == "changed" and drift.fields:
+        head += f" ({_s(', '.join(drift.fields))})"
+    elif drift.previous is not None:
+        head += f" (was {_s(escape_name(drift.previous), _NAME)})" + (
+            " with changes" if drift.changes else ""
+        )
+    if drift.severity is not None:
+        style = _SEVERITY_STYLE[drift.severity]
+        head += f", [{style}]{drift.severity}[/{style}]"
+    elif drift.digest_only:
+        head += ", [red]unknown[/red] (digest-only lock entry)"
+    if drift.confusable_of is not None:
+        head += f": [bold red]looks like {_s(escape_name(drift.confusable_of), _NAME)}[/bold red]"
+    if drift.diff_sha256 is not None:
+        head += f"  diff {drift.diff_sha256[:12]}"
+    if drift.approved:
+        head += " — [green]approved[/green]"
+    # One line per change, never wrapped: a change is read (and grepped) as one line.
+    console.print(f"         {name}: {head}", soft_wrap=True)
+    for change in drift.changes:
+        style = _SEVERITY_STYLE[change.severity]
+        where = _s(change.pointer, 200)
+        console.print(
+            f"           [{style}]{change.severity:<10}[/{style}] {where}: {_values(change)}"
+            f"  [dim]— {_s(change.reason, 200)}[/dim]",
+            soft_wrap=True,
+        )
+    if drift.changes_omitted:
+        console.print(f"           … {count(drift.changes_omitted, 'more change')} not listed (see --json)")
+
+
 def _render_contract(report: ReviewReport, console: Console) -> None:
     """The contract lock's verdict per tool, and the server's skills (findings: :func:`_render_findings`)."""
     if report.lock is not None:
         lock = report.lock
         where = "" if lock.entry else " (no entry for this server: every tool is new)"
+        failing = sum(1 for drift in lock.tools if drift.fails)
+        rule = "any drift" if lock.fail_on == "any" else "escalation and breaking drift"
         console.print(
             f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
-            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}"
+            f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}, "
+            f"{count(failing, 'finding')} ({rule} fails --strict)",
+            soft_wrap=True,
         )
+        if lock.digest_only:
+            console.print(
+                "         [yellow]this lock holds digests only (format 1): drift is found but not shown; "
+                "re-write it with --write-lock to see and class each change[/yellow]"
+            )
         for drift in lock.tools:
             if drift.status == "unchanged":
                 continue  # counted above; a drift report lists what needs a person's attention
-            style = "red"
-            detail = ""
-            if drift.fields and drift.status == "changed":
-                detail = f" ({_s(', '.join(drift.fields))})"
-            elif drift.previous is not None:
-                detail = f" (was {_s(drift.previous)})"
-            console.print(f"         {_s(drift.tool)}: [{style}]{drift.status}[/{style}]{detail}")
+            _render_drift(drift, console)
     if report.skills is not None:
         console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
         for skill in report.skills:

@@ -152,14 +152,72 @@ class ToolReview(BaseModel):
     )
 
 
+DriftClass = Literal["escalation", "breaking", "compatible", "cosmetic"]
+
+
+class WordEditReport(BaseModel):
+    """One run of a word-level text diff."""
+
+    model_config = _FROZEN
+    op: Literal["equal", "delete", "insert"]
+    text: str
+
+
+class ContractChangeReport(BaseModel):
+    """One changed location of a drifted tool's contract: where, from what, to what, what kind."""
+
+    model_config = _FROZEN
+    pointer: str = Field(
+        description="RFC 6901 pointer into the contract: /description, /inputSchema/properties/path/pattern, "
+        "/annotations/readOnlyHint, /_meta/ui/resourceUri, /icons/0/src, /execution/taskSupport, /headers/…"
+    )
+    kind: Literal["added", "removed", "changed"]
+    severity: DriftClass = Field(
+        description="escalation (may now do, take or show more), breaking (valid calls or read outputs may "
+        "now fail), compatible (read it; grants and breaks nothing), cosmetic (whitespace, order, defaults)"
+    )
+    reason: str = Field(description="the rule that classed it (never a value)")
+    old: Any = Field(default=None, description="the approved value (null when added)")
+    new: Any = Field(default=None, description="the current value (null when removed)")
+    truncated: bool = Field(
+        default=False, description="old/new were too large to show and are replaced by a short summary"
+    )
+    words: list[WordEditReport] = Field(
+        default_factory=list, description="descriptions and titles: the word-level diff of old to new"
+    )
+
+
 class ToolDriftReport(BaseModel):
     """One tool against the contract lock (``--lock``)."""
 
     model_config = _FROZEN
     tool: str
     status: DriftStatus
-    fields: list[str] = Field(default_factory=list, description="changed contract fields (never values)")
+    fields: list[str] = Field(default_factory=list, description="changed top-level contract fields")
     previous: str | None = Field(default=None, description="renamed: the locked name")
+    severity: DriftClass | None = Field(
+        default=None,
+        description="the most severe change (added: escalation; removed, renamed: breaking at least); "
+        "null when unchanged or when the lock entry holds digests only (format 1: unknown)",
+    )
+    changes: list[ContractChangeReport] = Field(
+        default_factory=list, description="each changed location (changed, renamed with changes)"
+    )
+    changes_omitted: int = Field(default=0, description="changes past the report's cap, not listed")
+    confusable_of: str | None = Field(
+        default=None, description="a name this one looks like (Unicode confusables): an escalation"
+    )
+    escaped: str | None = Field(
+        default=None, description="the name with every character outside printable ASCII as \\u escapes"
+    )
+    digest_only: bool = Field(
+        default=False, description="the lock entry holds digests only (format 1): re-write it to see changes"
+    )
+    diff_sha256: str | None = Field(
+        default=None, description="identifies this drift: review --approve TOOL@DIGEST approves exactly it"
+    )
+    approved: bool = Field(default=False, description="approved in this run (review --approve)")
+    fails: bool = Field(default=False, description="counts as a finding: exit 1 under --strict")
 
 
 class LockCheck(BaseModel):
@@ -170,7 +228,15 @@ class LockCheck(BaseModel):
     server: str = Field(description="the lock entry compared (a one-server lock applies to any target)")
     entry: bool = Field(description="false when the lock has no entry for this server (all tools added)")
     tools: list[ToolDriftReport]
-    drifted: int = Field(description="tools whose status is not unchanged")
+    drifted: int = Field(description="tools whose status is not unchanged (approved ones not counted)")
+    fail_on: Literal["escalation_or_breaking", "any"] = Field(
+        default="escalation_or_breaking",
+        description="which drift is a finding (--strict exits 1): escalation and breaking (and unknown, "
+        "format 1) by default; any with --fail-on-any-drift",
+    )
+    digest_only: bool = Field(
+        default=False, description="some entries hold digests only (a format 1 lock): re-write it"
+    )
 
 
 class SkillEntry(BaseModel):

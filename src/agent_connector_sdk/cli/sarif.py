@@ -7,8 +7,11 @@ class (``spec``: the specification says MUST, rejected everywhere; ``project``: 
 stricter rule, a finding by default) and help naming the spec clause or project rule. There is one
 result per rejection or finding, naming the tool (``logicalLocations``, kind ``function``), with the
 tool's contract fingerprint as a partial fingerprint so a code-scanning UI tracks it across runs.
-Levels: ``error`` for rejections, failures and drift, ``warning`` for project-rule findings.
-Messages are the review's own value-free reasons.
+Levels: ``error`` for rejections, failures and escalation or breaking drift, ``warning`` for
+project-rule findings and compatible drift, ``note`` for cosmetic drift. Contract-lock drift has one
+result per changed location (rule ``lock/<class>``, the pointer as a ``member`` logical location, the
+tool's entry in the lock file as the physical location); its messages carry the old and new values,
+sanitized and cut short. Other messages are the review's own value-free reasons.
 
 Validated in the tests against the official SARIF 2.1.0 JSON schema (``sarif-2.1.0-rtm.5.json`` as
 Microsoft's ``@microsoft/jest-sarif`` package ships it).
@@ -16,12 +19,14 @@ Microsoft's ``@microsoft/jest-sarif`` package ships it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.cli.render import short_json
 from agent_connector_sdk.cli.report import ReviewReport, ToolReview
+from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
 from agent_connector_sdk.mcp.contracts.findings import RULES_BY_ID
 
 __all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "RuleHelp", "rule_help", "sarif_log"]
@@ -81,8 +86,29 @@ _HELP: Final[dict[str, RuleHelp]] = {
     ),
     "lock/contract_drift": RuleHelp(
         "project",
-        "Contract lock: a tool's name, title, description, schemas, annotations or header map differ from "
-        "the approved lock (added, removed, renamed or changed); re-approve with review --write-lock",
+        "Contract lock: a tool's contract differs from the approved lock, and the lock entry holds digests "
+        "only (format 1), so what changed is unknown; re-write the lock to see and class the changes",
+    ),
+    "lock/escalation": RuleHelp(
+        "project",
+        "Contract lock, escalation: since it was approved the tool may do, take or show more — a new "
+        "write/destructive/open-world hint, an input constraint removed or widened, a new required argument "
+        "or header annotation, a switch's default changed, instruction-like text added, a new tool, a "
+        "look-alike name; approve with review --lock FILE --approve TOOL@DIFF",
+    ),
+    "lock/breaking": RuleHelp(
+        "project",
+        "Contract lock, breaking: calls that were valid may now be refused (constraint added or narrowed, "
+        "argument or tool removed, tool renamed) or outputs may hold what consumers did not expect",
+    ),
+    "lock/compatible": RuleHelp(
+        "project",
+        "Contract lock, compatible: a change to read (wording, a new optional argument, a narrower output) "
+        "that grants and breaks nothing",
+    ),
+    "lock/cosmetic": RuleHelp(
+        "project",
+        "Contract lock, cosmetic: whitespace, order of an order-free array, a default made explicit",
     ),
     "admit/tool_poisoning": RuleHelp(
         "project",
@@ -138,9 +164,80 @@ class _Result:
     message: str
     tool: ToolReview | None = None
     tool_name: str | None = None
+    pointer: str | None = None
+    lock_line: int | None = None
 
 
-def _results(report: ReviewReport) -> Iterator[_Result]:
+_LOCK_LEVELS: Final[dict[str, Level]] = {
+    "escalation": "error",
+    "breaking": "error",
+    "compatible": "warning",
+    "cosmetic": "note",
+}
+_STATUS_WORDS: Final = {
+    "added": "added since the lock was approved",
+    "removed": "removed since the lock was approved",
+    "changed": "changed since the lock was approved",
+}
+
+
+def _lock_results(
+    report: ReviewReport, by_name: Mapping[str, ToolReview], lines: Mapping[str, int]
+) -> Iterator[_Result]:
+    """One result per changed location of each drifted tool (its class is the rule), and one per
+    added, removed or renamed tool; approved drift is no result. Values appear in messages bounded."""
+    if report.lock is None:
+        return
+    for drift in report.lock.tools:
+        if drift.status == "unchanged" or drift.approved:
+            continue
+        tool = by_name.get(drift.tool)
+        line = lines.get(drift.previous or drift.tool)
+        name = drift.escaped or drift.tool
+        if drift.digest_only or drift.severity is None:
+            fields = ", ".join(drift.fields)
+            message = f"changed since the lock was approved: {fields} (re-write the lock to see what)"
+            if drift.status == "renamed":
+                message = f"renamed: the approved contract of {drift.previous!r} under a new name"
+            elif drift.status != "changed":
+                message = _STATUS_WORDS.get(drift.status, drift.status)
+            yield _Result("lock/contract_drift", "error", message, tool, drift.tool, lock_line=line)
+            continue
+        if drift.status != "changed" or drift.confusable_of is not None:
+            message = _STATUS_WORDS.get(drift.status, drift.status)
+            if drift.status == "renamed":
+                message = f"renamed from {drift.previous!r}" + (" with changes" if drift.changes else "")
+            if drift.confusable_of is not None:
+                message += f"; {name} looks like {drift.confusable_of!r}"
+            yield _Result(
+                f"lock/{drift.severity}",
+                _LOCK_LEVELS[drift.severity],
+                message,
+                tool,
+                drift.tool,
+                lock_line=line,
+            )
+        for change in drift.changes:
+            shown = ""
+            if change.kind != "added":
+                shown += short_json(change.old, 80)
+            if change.kind == "changed":
+                shown += " -> "
+            if change.kind != "removed":
+                shown += short_json(change.new, 80)
+            message = f"{change.severity} at {change.pointer} ({change.kind}): {change.reason}; {shown}"
+            yield _Result(
+                f"lock/{change.severity}",
+                _LOCK_LEVELS[change.severity],
+                message,
+                tool,
+                drift.tool,
+                pointer=change.pointer,
+                lock_line=line,
+            )
+
+
+def _results(report: ReviewReport, lock_lines: Mapping[str, int]) -> Iterator[_Result]:
     for tool in report.tools:
         verdict = tool.admission
         disclosure = tool.disclosure
@@ -156,16 +253,7 @@ def _results(report: ReviewReport) -> Iterator[_Result]:
             where = f" at {finding.path}" if finding.path else ""
             yield _Result(f"rule/{finding.rule}", "warning", f"{finding.message}{where}", tool)
     by_name = {tool.name: tool for tool in report.tools if tool.name is not None}
-    if report.lock is not None:
-        for drift in report.lock.tools:
-            if drift.status == "unchanged":
-                continue
-            message = f"{drift.status} since the lock was approved"
-            if drift.status == "changed":
-                message = f"changed since the lock was approved: {', '.join(drift.fields)}"
-            elif drift.previous is not None:
-                message = f"renamed: the approved contract of {drift.previous!r} under a new name"
-            yield _Result("lock/contract_drift", "error", message, by_name.get(drift.tool), drift.tool)
+    yield from _lock_results(report, by_name, lock_lines)
     if report.search is not None and report.search.category is not None:
         search = report.search
         yield _Result(
@@ -210,21 +298,34 @@ def _rule(rule_id: str) -> dict[str, Any]:
     return rule
 
 
-def _location(report: ReviewReport, tool_name: str | None) -> dict[str, Any]:
+def _location(report: ReviewReport, tool_name: str | None, result: _Result | None = None) -> dict[str, Any]:
     location: dict[str, Any] = {}
     target = report.target
-    if target.kind == "http" or (target.kind == "descriptor" and ", " not in target.address):
+    if result is not None and result.rule_id.startswith("lock/") and report.lock is not None:
+        # Drift is reviewed in the lock file: point at the tool's approved entry there.
+        physical: dict[str, Any] = {"artifactLocation": {"uri": report.lock.file}}
+        physical["region"] = {"startLine": result.lock_line or 1}
+        location["physicalLocation"] = physical
+    elif target.kind == "http" or (target.kind == "descriptor" and ", " not in target.address):
         location["physicalLocation"] = {"artifactLocation": {"uri": target.address}}
     if tool_name is not None:
-        location["logicalLocations"] = [
-            {"name": tool_name, "fullyQualifiedName": tool_name, "kind": "function"}
-        ]
+        logical = [{"name": tool_name, "fullyQualifiedName": tool_name, "kind": "function"}]
+        if result is not None and result.pointer is not None:
+            logical.append(
+                {
+                    "name": result.pointer,
+                    "fullyQualifiedName": f"{tool_name}{result.pointer}",
+                    "kind": "member",
+                }
+            )
+        location["logicalLocations"] = logical
     return location
 
 
-def sarif_log(report: ReviewReport) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of ``report`` (one run; rules sorted by id; results in review order)."""
-    results = list(_results(report))
+def sarif_log(report: ReviewReport, *, lock_lines: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of ``report`` (one run; rules sorted by id; results in review order).
+    ``lock_lines``: per tool, the line of its entry in the lock file (drift results point there)."""
+    results = list(_results(report, lock_lines or {}))
     rule_ids = sorted({result.rule_id for result in results})
     index = {rule_id: position for position, rule_id in enumerate(rule_ids)}
     sarif_results = []
@@ -234,9 +335,10 @@ def sarif_log(report: ReviewReport) -> dict[str, Any]:
             "ruleId": result.rule_id,
             "ruleIndex": index[result.rule_id],
             "level": result.level,
-            "message": {"text": f"{name}: {result.message}" if name else result.message},
+            # A name outside ASCII is shown by its code points: a look-alike must not read as the original.
+            "message": {"text": f"{escape_name(name)}: {result.message}" if name else result.message},
         }
-        location = _location(report, name)
+        location = _location(report, name, result)
         if location:
             entry["locations"] = [location]
         if result.tool is not None and result.tool.fingerprint is not None:

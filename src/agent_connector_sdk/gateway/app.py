@@ -224,10 +224,23 @@ class GatewayTool(Tool):
         # The child's blocks as it sent them: no serialization added beside structuredContent (the
         # gateway's own stricter rules are findings in the Consume audit event, not a second copy).
         if result.has_structured_content:
-            return RawStructuredToolResult(
+            return _ConsumedStructured(
                 content=list(blocks), structured_content=result.structured_content, is_error=result.is_error
             )
-        return FastMCPToolResult(content=list(blocks), is_error=result.is_error)
+        return _Consumed(content=list(blocks), is_error=result.is_error)
+
+
+class _Consumed(FastMCPToolResult):
+    """A child result that passed the host core's Consume gate against the admitted descriptor — the
+    schemas the gateway tool publishes — so the server's output self-check need not repeat it."""
+
+    consumed_against_published_contract: ClassVar[bool] = True
+
+
+class _ConsumedStructured(RawStructuredToolResult):
+    """:class:`_Consumed`, with the child's ``structuredContent`` sent as it is."""
+
+    consumed_against_published_contract: ClassVar[bool] = True
 
 
 class Gateway:

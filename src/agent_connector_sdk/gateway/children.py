@@ -52,6 +52,7 @@ from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
 from agent_connector_sdk.gateway.locks import LockWatch
+from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import TransportFailure
@@ -66,6 +67,10 @@ ChildState = Literal["connecting", "up", "down", "closed"]
 HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
 """What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
 _FIRST_BACKOFF: Final = 0.5
+FEDERATION_TIMEOUT: Final = 900.0
+"""Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
+from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
+far longer than a listing."""
 _CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
 _CLOSE_BOUND: Final = 6.0
 """Seconds a session gets to close: the ``mcp`` SDK ends a stdio child in at most ~4 s (stdin closed,
@@ -205,7 +210,11 @@ class Child:
             # SIGKILL). fastmcp's default keeps it running until the transport itself is closed, so a
             # reconnect or a shutdown would leave the old process behind (a stopped one for good).
             transport = StdioTransport(
-                command=command[0], args=list(command[1:]), env=env or None, keep_alive=False
+                command=command[0],
+                args=list(command[1:]),
+                env=env or None,
+                cwd=self.spec.cwd,
+                keep_alive=False,
             )
         return fastmcp.Client(
             transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
@@ -233,13 +242,26 @@ class Child:
                 await session.connect()
                 info = session.client.server_info
                 self.server_info = (None, None) if info is None else (info.name, info.version)
-                catalog = await self._list(session)
+                report = await session.discover_tools()
         except TimeoutError:
-            error = GatewayError(
+            slow = GatewayError(
                 "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
             )
-            await self._down("child_timeout", _reason(error))
-            raise error from None
+            await self._down("child_timeout", _reason(slow))
+            raise slow from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
+            raise
+        try:
+            catalog = await self._publish_listing(session, report)
+        except TimeoutError:
+            slow = GatewayError(
+                "child_timeout",
+                f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
+            )
+            await self._down("child_timeout", _reason(slow))
+            raise slow from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
             await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
@@ -261,15 +283,17 @@ class Child:
         )
         return catalog
 
-    async def _list(self, session: HostSession) -> ChildCatalog:
-        report = await session.discover_tools()
+    async def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
+        """The child's catalog from its admitted listing (federating a search-first child's hidden
+        tools, within :data:`FEDERATION_TIMEOUT`), published when its generation moved."""
         previous = self.catalog
         digests: dict[str, str] | None = None
         front = search_front(report.admitted)
         if front is not None:
             # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
             # federated one by one (enumerated, verified against the child's digests, admitted).
-            federation = await federate(session, front, child=self.name, verified=self._verified)
+            with anyio.fail_after(FEDERATION_TIMEOUT):
+                federation = await federate(session, front, child=self.name, verified=self._verified)
             self._verified = federation.verified
             self.federated_searches = federation.searches
             report = merge_listing(report, front, federation)
@@ -326,11 +350,12 @@ class Child:
             session.core.lock = self._lock.entry(self.spec)
         try:
             with anyio.fail_after(self.config.connect_timeout):
-                return await self._list(session)
+                report = await session.discover_tools()
+            return await self._publish_listing(session, report)
         except TimeoutError:
-            error = GatewayError("child_timeout", f"child {self.name} did not re-list in time")
-            await self._down("child_timeout", _reason(error))
-            raise error from None
+            slow = GatewayError("child_timeout", f"child {self.name} did not re-list in time")
+            await self._down("child_timeout", _reason(slow))
+            raise slow from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
             raise

@@ -35,6 +35,11 @@ Credentials are *references*: the configuration names environment variables, and
 printed, logged or put in an error (a missing variable is named, its value never). The caller's own
 credentials are never forwarded to a child: a child's HTTP headers are exactly what its spec says.
 
+Children can also come from an MCP client's ``mcpServers`` file (``gateway --mcp-config``, read by
+:mod:`agent_connector_sdk.cli.mcp_config`): such a file holds its ``env`` and ``headers`` values
+itself (its ``${VAR}`` references expanded when it is read), so they arrive as ``env_values`` and
+``header_values`` — held in memory, left out of the spec's ``repr``, never printed or logged.
+
 Child names are ``[A-Za-z0-9-]{1,32}`` — no ``_``, so ``NAME_tool`` (FastMCP's mount convention) splits
 back into one child and one tool, and two children can never publish the same gateway name.
 """
@@ -94,6 +99,9 @@ class ChildSpec:
     command: tuple[str, ...] = ()
     headers_env: Mapping[str, str] = field(default_factory=dict)
     env_env: Mapping[str, str] = field(default_factory=dict)
+    header_values: Mapping[str, str] = field(default_factory=dict, repr=False)
+    env_values: Mapping[str, str] = field(default_factory=dict, repr=False)
+    cwd: str | None = None
     probe: Probe | None = None
 
     def __post_init__(self) -> None:
@@ -117,6 +125,22 @@ class ChildSpec:
             _check_env_name(self.name, variable)
         if self.headers_env and self.url is None:
             raise GatewayError("invalid_config", f"child {self.name}: headers_env needs a URL child")
+        for header, value in self.header_values.items():
+            if _HEADER_NAME.fullmatch(header) is None or any(c in value for c in "\r\n\0"):
+                raise GatewayError(
+                    "invalid_config",
+                    f"child {self.name}: a header is not a token, or its value holds a line break",
+                )
+            if header.lower() in _FORBIDDEN_HEADERS or header.lower().startswith("mcp-param-"):
+                raise GatewayError(
+                    "invalid_config", f"child {self.name}: header {header} is the gateway's to set"
+                )
+        if self.header_values and self.url is None:
+            raise GatewayError("invalid_config", f"child {self.name}: headers need a URL child")
+        for key in self.env_values:
+            _check_env_name(self.name, key)
+        if (self.env_values or self.cwd is not None) and not self.command:
+            raise GatewayError("invalid_config", f"child {self.name}: env and cwd need a command child")
         for key, variable in self.env_env.items():
             _check_env_name(self.name, key)
             _check_env_name(self.name, variable)
@@ -313,8 +337,8 @@ def resolve_credentials(
 
     A missing variable is ``GatewayError("invalid_config")`` naming the variable (never a value)."""
     source = os.environ if environ is None else environ
-    headers: dict[str, str] = {}
-    env: dict[str, str] = {}
+    headers: dict[str, str] = dict(spec.header_values)
+    env: dict[str, str] = dict(spec.env_values)
     for target, mapping in ((headers, spec.headers_env), (env, spec.env_env)):
         for key, variable in mapping.items():
             value = source.get(variable)

@@ -274,8 +274,11 @@ class ContractLock(BaseModel):
         :func:`compare_tools` over these ``descriptors`` against this lock): a changed or added tool's
         entry becomes its current contract, recording the drift's :attr:`~ToolDrift.diff_sha256`; a
         removed tool's entry goes; a renamed tool's old entry goes and its new one comes. Every other
-        entry stays as it was. The caller checks that each drift is one a person approved."""
-        currents = {c.name: c for c in map(_Current.of, descriptors)}
+        entry stays as it was. The caller checks that each drift is one a person approved. A drift with
+        no one current contract (a duplicated or unfingerprintable name) cannot be approved: its entry
+        is left as it was."""
+        fingerprinted, _ = _currents(descriptors)
+        currents = {c.name: c for c in fingerprinted}
         entry = self.server(server)
         tools = {tool.name: tool for tool in (entry.tools if entry is not None else [])}
         for drift in approved:
@@ -284,7 +287,9 @@ class ContractLock(BaseModel):
             if drift.status == "removed":
                 tools.pop(drift.tool, None)
                 continue
-            current = currents[drift.tool]
+            current = currents.get(drift.tool)
+            if current is None or drift.fields in (("name",), ("unfingerprintable",)):
+                continue
             tools[drift.tool] = LockedTool.of(current.digests, current.view, drift.diff_sha256)
         key = entry.server if entry is not None else server
         return self._replaced(LockedServer(server=key, tools=[tools[name] for name in sorted(tools)]))
@@ -469,6 +474,7 @@ def _against(
 _SIMILAR: Final = 0.8
 """Leaf overlap (Jaccard) from which an added and a removed tool are one tool "renamed with changes"."""
 _SIMILAR_ANY_NAME: Final = 0.95
+_SIMILAR_LOOK_ALIKE: Final = 0.5
 """Above this overlap the names need not resemble each other at all."""
 _MAX_PAIRS: Final = 4096
 """Similar renames are searched only when added × removed stays below this (bounded cost)."""
@@ -494,6 +500,21 @@ def _leaf_set(view: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _paired(score: float, old_name: str, new_name: str) -> bool:
+    """Whether contracts sharing ``score`` of their leaves, under these names, are one tool renamed:
+    close contracts under resembling names, near-equal ones under any, and a look-alike name (the
+    rename an attacker makes) with half the contract kept."""
+    if score >= _SIMILAR_ANY_NAME:
+        return True
+    if score < _SIMILAR_LOOK_ALIKE:
+        return False
+    from agent_connector_sdk.mcp.contracts.confusables import skeleton
+
+    if skeleton(old_name) == skeleton(new_name):
+        return True
+    return score >= _SIMILAR and difflib.SequenceMatcher(None, old_name, new_name).ratio() >= 0.5
+
+
 def _similar_renames(
     added: Sequence[_Current], removed: Mapping[str, LockedTool]
 ) -> list[tuple[_Current, LockedTool]]:
@@ -510,10 +531,7 @@ def _similar_renames(
         for name, old in old_leaves.items():
             union = len(old | new)
             score = len(old & new) / union if union else 1.0
-            if score < _SIMILAR:
-                continue
-            alike = difflib.SequenceMatcher(None, name, current.name).ratio() >= 0.5
-            if alike or score >= _SIMILAR_ANY_NAME:
+            if _paired(score, name, current.name):
                 scored.append((-score, current.name, name))
     pairs: list[tuple[_Current, LockedTool]] = []
     taken_new: set[str] = set()

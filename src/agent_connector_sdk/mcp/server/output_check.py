@@ -46,7 +46,9 @@ Two exceptions for relays (the gateway), whose tools return another server's res
   profile: spec rules still withhold a result, but the project's stricter rules (a text serialization
   beside ``structuredContent``, conforming ``structuredContent`` on an error) are findings, and the
   result is sent exactly as the server behind produced it — no second copy of its value added, no
-  placeholder invented. The relay's host side already judged that result and audited the findings.
+  placeholder invented. The relay's host side already judged that result and audited the findings;
+  a result whose class says it passed that Consume gate against the schemas the tool publishes
+  (``consumed_against_published_contract``) is not validated a second time.
 
 Messages and ``data`` name the tool, category and JSON path — never result or argument values.
 """
@@ -186,6 +188,14 @@ def relays_results(tool: Tool | None) -> bool:
     return getattr(tool, "relays_results", False) is True
 
 
+def consumed_by_relay(tool: Tool | None, result: object) -> bool:
+    """Whether a relay's ``result`` already passed its host side's Consume gate against the very
+    schemas ``tool`` publishes (the result's class says ``consumed_against_published_contract``): then
+    validating it again here would only repeat the same verdict (for GitHub's largest output schemas,
+    ~4 ms per call)."""
+    return relays_results(tool) and getattr(result, "consumed_against_published_contract", False) is True
+
+
 class OutputSelfCheck(Middleware):
     """FastMCP middleware enforcing the Consume contract on the server's own results (see module doc)."""
 
@@ -236,6 +246,8 @@ class OutputSelfCheck(Middleware):
             # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
             # the server cannot look up): fail closed rather than ship an unchecked result.
             raise MCPError(code=mcp_types.INTERNAL_ERROR, message=f"cannot check the result of {name!r}")
+        if consumed_by_relay(tool, result):
+            return result
         descriptor = _tool_descriptor(tool)
         try:
             validate_tool_result(
