@@ -131,6 +131,6 @@ async def test_a_child_whose_variable_is_missing_is_down_with_the_name_in_its_re
         await gateway.stop()
     child = gateway.children["weather"]
     assert child.last_error == "invalid_config"
-    assert child.last_reason is not None and "WEATHER_TOKEN" in child.last_reason
+    assert child.reason is not None and "WEATHER_TOKEN" in child.reason
     assert len(log.matching("child weather down: invalid_config")) == 1
     assert "WEATHER_TOKEN" in log.matching("child weather down")[0]

@@ -160,3 +160,21 @@ async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_hea
     assert refused.value.category == "undeliverable"
     assert "secret-region" not in str(refused.value)
     assert result.structured_content["headers"] == {}
+
+
+async def test_a_byte_cap_hit_inside_a_fragment_read_is_that_bound_named(served: tuple[str, Any]) -> None:
+    from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+    from agent_connector_sdk.mcp.host.options import HostBounds
+
+    url, _ = served
+    client: Client[Any] = Client(url, auth="reader-token")
+    consumer = SchemaDisclosureConsumer(
+        client,
+        scope=CallerScope("reader", url),
+        options=HostOptions(require_confirmation=False, bounds=HostBounds(max_message_bytes=8_000)),
+    )
+    async with client:
+        selection = await consumer.select("public_events", "public_events")  # the search fits
+        with pytest.raises(BoundExceeded) as refused:
+            await consumer.disclose(selection)  # a fragment does not: read failure no more
+    assert refused.value.bound == "max_message_bytes"

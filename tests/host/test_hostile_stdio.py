@@ -79,3 +79,35 @@ async def test_one_unrepresentable_descriptor_costs_only_itself_over_stdio(mode:
     assert list(report.admitted) == ["clean", "clean_too"]
     assert [r["category"] for r in report.rejected] in (["malformed"], ["invalid_schema"])
     assert time.monotonic() - started < 10  # never the request timeout
+
+
+async def test_a_message_nested_past_every_parser_is_named_at_once_not_after_the_timeout() -> None:
+    session = _session("deep_schema-10000", HostBounds())
+    await session.connect()
+    started = time.monotonic()
+    try:
+        with pytest.raises(BoundExceeded) as refused:
+            await session.discover_tools()
+        took = time.monotonic() - started
+    finally:
+        await session.close()
+    assert refused.value.bound == "max_schema_depth" and session.stdio_cap.too_deep
+    assert took < 5, took  # the client's timeout is 20 s
+
+
+async def test_json_values_per_message_are_capped_over_stdio_too() -> None:
+    session = _session("tool_flood-1000", HostBounds(max_message_values=1_000))
+    await session.connect()
+    try:
+        with pytest.raises(BoundExceeded) as refused:
+            await session.discover_tools()
+    finally:
+        await session.close()
+    assert refused.value.bound == "max_message_values" and session.stdio_cap.values_tripped
+    session = _session("tool_flood-100", HostBounds(max_message_values=1_000))
+    await session.connect()
+    try:
+        report = await session.discover_tools()
+    finally:
+        await session.close()
+    assert len(report.admitted) == 100 and not session.stdio_cap.values_tripped

@@ -100,7 +100,14 @@ def test_every_client_runs_the_search_flow(runs: list[interop.Run], client: str,
         return
     names = [check.name for check in run.checks]
     assert names[:3] == list(interop_search.SEARCH_CHECKS), names
-    assert not any(check.gap for check in run.checks)
+    gaps = [check for check in run.checks if check.gap]
+    if client.endswith("--protocol auto") and server == interop_search.GATEWAY_SERVER:
+        # The call ran on our server; the bridge handed the 2025-11-25 client an array result it refuses.
+        assert gaps == [run.checks[1]] and "refused its structuredContent" in gaps[0].detail, gaps
+        assert "1 request: tools/call call_tool (no Mcp-Param headers)" in gaps[0].detail
+        assert "the lab saw 1 request: tools/call route_shipment" in run.checks[2].detail
+        return
+    assert not gaps
     for check in run.checks[1:3]:
         assert "tools/call call_tool (no Mcp-Param headers)" in check.detail, check
         if client != interop_search.INSPECTOR_CLI:
@@ -111,7 +118,7 @@ def test_every_client_runs_the_search_flow(runs: list[interop.Run], client: str,
         assert run.per_call == "1 (tools/call)"
     if server == interop_search.GATEWAY_SERVER:
         # Our own host behind the gateway sends the child the headers the caller did not have to send.
-        assert "the lab saw 1 request: tools/call route_shipment (Mcp-Param-Region)" in run.checks[1].detail
+        assert "the lab saw 1 request: tools/call search_evidence (Mcp-Param-Region)" in run.checks[1].detail
 
 
 @pytest.mark.parametrize("server", SEARCH_SERVERS)

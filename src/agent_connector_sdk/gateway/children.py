@@ -52,6 +52,7 @@ from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.gateway.federation import federate, merge_listing, search_front
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
 from agent_connector_sdk.gateway.locks import LockWatch
+from agent_connector_sdk.gateway.reasons import StderrTail, child_target, describe_failure
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
@@ -82,14 +83,6 @@ _LOGGED_REJECTIONS: Final = 10
 def _shown(text: object, limit: int = 120) -> str:
     """A child-controlled string as it may enter a log line: sanitized and bounded."""
     return sanitize_text(str(text), limit)
-
-
-def _reason(error: BaseException) -> str:
-    """``category (message)`` of a failure, sanitized: the message names children, variables, URLs and
-    categories (our errors never carry values)."""
-    category = getattr(error, "category", None) or type(error).__name__
-    message = getattr(error, "message", None)
-    return _shown(f"{category} ({message})" if message else category, 300)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +149,11 @@ class Child:
         self.state: ChildState = "connecting"
         self.catalog: ChildCatalog | None = None
         self.last_error: str | None = None
+        self.reason: str | None = None
+        """Why the child is down, for operators and callers: its URL or command and the cause
+        (:func:`~.reasons.describe_failure`; never a stderr line, see :attr:`stderr_line`); or, while
+        it is degraded, how many calls timed out."""
+        self._stderr: StderrTail | None = None
         self.session: HostSession | None = None
         self._wake = asyncio.Event()
         self._relist_requested = False
@@ -165,8 +163,6 @@ class Child:
         """Re-lists done on an open connection (periodic or after ``list_changed``), for operators."""
         self.timeouts = 0
         """Consecutive calls that timed out; ``degrade_after`` of them mark the child degraded."""
-        self.last_reason: str | None = None
-        """``last_error`` with its value-free message (a missing variable's name, a URL), sanitized."""
         self._was_up = False
         self.server_info: tuple[str | None, str | None] = (None, None)
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
@@ -206,6 +202,8 @@ class Child:
             transport = StreamableHttpTransport(self.spec.url, headers=headers)
         else:
             command = self.spec.command
+            if self._stderr is None:
+                self._stderr = StderrTail()  # its lines still reach our stderr; the last one is kept
             # keep_alive=False: closing the session ends the process (stdin closed, then SIGTERM, then
             # SIGKILL). fastmcp's default keeps it running until the transport itself is closed, so a
             # reconnect or a shutdown would leave the old process behind (a stopped one for good).
@@ -214,6 +212,7 @@ class Child:
                 args=list(command[1:]),
                 env=env or None,
                 cwd=self.spec.cwd,
+                log_file=self._stderr.file,
                 keep_alive=False,
             )
         return fastmcp.Client(
@@ -243,33 +242,31 @@ class Child:
                 info = session.client.server_info
                 self.server_info = (None, None) if info is None else (info.name, info.version)
                 report = await session.discover_tools()
-        except TimeoutError:
-            slow = GatewayError(
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError(
                 "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
-            )
-            await self._down("child_timeout", _reason(slow))
-            raise slow from None
+            ) from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
-            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
         try:
             catalog = await self._publish_listing(session, report)
-        except TimeoutError:
-            slow = GatewayError(
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError(
                 "child_timeout",
                 f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
-            )
-            await self._down("child_timeout", _reason(slow))
-            raise slow from None
+            ) from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
-            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
         reconnected = self._was_up
         self.state = "up"
         self.last_error = None
-        self.last_reason = None
+        self.reason = None
         self.timeouts = 0
         self._was_up = True
         (logger.warning if reconnected else logger.info)(
@@ -352,30 +349,45 @@ class Child:
             with anyio.fail_after(self.config.connect_timeout):
                 report = await session.discover_tools()
             return await self._publish_listing(session, report)
-        except TimeoutError:
-            slow = GatewayError("child_timeout", f"child {self.name} did not re-list in time")
-            await self._down("child_timeout", _reason(slow))
-            raise slow from None
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
         except (AgentConnectorError, OSError, RuntimeError) as error:
-            await self._down(str(getattr(error, "category", type(error).__name__)), _reason(error))
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
 
-    async def _down(self, category: str, reason: str | None = None) -> None:
-        self._set_down(category, reason)
+    async def _down(self, category: str, error: BaseException | None = None) -> None:
+        self._set_down(category, error)
         await self._drop_session()
 
-    def _set_down(self, category: str, reason: str | None) -> None:
-        """Mark the child down; one log line when it was not down already with the same reason (a child
-        failing every reconnect is logged once, not once per backoff step)."""
-        reason = reason or category
+    def _set_down(self, category: str, error: BaseException | None) -> None:
+        """Mark the child down with its reason; one log line when it was not down already for the same
+        reason (a child failing every reconnect is logged once, not once per backoff step)."""
         if self.state == "closed":
             return
-        if self.state != "down" or self.last_reason != reason:
-            logger.warning("child %s down: %s", self.name, reason)
+        reason = self._explain(error)
+        if self.state != "down" or self.reason != reason or self.last_error != category:
+            stderr = f"; its last stderr line: {self.stderr_line}" if self.stderr_line else ""
+            logger.warning(
+                "child %s down: %s (%s)%s", self.name, reason or "no reason known", category, stderr
+            )
         self.state = "down"
         self.last_error = category
-        self.last_reason = reason
+        self.reason = reason
         self.timeouts = 0
+
+    def _explain(self, error: BaseException | None) -> str | None:
+        if isinstance(error, GatewayError) and error.category == "invalid_config":
+            # A configuration the child cannot be reached with: the message says what (a variable's
+            # name, never its value).
+            return _shown(f"{child_target(self.spec)}: {error.message}", 300)
+        return None if error is None else describe_failure(self.spec, error)
+
+    @property
+    def stderr_line(self) -> str | None:
+        """A stdio child's last non-empty stderr line (sanitized, bounded): for the operator's log and
+        evidence only — a child's stderr may quote what callers sent it."""
+        return None if self._stderr is None else self._stderr.last_line
 
     async def _drop_session(self) -> None:
         session, self.session = self.session, None
@@ -390,7 +402,7 @@ class Child:
         self._wake.set()
 
     def mark_down(
-        self, category: str, session: HostSession | None = None, *, reason: str | None = None
+        self, category: str, session: HostSession | None = None, error: BaseException | None = None
     ) -> None:
         """A call saw the transport fail: stop sending calls here and let the supervisor reconnect.
         ``session``: the session the call used; a failure on a session already replaced (a call that
@@ -398,7 +410,7 @@ class Child:
         if session is not None and session is not self.session:
             return
         if self.state == "up":
-            self._set_down(category, reason)
+            self._set_down(category, error)
             self._wake.set()
 
     # -- the supervisor ----------------------------------------------------------------------------
@@ -442,6 +454,9 @@ class Child:
         self.state = "closed"
         self._wake.set()
         await self._drop_session()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
 
     # -- calls -----------------------------------------------------------------------------------------
     async def call(self, tool: ChildTool, arguments: Mapping[str, Any] | None) -> ToolResult:
@@ -455,7 +470,8 @@ class Child:
         refused)."""
         session = self.session
         if self.state != "up" or session is None:
-            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}")
+            why = f" ({self.reason})" if self.reason else ""
+            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}{why}")
         catalog = self.catalog
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
@@ -485,7 +501,7 @@ class Child:
             if failure.code == mcp_types.REQUEST_TIMEOUT:
                 self._timed_out(session)
             else:
-                self.mark_down("transport_failure", session, reason=_reason(failure))
+                self.mark_down("transport_failure", session, failure)
             raise
         except AgentConnectorError:
             self._answered(session)  # the child answered (an error, or a result its contract refuses)
@@ -499,12 +515,12 @@ class Child:
         self.timeouts += 1
         if self.timeouts == self.config.degrade_after:
             self.last_error = "child_timeout"
-            self.last_reason = _shown(
+            self.reason = _shown(
                 f"child_timeout ({self.timeouts} consecutive calls got no answer within "
                 f"{self.config.call_timeout:g} s)",
                 300,
             )
-            logger.warning("child %s degraded: %s", self.name, self.last_reason)
+            logger.warning("child %s degraded: %s", self.name, self.reason)
 
     def _answered(self, session: HostSession) -> None:
         if session is not self.session or not self.timeouts:
@@ -512,5 +528,5 @@ class Child:
         if self.degraded:
             logger.warning("child %s recovered: answered after %d timed-out calls", self.name, self.timeouts)
             self.last_error = None
-            self.last_reason = None
+            self.reason = None
         self.timeouts = 0

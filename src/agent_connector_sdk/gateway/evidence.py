@@ -217,7 +217,7 @@ async def collect_evidence(child: Child, *, probe: bool = True) -> ChildCheck:
         transport=health.transport,
         state=health.state,
         last_error=health.last_error,
-        reason=child.last_reason,
+        reason=child.reason,
         server=ServerInfo(name=server_name, version=server_version) if seen else None,
         protocol_version=health.protocol_version,
         generation=health.generation,

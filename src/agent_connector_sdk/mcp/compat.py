@@ -530,6 +530,7 @@ class _CappedStdout:
         self._inner = inner
         self._cap = cap
         self._line = 0
+        self._counter: Any = None
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if self._line > self._cap.limit:
@@ -555,7 +556,24 @@ class _CappedStdout:
         if self._line > self._cap.limit:
             self._cap.tripped = True
             raise StdioLineTooLong("the server's line is over the cap")
+        self._count_values(data)
         return data
+
+    def _count_values(self, data: bytes) -> None:
+        """JSON values per line (one line is one message) against ``cap.max_values``, counted by the
+        cap's own counter over the raw bytes while reading, as over Streamable HTTP."""
+        max_values = getattr(self._cap, "max_values", None)
+        if max_values is None:
+            return
+        lines = data.split(b"\n")
+        for index, segment in enumerate(lines):
+            if self._counter is None:
+                self._counter = self._cap.new_counter()
+            if self._counter.feed(segment) > max_values:
+                self._cap.values_tripped = True
+                raise StdioLineTooLong("the server's message holds more JSON values than the cap")
+            if index < len(lines) - 1:
+                self._counter = None  # a newline: the next message starts
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -839,8 +857,48 @@ def install_tolerant_json_reader() -> None:
         def parse_line(line: str) -> Any:
             try:
                 return SessionMessage(reader.validate_json(line, by_name=False))
-            except ValueError:
+            except ValueError as refusal:
+                cap = _STDIO_CAP.get()
+                ident = _top_level_id(line) if "recursion limit exceeded" in str(refusal) else None
+                if cap is not None and ident is not None:
+                    # A response nested past every parser: its request fails now, named by the
+                    # cap (max_schema_depth), instead of waiting for its timeout.
+                    cap.too_deep = True
+                    error = mcp_types.ErrorData(
+                        code=mcp_types.PARSE_ERROR,
+                        message="Failed to parse JSON response: recursion limit exceeded",
+                    )
+                    return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=ident, error=error))
                 return sdk_parse_line(line)  # refused either way: the SDK reports it as it does
 
         parse_line.__agent_connector_tolerant__ = True  # type: ignore[attr-defined]
         sdk_stdio._parse_line = parse_line
+
+
+_TOKENS: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+
+
+def _top_level_id(line: str) -> int | str | None:
+    """The ``id`` member of the top-level object of a JSON-RPC line no parser reads whole (nested too
+    deep), found by one linear scan of its tokens (strings skipped whole); ``None`` if there is none."""
+    import json
+
+    depth = 0
+    for token in _TOKENS.finditer(line):
+        text = token.group()
+        if text in ("{", "["):
+            depth += 1
+        elif text in ("}", "]"):
+            depth -= 1
+        elif depth == 1 and text == '"id"':
+            rest = line[token.end() :].lstrip()
+            if not rest.startswith(":"):
+                continue
+            try:
+                value, _ = json.JSONDecoder().raw_decode(rest[1:].lstrip())
+            except ValueError:
+                return None
+            if isinstance(value, int | str) and not isinstance(value, bool):
+                return value
+            return None
+    return None

@@ -319,3 +319,12 @@ class StdioLineCap:
 
     limit: int
     tripped: bool = False
+    max_values: int | None = None
+    """JSON values per message (:class:`ValueCounter`), as ``max_message_values`` over HTTP."""
+    values_tripped: bool = False
+    too_deep: bool = False
+    """A message nested past every parser ended the stream (named ``max_schema_depth``)."""
+
+    @staticmethod
+    def new_counter() -> ValueCounter:
+        return ValueCounter()

@@ -46,7 +46,7 @@ from pydantic import ValidationError
 from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
-from agent_connector_sdk.mcp.host.bounds import check_navigation_entries, operation_deadline
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded, check_navigation_entries, operation_deadline
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, MalformedResponse, ProtocolError
 from agent_connector_sdk.mcp.host.options import HostOptions
@@ -534,8 +534,8 @@ class SchemaDisclosureConsumer(SessionFace):
 
 def _first_consumer_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
     for error in group.exceptions:
-        if isinstance(error, DisclosureConsumerError | ProtocolError):
-            return error
+        if isinstance(error, DisclosureConsumerError | ProtocolError | BoundExceeded):
+            return error  # a bound hit inside a fragment read is that bound, named
         if isinstance(error, BaseExceptionGroup):
             nested = _first_consumer_error(error)
             if nested is not None:

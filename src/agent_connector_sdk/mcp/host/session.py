@@ -191,7 +191,9 @@ class HostSession:
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
         self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
-        self.stdio_cap = StdioLineCap(self.bounds.max_message_bytes)
+        self.stdio_cap = StdioLineCap(
+            self.bounds.max_message_bytes, max_values=self.bounds.max_message_values
+        )
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []

@@ -106,7 +106,13 @@ def translate(
 
 
 def _bound_hit(watch: Watch | None, stdio: StdioLineCap | None, bounds: HostBounds) -> BoundExceeded | None:
-    if watch is not None and watch.capped == "max_message_values":
+    if stdio is not None and stdio.too_deep:
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    if (watch is not None and watch.capped == "max_message_values") or (
+        stdio is not None and stdio.values_tripped
+    ):
         return BoundExceeded(
             "max_message_values",
             bounds.max_message_values,
