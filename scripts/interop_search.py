@@ -184,6 +184,8 @@ class Target:
     routing: tuple[str, dict[str, Any]]
     write: tuple[str, dict[str, Any]]
     log: RequestLog
+    unrouted: tuple[str, dict[str, Any]]
+    """A hidden tool without routing arguments: what calling it by its own name costs."""
     child_log: RequestLog | None = None
     """The gateway's child (the lab): what one gateway call costs behind it."""
 
@@ -257,6 +259,7 @@ def search_targets() -> Iterator[list[Target]]:
                     ("search_evidence", evidence),
                     ("route_shipment", shipment),
                     lab_log,
+                    ("content_gallery", {}),
                 ),
                 Target(
                     OPENAPI_SERVER,
@@ -266,6 +269,7 @@ def search_targets() -> Iterator[list[Target]]:
                     ("issues_list_events_for_timeline", repository),
                     ("issues_lock", {**repository, "lock_reason": "resolved"}),
                     openapi_log,
+                    ("issues_list_events_for_timeline", repository),
                 ),
                 # The gateway federates the lab's hidden tools one by one (never its search proxy).
                 Target(
@@ -276,6 +280,7 @@ def search_targets() -> Iterator[list[Target]]:
                     ("lab_search_evidence", evidence),
                     ("lab_route_shipment", shipment),
                     gateway_log,
+                    ("lab_content_gallery", {}),
                     child_log=lab_log,
                 ),
             ]
@@ -491,8 +496,10 @@ async def _fastmcp_caller(client: Any) -> AsyncIterator[Caller]:
         await client.list_tools()
 
         async def call(name: str, arguments: dict[str, Any]) -> Outcome:
+            # The high-level call people write (it parses structured output against the tool's output
+            # schema, which it looks up in a listing when the tool was never listed).
             try:
-                return _mcp_outcome(await client.call_tool_mcp(name, arguments))
+                return _mcp_outcome(await client.call_tool(name, arguments, raise_on_error=False))
             except MCPError as error:
                 return _error_outcome(error)
 
@@ -512,6 +519,18 @@ async def drive_fastmcp(run: Run, target: Target) -> None:
         await exercise(run, target, call)
         label = "hidden tool called by its own name (not the documented flow)"
         await check_direct_call(run, target, call, modern=True, label=label)
+        # What that flow costs where it runs: the client re-lists to find the output schema.
+        tool, arguments = target.unrouted
+        mark = target.log.mark()
+        outcome = await call(tool, arguments)
+        requests = target.log.since(mark)
+        lists = sum(seen.method == "tools/list" for seen in requests)
+        run.check(
+            "hidden tool without routing arguments called by its own name (its cost)",
+            outcome.ok and len(requests) == 1 + lists,
+            f"{tool}: {outcome.summary()}; {describe(requests)} ({lists} re-listings for one call, "
+            f"against 1 request through {PROXY_TOOL})",
+        )
 
 
 def _node_env(toolchain: Toolchain, home: Path) -> dict[str, str]:

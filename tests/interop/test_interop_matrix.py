@@ -129,12 +129,14 @@ def test_a_hidden_tool_called_by_its_own_name(runs: list[interop.Run], server: s
         for r in runs
         if r.search_flow and r.server == server and r.client.startswith(interop_search.FASTMCP_CLIENT)
     ]
-    direct = run.checks[-1]
+    direct, cost = run.checks[-2:]
     assert direct.name == "hidden tool called by its own name (not the documented flow)" and direct.ok
     if server == interop_search.OPENAPI_SERVER:
-        assert ": ok;" in direct.detail and "(1 re-listings for one call)" in direct.detail
+        assert ": ok;" in direct.detail and "(2 re-listings for one call)" in direct.detail
     else:
         assert "refused (-32020)" in direct.detail and "'call_tool'" in direct.detail
+    # Where it runs, it costs re-listings; through call_tool the same call is one request.
+    assert cost.ok and "re-listings for one call" in cost.detail and "(0 re-listings" not in cost.detail
 
 
 REFERENCE_CELLS = {
