@@ -28,6 +28,10 @@ What it does, in order:
    through the search transform's ``call_tool`` with the ``Mcp-Param-*`` headers a host derives from
    the disclosed schema (passed with ``--header``: the CLI cannot know them), then without them.
 
+6. The reference servers (server-filesystem, server-memory, mcp-server-time) as stdio children of one
+   ``agent-connector gateway``, driven by our disclosure-aware host over Streamable HTTP
+   (``scripts/interop_gateway.py``): results relayed unchanged, tool errors without invented values.
+
 ``--docs`` rewrites ``docs/interop.md`` from the results (client × server × transport × revision →
 result); ``--check-docs`` fails when the committed file differs from what this run produced. Without
 either, the matrix is printed. The exit status is non-zero when any check fails.
@@ -57,6 +61,7 @@ from typing import Any, Final
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.sanitize import sanitize_text
 from scripts.conformance import NODE_VERSION, ensure_node
+from scripts.interop_gateway import run_gateway_cell
 from scripts.interop_search import run_search_flow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -927,6 +932,7 @@ def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
         run_filesystem(toolchain, CACHE),
         run_memory(toolchain, CACHE),
         run_time(toolchain),
+        run_gateway_cell(toolchain, CACHE),
         *run_search_flow(toolchain),
     ]
 
@@ -1015,6 +1021,11 @@ def render_docs(runs: Sequence[Run]) -> str:
         '- GitHub\'s description annotates no argument with `x-mcp-header`: its "routing" call is the',
         "  largest read (path arguments only), its write `issues_lock` (PUT) against a loopback stand-in",
         "  for api.github.com.",
+        "- The gateway cell runs server-filesystem, server-memory and mcp-server-time as stdio children",
+        "  of one gateway, driven over Streamable HTTP by our disclosure-aware host (search, verified",
+        "  disclosure, call). A read arrives exactly as the child produced it (its one text block and",
+        "  `structuredContent`, no JSON copy added), a tool error as the child's `isError` result without",
+        "  invented `structuredContent`; see `docs/gateway.md`, *Composition*.",
         "- The gateway federates the lab's tools, hidden ones included (`lab_search_evidence`), behind",
         "  its own search; behind it, our own host sends the lab the `Mcp-Param-*` headers of every",
         "  call, also when the gateway's caller sent none through `call_tool`.",

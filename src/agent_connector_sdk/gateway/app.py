@@ -118,8 +118,19 @@ def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
     nothing else: the ``mcp`` client injects the *current* OpenTelemetry context into every request's
     ``_meta``, and FastMCP made the caller's ``traceparent``/``tracestate`` (and ``baggage``) current
     while serving it, so without this they would reach the child verbatim."""
-    reissued = reissue_trace_context(meta)
+    serving = trace.get_current_span()
     context = otel_context.Context()  # empty: no span, no baggage
+    if serving.is_recording():
+        # An OpenTelemetry SDK is on: the gateway's own server span (whose parent is the caller's
+        # context) is the parent of the hop to the child, so caller, gateway and child are one trace
+        # (docs/observability.md). Only that span is kept, not the caller's baggage.
+        token = otel_context.attach(trace.set_span_in_context(serving, context))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+        return
+    reissued = reissue_trace_context(meta)
     if reissued is not None:
         span = trace.NonRecordingSpan(
             trace.SpanContext(

@@ -67,6 +67,7 @@ from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
 from agent_connector_sdk.mcp.server.completion import network_caller_key, trusted_networks
 from agent_connector_sdk.mcp.server.parity import gate_applies
 from agent_connector_sdk.mcp.server.resolution import ResolutionGate
+from agent_connector_sdk.mcp.server.telemetry import note_refusal, traced_request
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_SECONDS",
@@ -462,6 +463,7 @@ def _caller(scope: Scope, networks: frozenset[Any]) -> str:
 async def refuse(send: Send, refusal: EntryRefusal) -> None:
     """Answer ``refusal`` (the one place every entry refusal is written)."""
     _logger.info("request refused at the entry: %s (HTTP %d)", refusal.category, refusal.status)
+    note_refusal(refusal.status, refusal.code, refusal.category, refusal.request_id)
     error: dict[str, Any] = {"code": refusal.code, "message": str(refusal)}
     headers = [(b"content-type", b"application/json")]
     if refusal.data is not None:
@@ -517,6 +519,19 @@ class EntryFront:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        async with traced_request(scope) as traced:
+            if traced is None:
+                await self._front(scope, receive, send)
+                return
+
+            async def answering(message: Message) -> None:
+                if message.get("type") == "http.response.start":
+                    traced.status = int(message.get("status", 0))
+                await send(message)
+
+            await self._front(scope, receive, answering)
+
+    async def _front(self, scope: Scope, receive: Receive, send: Send) -> None:
         host = origin = declared = None
         authorizations = 0
         for name, value in scope.get("headers", ()):
