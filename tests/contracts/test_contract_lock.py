@@ -288,3 +288,12 @@ def test_a_deep_but_storable_change_is_located() -> None:
     (drift,) = compare_tools(lock.server(SERVER), [new])
     (change,) = drift.changes
     assert change.pointer == "/inputSchema/default" + "/0" * 150 and (change.old, change.new) == (1, 2)
+
+
+def test_a_name_no_lock_entry_can_hold_is_that_tools_drift_never_a_crash() -> None:
+    long = _tool("x" * 129)
+    lock = ContractLock().with_server(SERVER, [_tool(), long])
+    assert [t.name for t in lock.servers[0].tools] == ["route"]
+    assert ContractLock.from_json(lock.to_json()) == lock
+    drift = {d.tool: d for d in compare_tools(lock.server(SERVER), [_tool(), long])}
+    assert drift["x" * 129].fields == ("unfingerprintable",) and drift["route"].status == "unchanged"

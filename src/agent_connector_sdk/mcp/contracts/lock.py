@@ -91,7 +91,8 @@ LOCK_VERSION: Literal[2] = 2
 DriftStatus = Literal["unchanged", "changed", "added", "removed", "renamed"]
 
 _Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$", strict=True)]
-_ToolName = Annotated[str, StringConstraints(min_length=1, max_length=128, strict=True)]
+_MAX_NAME: Final = 128
+_ToolName = Annotated[str, StringConstraints(min_length=1, max_length=_MAX_NAME, strict=True)]
 _ServerKey = Annotated[str, StringConstraints(min_length=1, max_length=2048, strict=True)]
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -153,8 +154,10 @@ class LockedTool(BaseModel):
         view: Mapping[str, Any] | None = None,
         approved_diff: str | None = None,
     ) -> LockedTool:
-        """The entry approving ``contract``; with its ``view`` (:func:`contract_view`), format 2."""
-        return cls(
+        """The entry approving ``contract``; with its ``view`` (:func:`contract_view`), format 2.
+        Built without re-validation: the digests were just computed from this very view (reading a
+        file validates everything, including that each contract hashes to its digests)."""
+        return cls.model_construct(
             name=contract.name,
             sha256=contract.sha256,
             contract_sha256=contract.contract_sha256,
@@ -384,6 +387,8 @@ class _Current:
         name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
         if not isinstance(name, str) or not name:
             raise AdmissionError("malformed", "name must be a non-empty string")
+        if len(name) > _MAX_NAME:  # a lock entry cannot hold it (the spec's bound): not approvable
+            raise AdmissionError("malformed", f"name longer than {_MAX_NAME} characters")
         view = contract_view(descriptor)
         return cls(descriptor, view, fingerprint_view(view))
 
