@@ -33,6 +33,13 @@ What this module adds:
   result saying the status and a generic message. The upstream's body is logged (bounded, escaped,
   with the call's argument values replaced) and reaches the caller only with
   ``upstream_errors="echo"`` (``serve --upstream-errors=echo``): an error body may carry secrets.
+* **failures inside the contract** (:mod:`.openapi_failures`): each tool's output schema also
+  describes its failure envelope (category, message, upstream status, the document's declared error
+  body), and the tool supplies that envelope for every failed call, so an ``isError`` result conforms;
+* **bounded upstream answers** (:mod:`.upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
+  enforced while the answer is read (``upstream_too_large``);
+* **document checks before any tool exists** (:mod:`.openapi_document`): duplicate ``operationId``s
+  and reserved tool names refused, operations reaching an unresolvable ``$ref`` left out with the reason.
 
 Arguments are validated against each tool's published ``inputSchema`` on the server by the Execute gate
 (``agent_connector_sdk.mcp.server``), so an ``"issue_number": "notanint"`` never becomes a URL.
