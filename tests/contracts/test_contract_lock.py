@@ -156,6 +156,7 @@ def test_the_file_round_trips_sorted_and_rejects_anything_else(tmp_path: Any) ->
         # A stored contract that does not hash to its digests: old values nobody approved.
         text.replace("Routes one shipment.", "Routes any shipment.", 1),
         json.dumps({**json.loads(text), "lock_version": 1}),  # format 1 holds digests only
+        "[" * 100_000,  # nesting past the parser's recursion: a refusal, not a crash
     ]
     for candidate in bad:
         with pytest.raises(LockFileError) as caught:

@@ -241,6 +241,8 @@ class ContractLock(BaseModel):
             raw = json.loads(text)
         except (ValueError, UnicodeDecodeError):
             raise LockFileError("malformed_lock", "the lock file is not JSON") from None
+        except RecursionError:  # nesting no contract can have (see .fingerprint): refused, not a crash
+            raise LockFileError("malformed_lock", "the lock file nests too deeply") from None
         try:
             return cls.model_validate(raw)
         except ValidationError as error:
