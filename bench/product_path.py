@@ -32,6 +32,12 @@ Measured (best of ``--repeat``, the two sides interleaved so a noisy machine slo
 6. **complete review** (``--skip-review`` to skip) — ``agent-connector review URL --json`` of the served
    GitHub app: every tool found behind search, disclosed and verified, wall time (target <= 60 s).
 
+7. **telemetry** (with parts 1-3; ``--skip-telemetry`` to skip) — with no OpenTelemetry SDK configured,
+   the instrumentation a request crosses (the entry's request trace, the span probe, a gate decision, and
+   a host operation) timed alone, per request, as a share of a direct call on ours (target <= 2 %:
+   within noise); then an SDK with a batch span processor and a metric reader is switched on and the
+   direct call is timed again (reported: the per-call cost of tracing when it is on).
+
 ``--skip-http`` and ``--skip-admission`` skip parts 1-3 and 4 (and their set-up) to measure the rest alone.
 """
 
@@ -49,7 +55,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mcp_types
 from fastmcp import Client, FastMCP
@@ -81,6 +87,7 @@ TARGETS = {
     "rss": 1.1,
     "cpu": 1.03,
     "review": 60.0,
+    "telemetry_off": 0.02,
 }
 results: list[tuple[str, str, str]] = []
 
@@ -171,6 +178,76 @@ async def http_part(ours_url: str, plain_url: str, repeat: int) -> None:
             f"{theirs * 1e3:.1f} ms / {mine * 1e3:.1f} ms = {theirs / mine:.1f}x faster",
             "reported",
         )
+
+
+async def telemetry_part(ours_url: str, repeat: int) -> None:
+    """Part 7: the instrumentation's cost with no SDK configured, then a direct call with an SDK on."""
+    from opentelemetry import metrics, trace
+
+    from agent_connector_sdk.mcp.host.telemetry import client_operation
+    from agent_connector_sdk.mcp.server.telemetry import SpanProbe, record_gate, traced_request
+
+    async with Client(ours_url) as ours:
+        operation = await _tool_named(ours, "emojis")
+        (off,) = await best_of(repeat, [lambda: ours.call_tool(operation, {})])
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "headers": [
+                (b"mcp-method", b"tools/call"),
+                (b"mcp-name", operation.encode()),
+                (b"mcp-protocol-version", b"2026-07-28"),
+                (b"content-type", b"application/json"),
+            ],
+        }
+        probe = SpanProbe()
+
+        async def passed(context: Any) -> None:
+            return None
+
+        async def one_request() -> None:
+            async with traced_request(scope) as traced:
+                assert traced is not None
+                await probe.on_request(cast(Any, None), passed)
+                record_gate("output", "passed")
+                traced.status = 200
+            with client_operation("tools/call", tool=operation, protocol_version="2026-07-28"):
+                pass
+
+        rounds = 2_000
+        await one_request()
+        started = time.perf_counter()
+        for _ in range(rounds):
+            await one_request()
+        per_request = (time.perf_counter() - started) / rounds
+        share = per_request / off
+        record(
+            "telemetry off: seams / direct call",
+            f"{per_request * 1e6:.1f} us / {off * 1e3:.2f} ms = {share * 100:.2f} %",
+            f"<= {TARGETS['telemetry_off'] * 100:.0f} % {verdict(share <= TARGETS['telemetry_off'])}",
+        )
+
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+        class _Discard(SpanExporter):
+            def export(self, spans: Any) -> SpanExportResult:
+                return SpanExportResult.SUCCESS
+
+        provider = TracerProvider()
+        provider.add_span_processor(BatchSpanProcessor(_Discard()))
+        trace.set_tracer_provider(provider)
+        metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+        await ours.call_tool(operation, {})
+        (on,) = await best_of(repeat, [lambda: ours.call_tool(operation, {})])
+        record(
+            "telemetry on (batch SDK): call / off",
+            f"{on * 1e3:.2f} ms / {off * 1e3:.2f} ms = {on / off:.2f}x (+{(on - off) * 1e3:.2f} ms)",
+            "reported",
+        )
+        provider.shutdown()
 
 
 def admission_part(listing_json: str, repeat: int) -> None:
@@ -385,6 +462,7 @@ def main() -> None:
     parser.add_argument("--skip-processes", action="store_true")
     parser.add_argument("--skip-http", action="store_true", help="skip reads, searches and calls (1-3)")
     parser.add_argument("--skip-admission", action="store_true", help="skip admission (4)")
+    parser.add_argument("--skip-telemetry", action="store_true", help="skip telemetry (7)")
     parser.add_argument(
         "--startup-repeat", type=int, default=1, help="start each server N times, keep each side's best"
     )
@@ -428,6 +506,10 @@ def main() -> None:
                 serve_asgi(plain.http_app(stateless_http=True)) as plain_url,
             ):
                 asyncio.run(http_part(ours_url, plain_url, args.repeat))
+                if not args.skip_telemetry:
+                    # Last of the in-process parts: an SDK, once configured, stays the process's
+                    # provider (admission is the pure host core; the processes part spawns its own).
+                    asyncio.run(telemetry_part(ours_url, args.repeat))
         if listing is not None:
             admission_part(listing, max(4, args.repeat // 3))
         if not args.skip_processes:

@@ -5,8 +5,9 @@
 ``SchemaFragment.model_json_schema()``, and ``schemas/review-report.schema.json`` (the output of
 ``agent-connector review --json``) from ``ReviewReport.model_json_schema()``, and
 ``schemas/contract-lock.schema.json`` (``review --write-lock``) from ``ContractLock.model_json_schema()``,
-and ``schemas/review-config-report.schema.json`` (``review --mcp-config FILE --json``) from
-``ConfigReviewReport.model_json_schema()``.
+``schemas/review-config-report.schema.json`` (``review --mcp-config FILE --json``) from
+``ConfigReviewReport.model_json_schema()``, and ``schemas/gateway-check.schema.json``
+(``gateway --check --json``) from ``GatewayCheck.model_json_schema()``.
 Each artifact is also written to ``src/agent_connector_sdk/schemas/`` so the wheel ships it as package
 data. ``--check`` writes nothing and exits 1 naming each stale file.
 
@@ -26,6 +27,7 @@ from typing import Any
 
 from agent_connector_sdk.cli.config_review import ConfigReviewReport
 from agent_connector_sdk.cli.report import ReviewReport
+from agent_connector_sdk.gateway.evidence import GatewayCheck
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
 
@@ -35,6 +37,7 @@ PACKAGED_SCHEMAS = ROOT / "src" / "agent_connector_sdk" / "schemas"
 REVIEW_REPORT_ID = "urn:agent-connector-sdk:review-report:1"
 CONTRACT_LOCK_ID = "urn:agent-connector-sdk:contract-lock:1"
 CONFIG_REPORT_ID = "urn:agent-connector-sdk:review-config-report:1"
+GATEWAY_CHECK_ID = "urn:agent-connector-sdk:gateway-check:1"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MANIFEST_ID = "urn:agent-connector-sdk:schema-disclosure:schema-manifest:1"
 FRAGMENT_ID = "urn:agent-connector-sdk:schema-disclosure:schema-fragment:1"
@@ -99,12 +102,20 @@ def build_artifacts() -> dict[str, dict[str, Any]]:
         **{key: value for key, value in config_report.items() if key != "description"},
         "description": inspect.cleandoc(ConfigReviewReport.__doc__ or ""),
     }
+    gateway_check = GatewayCheck.model_json_schema()
+    check_artifact = {
+        "$schema": DIALECT,
+        "$id": GATEWAY_CHECK_ID,
+        **{key: value for key, value in gateway_check.items() if key != "description"},
+        "description": inspect.cleandoc(GatewayCheck.__doc__ or ""),
+    }
     return {
         "review-config-report.schema.json": config_artifact,
         "schema-manifest.schema.json": manifest_artifact,
         "schema-fragment.schema.json": fragment_artifact,
         "review-report.schema.json": review_artifact,
         "contract-lock.schema.json": lock_artifact,
+        "gateway-check.schema.json": check_artifact,
     }
 
 

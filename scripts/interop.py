@@ -28,6 +28,10 @@ What it does, in order:
    through the search transform's ``call_tool`` with the ``Mcp-Param-*`` headers a host derives from
    the disclosed schema (passed with ``--header``: the CLI cannot know them), then without them.
 
+6. The reference servers (server-filesystem, server-memory, mcp-server-time) as stdio children of one
+   ``agent-connector gateway``, driven by our disclosure-aware host over Streamable HTTP
+   (``scripts/interop_gateway.py``): results relayed unchanged, tool errors without invented values.
+
 ``--docs`` rewrites ``docs/interop.md`` from the results (client × server × transport × revision →
 result); ``--check-docs`` fails when the committed file differs from what this run produced. Without
 either, the matrix is printed. The exit status is non-zero when any check fails.
@@ -57,6 +61,7 @@ from typing import Any, Final
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.sanitize import sanitize_text
 from scripts.conformance import NODE_VERSION, ensure_node
+from scripts.interop_gateway import run_gateway_cell
 from scripts.interop_search import run_search_flow
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -927,6 +932,7 @@ def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
         run_filesystem(toolchain, CACHE),
         run_memory(toolchain, CACHE),
         run_time(toolchain),
+        run_gateway_cell(toolchain, CACHE),
         *run_search_flow(toolchain),
     ]
 
@@ -1009,20 +1015,28 @@ def render_docs(runs: Sequence[Run]) -> str:
         "  (the lab pages its listing: six pages). A direct call of a hidden tool by its own name is not",
         "  the documented flow: a client cannot know that tool's `x-mcp-header` arguments, so on",
         "  2026-07-28 it is refused (-32020) with a message naming both ways on (send the header, or go",
-        "  through `call_tool`); where it runs, `fastmcp.Client` re-lists tools after the call to find",
-        "  the output schema of a tool it never listed (one extra `tools/list` per call).",
+        "  through `call_tool`); where it runs, `fastmcp.Client.call_tool` re-lists tools after the call",
+        "  to find the output schema of a tool it never listed: one or two `tools/list` per call (two",
+        "  when the tool has an output schema), against one request through `call_tool`.",
         '- GitHub\'s description annotates no argument with `x-mcp-header`: its "routing" call is the',
         "  largest read (path arguments only), its write `issues_lock` (PUT) against a loopback stand-in",
         "  for api.github.com.",
-        "- The gateway federates the lab's listed tools (`lab_route_shipment` carries three routing",
-        "  arguments and may write); behind it, our own host sends the lab the `Mcp-Param-*` headers of",
-        "  every call, also when the gateway's caller sent none through `call_tool`.",
+        "- The gateway cell runs server-filesystem, server-memory and mcp-server-time as stdio children",
+        "  of one gateway, driven over Streamable HTTP by our disclosure-aware host (search, verified",
+        "  disclosure, call). A read arrives exactly as the child produced it (its one text block and",
+        "  `structuredContent`, no JSON copy added), a tool error as the child's `isError` result without",
+        "  invented `structuredContent`; see `docs/gateway.md`, *Composition*.",
+        "- The gateway federates the lab's tools, hidden ones included (`lab_search_evidence`), behind",
+        "  its own search; behind it, our own host sends the lab the `Mcp-Param-*` headers of every",
+        "  call, also when the gateway's caller sent none through `call_tool`.",
         "- `mcp-remote` is a stdio→HTTP bridge that adds no `Mcp-Param-*` headers. Under a 2025-11-25",
         "  stdio client (as desktop hosts run it) in its default mode it speaks 2025-11-25 to our server,",
         "  where no header is required. With `--protocol auto` it speaks 2026-07-28 upstream: the search",
-        "  flow works, a direct call of an annotated tool is refused (-32020, the bridge's gap), and",
-        "  against the lab it passes a 2026-07-28 listing (an array `outputSchema`) unchanged to the",
-        "  2025-11-25 client, whose listing model refuses it (recorded as the bridge's gap).",
+        "  flow reaches our server and runs, a direct call of an annotated tool is refused (-32020, the",
+        "  bridge adds no header), and the bridge passes 2026-07-28 shapes unchanged to the 2025-11-25",
+        "  client, whose models refuse them: the lab's listing (an array `outputSchema`) and, through the",
+        "  gateway, `search_evidence`'s result (an array `structuredContent`). Both are recorded as the",
+        "  bridge's gap, not as passes.",
         "- pydantic-ai's `MCPToolset` runs on `fastmcp-slim` and is driven without a model",
         "  (`direct_call_tool`), from its own virtual environment under `.cache/`.",
         "- server-filesystem, server-memory and mcp-server-time run with the host's `default` profile:",

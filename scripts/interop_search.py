@@ -13,7 +13,8 @@ this process on 127.0.0.1 behind a :class:`RequestLog`:
   loopback stand-in for api.github.com. GitHub's description annotates no argument with
   ``x-mcp-header``, so its "routing" call is the largest read (path arguments only) and the write is
   ``issues_lock`` (PUT);
-* **gateway** — the gateway with the lab as its one child: the same two lab tools, namespaced.
+* **gateway** — the gateway with the lab as its one child: the same two lab tools, namespaced (the
+  gateway federates the lab's hidden tools one by one, each admitted from its verified disclosure).
 
 Clients: the ``mcp`` SDK's ``ClientSession`` (2026-07-28 through ``server/discover``), ``fastmcp.Client``,
 the Inspector CLI (one process per command), ``mcp-remote`` (a stdio→HTTP bridge, driven by a
@@ -183,6 +184,8 @@ class Target:
     routing: tuple[str, dict[str, Any]]
     write: tuple[str, dict[str, Any]]
     log: RequestLog
+    unrouted: tuple[str, dict[str, Any]]
+    """A hidden tool without routing arguments: what calling it by its own name costs."""
     child_log: RequestLog | None = None
     """The gateway's child (the lab): what one gateway call costs behind it."""
 
@@ -256,6 +259,7 @@ def search_targets() -> Iterator[list[Target]]:
                     ("search_evidence", evidence),
                     ("route_shipment", shipment),
                     lab_log,
+                    ("content_gallery", {}),
                 ),
                 Target(
                     OPENAPI_SERVER,
@@ -265,17 +269,18 @@ def search_targets() -> Iterator[list[Target]]:
                     ("issues_list_events_for_timeline", repository),
                     ("issues_lock", {**repository, "lock_reason": "resolved"}),
                     openapi_log,
+                    ("issues_list_events_for_timeline", repository),
                 ),
-                # The gateway federates the lab's *listed* tools today; its hidden ones (search_evidence)
-                # follow when the gateway federates a search-first child's hidden tools one by one.
+                # The gateway federates the lab's hidden tools one by one (never its search proxy).
                 Target(
                     GATEWAY_SERVER,
                     gateway_url,
                     {},
-                    "route",
-                    ("lab_route_shipment", {"region": "eu-west"}),
+                    "evidence",
+                    ("lab_search_evidence", evidence),
                     ("lab_route_shipment", shipment),
                     gateway_log,
+                    ("lab_content_gallery", {}),
                     child_log=lab_log,
                 ),
             ]
@@ -293,12 +298,16 @@ class Outcome:
     payload: Any = None
     code: int | None = None
     message: str = ""
+    refused_fields: tuple[str, ...] = ()
+    """The result fields the *client's own* model refused (a result it could not read), if any."""
 
     @property
     def ok(self) -> bool:
-        return self.code is None and not self.is_error
+        return self.code is None and not self.is_error and not self.refused_fields
 
     def summary(self) -> str:
+        if self.refused_fields:
+            return f"the client refused the result ({', '.join(self.refused_fields)})"
         if self.code is not None:
             return f"refused ({self.code})"
         return "tool error" if self.is_error else "ok"
@@ -332,11 +341,15 @@ def _entry_names(payload: Any) -> list[str]:
     return names
 
 
-async def exercise(run: Run, target: Target, call: Caller, *, process_per_call: bool = False) -> None:
+async def exercise(
+    run: Run, target: Target, call: Caller, *, process_per_call: bool = False, era_bridge: bool = False
+) -> None:
     """Search, the routing call and the write through ``call_tool``; one check each (see the module).
 
     ``process_per_call``: the client starts a new process per command (the Inspector CLI), so its
     connection set-up and listing come with every call; they are recorded, not held against it.
+    ``era_bridge``: a bridge hands 2026-07-28 results unchanged to a 2025-11-25 client; a result that
+    client's model refuses for a 2026-07-28-only shape is the bridge's gap, recorded as such.
     """
     mark, child_mark = target.log.mark(), _child_mark(target)
     found = await call(SEARCH_TOOL, {"pattern": target.pattern})
@@ -355,6 +368,16 @@ async def exercise(run: Run, target: Target, call: Caller, *, process_per_call: 
         requests = target.log.since(mark)
         calls = [seen for seen in requests if seen.method == "tools/call"]
         run.per_call = run.per_call or per_call_summary(requests, process_per_call=process_per_call)
+        if outcome.refused_fields:
+            run.check(
+                label,
+                era_bridge and outcome.refused_fields == ("structuredContent",) and len(calls) == 1,
+                f"gap of the bridge: {PROXY_TOOL} → {tool} ran on our server ({describe(requests)}); "
+                "the bridge passed its 2026-07-28 result on unchanged and the 2025-11-25 client refused "
+                f"its {', '.join(outcome.refused_fields)} (an array: valid in 2026-07-28 only)",
+                gap=True,
+            )
+            continue
         run.check(
             label,
             outcome.ok and len(calls) == 1 and (process_per_call or not relisted(requests)),
@@ -447,14 +470,22 @@ async def _list_every_page(session: Any) -> None:
 
 def _session_caller(session: Any) -> Caller:
     from mcp.shared.exceptions import MCPError
+    from pydantic import ValidationError
 
     async def call(name: str, arguments: dict[str, Any]) -> Outcome:
         try:
             return _mcp_outcome(await session.call_tool(name, arguments))
         except MCPError as error:
             return _error_outcome(error)
+        except ValidationError as refused:  # the client's own result model (see exercise's era_bridge)
+            return Outcome(refused_fields=_refused_fields(refused, skip=0))
 
     return call
+
+
+def _refused_fields(refused: Any, *, skip: int) -> tuple[str, ...]:
+    """The dotted field paths a pydantic ``ValidationError`` names (the first ``skip`` steps dropped)."""
+    return tuple(sorted({".".join(str(step) for step in error["loc"][skip:]) for error in refused.errors()}))
 
 
 @asynccontextmanager
@@ -465,8 +496,10 @@ async def _fastmcp_caller(client: Any) -> AsyncIterator[Caller]:
         await client.list_tools()
 
         async def call(name: str, arguments: dict[str, Any]) -> Outcome:
+            # The high-level call people write (it parses structured output against the tool's output
+            # schema, which it looks up in a listing when the tool was never listed).
             try:
-                return _mcp_outcome(await client.call_tool_mcp(name, arguments))
+                return _mcp_outcome(await client.call_tool(name, arguments, raise_on_error=False))
             except MCPError as error:
                 return _error_outcome(error)
 
@@ -486,6 +519,18 @@ async def drive_fastmcp(run: Run, target: Target) -> None:
         await exercise(run, target, call)
         label = "hidden tool called by its own name (not the documented flow)"
         await check_direct_call(run, target, call, modern=True, label=label)
+        # What that flow costs where it runs: the client re-lists to find the output schema.
+        tool, arguments = target.unrouted
+        mark = target.log.mark()
+        outcome = await call(tool, arguments)
+        requests = target.log.since(mark)
+        lists = sum(seen.method == "tools/list" for seen in requests)
+        run.check(
+            "hidden tool without routing arguments called by its own name (its cost)",
+            outcome.ok and len(requests) == 1 + lists,
+            f"{tool}: {outcome.summary()}; {describe(requests)} ({lists} re-listings for one call, "
+            f"against 1 request through {PROXY_TOOL})",
+        )
 
 
 def _node_env(toolchain: Toolchain, home: Path) -> dict[str, str]:
@@ -528,10 +573,10 @@ async def drive_mcp_remote(run: Run, target: Target, toolchain: Toolchain, proto
             # The bridge hands a 2026-07-28 listing to a 2025-11-25 client unchanged; that client's
             # listing model requires `type: object` output schemas (2026-07-28 allows any). It re-lists
             # to validate every result, so nothing can be called: the bridge's gap, recorded as such.
-            fields = sorted({".".join(str(step) for step in error["loc"][2:]) for error in refused.errors()})
+            fields = _refused_fields(refused, skip=2)
             run.check(
                 "tools/list through the bridge",
-                modern and fields == ["outputSchema.type"],
+                modern and fields == ("outputSchema.type",),
                 f"gap of the bridge: the 2025-11-25 client refuses the listing mcp-remote passes on "
                 f"unchanged ({', '.join(fields)}: an array output schema, valid in 2026-07-28 only); "
                 "the client re-lists to validate every result, so the flow cannot start",
@@ -539,7 +584,7 @@ async def drive_mcp_remote(run: Run, target: Target, toolchain: Toolchain, proto
             )
             return
         call = _session_caller(session)
-        await exercise(run, target, call)
+        await exercise(run, target, call, era_bridge=modern)
         await check_direct_call(
             run, target, call, modern=modern, label="annotated tool called by its own name through the bridge"
         )

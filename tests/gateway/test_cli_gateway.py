@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 
+import fastmcp
 import httpx2
 import pytest
 
@@ -50,12 +51,14 @@ def test_check_prints_each_childs_evidence(children: tuple[str, str]) -> None:
     )
     assert run.code == 0, run.err
     out = run.out
-    assert "child weather (streamable_http, 2026-07-28): up" in out
-    assert "validated result: weather_forecast: ok (structured content conforms)" in out
+    assert f"child weather (streamable_http, 2026-07-28, server weather {fastmcp.__version__}): up" in out
+    assert "validated result: weather_forecast: ok (structured content conforms; harmless)" in out
     assert 'descriptors: 4 in 2 page(s): (first), ""' in out
     assert "leaky: sensitive_header:" in out
     assert "admitted (3): bad_listing, bad_morph, bad_ok" in out
-    assert "child files (stdio, 2026-07-28): up" in out
+    assert f"child files (stdio, 2026-07-28, server files {fastmcp.__version__}): up" in out
+    # The rejected tool and the child without a harmless tool are problems; none fails without --strict.
+    assert out.splitlines()[-1] == "status: degraded (not passed; 2 problem(s))"
 
 
 def test_check_json_and_a_child_that_is_down(children: tuple[str, str]) -> None:
@@ -70,12 +73,16 @@ def test_check_json_and_a_child_that_is_down(children: tuple[str, str]) -> None:
         "gone=http://127.0.0.1:9/mcp",
     )
     assert run.code == 2
-    evidence = {item["name"]: item for item in run.json()}
+    report = run.json()
+    assert report["status"] == "degraded" and report["passed"] is False
+    evidence = {item["name"]: item for item in report["children"]}
     assert evidence["gone"]["state"] == "down" and evidence["gone"]["last_error"] == "transport_failure"
     assert evidence["weather"]["validated_result"] == {
         "tool": "weather_forecast",
+        "source": "harmless",
         "outcome": "ok",
         "structured": True,
+        "reason": None,
     }
     assert evidence["weather"]["page_trace"] == [None]
 

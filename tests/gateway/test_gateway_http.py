@@ -201,6 +201,7 @@ def test_healthz_detail_shows_the_evidence_for_operators(stack: Stack) -> None:
     detail = httpx2.get(base + "/healthz?detail=1", timeout=10).json()
     bad = next(child for child in detail["children"] if child["name"] == "bad")
     assert bad["page_trace"] == [None, ""] and bad["descriptors"] == 4
-    assert bad["admitted"] == ["bad_listing", "bad_morph", "bad_ok"]
+    assert [tool["tool"] for tool in bad["admitted"]] == ["bad_listing", "bad_morph", "bad_ok"]
+    assert [tool["child_tool"] for tool in bad["admitted"]] == ["listing", "morph", "ok"]
     assert [(r["tool"], r["category"]) for r in bad["rejected"]] == [("leaky", "sensitive_header")]
     assert bad["validated_result"] is None  # the health route never calls a tool

@@ -56,9 +56,17 @@ def test_gateway_check_connects_the_children_of_an_mcp_config(
     err = capfd.readouterr().err
     text = out.getvalue()
     assert code == 0, text + err
-    assert "child keyed (stdio, 2026-07-28): up" in text
+    lines = text.splitlines()
+    assert any(
+        line.startswith("child keyed (stdio, 2026-07-28, server keyed ") and line.endswith(": up")
+        for line in lines
+    )
     assert "lookup_in_apac" in text  # the file's env reached the stdio child
-    assert "child lab (streamable_http, 2026-07-28): up" in text  # the file's header authenticated it
+    # the file's header authenticated it
+    assert any(
+        line.startswith("child lab (streamable_http, 2026-07-28, ") and line.endswith(": up")
+        for line in lines
+    )
     assert "skipped" not in text
     assert SECRET not in text + err and OPERATOR_TOKEN not in text + err
 

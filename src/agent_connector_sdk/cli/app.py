@@ -8,6 +8,7 @@ server that could not be reviewed — with one line on stderr saying why; **130*
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import sys
@@ -133,23 +134,40 @@ def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
         return _target("stdio", stdio)
     if len(target) == 1 and "://" in target[0]:
         return _http_target(target[0])
-    if (
-        len(target) == 1
-        and not target[0].startswith(("http:", "https:"))
-        and " " not in target[0]
-        and "/" not in target[0]
-        and any(mark in target[0] for mark in ".:")
-        and shutil.which(target[0]) is None
-    ):
-        # `localhost:8000` or `example.com`: a server address without its scheme (the parser
-        # swallows `--`, so a bare program name is run as the stdio command it most likely is).
+    if len(target) == 1 and _looks_like_an_address(target[0]):
+        # `localhost:8000`, `127.0.0.1:8000/mcp` or `example.com`: a server address without its
+        # scheme (the parser swallows `--`, so a bare program name is run as the stdio command it
+        # most likely is).
+        path = "" if "/" in target[0] else "/mcp"
         raise CliError(
             f"{json.dumps(target[0])[:80]} is neither a URL nor a program on PATH; "
-            f"for an HTTP server write http://{target[0]}/mcp"
+            f"for an HTTP server write http://{target[0]}{path}"
         )
     import shlex
 
     return _target("stdio", shlex.join(target))
+
+
+_SCHEMELESS_ADDRESS = re.compile(
+    r"(localhost|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?(/\S*)?"
+)
+
+
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".jar", ".exe")
+
+
+def _looks_like_an_address(word: str) -> bool:
+    """``host[:port][/path]`` that is not a program on PATH nor a file here (``python``, ``./srv.py``,
+    ``server.py`` stay stdio commands)."""
+    if word.startswith(("http:", "https:")) or _SCHEMELESS_ADDRESS.fullmatch(word) is None:
+        return False
+    if word.endswith(_SCRIPT_SUFFIXES):
+        return False  # `server.py`: a script named without its interpreter, not a host
+    host = word.split("/", 1)[0]
+    has_port = re.search(r":\d{1,5}$", host) is not None
+    if "/" in word and not has_port and not host.startswith("localhost"):
+        return False  # `dir.v2/server`: a relative path to a program, most likely
+    return shutil.which(word) is None and not Path(word).exists()
 
 
 def _target(kind: Literal["http", "stdio"], address: str) -> Target:

@@ -84,9 +84,12 @@ def _quote(words: str | None) -> str:
     return f": {sanitize_text(words, _WORDS)}" if words else ""
 
 
-def _http_error(target: str, status: int, words: str | None) -> str:
-    """``target answered HTTP <status>: <the server's words>`` and, where it helps, what to try."""
+def _http_error(target: str, status: int, words: str | None, credentials: bool = False) -> str:
+    """``target answered HTTP <status>: <the server's words>`` and, where it helps, what to try
+    (``credentials``: a token or an Authorization header was sent, so it was the one refused)."""
     said = _quote(words)
+    if status == 401 and credentials:
+        return f"{target} answered HTTP 401 (unauthorized){said}; the credentials sent were refused"
     if status == 401:
         return f"{target} answered HTTP 401 (unauthorized){said}; pass credentials with --token or --header"
     if status == 403 and not words:
@@ -96,7 +99,7 @@ def _http_error(target: str, status: int, words: str | None) -> str:
     return f"{target} answered HTTP {status}{said}"
 
 
-def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str | None:
+def _protocol_failure(error: ProtocolError, target: str, timeout: float, credentials: bool) -> str | None:
     """The sentence for one of the host's protocol families (decided by class, never by message)."""
     from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
@@ -113,7 +116,7 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str 
         theirs = sanitize_text(error.offered, 120)
         return f"{target} speaks MCP protocol version {theirs}; this host speaks {ours}"
     if isinstance(error, HttpStatusError):
-        return _http_error(target, error.status, error.words)
+        return _http_error(target, error.status, error.words, credentials)
     if isinstance(error, JsonRpcError):
         if error.code == -32022:  # UnsupportedProtocolVersion, with data.supported
             data = error.data if isinstance(error.data, dict) else {}
@@ -121,7 +124,7 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str 
             return f"{target} supports MCP protocol versions {theirs}; this host speaks {ours}"
         words = f"JSON-RPC error {error.code}{_quote(error.message)}"
         if error.http_status is not None:
-            return _http_error(target, error.http_status, words)
+            return _http_error(target, error.http_status, words, credentials)
         return f"{target} refused the session: {words}"
     if isinstance(error, MalformedResponse):
         if error.content_type is not None:
@@ -135,7 +138,9 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float) -> str 
     return None
 
 
-def explain_unreachable(error: BaseException, *, target: str, timeout: float) -> str:
+def explain_unreachable(
+    error: BaseException, *, target: str, timeout: float, credentials: bool = False
+) -> str:
     """One sentence saying why ``target`` could not be reviewed: by the class of the host's error
     (an HTTP status with the server's own words, a JSON-RPC error, a version mismatch, an answer that
     is not JSON-RPC), else by the transport exception underneath (refused, DNS, TLS, timed out,
@@ -147,7 +152,7 @@ def explain_unreachable(error: BaseException, *, target: str, timeout: float) ->
     causes = list(iter_causes(error))
     for cause in causes:
         if isinstance(cause, ProtocolError):
-            sentence = _protocol_failure(cause, target, timeout)
+            sentence = _protocol_failure(cause, target, timeout, credentials)
             if sentence is not None:
                 return sentence
     for cause in causes:

@@ -10,14 +10,22 @@ file, issuer, audience; scopes per child or tool). Without one the gateway serve
 
 Serving binds the socket first (a bad or busy port is one line, exit 2), connects every child within
 its connect timeout (a child that is down is reported and retried with backoff; the others serve), then
-prints the real URL. ``--check`` connects, prints each child's compatibility evidence and exits: 0 when
-every child was reachable, 2 when one was not.
+prints the real URL. Child state changes are one log line each on stderr. SIGTERM or Ctrl-C ends the
+gateway and every child within seconds: requests still running get ``shutdown_grace`` seconds (3 by
+default), then the children are closed together (see ``Gateway.stop``).
+
+``--check`` connects, prints each child's compatibility evidence and exits: 0 when every child was
+reachable, 2 when one was not; with ``--strict`` also 1 on any rejected tool or failed probe.
+``--check --json`` prints one :class:`~agent_connector_sdk.gateway.evidence.GatewayCheck` object
+(``schemas/gateway-check.schema.json``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,7 +34,7 @@ from cyclopts import Parameter
 from agent_connector_sdk.cli._options import Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError, require_readable_file
-from agent_connector_sdk.sanitize import sanitize_text
+from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["gateway", "render_evidence"]
 
@@ -65,7 +73,21 @@ def gateway(
             negative=(),
         ),
     ] = False,
-    json_output: Annotated[bool, Parameter(name="--json", help="--check: print JSON", negative=())] = False,
+    json_output: Annotated[
+        bool,
+        Parameter(name="--json", help="--check: print JSON (schema: gateway-check.schema.json)", negative=()),
+    ] = False,
+    strict: Annotated[
+        bool,
+        Parameter(help="--check: exit 1 on any rejected tool or failed probe", negative=()),
+    ] = False,
+    lock: Annotated[
+        Path | None,
+        Parameter(
+            help="a contract lock (review --write-lock): publish only approved child contracts; "
+            "a drifted tool waits until the lock is updated"
+        ),
+    ] = None,
     state: Annotated[
         str | None,
         Parameter(
@@ -89,20 +111,30 @@ def gateway(
         raise CliError(f"--port must be between 0 and 65535 (got {port})")
     if json_output and not check:
         raise CliError("--json only applies with --check")
+    if strict and not check:
+        raise CliError("--strict only applies with --check")
     if config is not None:
         require_readable_file(config)  # a mistyped path answers before the gateway stack loads
     from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
     from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
+    from agent_connector_sdk.gateway.config import check_credentials
 
     try:
         extra = tuple(parse_child(text) for text in child or ()) + _configured_children(mcp_config, server)
         settings = load_config(config, extra) if config is not None else GatewayConfig(children=extra)
+        if lock is not None:
+            settings = dataclasses.replace(settings, lock=lock)
+        check_credentials(settings)  # a missing variable is named now, not found at the first connect
+        probe_gateway = Gateway(settings) if check else None
     except GatewayError as error:
         raise CliError(error.message) from None
     out = current_output()
     one_line_logging()
-    if check:
-        return asyncio.run(_check(Gateway(settings), json_output=json_output))
+    # Child state changes (up, down, reconnected, degraded, generation moved, tools rejected) are the
+    # operator's view of the children: shown at INFO, one line each, whatever the SDK's level.
+    logging.getLogger("agent_connector_sdk.gateway").setLevel(logging.INFO)
+    if probe_gateway is not None:
+        return asyncio.run(_check(probe_gateway, json_output=json_output, strict=strict))
     if settings.auth is not None and no_auth:
         raise CliError("--no-auth contradicts the [auth] table of --config: drop one")
     if settings.auth is None and not no_auth:
@@ -116,7 +148,10 @@ def gateway(
     from agent_connector_sdk.state.config import state_url_from_env
 
     shared = state if state is not None else state_url_from_env()
-    front = Gateway(settings, health_detail=health_detail)
+    try:
+        front = Gateway(settings, health_detail=health_detail)
+    except GatewayError as error:
+        raise CliError(error.message) from None
     try:
         app_ = front.http_app(state=shared, replica_id=replica_id, namespace=namespace)
     except StateConfigError as error:
@@ -132,7 +167,7 @@ def gateway(
         out.flush()
 
     try:
-        run_server(app_, sock, announce)
+        run_server(app_, sock, announce, graceful_shutdown_seconds=settings.shutdown_grace)
     except SystemExit:
         # uvicorn exits (status 3) when the app's lifespan fails: say why in our one line, if we know.
         if front.start_error is None:
@@ -154,9 +189,9 @@ def _configured_children(path: Path | None, names: list[str] | None) -> tuple[An
     return gateway_children(select_servers(read_mcp_config(path), names or []))
 
 
-async def _check(front: Any, *, json_output: bool) -> int:
+async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
     from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway.evidence import collect_evidence
+    from agent_connector_sdk.gateway.evidence import check_report, collect_evidence
 
     try:
         await front.start(supervise=False)
@@ -166,42 +201,55 @@ async def _check(front: Any, *, json_output: bool) -> int:
         evidence = [await collect_evidence(child) for child in front.children.values()]
     finally:
         await front.stop()
+    report = check_report(evidence)
     out = current_output()
     if json_output:
-        print(json.dumps([item.as_json() for item in evidence], indent=2, ensure_ascii=True), file=out)
+        print(sanitize_json(report.model_dump_json(indent=2)), file=out)
     else:
-        for line in render_evidence(evidence):
+        for line in render_evidence(report):
             print(line, file=out)
-    return 0 if all(item.health.state == "up" for item in evidence) else 2
+    if any(item.state not in ("up", "degraded") for item in report.children):
+        return 2
+    return 1 if strict and not report.passed else 0
 
 
 def _s(value: Any, limit: int = 200) -> str:
     return sanitize_text(str(value), limit)
 
 
-def render_evidence(evidence: list[Any]) -> list[str]:
-    """Lines for a person; every child-controlled string passes the one sanitizer."""
+def render_evidence(report: Any) -> list[str]:
+    """Lines for a person (a :class:`~agent_connector_sdk.gateway.evidence.GatewayCheck`); every
+    child-controlled string passes the one sanitizer."""
     lines: list[str] = []
-    for item in evidence:
-        health = item.health
-        version = health.protocol_version or "-"
-        lines.append(f"child {health.name} ({health.transport}, {_s(version, 40)}): {health.state}")
-        if health.state != "up":
-            lines.append(f"  error: {_s(health.last_error)}")
+    for item in report.children:
+        version = item.protocol_version or "-"
+        server = ""
+        if item.server is not None:
+            server = f", server {_s(item.server.name or '-', 80)} {_s(item.server.version or '-', 40)}"
+        lines.append(f"child {item.name} ({item.transport}, {_s(version, 40)}{server}): {item.state}")
+        if item.state not in ("up", "degraded"):
+            lines.append(f"  error: {_s(item.reason or item.last_error)}")
             continue
         trace = ", ".join("(first)" if c is None else json.dumps(_s(c, 40)) for c in item.page_trace)
-        lines.append(f"  descriptors: {item.descriptors} in {len(item.page_trace)} page(s): {trace}")
-        lines.append(f"  admitted ({len(item.admitted)}): {_s(', '.join(item.admitted), 2000)}")
+        lines.append(f"  descriptors: {item.descriptors} in {item.pages} page(s): {trace}")
+        names = ", ".join(tool.tool for tool in item.admitted)
+        lines.append(f"  admitted ({len(item.admitted)}): {_s(names, 2000)}")
         lines.append(f"  rejected ({len(item.rejected)})" + (":" if item.rejected else ""))
-        for tool, category, reason in item.rejected:
+        for rejected in item.rejected:
+            tool = rejected.tool if rejected.tool is not None else "(no name)"
+            lines.append(f"    {_s(tool, 130)}: {rejected.category}: {_s(rejected.reason)}")
+        probe = item.validated_result
+        if probe is None:
             lines.append(
-                f"    {_s(tool if tool is not None else '(no name)', 130)}: {category}: {_s(reason)}"
+                "  validated result: none (no [children.NAME.probe] and no read-only tool without "
+                "required arguments)"
             )
-        validated = item.validated
-        if validated is None:
-            lines.append("  validated result: none (no read-only tool without required arguments)")
+        elif probe.outcome == "ok":
+            shape = "structured content conforms" if probe.structured else "content only"
+            lines.append(f"  validated result: {_s(probe.tool, 130)}: ok ({shape}; {probe.source})")
         else:
-            shape = "structured content conforms" if validated.structured else "content only"
-            detail = shape if validated.outcome == "ok" else validated.outcome
-            lines.append(f"  validated result: {validated.tool}: {validated.outcome} ({detail})")
+            why = f": {_s(probe.reason)}" if probe.reason else ""
+            lines.append(f"  validated result: {_s(probe.tool, 130)}: {probe.outcome}{why} ({probe.source})")
+    verdict = "passed" if report.passed else "not passed"
+    lines.append(f"status: {report.status} ({verdict}; {len(report.problems)} problem(s))")
     return lines

@@ -369,7 +369,8 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
             "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
         )
         raise ServerUnavailable(f"refused by this host: {deep.message}") from None
-    message = explain_unreachable(failure, target=target.address, timeout=options.timeout)
+    sent = options.token is not None or any(name.lower() == "authorization" for name in options.headers)
+    message = explain_unreachable(failure, target=target.address, timeout=options.timeout, credentials=sent)
     quoted = informative_line(options.stderr_log) if not over_http else None
     if not quoted:
         raise ServerUnavailable(message) from None

@@ -393,12 +393,14 @@ def run_server(
     announce: Callable[[str], None],
     *,
     read_timeout_seconds: float = DEFAULT_READ_TIMEOUT_SECONDS,
+    graceful_shutdown_seconds: int | None = None,
 ) -> None:
     """Serve ``app`` on the bound ``sock``; ``announce(url)`` runs once uvicorn has started.
 
     uvicorn never rewrites the peer address from ``X-Forwarded-For`` here (``proxy_headers=False``):
     the gates decide which proxies to believe (``--trusted-proxies``), so a caller cannot pick its own
-    rate-limit identity. Request heads must arrive within ``read_timeout_seconds``.
+    rate-limit identity. Request heads must arrive within ``read_timeout_seconds``. On SIGTERM/Ctrl-C
+    requests in flight get ``graceful_shutdown_seconds`` to finish (``None``: as long as they take).
     """
     import uvicorn
 
@@ -420,5 +422,6 @@ def run_server(
         proxy_headers=False,
         http=header_deadline_protocol(read_timeout_seconds),
         timeout_keep_alive=5,
+        timeout_graceful_shutdown=graceful_shutdown_seconds,
     )
     AnnouncingServer(config).run(sockets=[sock])

@@ -33,6 +33,13 @@ What this module adds:
   result saying the status and a generic message. The upstream's body is logged (bounded, escaped,
   with the call's argument values replaced) and reaches the caller only with
   ``upstream_errors="echo"`` (``serve --upstream-errors=echo``): an error body may carry secrets.
+* **failures inside the contract** (:mod:`.openapi_failures`): each tool's output schema also
+  describes its failure envelope (category, message, upstream status, the document's declared error
+  body), and the tool supplies that envelope for every failed call, so an ``isError`` result conforms;
+* **bounded upstream answers** (:mod:`.upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
+  enforced while the answer is read (``upstream_too_large``);
+* **document checks before any tool exists** (:mod:`.openapi_document`): duplicate ``operationId``s
+  and reserved tool names refused, operations reaching an unresolvable ``$ref`` left out with the reason.
 
 Arguments are validated against each tool's published ``inputSchema`` on the server by the Execute gate
 (``agent_connector_sdk.mcp.server``), so an ``"issue_number": "notanint"`` never becomes a URL.
@@ -48,7 +55,7 @@ import contextvars
 import json
 import logging
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
@@ -125,15 +132,33 @@ class InvalidOpenAPIDocument(AgentConnectorError, ValueError):
         self.rule = rule
 
 
-def _first_problem(error: ValidationError) -> str:
-    """The most specific of the parser's validation errors as ``path: rule`` (a union's other branches
+def _first_problem(error: ValidationError, document: Any) -> str:
+    """The most specific of the parser's validation errors as ``place: rule`` (a union's other branches
     add "Field required" noise for ``$ref``; the deepest location is the place to look)."""
     problems = error.errors(include_input=False, include_url=False)
     relevant = [p for p in problems if p["loc"][-1:] != ("$ref",)] or problems
     deepest = max(relevant, key=lambda problem: len(problem["loc"]))
-    where = ".".join(str(part) for part in deepest["loc"])
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return f"invalid OpenAPI document at {where}: {deepest['msg']}{more}"
+    return f"invalid OpenAPI document at {document_place(deepest['loc'], document)}: {deepest['msg']}{more}"
+
+
+def document_place(location: Sequence[Any], document: Any) -> str:
+    """A pydantic error location as the document's own place: ``paths./pets.get.parameters[0].schema.type``.
+
+    pydantic puts the parser's model and union-branch names into the location (``Parameter``,
+    ``Schema``, ``str-enum[DataType]``...); walking the document alongside keeps only the parts that
+    are its keys and indexes, so a property that happens to be called ``Schema`` is kept too."""
+    place = ""
+    node = document
+    for part in location:
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            place += f"[{part}]"
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and part in node:
+            place += f".{part}" if place else part
+            node = node[part]
+        # else: a model or union-branch name of the parser, not a place in the document
+    return place or "the document's root"
 
 
 class _QuietParser(logging.Filter):
@@ -720,7 +745,7 @@ def build_openapi_server(
         )
     except ValueError as error:
         if isinstance(error.__cause__, ValidationError):
-            raise InvalidOpenAPIDocument(_first_problem(error.__cause__)) from None
+            raise InvalidOpenAPIDocument(_first_problem(error.__cause__, document)) from None
         raise
     finally:
         parser_log.removeFilter(quiet)

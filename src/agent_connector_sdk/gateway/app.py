@@ -51,6 +51,7 @@ from agent_connector_sdk.gateway.children import Child, ChildHealth
 from agent_connector_sdk.gateway.config import GatewayConfig
 from agent_connector_sdk.gateway.errors import GatewayError, refusal_code
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
+from agent_connector_sdk.gateway.locks import LockWatch
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.contracts.trace_context import reissue_trace_context
 from agent_connector_sdk.mcp.host import HostOptions
@@ -68,6 +69,7 @@ from agent_connector_sdk.mcp.server.output_check import WireRefusal
 
 __all__ = [
     "SCHEMA_DIGEST_META_KEY",
+    "STOP_GRACE",
     "Gateway",
     "GatewayTool",
     "caller_meta",
@@ -78,6 +80,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+STOP_GRACE = 2.0
+"""Seconds a cancelled child supervisor gets to end before :meth:`Gateway.stop` goes on without it."""
 
 
 def default_host_options(audit: AuditSink | None = None) -> HostOptions:
@@ -118,8 +123,19 @@ def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
     nothing else: the ``mcp`` client injects the *current* OpenTelemetry context into every request's
     ``_meta``, and FastMCP made the caller's ``traceparent``/``tracestate`` (and ``baggage``) current
     while serving it, so without this they would reach the child verbatim."""
-    reissued = reissue_trace_context(meta)
+    serving = trace.get_current_span()
     context = otel_context.Context()  # empty: no span, no baggage
+    if serving.is_recording():
+        # An OpenTelemetry SDK is on: the gateway's own server span (whose parent is the caller's
+        # context) is the parent of the hop to the child, so caller, gateway and child are one trace
+        # (docs/observability.md). Only that span is kept, not the caller's baggage.
+        token = otel_context.attach(trace.set_span_in_context(serving, context))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+        return
+    reissued = reissue_trace_context(meta)
     if reissued is not None:
         span = trace.NonRecordingSpan(
             trace.SpanContext(
@@ -284,8 +300,10 @@ class Gateway:
         )
         self.server.add_transform(self.search)
         self.gates = ServerGates(audit=self.audit)
+        # Read now: a lock file that cannot be used refuses start-up (GatewayError invalid_config).
+        self.lock = None if config.lock is None else LockWatch(config.lock, len(config.children))
         self.children: dict[str, Child] = {
-            spec.name: Child(spec, config, self.options, self._apply, environ=environ)
+            spec.name: Child(spec, config, self.options, self._apply, environ=environ, lock=self.lock)
             for spec in config.children
         }
         self._tools: dict[str, GatewayTool] = {}
@@ -332,21 +350,24 @@ class Gateway:
         ]
 
     async def _first_connect(self, child: Child, supervise: bool) -> None:
-        try:
+        # A child that fails is down (logged once by the child, with its reason); its supervisor retries.
+        with contextlib.suppress(AgentConnectorError, OSError, RuntimeError):
             await child.connect()
-        except (AgentConnectorError, OSError, RuntimeError):
-            then = "; retrying with backoff" if supervise else ""
-            logger.warning("child %s is down at start (%s)%s", child.name, child.last_error, then)
 
     async def stop(self) -> None:
+        """Stop the supervisors and close every child, all at once and bounded in time, whatever the
+        children are doing: a supervisor that does not end within :data:`STOP_GRACE` of its cancel
+        is abandoned (it is not awaited again), and the children close concurrently (a stdio child
+        gets the ``mcp`` SDK's shutdown: stdin closed, then SIGTERM, then SIGKILL, about 4 s at worst,
+        which also ends a stopped process)."""
         tasks, self._tasks = self._tasks, []
+        for child in self.children.values():
+            child.state = "closed"  # a supervisor between two awaits ends its loop
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        for child in self.children.values():
-            await child.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_GRACE)
+        await asyncio.gather(*(child.close() for child in self.children.values()), return_exceptions=True)
         self._started = False
 
     async def __aenter__(self) -> Gateway:
@@ -454,15 +475,13 @@ class Gateway:
             from agent_connector_sdk.gateway.evidence import collect_evidence
 
             detail = [(await collect_evidence(c, probe=False)).as_json() for c in self.children.values()]
-            up = sum(1 for item in detail if item["state"] == "up")
-            return JSONResponse({"status": _status(up, len(detail)), "children": detail})
+            return JSONResponse({"status": _status([item["state"] for item in detail]), "children": detail})
         children = [health.as_json() for health in self.health()]
-        up = sum(1 for health in children if health["state"] == "up")
-        status = _status(up, len(children))
+        status = _status([health["state"] for health in children])
         if self.unmatched and status == "ok":
             status = "degraded"  # a requirement names nothing any more: the log line names it
         body = {"status": status, "children": children, "unmatched_requirements": len(self.unmatched)}
-        return JSONResponse(body, status_code=200 if up else 503)
+        return JSONResponse(body, status_code=503 if status == "down" else 200)
 
     # -- serving ---------------------------------------------------------------------------------------
     def http_app(
@@ -496,5 +515,9 @@ class Gateway:
         self.server.custom_route(path, methods=["GET"], include_in_schema=False)(self._healthz)
 
 
-def _status(up: int, children: int) -> str:
-    return "ok" if up == children else ("degraded" if up else "down")
+def _status(states: list[str]) -> str:
+    """``ok`` when every child is up, ``down`` when none serves, else ``degraded`` (a degraded child
+    still serves: its calls go through, they time out)."""
+    if all(state == "up" for state in states):
+        return "ok"
+    return "degraded" if any(state in ("up", "degraded") for state in states) else "down"

@@ -4,9 +4,13 @@ A child is ``NAME=URL`` (Streamable HTTP) or ``NAME=-- CMD ARGS…`` (a stdio se
 on the command line (``--child``) or in a TOML file (``--config``)::
 
     [gateway]
+    lock = "gateway.lock"      # optional: publish only approved contracts (relative to this file)
     call_timeout = 10          # seconds a child may take to answer one call
     connect_timeout = 10       # seconds to connect and list a child
-    refresh = 60               # seconds between re-lists (a list_changed notification re-lists at once)
+    refresh = 60               # seconds between re-lists (a list_changed notification re-lists sooner)
+    relist_interval = 10       # at least this many seconds between two re-lists of one child
+    degrade_after = 3          # consecutive call timeouts that mark a child degraded
+    shutdown_grace = 3         # seconds calls in flight get after SIGTERM/Ctrl-C (whole seconds)
 
     [auth]                     # optional: JWT authentication, see .auth
     issuer = "https://login.example.com/"
@@ -21,6 +25,10 @@ on the command line (``--child``) or in a TOML file (``--config``)::
     [children.files]
     command = ["python", "files_server.py"]
     env_env = { FILES_TOKEN = "GATEWAY_FILES_TOKEN" }           # child env var -> our env var
+
+    [children.files.probe]     # what ``--check`` calls to obtain one validated result
+    tool = "read"
+    arguments = { path = "README.md" }
 
 Credentials are *references*: the configuration names environment variables, and only
 :func:`resolve_credentials` reads them, at connect time. Their values are never stored in a spec,
@@ -54,6 +62,8 @@ from agent_connector_sdk.gateway.generations import RESERVED_TOOL_NAMES
 __all__ = [
     "ChildSpec",
     "GatewayConfig",
+    "Probe",
+    "check_credentials",
     "load_config",
     "parse_child",
     "resolve_credentials",
@@ -68,10 +78,21 @@ _FORBIDDEN_HEADERS: Final = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
+class Probe:
+    """The call ``gateway --check`` makes to a child for its one validated result: the child's own tool
+    name (not the namespaced one) and its arguments. Arguments are the operator's choice of harmless
+    input; they are sent, never printed, logged or put in the evidence."""
+
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class ChildSpec:
     """One child server: ``url`` (Streamable HTTP) xor ``command`` (stdio). ``headers_env`` maps an HTTP
     header to the environment variable holding its value; ``env_env`` maps a stdio child's environment
-    variable to ours. Values are read only when connecting (:func:`resolve_credentials`)."""
+    variable to ours. Values are read only when connecting (:func:`resolve_credentials`). ``probe``:
+    the call ``--check`` makes (default: a tool that claims to be read-only and needs no argument)."""
 
     name: str
     url: str | None = None
@@ -81,6 +102,7 @@ class ChildSpec:
     header_values: Mapping[str, str] = field(default_factory=dict, repr=False)
     env_values: Mapping[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
+    probe: Probe | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or _CHILD_NAME.fullmatch(self.name) is None:
@@ -124,6 +146,12 @@ class ChildSpec:
             _check_env_name(self.name, variable)
         if self.env_env and not self.command:
             raise GatewayError("invalid_config", f"child {self.name}: env_env needs a command child")
+        if self.probe is not None:
+            tool, arguments = self.probe.tool, self.probe.arguments
+            if not isinstance(tool, str) or not 1 <= len(tool) <= 128:
+                raise GatewayError("invalid_config", f"child {self.name}: probe tool is a tool name")
+            if not isinstance(arguments, Mapping):
+                raise GatewayError("invalid_config", f"child {self.name}: probe arguments are a table")
 
     @property
     def transport(self) -> str:
@@ -138,7 +166,10 @@ def _check_env_name(child: str, name: Any) -> None:
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
     """The children and the gateway's timeouts (seconds). ``max_backoff`` caps reconnect waits;
-    ``auth`` (:class:`~.auth.AuthSettings`) turns on JWT authentication and per-child/tool scopes."""
+    ``relist_interval`` is the least time between two re-lists of one child (a ``list_changed`` storm
+    is coalesced into at most one re-list per interval); ``degrade_after`` consecutive call timeouts
+    mark a child ``degraded``; ``auth`` (:class:`~.auth.AuthSettings`) turns on JWT authentication and
+    per-child/tool scopes."""
 
     children: tuple[ChildSpec, ...]
     call_timeout: float = 10.0
@@ -146,6 +177,14 @@ class GatewayConfig:
     refresh: float = 60.0
     max_backoff: float = 30.0
     auth: AuthSettings | None = None
+    relist_interval: float = 10.0
+    degrade_after: int = 3
+    shutdown_grace: int = 3
+    """Whole seconds calls in flight get to finish on SIGTERM/Ctrl-C before they are cancelled and
+    the children closed (0: none)."""
+    lock: Path | None = None
+    """A contract lock file (``review --write-lock``): only approved child contracts are published
+    (see :mod:`.locks`)."""
 
     def __post_init__(self) -> None:
         names = [child.name for child in self.children]
@@ -154,10 +193,18 @@ class GatewayConfig:
         duplicate = sorted({name for name in names if names.count(name) > 1})
         if duplicate:
             raise GatewayError("invalid_config", f"child {duplicate[0]} is given twice")
-        for knob in ("call_timeout", "connect_timeout", "refresh", "max_backoff"):
+        for knob in ("call_timeout", "connect_timeout", "refresh", "max_backoff", "relist_interval"):
             value = getattr(self, knob)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86_400:
                 raise GatewayError("invalid_config", f"{knob} must be a number of seconds in (0, 86400]")
+        grace = self.shutdown_grace
+        if isinstance(grace, bool) or not isinstance(grace, int) or not 0 <= grace <= 600:
+            raise GatewayError(
+                "invalid_config", "shutdown_grace must be a whole number of seconds in [0, 600]"
+            )
+        degrade = self.degrade_after
+        if isinstance(degrade, bool) or not isinstance(degrade, int) or not 1 <= degrade <= 1000:
+            raise GatewayError("invalid_config", "degrade_after must be a whole number of calls in [1, 1000]")
         if self.auth is not None:
             # A requirement names a child (all its tools) or one gateway tool name `child_tool`.
             # Which tools exist is known once the children are listed (Gateway.start checks again).
@@ -209,14 +256,23 @@ def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
     children_table = data.get("children", {})
     if not isinstance(table, dict) or not isinstance(children_table, dict):
         raise GatewayError("invalid_config", f"{path.name}: [gateway] and [children.*] must be tables")
-    known = {"call_timeout", "connect_timeout", "refresh", "max_backoff"}
+    known = {
+        "call_timeout",
+        "connect_timeout",
+        "refresh",
+        "max_backoff",
+        "relist_interval",
+        "degrade_after",
+        "shutdown_grace",
+        "lock",
+    }
     if set(table) - known:
         raise GatewayError("invalid_config", f"[gateway] has an unknown key {sorted(set(table) - known)[0]}")
     children: list[ChildSpec] = []
     for name, spec in children_table.items():
         if not isinstance(spec, dict):
             raise GatewayError("invalid_config", f"[children.{name}] must be a table")
-        allowed = {"url", "command", "headers_env", "env_env"}
+        allowed = {"url", "command", "headers_env", "env_env", "probe"}
         if set(spec) - allowed:
             raise GatewayError(
                 "invalid_config", f"[children.{name}] has an unknown key {sorted(set(spec) - allowed)[0]}"
@@ -233,6 +289,7 @@ def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
                 command=tuple(command),
                 headers_env=_mapping(name, spec.get("headers_env"), "headers_env"),
                 env_env=_mapping(name, spec.get("env_env"), "env_env"),
+                probe=_probe(name, spec.get("probe")),
             )
         )
     auth_table = data.get("auth")
@@ -245,7 +302,32 @@ def load_config(path: Path, extra: Sequence[ChildSpec] = ()) -> GatewayConfig:
         connect_timeout=_seconds(table, "connect_timeout", 10.0),
         refresh=_seconds(table, "refresh", 60.0),
         max_backoff=_seconds(table, "max_backoff", 30.0),
+        relist_interval=_seconds(table, "relist_interval", 10.0),
+        degrade_after=table.get("degrade_after", 3),
+        shutdown_grace=table.get("shutdown_grace", 3),
+        lock=_lock_path(table.get("lock"), path.parent),
     )
+
+
+def _lock_path(value: Any, base: Path) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise GatewayError("invalid_config", "[gateway] lock is the path of a contract lock file")
+    return base / value
+
+
+def _probe(child: str, table: Any) -> Probe | None:
+    if table is None:
+        return None
+    if not isinstance(table, dict) or set(table) - {"tool", "arguments"} or "tool" not in table:
+        raise GatewayError(
+            "invalid_config", f"[children.{child}.probe] holds tool = NAME and optionally arguments = {{...}}"
+        )
+    arguments = table.get("arguments", {})
+    if not isinstance(arguments, dict):
+        raise GatewayError("invalid_config", f"[children.{child}.probe] arguments must be a table")
+    return Probe(tool=table["tool"], arguments=arguments)
 
 
 def resolve_credentials(
@@ -270,3 +352,10 @@ def resolve_credentials(
                 )
             target[key] = value
     return headers, env
+
+
+def check_credentials(config: GatewayConfig, environ: Mapping[str, str] | None = None) -> None:
+    """Refuse at start-up what no reconnect can mend: a credential variable a child's spec names that
+    is not set (``GatewayError("invalid_config")`` naming the child and the variable, never a value)."""
+    for spec in config.children:
+        resolve_credentials(spec, environ)

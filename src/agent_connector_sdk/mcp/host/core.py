@@ -727,7 +727,11 @@ def _admit_findings(annotations: Sequence[HeaderAnnotation]) -> tuple[Finding, .
         Finding(
             rule="header-placement",
             category="invalid_header_annotation",
-            message=f"{X_MCP_HEADER_KEY} on a nested property (allowed by the spec since 2026-06-17)",
+            # Said as what it is: valid per the spec, refused by this project's stricter rule.
+            message=(
+                f"{X_MCP_HEADER_KEY} on a nested property: the spec allows it since 2026-06-17; this "
+                "project's rule keeps annotations on root properties (earlier clients drop such a tool)"
+            ),
             path=f"/inputSchema{annotation.pointer}",
         )
         for annotation in nested

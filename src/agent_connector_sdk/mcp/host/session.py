@@ -75,6 +75,12 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.telemetry import (
+    client_operation,
+    in_operation,
+    record_admission,
+    record_result,
+)
 from agent_connector_sdk.mcp.host.translate import map_errors, translate
 
 __all__ = [
@@ -257,8 +263,18 @@ class HostSession:
         """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
 
         Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
-        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
+        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``. One
+        ``tools/list`` CLIENT span covers every page and carries Admit's verdict (:mod:`.telemetry`).
         """
+        with client_operation("tools/list", protocol_version=self.protocol_version) as operation:
+            report = await self._discover_tools()
+            if operation.span.is_recording():
+                findings = sum(len(self.core.listed_tool(name).findings) for name in report.admitted)
+                rejected = {str(r["tool"]): str(r["category"]) for r in report.rejected}
+                record_admission(operation, len(report.admitted), rejected, findings)
+            return report
+
+    async def _discover_tools(self) -> AdmissionReport:
 
         listed = 0
 
@@ -350,6 +366,15 @@ class HostSession:
         return await self._run(admitted, arguments, confirm=False)
 
     async def _run(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
+        """One call through Invoke, Execute and Consume, in one ``tools/call NAME`` CLIENT span."""
+        with client_operation("tools/call", tool=admitted.name, protocol_version=self.protocol_version) as op:
+            result = await self._run_gates(admitted, arguments, confirm=confirm)
+            record_result(op, is_error=bool(result.is_error))
+            return result
+
+    async def _run_gates(
         self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
     ) -> ToolResult:
         self.core.header_gates = self.header_gates
@@ -510,6 +535,9 @@ class HostSession:
         over ``max_message_bytes`` is :class:`~.bounds.BoundExceeded`, whatever the SDK made of it.
         """
         method = str(getattr(request, "method", "request"))
+        if not in_operation():  # a request of its own (a disclosure read, a prompt listing): its own span
+            with client_operation(method, protocol_version=self.protocol_version):
+                return await self.request(request, gate=gate, call=call, validate=validate)
         with self.http_guard.watch() as watch:
             try:
                 with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):

@@ -62,6 +62,7 @@ from agent_connector_sdk.mcp.server.entry import (
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server.parity import HeaderParityGate
 from agent_connector_sdk.mcp.server.resolution import install_resolution
+from agent_connector_sdk.mcp.server.telemetry import SpanProbe
 
 __all__ = ["DEFAULT_HOST_ORIGIN_PROTECTION", "ServerGates", "gated_http_app"]
 
@@ -110,6 +111,9 @@ class ServerGates:
         install_resolution(server, self.headers, arguments=self.validate_arguments)
         if not any(isinstance(existing, OutputSelfCheck) for existing in server.middleware):
             server.add_middleware(self.output_check)
+        if not any(isinstance(existing, SpanProbe) for existing in server.middleware):
+            # Outermost, so it sees every request FastMCP handles and each call's final result.
+            server.middleware.insert(0, SpanProbe())
         if self.completions is not None:
             self.completions.install(server)
         _guard_cursors(server)

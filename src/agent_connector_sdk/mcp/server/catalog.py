@@ -46,6 +46,7 @@ from fastmcp.tools.base import Tool
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.schema_disclosure.cache import BoundedLRU
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+from agent_connector_sdk.mcp.server.telemetry import SpanProbe
 
 __all__ = [
     "DEFAULT_CATALOG_ENTRIES",
@@ -183,7 +184,7 @@ class ToolCatalogCache:
             if transform is not self._catalog and not _known_transform(transform):
                 return f"server transform {type(transform).__name__} is not known"
         for middleware in self._server.middleware:
-            if type(middleware) in (DereferenceRefsMiddleware, OutputSelfCheck):
+            if type(middleware) in (DereferenceRefsMiddleware, OutputSelfCheck, SpanProbe):  # lists unchanged
                 continue
             if compat.middleware_touches_list_tools(middleware):
                 return f"middleware {type(middleware).__name__} touches tools/list"

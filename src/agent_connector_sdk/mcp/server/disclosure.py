@@ -91,6 +91,7 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
 )
 from agent_connector_sdk.mcp.server.catalog import navigation_entry
 from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+from agent_connector_sdk.mcp.server.telemetry import SpanProbe
 
 __all__ = [
     "DisclosureOrigin",
@@ -469,7 +470,9 @@ class SchemaDisclosureRegistry:
 # Our own gates, as `ServerGates` installs them (no transform: the resolution hook shadows `get_tool`
 # and returns what it resolves unchanged): `OutputSelfCheck` acts on `tools/call` only and passes every
 # other message through the base hooks. Exact types: a subclass may override more.
-_PASS_THROUGH_MIDDLEWARE: Final[tuple[type, ...]] = (OutputSelfCheck,)
+# Middleware of ours that hands every tools/list on unchanged (the span probe only notes that a request
+# reached FastMCP).
+_PASS_THROUGH_MIDDLEWARE: Final[tuple[type, ...]] = (OutputSelfCheck, SpanProbe)
 _VISIBILITY_HOOKS: Final = ("list_tools", "get_tool", "_mark_component")
 
 

@@ -38,6 +38,13 @@ Header checks only, no body, no signature verification:
 8. **the app**, with the body replayed; the ``mcp`` SDK's plain-text 413 is answered as the JSON-RPC
    413 above (one 413 on every route); a client that leaves mid-body gets nothing and logs nothing.
 
+Memory: the entry holds the body once (a buffer sized by ``Content-Length``) and its scan allocates
+nothing, so a request costs the entry at most 2× its body whatever its shape (measured per shape in
+``tests/server/test_entry_bounds.py``). The one exception is the parse of step 7, which happens only
+for a handshake-era call carrying ``Mcp-Param-*`` headers (or a ``_meta`` version): CPython stores a
+string holding one astral character at 4 bytes per character, so such a body can cost ~6× (measured) —
+as the ``mcp`` SDK's own parse of every request does.
+
 Every refusal is one type, :class:`EntryRefusal`, answered by one function as a JSON-RPC error
 (``data.category`` names the rule; a throttle adds ``retryAfterMs`` and ``Retry-After``). Refusals are
 logged at INFO with the category only, never a value.
@@ -67,6 +74,7 @@ from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
 from agent_connector_sdk.mcp.server.completion import network_caller_key, trusted_networks
 from agent_connector_sdk.mcp.server.parity import gate_applies
 from agent_connector_sdk.mcp.server.resolution import ResolutionGate
+from agent_connector_sdk.mcp.server.telemetry import note_refusal, traced_request
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_SECONDS",
@@ -462,6 +470,7 @@ def _caller(scope: Scope, networks: frozenset[Any]) -> str:
 async def refuse(send: Send, refusal: EntryRefusal) -> None:
     """Answer ``refusal`` (the one place every entry refusal is written)."""
     _logger.info("request refused at the entry: %s (HTTP %d)", refusal.category, refusal.status)
+    note_refusal(refusal.status, refusal.code, refusal.category, refusal.request_id)
     error: dict[str, Any] = {"code": refusal.code, "message": str(refusal)}
     headers = [(b"content-type", b"application/json")]
     if refusal.data is not None:
@@ -517,6 +526,19 @@ class EntryFront:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        async with traced_request(scope) as traced:
+            if traced is None:
+                await self._front(scope, receive, send)
+                return
+
+            async def answering(message: Message) -> None:
+                if message.get("type") == "http.response.start":
+                    traced.status = int(message.get("status", 0))
+                await send(message)
+
+            await self._front(scope, receive, answering)
+
+    async def _front(self, scope: Scope, receive: Receive, send: Send) -> None:
         host = origin = declared = None
         authorizations = 0
         for name, value in scope.get("headers", ()):

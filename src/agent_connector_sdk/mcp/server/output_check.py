@@ -73,6 +73,7 @@ from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import validate_instance
 from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server._record import resolved_tool
+from agent_connector_sdk.mcp.server.telemetry import record_gate
 
 __all__ = [
     "ERROR_TEXT_LIMIT",
@@ -259,6 +260,7 @@ class OutputSelfCheck(Middleware):
                 # absent — e.g. FastMCP's `x-fastmcp-wrap-result` tools serialize the unwrapped value.
                 # That text is derived data, so the check adds it rather than withholding the result.
                 return _with_text_serialization(result)
+            record_gate("output", "refused", violation.category)
             logger.warning(
                 "tool result withheld: %s violates its contract (%s at %s)",
                 quoted(name),

@@ -74,6 +74,7 @@ from agent_connector_sdk.mcp.server.parity import (
     search_proxy_name,
     unwrap_proxy,
 )
+from agent_connector_sdk.mcp.server.telemetry import record_gate
 
 __all__ = [
     "ArgumentsRefused",
@@ -184,7 +185,21 @@ class ResolutionGate:
     async def __call__(self, name: str, version: VersionSpec | None = None) -> Tool | None:
         tool = await self.original(name, version)
         if tool is not None:
-            await self._check_call(name, tool)
+            try:
+                await self._check_call(name, tool)
+            except ArgumentsRefused as refused:
+                record_gate("arguments", "refused", refused.category)
+                raise
+            except MCPError as refused:
+                data = refused.error.data if isinstance(refused.error.data, Mapping) else {}
+                gate = "parity" if refused.error.code == HEADER_MISMATCH_CODE else "resolution"
+                record_gate(
+                    gate, "refused", str(data.get("category", gate)), error_type=str(refused.error.code)
+                )
+                raise
+            except ToolError:
+                record_gate("resolution", "refused", "unknown_tool")
+                raise
         return tool
 
     async def _check_call(self, name: str, tool: Tool) -> None:

@@ -1,0 +1,211 @@
+"""``gateway --check --json [--strict]`` as evidence worth keeping, and ``gateway --lock``: a drifted
+child contract is not published until the lock approves it. Real children over Streamable HTTP; the
+CLI runs in-process (its entry function), as a user's shell would run it."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
+
+from agent_connector_sdk.cli import main
+from agent_connector_sdk.cli.serve import _LOGGERS
+from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
+from agent_connector_sdk.mcp.server import gated_http_app
+from tests.support.gateway import call, rpc, wait_for
+from tests.support.gateway_children import Misbehaving, weather_server
+from tests.support.http_server import serve_asgi
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "gateway-check.schema.json").read_text("utf-8")
+)
+
+
+@pytest.fixture(autouse=True)
+def _logging_restored() -> Iterator[None]:
+    """The CLI configures its one-line logging on the process's loggers: undo it for the next test."""
+    saved = {
+        name: (lg.handlers[:], lg.propagate, lg.level) for name in _LOGGERS if (lg := logging.getLogger(name))
+    }
+    yield
+    for name, (handlers, propagate, level) in saved.items():
+        logger = logging.getLogger(name)
+        logger.handlers, logger.propagate = handlers, propagate
+        logger.setLevel(level)
+    logging.getLogger("agent_connector_sdk.gateway").setLevel(logging.NOTSET)
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def children() -> Iterator[tuple[str, str, Misbehaving]]:
+    bad = Misbehaving()
+    with (
+        serve_asgi(gated_http_app(weather_server(), stateless_http=True)) as weather,
+        serve_asgi(bad.server().streamable_http_app(stateless_http=True)) as bad_url,
+    ):
+        yield weather, bad_url, bad
+
+
+def _config(tmp_path: Path, weather: str, bad: str, probe: str) -> Path:
+    path = tmp_path / "gateway.toml"
+    path.write_text(
+        f'[children.weather]\nurl = "{weather}"\n\n[children.weather.probe]\n{probe}\n\n'
+        f'[children.bad]\nurl = "{bad}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_check_json_is_one_object_conforming_to_its_published_schema(
+    children: tuple[str, str, Misbehaving], tmp_path: Path
+) -> None:
+    weather, bad, _ = children
+    config = _config(
+        tmp_path, weather, bad, 'tool = "route"\narguments = { region = "eu-west", priority = 2 }'
+    )
+    code, out = cli("gateway", "--check", "--json", "--config", str(config))
+    assert code == 0, out
+    report: dict[str, Any] = json.loads(out)
+    Draft202012Validator(SCHEMA, format_checker=FormatChecker()).validate(report)
+    assert report["status"] == "degraded" and report["passed"] is False
+    by_name = {child["name"]: child for child in report["children"]}
+    assert by_name["weather"]["server"]["name"] == "weather"
+    assert by_name["weather"]["protocol_version"] == "2026-07-28"
+    # The operator's probe, with arguments the harmless default could never supply.
+    assert by_name["weather"]["validated_result"] == {
+        "tool": "weather_route",
+        "source": "configured",
+        "outcome": "ok",
+        "structured": True,
+        "reason": None,
+    }
+    assert "eu-west" not in out  # probe arguments are sent, never recorded
+    assert [(r["tool"], r["category"]) for r in by_name["bad"]["rejected"]] == [("leaky", "sensitive_header")]
+    assert {(p["child"], p["kind"]) for p in report["problems"]} == {("bad", "rejected"), ("bad", "no_probe")}
+
+    # The digests are the ones `review --write-lock` records for the same child.
+    lock_file = tmp_path / "weather.lock.json"
+    code, _ = cli("review", weather, "--write-lock", str(lock_file))
+    assert code == 0
+    (entry,) = ContractLock.from_json(lock_file.read_text("utf-8")).servers
+    locked = {tool.name: (tool.sha256, tool.contract_sha256, tool.fields) for tool in entry.tools}
+    admitted = {
+        t["child_tool"]: (t["sha256"], t["contract_sha256"], t["fields"])
+        for t in by_name["weather"]["admitted"]
+    }
+    assert admitted == {
+        name: (sha, contract, dict(fields)) for name, (sha, contract, fields) in locked.items()
+    }
+
+
+def test_strict_fails_on_a_rejection_or_a_failed_probe(
+    children: tuple[str, str, Misbehaving], tmp_path: Path
+) -> None:
+    weather, bad, _ = children
+    good = _config(tmp_path, weather, bad, 'tool = "forecast"')
+    assert cli("gateway", "--check", "--config", str(good))[0] == 0
+    code, out = cli("gateway", "--check", "--strict", "--config", str(good))
+    assert code == 1  # bad's leaky tool is rejected
+    assert "leaky: sensitive_header" in out and out.splitlines()[-1].startswith(
+        "status: degraded (not passed"
+    )
+
+    only_weather = tmp_path / "weather-only.toml"
+    only_weather.write_text(
+        f'[children.weather]\nurl = "{weather}"\n[children.weather.probe]\ntool = "forecast"\n',
+        encoding="utf-8",
+    )
+    code, out = cli("gateway", "--check", "--strict", "--config", str(only_weather))
+    assert (code, out.splitlines()[-1]) == (0, "status: ok (passed; 0 problem(s))")
+
+    only_weather.write_text(
+        f'[children.weather]\nurl = "{weather}"\n[children.weather.probe]\ntool = "nosuch"\n',
+        encoding="utf-8",
+    )
+    code, out = cli("gateway", "--check", "--strict", "--config", str(only_weather))
+    assert code == 1
+    assert "validated result: weather_nosuch: not_published: the child lists no such tool (configured)" in out
+
+    # Arguments the tool's schema refuses are a failed probe, refused at the gateway (Invoke).
+    only_weather.write_text(
+        f'[children.weather]\nurl = "{weather}"\n[children.weather.probe]\ntool = "route"\n'
+        "arguments = { priority = 1 }\n",
+        encoding="utf-8",
+    )
+    code, out = cli("gateway", "--check", "--strict", "--json", "--config", str(only_weather))
+    assert code == 1
+    probe = json.loads(out)["children"][0]["validated_result"]
+    assert probe["tool"] == "weather_route" and probe["outcome"] not in ("ok", "tool_error")
+
+
+def test_a_drifted_tool_waits_for_the_lock_to_approve_it(
+    children: tuple[str, str, Misbehaving], tmp_path: Path
+) -> None:
+    _, bad_url, bad = children
+    lock_file = tmp_path / "gateway.lock.json"
+    bad.version = 1
+    try:
+        assert cli("review", bad_url, "--write-lock", str(lock_file))[0] == 0
+        bad.version = 2  # morph's input schema changes under the same name: a rug pull
+        config = GatewayConfig(children=(ChildSpec("bad", url=bad_url),), lock=lock_file, relist_interval=0.1)
+        gateway = Gateway(config)
+        with serve_asgi(gateway.http_app()) as url:
+            catalog = gateway.children["bad"].catalog
+            assert catalog is not None
+            drift = {r.tool: r for r in catalog.rejected}
+            assert drift["morph"].category == "contract_drift"
+            assert "inputSchema" in drift["morph"].reason
+            assert set(catalog.tools) == {"bad_listing", "bad_ok"}
+            _status, refused = rpc(url, "tools/call", {"name": "bad_morph", "arguments": {"b": 1}})
+            assert refused["error"]["code"] == -32602
+            calls_before = bad.calls.count("morph")
+
+            # The operator approves the new contract; the next re-list publishes it.
+            assert cli("review", bad_url, "--write-lock", str(lock_file))[0] == 0
+            gateway.children["bad"].request_relist()
+            wait_for(lambda: gateway.tool("bad_morph") is not None, timeout=10, what="morph published")
+            assert call(url, "bad_morph", {"b": 1})["content"][0]["text"] == "morph v2"
+            assert bad.calls.count("morph") == calls_before + 1
+    finally:
+        bad.version = 1
+
+
+def test_a_child_without_a_lock_entry_publishes_nothing(
+    children: tuple[str, str, Misbehaving], tmp_path: Path
+) -> None:
+    weather, bad_url, _ = children
+    lock_file = tmp_path / "weather.lock.json"
+    assert cli("review", weather, "--write-lock", str(lock_file))[0] == 0
+    code, out = cli(
+        "gateway",
+        "--check",
+        "--json",
+        "--lock",
+        str(lock_file),
+        "--child",
+        f"weather={weather}",
+        "--child",
+        f"bad={bad_url}",
+    )
+    assert code == 0
+    by_name = {child["name"]: child for child in json.loads(out)["children"]}
+    assert len(by_name["weather"]["admitted"]) == 4 and by_name["weather"]["rejected"] == []
+    assert by_name["bad"]["admitted"] == []
+    assert {r["category"] for r in by_name["bad"]["rejected"]} <= {"contract_drift", "sensitive_header"}
+    assert "the tool is not in the contract lock" in {r["reason"] for r in by_name["bad"]["rejected"]}
+    code, out = cli(
+        "gateway", "--check", "--lock", str(tmp_path / "missing.json"), "--child", f"weather={weather}"
+    )
+    assert code == 2 and out == ""
