@@ -925,6 +925,28 @@ MUTATIONS: list[Mutation] = [
             ),
         ),
     ),
+    m(
+        "alternatives-reordered",
+        GH,
+        put(
+            "merge_pull_request",
+            "/inputSchema/properties/merge_method/anyOf",
+            [{"const": "squash"}, {"const": "merge"}],
+        ),
+        expect=(
+            changed(
+                "merge_pull_request",
+                "cosmetic",
+                (
+                    "/inputSchema/properties/merge_method/anyOf",
+                    "changed",
+                    [{"const": "merge"}, {"const": "squash"}],
+                    [{"const": "squash"}, {"const": "merge"}],
+                    "cosmetic",
+                ),
+            ),
+        ),
+    ),
     # --- no drift at all: reordering and metadata no host acts on --------------------------------
     m("tools-reordered", FS, reverse_tools),
     m("every-object-key-reordered", GH, reverse_every_key),
