@@ -45,6 +45,15 @@ def _s(value: Any, limit: int = _FIELD) -> str:
     return escape(sanitize_text("" if value is None else value, limit))
 
 
+def _name(value: Any) -> str:
+    """A tool name for rich: every character outside printable ASCII as its code point (a Cyrillic
+    ``а`` in ``reаd_file`` or the Hangul filler U+3164 must not read as the original), then
+    :func:`_s`. A plain name is shown as it is."""
+    if isinstance(value, str) and not (value.isascii() and value.isprintable()):
+        value = escape_name(value)
+    return _s("?" if value is None else value, _NAME)
+
+
 def _cursor(value: str | None) -> str:
     return "(first)" if value is None else sanitize_text(json.dumps(value, ensure_ascii=False), 80)
 
@@ -106,7 +115,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         search = report.search
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
         entries = count(search.entries, "navigation entry", "navigation entries")
-        line = f"search   {_s(search.tool, _NAME)} for {_s(patterns)}: {entries}"
+        line = f"search   {_name(search.tool)} for {_s(patterns)}: {entries}"
         line += f" ({count(search.searches, 'search', 'searches')})" if search.searches > 1 else ""
         if search.category is not None:
             line += f" [red]failed[/red] {_s(search.category, 80)}: {_s(search.reason)}"
@@ -119,7 +128,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         table.add_column(column, overflow="fold")
     for tool in report.tools:
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _name(tool.name or "?"),
             tool.found,
             escape(_arguments(tool)),
             tool.output_kind,
@@ -131,7 +140,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     if descriptors:
         for tool in report.tools:
             if tool.descriptor is not None:
-                console.print(f"[bold]descriptor[/bold] {_s(tool.name or '?', _NAME)}")
+                console.print(f"[bold]descriptor[/bold] {_name(tool.name or '?')}")
                 # In full (that is what --descriptors asks for), but through the JSON sanitizer: JSON
                 # escapes C0 controls itself, sanitize_json the rest (DEL, C1, bidi controls).
                 text = sanitize_json(json.dumps(tool.descriptor, indent=2, ensure_ascii=False))
@@ -142,12 +151,12 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             console.print(f"completion advertised; {_s(probe.reason or 'not probed')}")
         elif probe.category is not None:
             console.print(
-                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)}: "
+                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)}: "
                 f"[red]{_s(probe.category, 80)}[/red]"
             )
         else:
             console.print(
-                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)} "
+                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)} "
                 "(empty prefix): "
                 f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
                 f"{escape(short_json(probe.values))}"
@@ -157,7 +166,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         style = (
             "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
         )
-        line = f"call     {_s(call.tool, _NAME)}: [{style}]{call.outcome}[/{style}]"
+        line = f"call     {_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
         console.print(line)
@@ -197,7 +206,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         reviewed = sum(1 for tool in report.tools if tool.found == "search")
         console.print(
             f"[yellow]{reviewed} of {reviewed}+ tools reviewed[/yellow] behind "
-            f"{_s(report.search.tool, _NAME)}: its search could not be enumerated completely, more may exist"
+            f"{_name(report.search.tool)}: its search could not be enumerated completely, more may exist"
         )
 
 
@@ -208,7 +217,7 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
         rows += [(report.call.tool, finding) for finding in report.call.findings]
     for name, finding in rows[:200]:
         console.print(
-            f"finding  {_s(name, _NAME)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
+            f"finding  {_name(name)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
             f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}"
         )
 
@@ -234,7 +243,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             else:
                 samples.append(f"{shown} → {sample.encoding} {_s(sample.wire, 200)}")
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _name(tool.name or "?"),
             _s(rule.argument, 200),
             _s(rule.header, 200),
             _s(rule.type, 40),
@@ -242,10 +251,10 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
         )
         last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
         if last_of_tool and hidden[id(tool)] > 0:
-            table.add_row(_s(tool.name or "?", _NAME), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
+            table.add_row(_name(tool.name or "?"), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
     for tool in invalid:
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _name(tool.name or "?"),
             "—",
             "—",
             "—",
