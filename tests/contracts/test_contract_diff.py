@@ -163,3 +163,16 @@ def test_defaults_are_read_as_the_spec_states_them(
     base = contract_view(_read_file())
     changes = diff_contracts({**base, **old}, {**base, **new})
     assert [c.severity for c in changes] == [expected]
+
+
+def test_approving_a_rename_and_a_removal_moves_and_drops_only_those_entries() -> None:
+    old = [_read_file(), _read_file("list_dir", description="List."), _read_file("stat", description="Stat.")]
+    lock = ContractLock().with_server(SERVER, old)
+    new = [_read_file("read_text_file"), _read_file("stat", description="Stat.")]
+    drift = {d.tool: d for d in compare_tools(lock.server(SERVER), new)}
+    assert (drift["read_text_file"].status, drift["list_dir"].status) == ("renamed", "removed")
+    approved = lock.with_approvals(SERVER, new, [drift["read_text_file"], drift["list_dir"]])
+    entry = approved.server(SERVER)
+    assert entry is not None and [tool.name for tool in entry.tools] == ["read_text_file", "stat"]
+    assert all(not d.drifted for d in compare_tools(entry, new))
+    assert entry.locked("stat") == lock.server(SERVER).locked("stat")  # type: ignore[union-attr]

@@ -17,7 +17,8 @@ the old and the new value, a word-level diff for descriptions and titles, and a 
 * ``compatible`` — a change a person should read that grants nothing and breaks no caller (a
   reworded description, a new optional argument, a narrower output);
 * ``cosmetic`` — nothing a caller, model or host could notice: whitespace only, an order-free
-  array reordered (``enum``), an annotation hint made explicit at its default.
+  array reordered (``enum``, ``anyOf``/``oneOf``/``allOf``), an annotation hint made explicit at its
+  default.
 
 Classes are ordered (:data:`SEVERITIES`); a tool's class is its most severe change's. Where a change
 cannot be placed (a pattern rewritten, a ``$ref`` retargeted) it takes the more severe reading: the
@@ -164,9 +165,21 @@ def _walk(old: Any, new: Any, parts: tuple[str | int, ...]) -> Iterator[_Raw]:
                 yield from _walk(old[key], new[key], (*parts, key))
         return
     if isinstance(old, list) and isinstance(new, list) and not (parts and parts[-1] in _SET_LIKE):
+        if parts and parts[-1] in _ORDER_FREE_SCHEMAS and _same_members(old, new):
+            yield _Raw(parts, "changed", old, new)  # one change, classed cosmetic: only the order moved
+            return
         yield from _walk_list(old, new, parts)
         return
     yield _Raw(parts, "changed", old, new)
+
+
+_ORDER_FREE_SCHEMAS: Final = frozenset({"anyOf", "oneOf", "allOf"})
+"""Composition keywords whose order does not change what validates (the fingerprint keeps their order,
+so a reorder is drift; the diff calls it cosmetic)."""
+
+
+def _same_members(old: list[Any], new: list[Any]) -> bool:
+    return sorted(map(_encoded, old)) == sorted(map(_encoded, new))
 
 
 def _walk_list(old: list[Any], new: list[Any], parts: tuple[str | int, ...]) -> Iterator[_Raw]:
@@ -535,10 +548,11 @@ def _schema(
             )
         return "compatible", "properties declared"
     if (
-        keyword == "enum"
+        (keyword == "enum" or keyword in _ORDER_FREE_SCHEMAS)
+        and not below
         and isinstance(old, list)
         and isinstance(new, list)
-        and sorted(map(_encoded, old)) == sorted(map(_encoded, new))
+        and _same_members(old, new)
     ):
         return _COSMETIC_ORDER
     effect = _schema_effect(keyword, below, kind, old, new, path)

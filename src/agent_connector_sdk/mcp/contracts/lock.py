@@ -293,7 +293,9 @@ class ContractLock(BaseModel):
                 tools.pop(drift.tool, None)
                 continue
             current = currents.get(drift.tool)
-            if current is None or drift.fields in (("name",), ("unfingerprintable",)):
+            if current is None or (
+                drift.status == "changed" and drift.fields in (("name",), ("unfingerprintable",))
+            ):
                 continue
             tools[drift.tool] = LockedTool.of(current.digests, current.view, drift.diff_sha256)
         key = entry.server if entry is not None else server
