@@ -5,8 +5,9 @@ A block is chosen by its fence language and by HTML comments on the lines right 
 ==========================  =====================================================================
 ``python``                  run with this interpreter in a fresh temporary directory (exit 0)
 ``sh``                      run with ``bash -e`` in a fresh temporary directory (exit 0)
-``console``                 every ``$ command`` line is run; the lines under it are the output the
-                            doc claims, compared after normalising (see :func:`normalise`)
+``console``                 every ``$ command`` line is run (:func:`run_console_step`); the lines
+                            under it are the output the doc claims, compared after normalising
+                            (see :func:`normalise`)
 ``<!-- not-run: why -->``   deliberately not run (counted; the reason is required)
 ``<!-- with-lab -->``       the contract lab (``agent-connector serve``) runs first, on a free port
                             that replaces ``8000`` in the block (one lab per test module: the lab
@@ -27,6 +28,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -260,6 +262,25 @@ def run_program(block: Block, text: str, cwd: Path, timeout: float) -> Outcome:
     except subprocess.TimeoutExpired as expired:
         raise AssertionError(f"{block.describe()}: still running after {timeout:g} s") from expired
     return Outcome(done.returncode, done.stdout)
+
+
+# A console step that is nothing but ``agent-connector`` and plain words (no expansion, quoting aside, no
+# redirection, pipe or list) is what the shell would hand the console script word for word.
+_SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~{}\[\]\\!#=]")
+
+
+def run_console_step(block: Block, command: str, cwd: Path, timeout: float) -> Outcome:
+    """One ``$ command`` of a console block: a plain ``agent-connector`` command through the console
+    script's entry function in this interpreter (stdout and stderr as one stream, the block's working
+    directory; no process start-up per step); anything else with ``bash`` as :func:`run_program` runs it."""
+    words = shlex.split(command) if not _SHELL_SYNTAX.search(command) else []
+    if words and words[0] == "agent-connector":
+        from tests.support.cli import run_cli_in_process
+
+        run = run_cli_in_process(*words[1:], cwd=cwd, timeout=timeout, stderr_into_stdout=True)
+        return Outcome(run.code, run.out)
+    probe = Block(block.path, block.line, "sh", command + "\n", {}, block.index)
+    return run_program(probe, probe.text, cwd, timeout)
 
 
 def console_steps(text: str) -> list[tuple[str, str]]:

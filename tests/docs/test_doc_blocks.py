@@ -20,6 +20,7 @@ from tests.docs.blocks import (
     extract,
     free_port,
     matches,
+    run_console_step,
     run_program,
     strip_comment,
     with_port,
@@ -137,8 +138,7 @@ def _run_console(block: Block, text: str, cwd: Path) -> None:
     steps = console_steps(text)
     assert steps, f"{block.describe()}: a console block without any '$ ' command"
     for command, claimed in steps:
-        probe = Block(block.path, block.line, "sh", strip_comment(command) + "\n", {}, block.index)
-        outcome = run_program(probe, probe.text, cwd, PROGRAM_TIMEOUT)
+        outcome = run_console_step(block, strip_comment(command), cwd, PROGRAM_TIMEOUT)
         if not claimed.strip():
             assert outcome.code == 0, f"{block.describe()}: `{command}` exit {outcome.code}\n{outcome.output}"
             continue

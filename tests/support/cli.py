@@ -93,13 +93,17 @@ def _as_a_fresh_process(cwd: str | Path, err: io.StringIO) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def run_cli_in_process(*args: str, cwd: str | Path = ROOT, timeout: float = 120) -> Run:
+def run_cli_in_process(
+    *args: str, cwd: str | Path = ROOT, timeout: float = 120, stderr_into_stdout: bool = False
+) -> Run:
     """``agent-connector ARGS`` through its entry function in this interpreter, as ``run_cli`` sees it:
     exit code, stdout, stderr. A crash is exit 1 with its traceback on stderr, as in a process; a run
-    past ``timeout`` fails the test, as ``run_cli``'s does (it runs on a worker thread to be bounded)."""
+    past ``timeout`` fails the test, as ``run_cli``'s does (it runs on a worker thread to be bounded).
+    ``stderr_into_stdout``: one stream in the order written, as a terminal shows it (``err`` is empty)."""
     from agent_connector_sdk.cli import main
 
-    out, err = io.StringIO(), io.StringIO()
+    out = io.StringIO()
+    err = out if stderr_into_stdout else io.StringIO()
     codes: list[int] = []
 
     def run() -> None:
@@ -117,7 +121,7 @@ def run_cli_in_process(*args: str, cwd: str | Path = ROOT, timeout: float = 120)
         worker.join(timeout)
     if worker.is_alive():
         raise AssertionError(f"agent-connector {' '.join(args)} did not finish in {timeout} s")
-    return Run(codes[0], out.getvalue(), err.getvalue())
+    return Run(codes[0], out.getvalue(), "" if stderr_into_stdout else err.getvalue())
 
 
 def review_call(url: str, tool: str, arguments: dict[str, Any], *, token: str) -> Run:
