@@ -73,12 +73,9 @@ _DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
 
 
 def _console(stream: TextIO) -> Console:
-    from rich.console import Console
+    from agent_connector_sdk.cli.console import output_console
 
-    tty = stream.isatty()
-    return Console(
-        file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
-    )
+    return output_console(stream)  # NO_COLOR, FORCE_COLOR and COLUMNS honoured
 
 
 @contextmanager
