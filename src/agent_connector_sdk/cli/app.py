@@ -88,7 +88,11 @@ def _progress(label: str) -> Iterator[Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     bar = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True, emoji=False),
+        transient=True,
     )
     task = bar.add_task(label, total=None)
 
@@ -907,18 +911,10 @@ def disclose(
             if category is not None:
                 failures[alias] = category
     if json_output:
-        document = {
-            "source_sha256": run.source.sha256,
-            "source_bytes": run.source_bytes,
-            "disclosures": [
-                {
-                    "manifest": d.manifest.model_dump(mode="json"),
-                    "verified": (alias not in failures) if verify else None,
-                }
-                for alias, d in run.disclosures.items()
-            ],
-            "refusals": [r.__dict__ for r in run.refusals],
-        }
+        from agent_connector_sdk.cli.disclose_report import disclose_report
+
+        # One model (schemas/disclose-report.schema.json is generated from it).
+        document = disclose_report(run, failures, verify=verify).model_dump(mode="json")
         stream.write(sanitize_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)

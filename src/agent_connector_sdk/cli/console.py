@@ -38,6 +38,8 @@ def output_console(stream: TextIO, environ: Mapping[str, str] | None = None) -> 
         no_color=not colour,
         force_terminal=(colour and not tty) or None,
         color_system="auto" if colour else None,  # None: no escape codes whatever rich reads
+        # rich would turn a server's ":white_check_mark:" into ✅, text the server never sent.
+        emoji=False,
     )
 
 

@@ -68,6 +68,8 @@ ChildState = Literal["connecting", "up", "down", "closed"]
 HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
 """What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
 _FIRST_BACKOFF: Final = 0.5
+FEDERATION_DUTY_SPACING: Final = 9.0
+"""A search-first child is re-listed at most every nine times its last federation's duration."""
 FEDERATION_TIMEOUT: Final = 900.0
 """Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
 from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
@@ -168,6 +170,8 @@ class Child:
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
         self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.federated_searches = 0
+        self.federation_seconds = 0.0
+        """How long the last federation of this child's hidden catalog took (0: not search-first)."""
         """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
 
     @property
@@ -289,8 +293,10 @@ class Child:
         if front is not None:
             # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
             # federated one by one (enumerated, verified against the child's digests, admitted).
+            started = time.monotonic()
             with anyio.fail_after(FEDERATION_TIMEOUT):
                 federation = await federate(session, front, child=self.name, verified=self._verified)
+            self.federation_seconds = time.monotonic() - started
             self._verified = federation.verified
             self.federated_searches = federation.searches
             report = merge_listing(report, front, federation)
@@ -431,19 +437,26 @@ class Child:
                     await self._sleep(delay)
                     delay = min(delay * 2, self.config.max_backoff)
                     continue
-            due = (self.listed_at or time.monotonic()) + self.config.refresh
+            due = (self.listed_at or time.monotonic()) + max(self.config.refresh, self.federation_spacing)
             while self.state == "up" and not self._relist_requested and time.monotonic() < due:
                 await self._sleep(due - time.monotonic())
             if self.state != "up":
                 continue  # a call saw the transport fail: reconnect (that lists afresh)
             # Coalesce: whatever arrives until the interval has passed is answered by one re-list.
-            earliest = (self.listed_at or 0.0) + self.config.relist_interval
+            earliest = (self.listed_at or 0.0) + max(self.config.relist_interval, self.federation_spacing)
             if time.monotonic() < earliest:
                 await asyncio.sleep(earliest - time.monotonic())
             if self.state == "up":
                 self._relist_requested = False
                 with contextlib.suppress(*_CONNECT_FAILURES):
                     await self.relist()
+
+    @property
+    def federation_spacing(self) -> float:
+        """The least time between two re-lists of a search-first child: nine times its last federation,
+        so enumerating its hidden catalog again (hundreds of searches at GitHub size) takes at most a
+        tenth of the gateway's and the child's time, however short ``refresh`` or ``relist_interval``."""
+        return FEDERATION_DUTY_SPACING * self.federation_seconds
 
     async def _sleep(self, seconds: float) -> None:
         self._wake.clear()
