@@ -53,6 +53,7 @@ from agent_connector_sdk.gateway.federation import federate, merge_listing, sear
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
 from agent_connector_sdk.gateway.locks import LockWatch
 from agent_connector_sdk.gateway.reasons import StderrTail, child_target, describe_failure
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
@@ -156,6 +157,7 @@ class Child:
         (:func:`~.reasons.describe_failure`; never a stderr line, see :attr:`stderr_line`); or, while
         it is degraded, how many calls timed out."""
         self._stderr: StderrTail | None = None
+        self._process: Any = None
         self.session: HostSession | None = None
         self._wake = asyncio.Event()
         self._relist_requested = False
@@ -242,7 +244,10 @@ class Child:
             session = HostSession(self._client(), options)  # before connect: the header hook
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
-                await session.connect()
+                # The stdio transport starts the process in this task's context: keep it, to say how
+                # it ended (its exit status) if the child goes down.
+                with compat.observe_stdio_processes(self._remember_process):
+                    await session.connect()
                 info = session.client.server_info
                 self.server_info = (None, None) if info is None else (info.name, info.version)
                 report = await session.discover_tools()
@@ -363,8 +368,17 @@ class Child:
             raise
 
     async def _down(self, category: str, error: BaseException | None = None) -> None:
+        process = self._process
+        if process is not None and error is not None:
+            # The pipe closes before the process is reaped: give its exit status a moment to arrive.
+            with anyio.move_on_after(0.5):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
         self._set_down(category, error)
         await self._drop_session()
+
+    def _remember_process(self, process: Any) -> None:
+        self._process = process
 
     def _set_down(self, category: str, error: BaseException | None) -> None:
         """Mark the child down with its reason; one log line when it was not down already for the same
@@ -387,7 +401,11 @@ class Child:
             # A configuration the child cannot be reached with: the message says what (a variable's
             # name, never its value).
             return _shown(f"{child_target(self.spec)}: {error.message}", 300)
-        return None if error is None else describe_failure(self.spec, error)
+        if error is None:
+            return None
+        process = self._process
+        status = None if process is None else process.returncode
+        return describe_failure(self.spec, error, exit_status=status if isinstance(status, int) else None)
 
     @property
     def stderr_line(self) -> str | None:
