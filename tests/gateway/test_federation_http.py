@@ -96,7 +96,10 @@ def test_the_childs_synthetic_tools_are_withheld_and_its_hidden_tools_federated(
     withheld = {(r.tool, r.category) for r in catalog.rejected}
     assert withheld == {("call_tool", "synthetic_proxy"), ("search_tools", "synthetic_proxy")}
     assert stack.gateway.tool("oa_call_tool") is None and stack.gateway.tool("oa_search_tools") is None
-    assert stack.gateway.children["oa"].federated_searches >= 1
+    child = stack.gateway.children["oa"]
+    assert child.federated_searches >= 1
+    # Re-enumerating costs searches: re-lists are spaced to at most a tenth of the time.
+    assert child.federation_seconds > 0 and child.federation_spacing == 9 * child.federation_seconds
     # Found through the gateway's own search, as navigation entries with the gateway's disclosure.
     assert stack.search("zen", "any") == ["oa_meta_get_zen"]
 
@@ -155,3 +158,15 @@ def test_a_federated_tool_with_header_annotations_is_called_with_its_headers(sta
     # gateway sent the header its host core computed from the disclosed schema, and the tool ran.
     assert "result" in message and message["result"].get("isError") is not True, message
     assert isinstance(message["result"]["structuredContent"], list)  # the array the output schema says
+
+
+async def test_check_lists_the_withheld_proxy_tools_without_counting_them_as_problems(stack: Stack) -> None:
+    from agent_connector_sdk.gateway.evidence import check_report, collect_evidence
+
+    evidence = await collect_evidence(stack.gateway.children["oa"], probe=False)
+    assert {(r.tool, r.category) for r in evidence.rejected} == {
+        ("call_tool", "synthetic_proxy"),
+        ("search_tools", "synthetic_proxy"),
+    }
+    report = check_report([evidence])
+    assert [p.kind for p in report.problems] == ["no_probe"] and report.passed

@@ -206,18 +206,37 @@ _Verdict = tuple[Severity, str]
 _COSMETIC_ORDER: Final[_Verdict] = ("cosmetic", "the same members in another order")
 
 
-def _text_markers(text: str, other_names: Sequence[str]) -> dict[str, int]:
-    """Per poisoning rule, how many findings ``text`` raises as a description (0 when none)."""
+def _text_markers(text: str) -> dict[str, int]:
+    """How many hidden-character and instruction-markup findings ``text`` raises as a description."""
     counts: dict[str, int] = {}
-    for finding in poisoning_findings({"description": text}, other_tools=other_names):
+    for finding in poisoning_findings({"description": text}):
         counts[finding.rule] = counts.get(finding.rule, 0) + 1
     return counts
+
+
+def _mentioned(text: str, names: Sequence[str]) -> frozenset[str]:
+    """The names ``text`` mentions by the poisoning rules' ``cross-reference`` test, name by name (a
+    text that names one more tool than before is the escalation, whatever it named already).
+
+    For ASCII text only the ASCII names that occur in it (lowered) can be mentioned, so only those —
+    and every non-ASCII name, which case-insensitive matching may fold onto ASCII — are tested: one
+    substring test per name, not a regex per name per text (a listing whose every description changed
+    was quadratic). Differentially tested against testing every name."""
+    if text.isascii():
+        folded = text.lower()
+        names = [name for name in names if not name.isascii() or name.lower() in folded]
+    return frozenset(
+        name
+        for name in names
+        if any(
+            f.rule == "cross-reference" for f in poisoning_findings({"description": text}, other_tools=[name])
+        )
+    )
 
 
 _TEXT_REASONS: Final = {
     "instruction-markup": "instruction-like text added (addressed to the model)",
     "hidden-unicode": "invisible characters added",
-    "cross-reference": "now names another tool",
 }
 
 
@@ -227,10 +246,12 @@ def _text(kind: ChangeKind, old: Any, new: Any, other_names: Sequence[str]) -> _
     if kind == "changed" and isinstance(old, str) and isinstance(new, str) and old.split() == new.split():
         return "cosmetic", "whitespace only"
     if after:
-        was, now = _text_markers(before, other_names), _text_markers(after, other_names)
+        was, now = _text_markers(before), _text_markers(after)
         for rule, reason in _TEXT_REASONS.items():
             if now.get(rule, 0) > was.get(rule, 0):
                 return "escalation", reason
+        if _mentioned(after, other_names) - _mentioned(before, other_names):
+            return "escalation", "now names another tool"
     if kind == "removed":
         return "compatible", "text removed"
     if kind == "added":
@@ -610,7 +631,7 @@ def diff_contracts(
     only spells the name). Pure; cost linear in the views' size (arrays are aligned with difflib, which
     is quadratic in the length of one array at worst, bounded by the descriptor bounds of Admit).
     """
-    names = sorted(set(other_names))
+    names = other_names if isinstance(other_names, list | tuple) else list(other_names)
     skipped = set(set_aside)
     changes: list[ContractChange] = []
     for field in sorted((old_view.keys() | new_view.keys()) - skipped):

@@ -683,18 +683,21 @@ def compare_tools(
 
 
 def _mark_look_alikes(results: dict[str, ToolDrift], names: Sequence[str]) -> None:
-    """A new or renamed tool whose name looks like its old name or another tool's: an escalation."""
-    from agent_connector_sdk.mcp.contracts.confusables import confusable_with
+    """A new or renamed tool whose name looks like its old name or another tool's: an escalation.
+    Names are indexed by skeleton once, so this is linear in the listing (not one scan per new tool).
+    ``names`` holds every current and locked name, so a renamed tool's old name is among them."""
+    from agent_connector_sdk.mcp.contracts.confusables import skeleton
 
-    for name, drift in list(results.items()):
-        if drift.status not in ("added", "renamed"):
-            continue
-        candidates = [other for other in names if other != name]
-        if drift.previous is not None and drift.previous not in candidates:
-            candidates.append(drift.previous)
-        look_alike = confusable_with(name, candidates)
+    fresh = [name for name, drift in results.items() if drift.status in ("added", "renamed")]
+    if not fresh:
+        return
+    by_skeleton: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        by_skeleton.setdefault(skeleton(name), []).append(name)
+    for name in fresh:
+        look_alike = next((other for other in by_skeleton.get(skeleton(name), ()) if other != name), None)
         if look_alike is not None:
-            results[name] = replace(drift, severity="escalation", confusable_of=look_alike)
+            results[name] = replace(results[name], severity="escalation", confusable_of=look_alike)
 
 
 def lock_admission(
