@@ -43,7 +43,10 @@ pytest: $(VENV)/.installed services
 test-fast: $(VENV)/.installed
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not process"
 
-test: lint typecheck artifacts-check pytest
+# The static checks `make test` runs before pytest; `.ci/run` runs them itself, beside the conformance
+# suite, and then calls `make test STATIC_CHECKS=` so they do not run twice.
+STATIC_CHECKS ?= lint typecheck artifacts-check
+test: $(STATIC_CHECKS) pytest
 
 # External conformance: the official MCP suite (pinned) on Node 22 from the npm registry, cached in .cache/.
 conformance: $(VENV)/.installed

@@ -200,6 +200,22 @@ class Round:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
+class UnexpectedStatus(Exception):
+    """An HTTP status other than 200 (the error kind names it: ``search:HTTP503``)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.kind = f"HTTP{status}"
+
+
+class UnexpectedAnswer(Exception):
+    """A 200 whose JSON-RPC answer is an error or an ``isError`` result."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.kind = what.replace(" ", "")
+
+
 async def _post(
     http: httpx2.AsyncClient, url: str, method: str, params: dict[str, Any], extra: list[tuple[str, str]]
 ) -> dict[str, Any] | None:
@@ -213,9 +229,12 @@ async def _post(
     ]
     response = await http.post(url, content=body.encode(), headers=headers)
     if response.status_code != 200:
-        return None
+        raise UnexpectedStatus(response.status_code)
     decoded: dict[str, Any] = response.json()
-    return decoded.get("result")
+    result: dict[str, Any] | None = decoded.get("result")
+    if result is None or result.get("isError"):
+        raise UnexpectedAnswer("isError" if result else f"error {decoded.get('error', {}).get('code')}")
+    return result
 
 
 async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state: dict[str, Any]) -> bool:
@@ -249,7 +268,10 @@ async def _one(kind: str, http: httpx2.AsyncClient, github: str, lab: str, state
         result = await _post(http, github, "resources/read", {"uri": uri}, [("mcp-name", uri), *auth])
         return result is not None and bool(result["contents"][0]["text"])
     if kind == "github_call":
-        arguments = {"name": TIMELINE, "arguments": {"owner": "octo", "repo": "hello", "issue_number": 42}}
+        arguments: dict[str, Any] = {
+            "name": TIMELINE,
+            "arguments": {"owner": "octo", "repo": "hello", "issue_number": 42},
+        }
         result = await _post(
             http,
             github,
@@ -288,6 +310,9 @@ async def _client(
                 started = time.perf_counter()
                 try:
                     ok = await _one(kind, http, github, lab, state)
+                except (UnexpectedStatus, UnexpectedAnswer) as error:
+                    ok = False
+                    kind = f"{kind}:{error.kind}"
                 except (httpx2.HTTPError, KeyError, ValueError, StopIteration, TypeError) as error:
                     ok = False
                     kind = f"{kind}:{type(error).__name__}"

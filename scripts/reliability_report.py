@@ -166,7 +166,8 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "- Rate-limit and in-flight identity: the verified token's client, else the peer address; "
         "`X-Forwarded-For` counts only from `--trusted-proxies` (addresses or CIDR blocks) and is ignored "
         "from any other peer (one window per peer, whatever it forwards); a peer that appears in its own "
-        "forwarded chain (an ASGI server rewrote it from the header) shares `forwarded:unverified`.",
+        "forwarded chain (an ASGI server rewrote it from the header) shares `forwarded:unverified`, and so "
+        "does a forwarded hop that is not an IP address (made-up hops mint no identities).",
         "- Upstream errors (OpenAPI tools): a typed `upstream_error` result with the status and a generic "
         "message; the body goes to the log (bounded, escaped, argument values replaced) and to the caller "
         "only with `serve --upstream-errors=echo`. Only arguments fill declared upstream headers.",
@@ -185,10 +186,18 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "- One header rulebook: a body whose `_meta` names a protocol version must carry the same "
         "`MCP-Protocol-Version` header (HTTP 400, -32020), so no 2026-07-28 call takes the handshake-era "
         "route around its header rules; integer `Mcp-Param-*` values in canonical form only.",
-        "- Bounded work: two `Authorization` headers → 400; at most 64 requests in flight (503) and 8 per "
-        "caller (429); body within 10 s (408) and 4 MiB (413); at most 50,000 JSON members and elements, "
-        "counted on the bytes before parsing (413); `serve` closes connections whose request head takes "
-        "longer than `--read-timeout`.",
+        "- One entry per request, cheapest first: before authentication only headers are checked (Host/"
+        "Origin, two `Authorization` headers → 400, a declared body over 4 MiB → 413); an authenticated "
+        "caller then takes a slot (64 in flight → 503, 8 per caller → 429), a request without valid "
+        "credentials one of a separate pool of 16, and it is answered 401 without its body being read; "
+        "the body within 10 s (408) and 4 MiB (413); at most 50,000 JSON members and elements, counted by "
+        "a linear scan that builds nothing (413); parsed at most once; `serve` closes connections whose "
+        "request head takes longer than `--read-timeout`.",
+        "- Tokens (`serve --openapi --auth-config`, the gateway): FastMCP's JWT verifier, then a token "
+        "without `exp`, or living (`exp - iat`) or remaining (`exp - now`) longer than "
+        "`max_token_lifetime_seconds` (default a day), is a 401; `accept_tokens_without_exp` opts out.",
+        "- Open binds: `serve` without authentication on a non-loopback `--host` refuses to start unless "
+        "`--insecure-open-bind` (then a WARNING line at start-up), as the gateway refuses it.",
         "- Shared state: a namespace's switched-off set is believed only while its initialisation marker "
         "exists (a Redis restarted empty makes every replica refuse the catalog until `agent-connector "
         "state init`); during an outage the last confirmed set serves for at most 5 s, then every tool is "
@@ -242,9 +251,11 @@ def render(cases: list[dict[str, Any]], load: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for entry in load["rounds"]:
+        kinds = ", ".join(f"{kind} × {count}" for kind, count in sorted(entry.get("error_kinds", {}).items()))
+        errors = f"{entry['errors']} ({kinds})" if kinds else str(entry["errors"])
         lines.append(
-            f"| {entry['round']} | {entry['requests']} | {entry['errors']} | {entry['p50_ms']} | "
-            f"{entry['p99_ms']} | {entry['seconds']} | {entry['rss_kib_after'] / 1024:.1f} |"
+            f"| {entry['round']} | {entry['requests']} | {errors} | {entry['p50_ms']} | {entry['p99_ms']} | "
+            f"{entry['seconds']} | {entry['rss_kib_after'] / 1024:.1f} |"
         )
     lines.append("")
     return "\n".join(lines)

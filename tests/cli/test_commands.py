@@ -14,7 +14,7 @@ import httpx2
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from tests.support.cli import ROOT, assert_one_line_error, run_cli
+from tests.support.cli import ROOT, assert_one_line_error, run_cli, run_cli_in_process
 
 PETS = {
     "openapi": "3.1.0",
@@ -98,13 +98,19 @@ def test_bad_documents_are_one_line(tmp_path: Path) -> None:
     no_server = _yaml(
         tmp_path, {key: value for key, value in PETS.items() if key != "servers"}, "noserver.yaml"
     )
-    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.json")), "not valid JSON")
-    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "broken.yaml")), "YAML")
-    assert_one_line_error(run_cli("disclose", "--openapi", str(tmp_path / "swagger.yaml")), "Swagger 2.0")
-    assert_one_line_error(run_cli("disclose", "--openapi", str(empty)), "no operations")
-    assert_one_line_error(run_cli("serve", "--openapi", str(no_server), "--port", "0"), "--upstream")
+    assert_one_line_error(
+        run_cli_in_process("disclose", "--openapi", str(tmp_path / "broken.json")), "not valid JSON"
+    )
+    assert_one_line_error(run_cli_in_process("disclose", "--openapi", str(tmp_path / "broken.yaml")), "YAML")
+    assert_one_line_error(
+        run_cli_in_process("disclose", "--openapi", str(tmp_path / "swagger.yaml")), "Swagger 2.0"
+    )
+    assert_one_line_error(run_cli_in_process("disclose", "--openapi", str(empty)), "no operations")
+    assert_one_line_error(
+        run_cli_in_process("serve", "--openapi", str(no_server), "--port", "0"), "--upstream"
+    )
     # disclose makes no calls: no concrete server URL is needed.
-    assert run_cli("disclose", "--openapi", str(no_server)).code == 0
+    assert run_cli_in_process("disclose", "--openapi", str(no_server)).code == 0
 
 
 def test_a_document_the_openapi_parser_refuses_is_one_line_without_its_values(tmp_path: Path) -> None:

@@ -23,7 +23,10 @@ from agent_connector_sdk.cli.report import (
 )
 from agent_connector_sdk.cli.review import build_review_report
 from agent_connector_sdk.cli.sarif import rule_help, sarif_log
-from tests.support.cli import assert_one_line_error, run_cli
+
+# In process: these assertions are about exit codes, output and files, not the process itself.
+from tests.support.cli import assert_one_line_error
+from tests.support.cli import run_cli_in_process as run_cli
 from tests.support.http_server import serve_asgi
 from tests.support.sarif_schema import official_sarif_schema
 

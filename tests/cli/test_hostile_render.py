@@ -170,3 +170,37 @@ def test_json_report_escapes_bidi_and_c1(s: str) -> None:
         return
     assert not _forbidden(text)
     assert json.loads(text)["server"]["name"] == s
+
+
+def test_rendering_shows_what_the_server_sent_titles_and_hints_and_no_emoji() -> None:
+    def tool(name: str, **descriptor: object) -> ToolReview:
+        return ToolReview(
+            name=name,
+            found="listed",
+            descriptor={"name": name, "inputSchema": {"type": "object"}, **descriptor},
+            output_kind="none",
+            admission=AdmissionVerdict(decision="admitted"),
+            headers=HeaderPolicy(applicable=True),
+        )
+
+    report = ReviewReport(
+        target=Target(kind="http", address="http://127.0.0.1:9/mcp"),
+        profile="default",
+        header_gates="applicable",
+        tools=[
+            tool("read_file", title="read_file (safe, read-only) :white_check_mark:"),
+            tool("lookup", annotations={"readOnlyHint": True, "title": "Look up"}),
+            tool("note", annotations={"destructiveHint": False}),
+            tool("r\u0435ad_file", title="r\u0435ad_file"),
+        ],
+        summary=ReviewSummary(admitted=[], rejected=[], disclosure_failures=[], findings=0),
+    )
+    stream = io.StringIO()
+    # A caller's own console with rich's defaults (emoji replacement on): still none.
+    render_review(report, Console(file=stream, width=200, no_color=True))
+    printed = stream.getvalue()
+    assert ":white_check_mark:" in printed and "\u2705" not in printed
+    rows = {line.split()[1]: line for line in printed.splitlines() if line.startswith("│ ")}
+    assert "destructive" in rows["read_file"] and "read-only" in rows["lookup"] and "writes" in rows["note"]
+    assert "title: read_file (safe, read-only)" in printed and "title: Look up" in printed
+    assert "r\\u0435ad_file" in printed and "r\u0435ad_file" not in printed  # shown by code point

@@ -10,7 +10,7 @@ import threading
 import time
 
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN
-from tests.support.cli import ROOT, non_mcp_server, review_call, run_cli
+from tests.support.cli import ROOT, non_mcp_server, review_call, run_cli_in_process
 
 _ENTRY = "from agent_connector_sdk.cli import main_exit; main_exit()"
 
@@ -50,7 +50,7 @@ def test_serve_logs_routine_client_errors_as_one_line_each() -> None:
             arguments = {"query": "q"} if tool == "flaky_search" else {}
             run = review_call(url, tool, arguments, token=ANALYST_TOKEN)
             assert run.code == 0, run.err
-        unauthenticated = run_cli("review", url)
+        unauthenticated = run_cli_in_process("review", url)
         assert unauthenticated.code == 2
     finally:
         server.send_signal(signal.SIGINT)

@@ -1,4 +1,5 @@
-"""``agent-connector review`` over real Streamable HTTP, driven as a subprocess."""
+"""``agent-connector review`` over real Streamable HTTP, driven through its entry function (exit code,
+stdout and stderr as a user sees them; tests/cli/test_commands.py and others keep real processes)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_app
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
-from tests.support.cli import assert_one_line_error, non_mcp_server, review_call, run_cli
+from tests.support.cli import assert_one_line_error, non_mcp_server, review_call, run_cli_in_process
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
@@ -36,10 +37,10 @@ def _valid(report: dict[str, Any]) -> dict[str, Any]:
 
 def test_plain_server_unsafe_descriptor_array_output_and_empty_cursor() -> None:
     with serve_asgi(contract_lab_app(empty_cursor_pages=True)) as url:
-        run = run_cli(
+        run = run_cli_in_process(
             "review", url, "--json", "--call", "route_shipment", "--arguments", '{"region": "Zürich west"}'
         )
-        strict = run_cli("review", url, "--strict")
+        strict = run_cli_in_process("review", url, "--strict")
     assert run.code == 0, run.err
     report = _valid(run.json())
     assert report["page_trace"] == [None, "", "page-3"]  # "" is a cursor, not the end
@@ -84,8 +85,10 @@ def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
         query = {"query": "contract payroll audit"}
         analyst = review_call(url, "search_evidence", query, token=ANALYST_TOKEN)
         refused = review_call(url, "search_evidence", {"query": "x", "limit": 500}, token=ANALYST_TOKEN)
-        no_token = run_cli("review", url)
-        by_header = run_cli("review", url, "--json", "--header", f"Authorization: Bearer {OPERATOR_TOKEN}")
+        no_token = run_cli_in_process("review", url)
+        by_header = run_cli_in_process(
+            "review", url, "--json", "--header", f"Authorization: Bearer {OPERATOR_TOKEN}"
+        )
     assert operator.code == 0, operator.err
     report = _valid(operator.json())
     assert report["search"]["tool"] == "search_tools" and report["search"]["entries"] == 5
@@ -135,17 +138,17 @@ def test_behind_search_tools_found_disclosed_admitted_and_called() -> None:
 )
 def test_non_mcp_http_server_is_one_line(kind: str, says: str) -> None:
     with non_mcp_server(kind) as url:
-        assert_one_line_error(run_cli("review", url), says)
+        assert_one_line_error(run_cli_in_process("review", url), says)
 
 
 def test_silent_server_times_out_and_refused_port_says_so() -> None:
     with non_mcp_server("silent") as url:
-        assert_one_line_error(run_cli("review", url, "--timeout", "1"), "timed out after 1 s")
-    assert_one_line_error(run_cli("review", "http://127.0.0.1:9/mcp"), "connection refused")
+        assert_one_line_error(run_cli_in_process("review", url, "--timeout", "1"), "timed out after 1 s")
+    assert_one_line_error(run_cli_in_process("review", "http://127.0.0.1:9/mcp"), "connection refused")
 
 
 def test_stdio_server_reports_header_gates_not_applicable() -> None:
-    run = run_cli(
+    run = run_cli_in_process(
         "review",
         "--json",
         "--call",
@@ -165,7 +168,7 @@ def test_stdio_server_reports_header_gates_not_applicable() -> None:
 
 
 def test_review_demo_makes_one_disclosed_admitted_validated_call() -> None:
-    run = run_cli("review", "--demo", "--json")
+    run = run_cli_in_process("review", "--demo", "--json")
     assert run.code == 0, run.err
     report = _valid(run.json())
     assert report["target"]["address"].startswith("http://127.0.0.1:")
@@ -177,7 +180,7 @@ def test_pin_file_is_written_and_enforced(tmp_path: Path) -> None:
     pins = tmp_path / "pins.json"
     tampered = tmp_path / "tampered.json"
     with serve_asgi(lab_service_app()) as url:
-        written = run_cli("review", url, "--token", OPERATOR_TOKEN, "--pin", str(pins))
+        written = run_cli_in_process("review", url, "--token", OPERATOR_TOKEN, "--pin", str(pins))
         assert written.code == 0, written.err
         document = json.loads(pins.read_text(encoding="utf-8"))
         assert document["version"] == 1 and set(document["servers"]) == {url}
@@ -185,16 +188,18 @@ def test_pin_file_is_written_and_enforced(tmp_path: Path) -> None:
         assert set(pinned) >= {"search_evidence", "content_gallery"}
         assert all(len(digests) == 1 and len(digests[0]) == 64 for digests in pinned.values())
         # The same server against its own pins: every disclosure still verifies.
-        same = run_cli("review", url, "--json", "--strict", "--token", OPERATOR_TOKEN, "--pins", str(pins))
+        same = run_cli_in_process(
+            "review", url, "--json", "--strict", "--token", OPERATOR_TOKEN, "--pins", str(pins)
+        )
         assert _tool(_valid(same.json()), "search_evidence")["disclosure"]["verified"] is True
         # An upstream change, simulated by pins for another source: refused before any fragment is read.
         offered = pinned["search_evidence"][0]
         document["servers"][url]["search_evidence"] = ["0" * 64]
         tampered.write_text(json.dumps(document), encoding="utf-8")
-        changed = run_cli(
+        changed = run_cli_in_process(
             "review", url, "--json", "--strict", "--token", OPERATOR_TOKEN, "--pins", str(tampered)
         )
-        bad = run_cli("review", url, "--pins", str(tmp_path / "missing.json"))
+        bad = run_cli_in_process("review", url, "--pins", str(tmp_path / "missing.json"))
     check = _tool(_valid(changed.json()), "search_evidence")["disclosure"]
     assert changed.code == 1
     assert check["verified"] is False and check["category"] == "source_not_pinned"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from tests.support.cli import run_cli
+from tests.support.cli import run_cli_in_process
 
 
 def test_a_tool_error_shows_the_servers_text_in_json_and_a_json_rpc_error_its_code_and_message() -> None:
-    tool_error = run_cli(
+    tool_error = run_cli_in_process(
         "review", "--demo", "--json", "--call", "flaky_search", "--arguments", '{"query": "boats"}'
     )
-    withheld = run_cli("review", "--demo", "--call", "inventory_snapshot")
+    withheld = run_cli_in_process("review", "--demo", "--call", "inventory_snapshot")
     assert tool_error.code == 0, tool_error.err
     call = tool_error.json()["call"]
     assert call["outcome"] == "tool_error"

@@ -197,13 +197,16 @@ def test_ctrl_c_mid_handshake_ends_the_review_and_the_server_group_at_once(tmp_p
         time.sleep(0.3)  # the reviewer is now waiting for the server's first answer
         review.send_signal(signal.SIGINT)
         interrupted = time.monotonic()
-        out, err = review.communicate(timeout=30)
+        survivors = _wait_dead(pids, 10)
         took = time.monotonic() - interrupted
+        out, err = review.communicate(timeout=30)
     finally:
         if review.poll() is None:
             review.kill()
     assert review.returncode == 130, err
     assert [line for line in err.splitlines() if line.strip()] == ["agent-connector: interrupted"]
     assert "Traceback" not in err + out
-    assert took < 2.0, took  # not the SDK's 2 s stdin grace plus its SIGTERM wait
-    assert _wait_dead(pids, 5) == []  # no orphan: the server and the child it started
+    assert survivors == []  # no orphan: the server and the child it started
+    # At once: the interrupt signals the server's group itself, instead of the SDK's teardown waiting
+    # out its 2 s stdin grace before it does (generous for a loaded machine; the grace alone is 2 s).
+    assert took < 1.5, took

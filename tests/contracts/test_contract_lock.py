@@ -156,6 +156,7 @@ def test_the_file_round_trips_sorted_and_rejects_anything_else(tmp_path: Any) ->
         # A stored contract that does not hash to its digests: old values nobody approved.
         text.replace("Routes one shipment.", "Routes any shipment.", 1),
         json.dumps({**json.loads(text), "lock_version": 1}),  # format 1 holds digests only
+        "[" * 100_000,  # nesting past the parser's recursion: a refusal, not a crash
     ]
     for candidate in bad:
         with pytest.raises(LockFileError) as caught:
@@ -255,10 +256,45 @@ def test_an_unfingerprintable_descriptor_is_that_tools_drift_alone(value: Any) -
         ("bad", "changed", ("unfingerprintable",)),
         ("odd", "changed", ("unfingerprintable",)),
     ]
-    assert drift[1].reason() == "the contract cannot be fingerprinted (it holds a value no JSON text carries)"
+    assert drift[1].reason().startswith("the contract cannot be fingerprinted (it holds a value no JSON")
     # Listed twice (once fingerprintable): the duplicate rule, never a crash; nameless: no tool at all.
     twice = compare_tools(entry, [_tool("a"), _unfingerprintable("a", value), {"inputSchema": {}}])
     assert [(d.tool, d.status, d.fields) for d in twice] == [
         ("a", "changed", ("name",)),
         ("bad", "removed", ()),
     ]
+
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_contract_too_deep_to_store_is_that_tools_drift_and_the_rest_are_locked() -> None:
+    deep = _tool("deep", inputSchema={"type": "object", "default": _nested(300, 1)})
+    lock = ContractLock().with_server(SERVER, [_tool(), deep])
+    assert [t.name for t in lock.servers[0].tools] == ["route"]
+    assert ContractLock.from_json(lock.to_json()) == lock  # the file can always be written and read
+    drift = {d.tool: d for d in compare_tools(lock.server(SERVER), [_tool(), deep])}
+    assert drift["deep"].fields == ("unfingerprintable",) and drift["route"].status == "unchanged"
+
+
+def test_a_deep_but_storable_change_is_located() -> None:
+    old = _tool(inputSchema={"type": "object", "default": _nested(150, 1)})
+    new = _tool(inputSchema={"type": "object", "default": _nested(150, 2)})
+    lock = ContractLock().with_server(SERVER, [old])
+    ContractLock.from_json(lock.to_json())
+    (drift,) = compare_tools(lock.server(SERVER), [new])
+    (change,) = drift.changes
+    assert change.pointer == "/inputSchema/default" + "/0" * 150 and (change.old, change.new) == (1, 2)
+
+
+def test_a_name_no_lock_entry_can_hold_is_that_tools_drift_never_a_crash() -> None:
+    long = _tool("x" * 129)
+    lock = ContractLock().with_server(SERVER, [_tool(), long])
+    assert [t.name for t in lock.servers[0].tools] == ["route"]
+    assert ContractLock.from_json(lock.to_json()) == lock
+    drift = {d.tool: d for d in compare_tools(lock.server(SERVER), [_tool(), long])}
+    assert drift["x" * 129].fields == ("unfingerprintable",) and drift["route"].status == "unchanged"

@@ -925,6 +925,61 @@ MUTATIONS: list[Mutation] = [
             ),
         ),
     ),
+    m(
+        "alternatives-reordered",
+        GH,
+        put(
+            "merge_pull_request",
+            "/inputSchema/properties/merge_method/anyOf",
+            [{"const": "squash"}, {"const": "merge"}],
+        ),
+        expect=(
+            changed(
+                "merge_pull_request",
+                "cosmetic",
+                (
+                    "/inputSchema/properties/merge_method/anyOf",
+                    "changed",
+                    [{"const": "merge"}, {"const": "squash"}],
+                    [{"const": "squash"}, {"const": "merge"}],
+                    "cosmetic",
+                ),
+            ),
+        ),
+    ),
+    m(
+        "look-alike-rename-with-a-new-ui",
+        APPS,
+        rename("show_dashboard", "sh\u043ew_dashboard"),
+        put("sh\u043ew_dashboard", "/_meta/ui/resourceUri", "ui://dashboard/login.html"),
+        bad=True,
+        expect=(
+            Expect(
+                "sh\u043ew_dashboard",
+                "renamed",
+                "escalation",
+                (
+                    (
+                        "/_meta/ui/resourceUri",
+                        "changed",
+                        "ui://dashboard/sales.html",
+                        "ui://dashboard/login.html",
+                        "escalation",
+                    ),
+                ),
+                previous="show_dashboard",
+                confusable_of="show_dashboard",
+            ),
+        ),
+    ),
+    m(
+        "one-tool-replaced-by-an-unrelated-one",
+        GH,
+        remove_tool("search_code"),
+        add_tool(NEW_TOOL),
+        bad=True,
+        expect=(Expect("run_command", "added", "escalation"), Expect("search_code", "removed", "breaking")),
+    ),
     # --- no drift at all: reordering and metadata no host acts on --------------------------------
     m("tools-reordered", FS, reverse_tools),
     m("every-object-key-reordered", GH, reverse_every_key),

@@ -155,3 +155,15 @@ def test_a_federated_tool_with_header_annotations_is_called_with_its_headers(sta
     # gateway sent the header its host core computed from the disclosed schema, and the tool ran.
     assert "result" in message and message["result"].get("isError") is not True, message
     assert isinstance(message["result"]["structuredContent"], list)  # the array the output schema says
+
+
+async def test_check_lists_the_withheld_proxy_tools_without_counting_them_as_problems(stack: Stack) -> None:
+    from agent_connector_sdk.gateway.evidence import check_report, collect_evidence
+
+    evidence = await collect_evidence(stack.gateway.children["oa"], probe=False)
+    assert {(r.tool, r.category) for r in evidence.rejected} == {
+        ("call_tool", "synthetic_proxy"),
+        ("search_tools", "synthetic_proxy"),
+    }
+    report = check_report([evidence])
+    assert [p.kind for p in report.problems] == ["no_probe"] and report.passed

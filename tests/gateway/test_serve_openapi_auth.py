@@ -14,7 +14,8 @@ from agent_connector_sdk.cli.serve import build_openapi_app, disclosure_read_pat
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.gateway.auth import AuthSettings, load_auth_file
 from agent_connector_sdk.gateway.errors import GatewayError
-from tests.support.cli import assert_one_line_error, run_cli
+from tests.support.cli import assert_one_line_error
+from tests.support.cli import run_cli_in_process as run_cli  # exit codes and output, not the process
 from tests.support.gateway import rpc
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post

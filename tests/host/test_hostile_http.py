@@ -351,3 +351,46 @@ async def test_a_listing_the_server_does_not_serve_is_its_json_rpc_error(base: s
             with pytest.raises(JsonRpcError) as unknown:  # the hostile server has neither
                 await host.session.list_catalog(kind)
             assert unknown.value.code == -32601
+
+
+# ------------------------------------------------------------------------------ poisoning everywhere
+EXPECTED_POISONING = {
+    "nested": {("instruction-markup", "/inputSchema/properties/q/description")},
+    "nested_q": {("instruction-markup", "/description")},
+    "enum_tool": {("instruction-markup", "/inputSchema/properties/q/enum/1")},
+    "comment": {("instruction-markup", "/description")},
+    "image": {("instruction-markup", "/description")},
+    "selectors": {("hidden-unicode", "/description")},
+    "shy": {("hidden-unicode", "/description"), ("instruction-markup", "/description")},
+    "fullwidth": {("instruction-markup", "/title")},
+    "split": {("instruction-markup", "/")},
+    "r\u0435ad_file": {("name-charset", "/name"), ("confusable-name", "/name")},
+    "read_file": {("confusable-name", "/name")},
+    "read\u3164file": {("name-charset", "/name")},
+    "Delete": {("confusable-name", "/name")},
+    "delete": {("confusable-name", "/name")},
+}
+
+
+async def test_poisoning_is_found_over_the_whole_descriptor_and_in_names(base: str) -> None:
+    async with _host(f"{base}/poisoned/mcp") as host:
+        report = await host.discover_tools()
+        found = {
+            name: {(f.rule, f.path) for f in host.session.core.listed[name].findings}
+            for name in report.admitted
+        }
+    assert {name: rules for name, rules in found.items() if rules} == EXPECTED_POISONING
+    assert not found["clean"] and not found["clean_too"]  # an annotations title is read, and clean
+    messages = [f.message for name in report.admitted for f in host.session.core.listed[name].findings]
+    assert "name looks like r\\u0435ad_file" in messages
+    assert "name differs only in case from delete" in messages
+    assert not [m for m in messages if "Ignore" in m or "attacker" in m]  # never a quote of the text
+
+
+async def test_strict_rejects_every_poisoned_tool_and_keeps_the_clean_ones(base: str) -> None:
+    client = fastmcp.Client(f"{base}/poisoned/mcp", timeout=10)
+    async with ContractClient(client, HostOptions(profile="strict", require_confirmation=False)) as host:
+        report = await host.discover_tools()
+    assert list(report.admitted) == ["clean", "clean_too"]
+    assert {r["tool"] for r in report.rejected} == set(EXPECTED_POISONING)
+    assert {r["category"] for r in report.rejected} == {"tool_poisoning"}

@@ -12,7 +12,7 @@ from fastmcp.tools.base import Tool
 
 from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors.sources import load_github_extract
-from tests.support.cli import run_cli
+from tests.support.cli import run_cli_in_process
 from tests.support.http_server import serve_asgi
 
 REPLACED = "issues_lock"
@@ -34,18 +34,18 @@ def test_a_replaced_openapi_tool_is_refused_not_disclosed_under_the_registered_s
     server = app.state.fastmcp_server
     pins = tmp_path / "pins.json"
     with serve_asgi(app) as url:
-        written = run_cli("review", url, "--pin", str(pins))
+        written = run_cli_in_process("review", url, "--pin", str(pins))
         assert written.code == 0, written.err
         pinned = json.loads(pins.read_text(encoding="utf-8"))["servers"][url]
         assert REPLACED in pinned
-        before = run_cli("review", url, "--json", "--strict", "--pins", str(pins))
+        before = run_cli_in_process("review", url, "--json", "--strict", "--pins", str(pins))
         assert before.code == 0, before.err
         assert _disclosure(before.json(), REPLACED)["verified"] is True
 
         # The operator shadows the generated tool with a hand-written one of the same name: its schema
         # did not come from the OpenAPI document the origin names.
         server.add_tool(Tool.from_function(lock_everything, name=REPLACED))
-        after = run_cli("review", url, "--json", "--strict", "--pins", str(pins))
+        after = run_cli_in_process("review", url, "--json", "--strict", "--pins", str(pins))
 
     report = after.json()
     replaced = _disclosure(report, REPLACED)

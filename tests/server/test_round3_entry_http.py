@@ -399,3 +399,45 @@ def test_a_replica_keeps_its_catalog_under_one_string_bodies() -> None:
     # Authenticated one-string calls are answered by the tool's argument check (unknown property) or
     # the per-caller cap; unauthenticated ones 401, unread. None is a server error.
     assert answers and set(answers) <= {200, 401, 429}, sorted(set(answers))
+
+
+def test_cheap_header_checks_come_before_any_token_is_verified() -> None:
+    """Two ``Authorization`` headers and a declared body over the limit are refused by the entry's front,
+    before FastMCP's authentication runs: the verifier never sees those requests."""
+    key = RSAKeyPair.generate()
+    calls: list[int] = []
+    settings = AuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key)
+    server = _server(calls)
+    verifier = settings.verifier()
+    verified: list[str] = []
+    original = verifier.load_access_token
+
+    async def counting(token: str) -> Any:
+        verified.append("token")
+        return await original(token)
+
+    verifier.load_access_token = counting
+    server.auth = verifier
+    app = gated_http_app(server, stateless_http=True, json_response=True)
+    token = _token(key)
+    with serve_asgi(app) as url, httpx2.Client(timeout=30) as client:
+        twice = [(name, value) for name, value in _headers(token).items()]
+        twice.append(("authorization", f"Bearer {token}"))
+        duplicate = client.post(url, content=_call("x"), headers=twice)
+        assert duplicate.status_code == 400
+        assert duplicate.json()["error"]["data"] == {"category": "duplicate_authorization"}
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            head = "".join(f"{name}: {value}\r\n" for name, value in _headers(token).items())
+            head += f"Host: {host}:{port}\r\nContent-Length: {5 * 2**20}\r\n\r\n"
+            raw.sendall(f"POST /mcp HTTP/1.1\r\n{head}".encode())
+            answer = b""
+            while chunk := raw.recv(65536):  # the 413 closes the connection: read to the end
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
+        assert answer.endswith(
+            b'{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request body too large"}}'
+        )
+        assert verified == [] and calls == []
+        assert client.post(url, content=_call("x"), headers=_headers(token)).status_code == 200
+        assert verified == ["token"] and calls == [1]

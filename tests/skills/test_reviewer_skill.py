@@ -23,6 +23,7 @@ from jsonschema import Draft4Validator  # type: ignore[import-untyped]
 
 from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.skills import REVIEWER_SKILL, reviewer_skill
+from tests.support.cli import Run, run_cli_in_process
 from tests.support.http_server import serve_asgi
 from tests.support.sarif_schema import official_sarif_schema
 
@@ -66,30 +67,33 @@ async def _fetch_skill(url: str) -> tuple[list[Any], Skill]:
         return listed, await client.read_skill(str(entry.uri))  # verifies size and digest per file
 
 
-def _run(line: str, variables: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(line: str, variables: dict[str, str], cwd: Path) -> Run:
+    """One line of the skill as written: ``agent-connector`` through its entry function (exit code and
+    streams as a user sees them, without a process start-up per step), ``python -m pytest`` as a process
+    (the emitted file is run as a user runs it, outside this test session)."""
     words = [variables.get(word, word) for word in shlex.split(line)]
     redirect = None
     if ">" in words:
         at = words.index(">")
         words, redirect = words[:at], words[at + 1]
     if words[0] == "agent-connector":
-        entry = "from agent_connector_sdk.cli import main_exit; main_exit()"
-        argv = [sys.executable, "-c", entry, *words[1:]]
+        done = run_cli_in_process(*words[1:], cwd=cwd, timeout=300)
     else:
         assert words[:3] == ["python", "-m", "pytest"], words
         argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *words[3:]]
-    path = os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH")]))
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": path, "COLUMNS": "200", "NO_COLOR": "1"},
-        stdin=subprocess.DEVNULL,
-    )
+        path = os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH")]))
+        process = subprocess.run(
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": path, "COLUMNS": "200", "NO_COLOR": "1"},
+            stdin=subprocess.DEVNULL,
+        )
+        done = Run(process.returncode, process.stdout, process.stderr)
     if redirect is not None:
-        (cwd / redirect).write_text(done.stdout, encoding="utf-8")
+        (cwd / redirect).write_text(done.out, encoding="utf-8")
     return done
 
 
@@ -111,13 +115,13 @@ def test_following_the_skill_on_the_lab_produces_every_output(tmp_path: Path) ->
             "$TOOL": "search_evidence",
             "$ARGUMENTS": json.dumps({"query": "routing audit", "region": "Zürich west", "limit": 3}),
         }
-        results: dict[int, list[subprocess.CompletedProcess[str]]] = {}
+        results: dict[int, list[Run]] = {}
         for number, _, commands in _steps(skill.files["SKILL.md"].decode("utf-8")):
             results[number] = [_run(line, variables, tmp_path) for line in commands]
 
     # 1. Discover: descriptors (listed and disclosed), pagination behaviour, completion policy, skills.
     (discover,) = results[1]
-    assert discover.returncode == 0, discover.stderr
+    assert discover.code == 0, discover.err
     review = json.loads((tmp_path / "review.json").read_text(encoding="utf-8"))
     assert "" in review["page_trace"]  # the lab's "" cursor was followed, not taken as the end
     assert _tool(review, "search_evidence")["found"] == "search"
@@ -126,12 +130,12 @@ def test_following_the_skill_on_the_lab_produces_every_output(tmp_path: Path) ->
 
     # 2. Admission decision: the unsafe descriptors are refused, named by category; --strict exits 1.
     (admission,) = results[2]
-    assert admission.returncode == 1
-    assert "sensitive_header" in admission.stdout and "fetch_report" in admission.stdout
+    assert admission.code == 1
+    assert "sensitive_header" in admission.out and "fetch_report" in admission.out
 
     # 3. Header policy: Unicode routing values travel base64-wrapped; unsafe integers are refused.
     (headers,) = results[3]
-    offline = json.loads(headers.stdout)
+    offline = json.loads(headers.out)
     rules = {r["header"]: r for r in _tool(offline, "route_shipment")["headers"]["rules"]}
     samples = {s["value"]: s for s in rules["Mcp-Param-Region"]["samples"]}
     assert samples["Zürich west"]["encoding"] == "base64"
@@ -139,20 +143,20 @@ def test_following_the_skill_on_the_lab_produces_every_output(tmp_path: Path) ->
 
     # 4. Result-validation plan: an array promised, and the sample result validated against it.
     (sample,) = results[4]
-    call_report = json.loads(sample.stdout)
+    call_report = json.loads(sample.out)
     assert _tool(call_report, "search_evidence")["output_kind"] == "array"
     assert call_report["call"]["outcome"] == "validated"
     assert call_report["call"]["headers_sent"] == ["Mcp-Param-Region"]
 
     # 5. Failure tests: written, and every case is refused by the gates when run.
     emitted, ran = results[5]
-    assert emitted.returncode == 0 and (tmp_path / "test_contract_failures.py").exists()
-    assert ran.returncode == 0, ran.stdout[-2000:]
-    assert re.search(r"(\d+) passed", ran.stdout) and "failed" not in ran.stdout
+    assert emitted.code == 0 and (tmp_path / "test_contract_failures.py").exists()
+    assert ran.code == 0, ran.out[-2000:]
+    assert re.search(r"(\d+) passed", ran.out) and "failed" not in ran.out
 
     # 6. Approval: a lock with every reviewed tool, digests only.
     (approve,) = results[6]
-    assert approve.returncode == 0, approve.stderr
+    assert approve.code == 0, approve.err
     lock = json.loads((tmp_path / "contracts.lock.json").read_text(encoding="utf-8"))
     locked = {t["name"] for t in lock["servers"][0]["tools"]}
     assert {"search_evidence", "route_shipment", "fetch_report"} <= locked
@@ -160,8 +164,8 @@ def test_following_the_skill_on_the_lab_produces_every_output(tmp_path: Path) ->
     # 7. CI gate: no drift against the fresh lock (the lab's rejections still make --strict exit 1),
     # and the SARIF log is valid against the official schema.
     (gate,) = results[7]
-    assert gate.returncode == 1
-    assert "0 tools drifted" in gate.stdout
+    assert gate.code == 1
+    assert "0 tools drifted" in gate.out
     log = json.loads((tmp_path / "review.sarif").read_text(encoding="utf-8"))
     assert not list(Draft4Validator(official_sarif_schema()).iter_errors(log))
     assert {r["ruleId"] for r in log["runs"][0]["results"]} >= {"admit/sensitive_header"}

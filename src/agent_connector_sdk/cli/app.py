@@ -76,8 +76,14 @@ def _console(stream: TextIO) -> Console:
     from rich.console import Console
 
     tty = stream.isatty()
+    # emoji=False: rich would turn a server's ":white_check_mark:" into ✅, text the server never sent.
     return Console(
-        file=stream, highlight=False, soft_wrap=False, width=None if tty else 160, no_color=not tty
+        file=stream,
+        highlight=False,
+        soft_wrap=False,
+        width=None if tty else 160,
+        no_color=not tty,
+        emoji=False,
     )
 
 
@@ -91,7 +97,11 @@ def _progress(label: str) -> Iterator[Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     bar = Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), console=Console(stderr=True), transient=True
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True, emoji=False),
+        transient=True,
     )
     task = bar.add_task(label, total=None)
 

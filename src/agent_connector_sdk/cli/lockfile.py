@@ -127,6 +127,9 @@ def _approvals(drift: Sequence[ToolDrift], approve: Sequence[str]) -> list[ToolD
         name, at, digest = spec.rpartition("@") if "@" in spec else (spec, "", "")
         found = by_name.get(name)
         if found is None:
+            renamed = next((d.tool for d in drift if d.previous == name), None)
+            if renamed is not None:
+                raise CliError(f"--approve {spec}: {name} was renamed; approve the new name ({renamed})")
             raise CliError(f"--approve {spec}: no such tool on this server or in the lock")
         if not found.drifted:
             raise CliError(f"--approve {spec}: {name} has not drifted, there is nothing to approve")

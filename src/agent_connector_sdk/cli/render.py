@@ -15,6 +15,7 @@ from typing import Any, Final
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from agent_connector_sdk.cli.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
 from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
@@ -43,6 +44,59 @@ _HEADER_ROWS: Final = 32  # the default max_mirrored_headers
 def _s(value: Any, limit: int = _FIELD) -> str:
     """A server-controlled string for rich: sanitized, capped, markup escaped."""
     return escape(sanitize_text("" if value is None else value, limit))
+
+
+def _print(console: Console, *objects: Any, **options: Any) -> None:
+    """``console.print`` without emoji replacement: rich would turn a server's ``:white_check_mark:``
+    into ✅, text the server never sent (whatever console the caller passed)."""
+    console.print(*objects, emoji=False, **options)
+
+
+class _Table(Table):
+    """A rich table whose string cells are markup read without emoji replacement (see :func:`_print`)."""
+
+    def add_row(self, *renderables: Any, **options: Any) -> None:
+        cells = [
+            Text.from_markup(cell, emoji=False) if isinstance(cell, str) else cell for cell in renderables
+        ]
+        super().add_row(*cells, **options)
+
+
+def _name(value: Any) -> str:
+    """A tool name for rich: every character outside printable ASCII as its code point (a Cyrillic
+    ``а`` in ``reаd_file`` or the Hangul filler U+3164 must not read as the original), then
+    :func:`_s`. A plain name is shown as it is."""
+    if isinstance(value, str) and not (value.isascii() and value.isprintable()):
+        value = escape_name(value)
+    return _s("?" if value is None else value, _NAME)
+
+
+def _identity(tool: ToolReview) -> str:
+    """The tool's name and, when the server gave one that differs, its title (``title`` or the
+    annotations' ``title``): a destructive tool titled "read_file (safe, read-only)" must show it."""
+    shown = _name(tool.name or "?")
+    descriptor = tool.descriptor or {}
+    annotations = descriptor.get("annotations")
+    title = descriptor.get("title")
+    if not isinstance(title, str) and isinstance(annotations, dict):
+        title = annotations.get("title")
+    if isinstance(title, str) and title and title != tool.name:
+        shown += f"\n[dim]title:[/dim] {_s(title, 200)}"
+    return shown
+
+
+def _hints(tool: ToolReview) -> str:
+    """The server's own behaviour hints (untrusted), as MCP defines their defaults: read-only, or it
+    may write (destructive unless ``destructiveHint`` is false)."""
+    if tool.descriptor is None:
+        return "?"
+    annotations = tool.descriptor.get("annotations")
+    hints = annotations if isinstance(annotations, dict) else {}
+    if hints.get("readOnlyHint") is True:
+        return "read-only"
+    if hints.get("destructiveHint") is False:
+        return "writes"
+    return "[yellow]destructive[/yellow]"
 
 
 def _cursor(value: str | None) -> str:
@@ -88,101 +142,106 @@ def _disclosure(tool: ToolReview) -> str:
 def render_review(report: ReviewReport, console: Console, *, descriptors: bool = False) -> None:
     """Print ``report`` for a person: identity, page trace, tools, header policy, probe, call, summary."""
     target = report.target
-    console.print(f"[bold]review[/bold] {_s(target.address)}  ({target.kind})")
+    _print(console, f"[bold]review[/bold] {_s(target.address)}  ({target.kind})")
     if report.server is not None:
         server = report.server
-        console.print(
+        _print(
+            console,
             f"server   {_s(server.name or '?', _NAME)} {_s(server.version, 80)}"
-            f" · protocol {_s(server.protocol_version or '?', 40)}"
+            f" · protocol {_s(server.protocol_version or '?', 40)}",
         )
     gates = "applicable" if report.header_gates == "applicable" else "not applicable (no HTTP headers)"
-    console.print(f"policy   host profile {report.profile} · Mcp-Param-* header gates {gates}")
+    _print(console, f"policy   host profile {report.profile} · Mcp-Param-* header gates {gates}")
     if report.target.kind != "descriptor":
         trace = escape(sanitize_text(" → ".join(_cursor(cursor) for cursor in report.page_trace), 2_000))
-        console.print(
-            f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
+        _print(
+            console, f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
         )
     if report.search is not None:
         search = report.search
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
         entries = count(search.entries, "navigation entry", "navigation entries")
-        line = f"search   {_s(search.tool, _NAME)} for {_s(patterns)}: {entries}"
+        line = f"search   {_name(search.tool)} for {_s(patterns)}: {entries}"
         line += f" ({count(search.searches, 'search', 'searches')})" if search.searches > 1 else ""
         if search.category is not None:
             line += f" [red]failed[/red] {_s(search.category, 80)}: {_s(search.reason)}"
         elif search.incomplete is not None:
             line += f" [yellow]incomplete[/yellow]: {_s(search.incomplete)}"
-        console.print(line)
+        _print(console, line)
 
-    table = Table(title="tools", title_justify="left", show_lines=False, expand=False)
-    for column in ("tool", "found", "arguments (* required)", "output", "admission", "disclosure"):
+    table = _Table(title="tools", title_justify="left", show_lines=False, expand=False)
+    for column in ("tool", "hints", "found", "arguments (* required)", "output", "admission", "disclosure"):
         table.add_column(column, overflow="fold")
     for tool in report.tools:
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _identity(tool),
+            _hints(tool),
             tool.found,
             escape(_arguments(tool)),
             tool.output_kind,
             _admission(tool),
             _disclosure(tool),
         )
-    console.print(table)
+    _print(console, table)
     _render_headers(report.tools, console, applicable=report.header_gates == "applicable")
     if descriptors:
         for tool in report.tools:
             if tool.descriptor is not None:
-                console.print(f"[bold]descriptor[/bold] {_s(tool.name or '?', _NAME)}")
+                _print(console, f"[bold]descriptor[/bold] {_name(tool.name or '?')}")
                 # In full (that is what --descriptors asks for), but through the JSON sanitizer: JSON
                 # escapes C0 controls itself, sanitize_json the rest (DEL, C1, bidi controls).
                 text = sanitize_json(json.dumps(tool.descriptor, indent=2, ensure_ascii=False))
-                console.print(text, markup=False, highlight=False)
+                _print(console, text, markup=False, highlight=False)
     if report.completion is not None:
         probe = report.completion
         if probe.ref is None:
-            console.print(f"completion advertised; {_s(probe.reason or 'not probed')}")
+            _print(console, f"completion advertised; {_s(probe.reason or 'not probed')}")
         elif probe.category is not None:
-            console.print(
-                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)}: "
-                f"[red]{_s(probe.category, 80)}[/red]"
+            _print(
+                console,
+                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)}: "
+                f"[red]{_s(probe.category, 80)}[/red]",
             )
         else:
-            console.print(
-                f"completion {_s(probe.ref.get('name', ''), _NAME)}.{_s(probe.argument, 80)} "
+            _print(
+                console,
+                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)} "
                 "(empty prefix): "
                 f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
-                f"{escape(short_json(probe.values))}"
+                f"{escape(short_json(probe.values))}",
             )
     if report.call is not None:
         call = report.call
         style = (
             "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
         )
-        line = f"call     {_s(call.tool, _NAME)}: [{style}]{call.outcome}[/{style}]"
+        line = f"call     {_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
-        console.print(line)
+        _print(console, line)
         if call.code is not None:
-            console.print(f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+            _print(console, f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
         elif call.message is not None:  # an HTTP error page's own words
-            console.print(f"         server said: {_s(call.message, 500)}")
+            _print(console, f"         server said: {_s(call.message, 500)}")
         if call.text is not None:
             # The server's own words (tool error text, a text result, a rejected result's text).
-            console.print(f"         text: {_s(call.text, 1_000)}")
+            _print(console, f"         text: {_s(call.text, 1_000)}")
         if call.headers_sent:
-            console.print(f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
+            _print(console, f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
         if call.content_types:
-            console.print(f"         content blocks: {_s(', '.join(call.content_types))}")
+            _print(console, f"         content blocks: {_s(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
             shown = (
                 "(absent)"
                 if call.structured_content_present is False
                 else escape(short_json(call.structured_content, 240))
             )
-            console.print(f"         structuredContent: {shown}")
+            _print(console, f"         structuredContent: {shown}")
     _render_findings(report, console)
     _render_contract(report, console)
     summary = report.summary
-    console.print(
+    _print(
+        console,
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
         f"{len(summary.rejected)} rejected, {len(summary.disclosure_failures)} disclosure failures; "
         f"{count(summary.findings, 'finding')}"
@@ -190,14 +249,15 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             f"; {count(summary.project_findings, 'project-rule finding')} (rejections with --strict)"
             if summary.project_findings
             else ""
-        )
+        ),
     )
     if report.search is not None and (report.search.incomplete is not None or report.search.category):
         # Never let a capped or failed search pass for a complete review: say how much was seen.
         reviewed = sum(1 for tool in report.tools if tool.found == "search")
-        console.print(
+        _print(
+            console,
             f"[yellow]{reviewed} of {reviewed}+ tools reviewed[/yellow] behind "
-            f"{_s(report.search.tool, _NAME)}: its search could not be enumerated completely, more may exist"
+            f"{_name(report.search.tool)}: its search could not be enumerated completely, more may exist",
         )
 
 
@@ -207,9 +267,10 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
     if report.call is not None:
         rows += [(report.call.tool, finding) for finding in report.call.findings]
     for name, finding in rows[:200]:
-        console.print(
-            f"finding  {_s(name, _NAME)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
-            f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}"
+        _print(
+            console,
+            f"finding  {_name(name)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
+            f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}",
         )
 
 
@@ -222,7 +283,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
     if not rows and not invalid:
         return
     title = "header policy" + ("" if applicable else " (not applicable over stdio: shown for reference)")
-    table = Table(title=title, title_justify="left")
+    table = _Table(title=title, title_justify="left")
     for column in ("tool", "argument", "header", "type", "sample → field value"):
         table.add_column(column, overflow="fold")
     for index, (tool, rule) in enumerate(rows):
@@ -234,7 +295,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
             else:
                 samples.append(f"{shown} → {sample.encoding} {_s(sample.wire, 200)}")
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _name(tool.name or "?"),
             _s(rule.argument, 200),
             _s(rule.header, 200),
             _s(rule.type, 40),
@@ -242,16 +303,16 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
         )
         last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
         if last_of_tool and hidden[id(tool)] > 0:
-            table.add_row(_s(tool.name or "?", _NAME), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
+            table.add_row(_name(tool.name or "?"), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
     for tool in invalid:
         table.add_row(
-            _s(tool.name or "?", _NAME),
+            _name(tool.name or "?"),
             "—",
             "—",
             "—",
             f"[red]{_s(tool.headers.category, 80)}[/red]: {_s(tool.headers.reason)}",
         )
-    console.print(table)
+    _print(console, table)
 
 
 _SEVERITY_STYLE: Final = {
@@ -312,17 +373,18 @@ def _render_drift(drift: ToolDriftReport, console: Console) -> None:
     if drift.approved:
         head += " — [green]approved[/green]"
     # One line per change, never wrapped: a change is read (and grepped) as one line.
-    console.print(f"         {name}: {head}", soft_wrap=True)
+    _print(console, f"         {name}: {head}", soft_wrap=True)
     for change in drift.changes:
         style = _SEVERITY_STYLE[change.severity]
         where = _s(change.pointer, 200)
-        console.print(
+        _print(
+            console,
             f"           [{style}]{change.severity:<10}[/{style}] {where}: {_values(change)}"
             f"  [dim]— {_s(change.reason, 200)}[/dim]",
             soft_wrap=True,
         )
     if drift.changes_omitted:
-        console.print(f"           … {count(drift.changes_omitted, 'more change')} not listed (see --json)")
+        _print(console, f"           … {count(drift.changes_omitted, 'more change')} not listed (see --json)")
 
 
 def _render_contract(report: ReviewReport, console: Console) -> None:
@@ -332,25 +394,28 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
         where = "" if lock.entry else " (no entry for this server: every tool is new)"
         failing = sum(1 for drift in lock.tools if drift.fails)
         rule = "any drift" if lock.fail_on == "any" else "escalation and breaking drift"
-        console.print(
+        _print(
+            console,
             f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "
             f"{count(lock.drifted, 'tool')} drifted of {len(lock.tools)}, "
             f"{count(failing, 'finding')} ({rule} fails --strict)",
             soft_wrap=True,
         )
         if lock.digest_only:
-            console.print(
+            _print(
+                console,
                 "         [yellow]this lock holds digests only (format 1): drift is found but not shown; "
-                "re-write it with --write-lock to see and class each change[/yellow]"
+                "re-write it with --write-lock to see and class each change[/yellow]",
             )
         for drift in lock.tools:
             if drift.status == "unchanged":
                 continue  # counted above; a drift report lists what needs a person's attention
             _render_drift(drift, console)
     if report.skills is not None:
-        console.print(f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        _print(console, f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
         for skill in report.skills:
-            console.print(
+            _print(
+                console,
                 f"         {_s(skill.name)}: {_s(skill.description)} "
-                f"({count(skill.files, 'file')}, {_s(skill.uri)})"
+                f"({count(skill.files, 'file')}, {_s(skill.uri)})",
             )

@@ -128,7 +128,9 @@ class GatewayCheck(BaseModel):
     """The output of ``agent-connector gateway --check --json``.
 
     ``status``: ``ok`` (no problem but ``no_probe``), ``degraded`` (problems, some child up) or ``down``
-    (no child up). ``passed``: what ``--strict`` decides — no child down, no rejection, no failed probe."""
+    (no child up). ``passed``: what ``--strict`` decides — no child down, no rejection, no failed probe.
+    A search-first child's withheld search/call tools (``synthetic_proxy``) are listed as rejected but
+    are no problem: withholding them is the rule, their tools are federated."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", title="GatewayCheck")
     check_version: Literal[1] = CHECK_VERSION
@@ -242,6 +244,8 @@ def check_report(children: Sequence[ChildCheck]) -> GatewayCheck:
             )
             continue
         for rejected in item.rejected:
+            if rejected.category == "synthetic_proxy":
+                continue  # a search-first child's own search/call tools: withheld by design, federated
             name = rejected.tool if rejected.tool is not None else "(no name)"
             problems.append(Problem(child=item.name, kind="rejected", detail=f"{name}: {rejected.category}"))
         probe = item.validated_result

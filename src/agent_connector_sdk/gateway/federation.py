@@ -44,6 +44,7 @@ from typing import Any, Final, TypeVar, cast
 
 import anyio
 
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway.errors import GatewayError
 from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
@@ -74,11 +75,13 @@ MAX_SEARCHES: Final = 20_000
 """At most this many searches per enumeration (a child answering adversarially cannot loop forever)."""
 _CONCURRENT_DISCLOSURES: Final = 1
 _READS_IN_FLIGHT: Final = 4
-"""At most 4 disclosure reads in flight at once: a gated child admits 8 requests per caller at a time
-(``RequestBounds.max_in_flight_per_caller``), the gateway's calls share that allowance, and a request
-the client has finished still counts at the server until its stream closes."""
+"""One disclosure at a time, at most 4 of its reads in flight. A gated child admits 8 requests per caller
+at a time (``RequestBounds.max_in_flight_per_caller``), the gateway's calls share that allowance, and a
+request the client has finished still counts at the server until its stream closes: measured, three
+disclosures of one read each already met the child's limit (HTTP 429) on a loaded machine."""
 _THROTTLE_RETRIES: Final = 8
 _THROTTLE_WAIT: Final = (0.05, 2.0)  # seconds: the child's retryAfterMs, clamped
+_DEFAULT_THROTTLE_WAIT: Final = 0.25  # seconds, for an HTTP 429/503 that says no retryAfterMs
 _END: Final = ""  # the symbol "the name ends here"
 _ALPHABET: Final = (*"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", _END)
 """A tool name's characters and the end of the name. Searches are case-sensitive (``(?-i:…)`` inside
@@ -243,16 +246,29 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
 
 async def _throttled(operation: Callable[[], Awaitable[T]]) -> T:
     """``operation()``, again after the child's ``retryAfterMs`` when it answers that it is throttling
-    this caller (a rate or in-flight limit, ``data.retryAfterMs``), a bounded number of times."""
+    this caller (a rate or in-flight limit: ``data.retryAfterMs``, or HTTP 429/503), a bounded number
+    of times."""
     for _ in range(_THROTTLE_RETRIES):
         try:
             return await operation()
         except JsonRpcError as error:
             wait = error.retry_after_ms
-            if wait is None:
+            if wait is None and error.http_status not in (429, 503):
                 raise
-            await anyio.sleep(min(max(wait / 1000, _THROTTLE_WAIT[0]), _THROTTLE_WAIT[1]))
+            seconds = _DEFAULT_THROTTLE_WAIT if wait is None else wait / 1000
+            await anyio.sleep(min(max(seconds, _THROTTLE_WAIT[0]), _THROTTLE_WAIT[1]))
     return await operation()
+
+
+def _first_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
+    for error in group.exceptions:
+        if isinstance(error, AgentConnectorError):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            nested = _first_error(error)
+            if nested is not None:
+                return nested
+    return None
 
 
 def _rejection(tool: str | None, category: str, reason: str) -> Rejection:
@@ -342,9 +358,17 @@ async def federate(
         kept[identity] = descriptor
         results[name] = (admitted.descriptor, digest)
 
-    async with anyio.create_task_group() as group:
-        for entry in entries.values():
-            group.start_soon(admit_one, entry)
+    try:
+        async with anyio.create_task_group() as group:
+            for entry in entries.values():
+                group.start_soon(admit_one, entry)
+    except BaseExceptionGroup as failures:
+        # The first failure of the exchange as itself (a TransportFailure, a JsonRpcError...), never
+        # a bare group the gateway's supervisor would not recognise.
+        first = _first_error(failures)
+        if first is None:
+            raise
+        raise first from None
 
     admitted_tools: dict[str, Mapping[str, Any]] = {}
     digests: dict[str, str] = {}

@@ -17,7 +17,8 @@ the old and the new value, a word-level diff for descriptions and titles, and a 
 * ``compatible`` — a change a person should read that grants nothing and breaks no caller (a
   reworded description, a new optional argument, a narrower output);
 * ``cosmetic`` — nothing a caller, model or host could notice: whitespace only, an order-free
-  array reordered (``enum``), an annotation hint made explicit at its default.
+  array reordered (``enum``, ``anyOf``/``oneOf``/``allOf``), an annotation hint made explicit at its
+  default.
 
 Classes are ordered (:data:`SEVERITIES`); a tool's class is its most severe change's. Where a change
 cannot be placed (a pattern rewritten, a ``$ref`` retargeted) it takes the more severe reading: the
@@ -164,9 +165,21 @@ def _walk(old: Any, new: Any, parts: tuple[str | int, ...]) -> Iterator[_Raw]:
                 yield from _walk(old[key], new[key], (*parts, key))
         return
     if isinstance(old, list) and isinstance(new, list) and not (parts and parts[-1] in _SET_LIKE):
+        if parts and parts[-1] in _ORDER_FREE_SCHEMAS and _same_members(old, new):
+            yield _Raw(parts, "changed", old, new)  # one change, classed cosmetic: only the order moved
+            return
         yield from _walk_list(old, new, parts)
         return
     yield _Raw(parts, "changed", old, new)
+
+
+_ORDER_FREE_SCHEMAS: Final = frozenset({"anyOf", "oneOf", "allOf"})
+"""Composition keywords whose order does not change what validates (the fingerprint keeps their order,
+so a reorder is drift; the diff calls it cosmetic)."""
+
+
+def _same_members(old: list[Any], new: list[Any]) -> bool:
+    return sorted(map(_encoded, old)) == sorted(map(_encoded, new))
 
 
 def _walk_list(old: list[Any], new: list[Any], parts: tuple[str | int, ...]) -> Iterator[_Raw]:
@@ -193,18 +206,37 @@ _Verdict = tuple[Severity, str]
 _COSMETIC_ORDER: Final[_Verdict] = ("cosmetic", "the same members in another order")
 
 
-def _text_markers(text: str, other_names: Sequence[str]) -> dict[str, int]:
-    """Per poisoning rule, how many findings ``text`` raises as a description (0 when none)."""
+def _text_markers(text: str) -> dict[str, int]:
+    """How many hidden-character and instruction-markup findings ``text`` raises as a description."""
     counts: dict[str, int] = {}
-    for finding in poisoning_findings({"description": text}, other_tools=other_names):
+    for finding in poisoning_findings({"description": text}):
         counts[finding.rule] = counts.get(finding.rule, 0) + 1
     return counts
+
+
+def _mentioned(text: str, names: Sequence[str]) -> frozenset[str]:
+    """The names ``text`` mentions by the poisoning rules' ``cross-reference`` test, name by name (a
+    text that names one more tool than before is the escalation, whatever it named already).
+
+    For ASCII text only the ASCII names that occur in it (lowered) can be mentioned, so only those —
+    and every non-ASCII name, which case-insensitive matching may fold onto ASCII — are tested: one
+    substring test per name, not a regex per name per text (a listing whose every description changed
+    was quadratic). Differentially tested against testing every name."""
+    if text.isascii():
+        folded = text.lower()
+        names = [name for name in names if not name.isascii() or name.lower() in folded]
+    return frozenset(
+        name
+        for name in names
+        if any(
+            f.rule == "cross-reference" for f in poisoning_findings({"description": text}, other_tools=[name])
+        )
+    )
 
 
 _TEXT_REASONS: Final = {
     "instruction-markup": "instruction-like text added (addressed to the model)",
     "hidden-unicode": "invisible characters added",
-    "cross-reference": "now names another tool",
 }
 
 
@@ -214,10 +246,12 @@ def _text(kind: ChangeKind, old: Any, new: Any, other_names: Sequence[str]) -> _
     if kind == "changed" and isinstance(old, str) and isinstance(new, str) and old.split() == new.split():
         return "cosmetic", "whitespace only"
     if after:
-        was, now = _text_markers(before, other_names), _text_markers(after, other_names)
+        was, now = _text_markers(before), _text_markers(after)
         for rule, reason in _TEXT_REASONS.items():
             if now.get(rule, 0) > was.get(rule, 0):
                 return "escalation", reason
+        if _mentioned(after, other_names) - _mentioned(before, other_names):
+            return "escalation", "now names another tool"
     if kind == "removed":
         return "compatible", "text removed"
     if kind == "added":
@@ -535,10 +569,11 @@ def _schema(
             )
         return "compatible", "properties declared"
     if (
-        keyword == "enum"
+        (keyword == "enum" or keyword in _ORDER_FREE_SCHEMAS)
+        and not below
         and isinstance(old, list)
         and isinstance(new, list)
-        and sorted(map(_encoded, old)) == sorted(map(_encoded, new))
+        and _same_members(old, new)
     ):
         return _COSMETIC_ORDER
     effect = _schema_effect(keyword, below, kind, old, new, path)
@@ -596,7 +631,7 @@ def diff_contracts(
     only spells the name). Pure; cost linear in the views' size (arrays are aligned with difflib, which
     is quadratic in the length of one array at worst, bounded by the descriptor bounds of Admit).
     """
-    names = sorted(set(other_names))
+    names = other_names if isinstance(other_names, list | tuple) else list(other_names)
     skipped = set(set_aside)
     changes: list[ContractChange] = []
     for field in sorted((old_view.keys() | new_view.keys()) - skipped):

@@ -91,7 +91,8 @@ RULES: tuple[Rule, ...] = (
         "invalid_header_annotation",
         "transports#x-mcp-header: any property reachable through properties keys (since 2026-06-17)",
     ),
-    # Admit (contracts.poisoning), project rules: tool poisoning in names, titles and descriptions.
+    # Admit (contracts.poisoning), project rules: tool poisoning in every string a model is shown, and
+    # names a person cannot tell apart.
     Rule(
         "hidden-unicode",
         "project",
@@ -109,6 +110,18 @@ RULES: tuple[Rule, ...] = (
         "project",
         "tool_poisoning",
         "server/tools#security-considerations: silent on a tool's text naming other tools or servers",
+    ),
+    Rule(
+        "name-charset",
+        "project",
+        "tool_poisoning",
+        "server/tools#tool-names: SHOULD use only A-Za-z0-9_.- (a look-alike letter reads as the original)",
+    ),
+    Rule(
+        "confusable-name",
+        "project",
+        "tool_poisoning",
+        "server/tools#tool-names: silent on names that look alike or differ only in case",
     ),
 )
 """The rule table (the README's rule table is kept equal to it by a test)."""

@@ -104,7 +104,9 @@ ENCODING: Final = "agent-connector-canonical-json-1"
 _DESCRIPTOR_FIELDS: Final = tuple(field for field in CONTRACT_FIELDS if field not in ("_meta", "headers"))
 _DESCRIPTOR_FIELDS_V1: Final = CONTRACT_FIELDS_V1[:-1]
 _ORDER_FREE: Final = frozenset({"required", "type"})
-_MAX_DEPTH: Final = 512
+_MAX_DEPTH: Final = 200
+"""Nesting a contract may have: below the interpreter's recursion limit, and below the depth a lock file
+(and a review report) can serialize — what cannot be stored cannot be approved."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +125,7 @@ def _normalized(value: Any) -> Any:
     Copy on write: a part with nothing to sort is returned as it is (never modified), so a schema
     already in order costs one visit per node and no allocation. Dict and list subclasses are always
     copied into plain ones (what the encoding accepts). Only arrays of strings are sorted: anything else
-    is left for the schema check to judge. Depth is bounded (512), below the interpreter's recursion
+    is left for the schema check to judge. Depth is bounded (200), below the interpreter's recursion
     limit, so a hostile nesting is a refusal, not a RecursionError.
     """
     return _normalize(value, 0)
@@ -217,7 +219,7 @@ def fingerprint(descriptor: Mapping[str, Any], version: FingerprintVersion = 2) 
     the digests locks of format 1 hold.
 
     Raises :class:`AdmissionError` (``malformed``) for a descriptor without a string name, or one the
-    canonical encoding refuses (not JSON data, a lone surrogate, nesting deeper than 512).
+    canonical encoding refuses (not JSON data, a lone surrogate, nesting deeper than 200).
     """
     name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
     if not isinstance(name, str) or not name:

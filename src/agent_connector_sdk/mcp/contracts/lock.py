@@ -91,7 +91,8 @@ LOCK_VERSION: Literal[2] = 2
 DriftStatus = Literal["unchanged", "changed", "added", "removed", "renamed"]
 
 _Sha256Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$", strict=True)]
-_ToolName = Annotated[str, StringConstraints(min_length=1, max_length=128, strict=True)]
+_MAX_NAME: Final = 128
+_ToolName = Annotated[str, StringConstraints(min_length=1, max_length=_MAX_NAME, strict=True)]
 _ServerKey = Annotated[str, StringConstraints(min_length=1, max_length=2048, strict=True)]
 _FROZEN = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -153,8 +154,10 @@ class LockedTool(BaseModel):
         view: Mapping[str, Any] | None = None,
         approved_diff: str | None = None,
     ) -> LockedTool:
-        """The entry approving ``contract``; with its ``view`` (:func:`contract_view`), format 2."""
-        return cls(
+        """The entry approving ``contract``; with its ``view`` (:func:`contract_view`), format 2.
+        Built without re-validation: the digests were just computed from this very view (reading a
+        file validates everything, including that each contract hashes to its digests)."""
+        return cls.model_construct(
             name=contract.name,
             sha256=contract.sha256,
             contract_sha256=contract.contract_sha256,
@@ -238,6 +241,8 @@ class ContractLock(BaseModel):
             raw = json.loads(text)
         except (ValueError, UnicodeDecodeError):
             raise LockFileError("malformed_lock", "the lock file is not JSON") from None
+        except RecursionError:  # nesting no contract can have (see .fingerprint): refused, not a crash
+            raise LockFileError("malformed_lock", "the lock file nests too deeply") from None
         try:
             return cls.model_validate(raw)
         except ValidationError as error:
@@ -288,7 +293,9 @@ class ContractLock(BaseModel):
                 tools.pop(drift.tool, None)
                 continue
             current = currents.get(drift.tool)
-            if current is None or drift.fields in (("name",), ("unfingerprintable",)):
+            if current is None or (
+                drift.status == "changed" and drift.fields in (("name",), ("unfingerprintable",))
+            ):
                 continue
             tools[drift.tool] = LockedTool.of(current.digests, current.view, drift.diff_sha256)
         key = entry.server if entry is not None else server
@@ -332,7 +339,10 @@ class ToolDrift:
     def reason(self) -> str:
         """A value-free sentence for a refusal or a report line."""
         if self.fields == ("unfingerprintable",):
-            return "the contract cannot be fingerprinted (it holds a value no JSON text carries)"
+            return (
+                "the contract cannot be fingerprinted (it holds a value no JSON text carries, "
+                "or nests deeper than 200)"
+            )
         if self.status == "changed":
             return f"the contract changed since it was approved: {', '.join(self.fields)}"
         if self.status == "added":
@@ -381,6 +391,8 @@ class _Current:
         name = descriptor.get("name") if isinstance(descriptor, Mapping) else None
         if not isinstance(name, str) or not name:
             raise AdmissionError("malformed", "name must be a non-empty string")
+        if len(name) > _MAX_NAME:  # a lock entry cannot hold it (the spec's bound): not approvable
+            raise AdmissionError("malformed", f"name longer than {_MAX_NAME} characters")
         view = contract_view(descriptor)
         return cls(descriptor, view, fingerprint_view(view))
 
@@ -442,6 +454,24 @@ class _RenameIndex:
         return min((name for name in candidates if name in self.removed), default=None)
 
 
+def _diff(
+    old_view: Mapping[str, Any],
+    new_view: Mapping[str, Any],
+    other_names: Sequence[str],
+    fields: Sequence[str],
+) -> tuple[ContractChange, ...]:
+    """:func:`diff_contracts`, or — for contracts nested deeper than the interpreter can walk (a hostile
+    schema; the fingerprint's own bound is deeper) — one change per changed field, without values,
+    classed as an escalation: the drift stays visible and fails closed."""
+    try:
+        return diff_contracts(old_view, new_view, other_names=other_names)
+    except RecursionError:
+        reason = "nested too deeply to compare location by location (values not shown)"
+        return tuple(
+            ContractChange(f"/{field}", "changed", None, None, "escalation", reason) for field in fields
+        )
+
+
 def _against(
     locked: LockedTool | None, current: _Current, *, detail: bool, other_names: Sequence[str] = ()
 ) -> ToolDrift:
@@ -466,7 +496,7 @@ def _against(
     digest = diff_digest(current.name, None, locked.sha256, current.digests.sha256)
     if not detail:
         return ToolDrift(current.name, "changed", changed, diff_sha256=digest)
-    changes = diff_contracts(old_view, current.view, other_names=other_names)
+    changes = _diff(old_view, current.view, other_names, changed)
     severity = most_severe(change.severity for change in changes) or "compatible"
     return ToolDrift(current.name, "changed", changed, changes=changes, severity=severity, diff_sha256=digest)
 
@@ -560,7 +590,7 @@ def _renamed(current: _Current, locked: LockedTool, detail: bool, other_names: S
         if detail:
             titles = _derived_title(old_view) and _derived_title(current.view)
             aside_old, aside_new = _set_aside(old_view, titles), _set_aside(current.view, titles)
-            changes = diff_contracts(aside_old, aside_new, other_names=other_names)
+            changes = _diff(aside_old, aside_new, other_names, fields[1:])
     severity = most_severe(["breaking", *(change.severity for change in changes)])
     digest = diff_digest(current.name, locked.name, locked.sha256, current.digests.sha256)
     return ToolDrift(
@@ -633,7 +663,11 @@ def compare_tools(
         others = [name for name in names if name not in (current.name, previous)] if detail else []
         results[current.name] = _renamed(current, removed.pop(previous), detail, others)
     if detail:
-        for current, entry in _similar_renames(unmatched, removed):
+        try:
+            similar = _similar_renames(unmatched, removed)
+        except RecursionError:  # a contract nested past what Python can walk: equal contracts only
+            similar = []
+        for current, entry in similar:
             del removed[entry.name]
             unmatched.remove(current)
             others = [name for name in names if name not in (current.name, entry.name)]
@@ -649,18 +683,21 @@ def compare_tools(
 
 
 def _mark_look_alikes(results: dict[str, ToolDrift], names: Sequence[str]) -> None:
-    """A new or renamed tool whose name looks like its old name or another tool's: an escalation."""
-    from agent_connector_sdk.mcp.contracts.confusables import confusable_with
+    """A new or renamed tool whose name looks like its old name or another tool's: an escalation.
+    Names are indexed by skeleton once, so this is linear in the listing (not one scan per new tool).
+    ``names`` holds every current and locked name, so a renamed tool's old name is among them."""
+    from agent_connector_sdk.mcp.contracts.confusables import skeleton
 
-    for name, drift in list(results.items()):
-        if drift.status not in ("added", "renamed"):
-            continue
-        candidates = [other for other in names if other != name]
-        if drift.previous is not None and drift.previous not in candidates:
-            candidates.append(drift.previous)
-        look_alike = confusable_with(name, candidates)
+    fresh = [name for name, drift in results.items() if drift.status in ("added", "renamed")]
+    if not fresh:
+        return
+    by_skeleton: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        by_skeleton.setdefault(skeleton(name), []).append(name)
+    for name in fresh:
+        look_alike = next((other for other in by_skeleton.get(skeleton(name), ()) if other != name), None)
         if look_alike is not None:
-            results[name] = replace(drift, severity="escalation", confusable_of=look_alike)
+            results[name] = replace(results[name], severity="escalation", confusable_of=look_alike)
 
 
 def lock_admission(

@@ -1,54 +1,95 @@
-"""Admit: tool-poisoning findings in the text a model reads — names, titles and descriptions (pure).
+"""Admit: tool-poisoning findings in the text a model reads — the whole descriptor — and in names (pure).
 
 A tool description is read by the model, not by the person who approved the tool, which makes it the
-place to hide instructions ("tool poisoning"). Three project rules (the spec is silent on all three,
-so they are *findings* by default and rejections only in the ``strict`` profile; category
-``tool_poisoning``):
+place to hide instructions ("tool poisoning"); so is every other string of the descriptor a model is
+shown: property descriptions and titles, enums, consts, defaults, examples, ``$defs``, property names,
+the annotations' title. Project rules (the spec is silent on all of them, so they are *findings* by
+default and rejections only in the ``strict`` profile; category ``tool_poisoning``):
 
 * ``hidden-unicode`` — characters a person reviewing the text cannot see but a model reads: Unicode
   tag characters (U+E0000–U+E007F, which spell ASCII invisibly), zero-width characters (U+200B–U+200D,
-  U+2060–U+2064, U+FEFF, U+180E) and bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
-  U+2066–U+2069), which reorder what is displayed;
-* ``instruction-markup`` — text dressed up as instructions to the model: ``<IMPORTANT>``-style tags
+  U+2060–U+2064, U+FEFF, U+180E), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
+  U+2066–U+2069), which reorder what is displayed, soft hyphens (U+00AD), and variation selectors
+  (U+FE00–U+FE0F, U+E0100–U+E01EF) in runs or with nothing to vary (one after a character, as in
+  an emoji, is ordinary text) — all of them also split words a filter looks for;
+* ``instruction-markup`` — text dressed up for the model: ``<IMPORTANT>``-style tags
   (``important``, ``system``, ``instructions``, ``secret``, ``hidden``, ``admin``, ``critical``,
-  ``override`` ...), chat-template tokens (``<|im_start|>``, ``[INST]``) and the classic phrases
-  ("ignore previous instructions", "do not tell the user");
-* ``cross-reference`` — the text names another tool of the same listing, or another server the host
-  knows of: a tool's description should describe that tool, and "when calling send_email, also ..."
-  is how one tool steers another's use.
+  ``override`` ...), chat-template tokens (``<|im_start|>``, ``[INST]``), the classic phrases
+  ("ignore previous instructions", "do not tell the user"), HTML comments (``<!-- -->``, invisible
+  once rendered), markdown images with a query string to a host, and markdown links whose query
+  holds a placeholder (``?d={conversation}``): how a rendered answer exfiltrates data (a
+  documentation link with a fixed query, ``?apiVersion=2022-11-28``, is not flagged). Matched after
+  removing the hidden characters above and NFKC
+  (fullwidth ``＜IMPORTANT＞`` is ``<IMPORTANT>``), in each string and in the descriptor's prose
+  joined (a payload split across fields);
+* ``cross-reference`` — the prose (``title``/``description`` fields, at any depth) names another tool
+  of the same listing, or another server the host knows of: a tool's description should describe
+  that tool, and "when calling send_email, also ..." is how one tool steers another's use;
+* ``name-charset`` — a tool name outside the spec's ``[A-Za-z0-9_.-]`` (a Cyrillic ``а`` in
+  ``reаd_file``, the Hangul filler U+3164);
+* ``confusable-name`` — a tool name that looks like another name of the same listing (Unicode TR39
+  skeletons, :mod:`.confusables`) or differs from it only in case (``Delete``/``delete``).
 
-Messages name the field, the rule and counts or code-point classes; they never quote the text.
+Messages name the field (a JSON pointer), the rule and counts or code-point classes; they never quote
+the text (another tool's name is named, escaped). ``_meta`` and ``icons`` are not model text and are
+not read. At most :data:`MAX_FINDINGS_PER_RULE` findings per rule and descriptor, then one summary.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from agent_connector_sdk.mcp.contracts._pointers import json_pointer
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+from agent_connector_sdk.mcp.contracts.confusables import escaped, skeleton
 from agent_connector_sdk.mcp.contracts.findings import Finding
 
 __all__ = [
     "POISONING_CATEGORY",
     "POISONING_RULES",
     "SEARCH_PAIR",
+    "descriptor_texts",
     "hidden_characters",
     "poisoning_admission",
     "poisoning_findings",
+    "visible_text",
 ]
 
 POISONING_CATEGORY: Final = "tool_poisoning"
-POISONING_RULES: Final = ("hidden-unicode", "instruction-markup", "cross-reference")
+POISONING_RULES: Final = (
+    "hidden-unicode",
+    "instruction-markup",
+    "cross-reference",
+    "name-charset",
+    "confusable-name",
+)
+MAX_FINDINGS_PER_RULE: Final = 10
 SEARCH_PAIR: Final = frozenset({"search_tools", "call_tool"})
 """A search transform's two synthetic tools (FastMCP's default names): they name each other by design,
 so those two references are not findings."""
 _TEXT_FIELDS: Final = ("name", "title", "description")
 
+_VARIATION_SELECTORS: Final = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
 _HIDDEN_CLASSES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("tag characters U+E0000-E007F", re.compile("[\U000e0000-\U000e007f]")),
     ("zero-width characters", re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u180e]")),
     ("bidirectional controls", re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")),
+    ("soft hyphens", re.compile("\u00ad")),
+    # A run of selectors, or one with no character to vary (at the start, after a space or another
+    # invisible): data smuggled in selectors; a lone one after a character is an ordinary emoji.
+    (
+        "variation selectors",
+        re.compile(
+            f"[{_VARIATION_SELECTORS}]{{2,}}|(?:^|(?<=[\\s\u200b-\u200d\ufeff]))[{_VARIATION_SELECTORS}]"
+        ),
+    ),
+)
+_INVISIBLE: Final = re.compile(
+    "[\U000e0000-\U000e007f\u200b-\u200d\u2060-\u2064\ufeff\u180e\u061c\u200e\u200f"
+    f"\u202a-\u202e\u2066-\u2069\u00ad{_VARIATION_SELECTORS}]"
 )
 _MARKUP_TAGS: Final = (
     "important",
@@ -68,7 +109,13 @@ _MARKUP: Final = re.compile(
     r"|<\|[a-z_]{2,32}\|>"  # chat-template tokens: <|im_start|>, <|system|>
     r"|\[/?(?:INST|SYS)\]"  # Llama-style [INST] / [SYS]
     r"|\bignore\s+(?:all\s+)?(?:the\s+)?(?:previous|prior|above|earlier)\s+instructions\b"
-    r"|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to|alert|notify)\s+the\s+user\b",
+    r"|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this\s+)?to|alert|notify)\s+the\s+user\b"
+    r"|<!--"  # an HTML comment: invisible once rendered
+    # A markdown image (fetched as soon as it is rendered) with a query string to a host, or a link
+    # whose query holds a placeholder to fill in ({data}, <secret>, $VAR): exfiltration by rendering.
+    # A documentation link with a fixed query (?apiVersion=2022-11-28) is neither.
+    r"|!\[[^\]\n]{0,500}\]\(\s*<?(?:https?:)?//[^\s)>?]{1,500}\?"
+    r"|\[[^\]\n]{0,500}\]\(\s*<?(?:https?:)?//[^\s)>?]{1,500}\?[^\s)]{0,2000}?(?:[{}<>$]|%7[bd])",
     re.IGNORECASE,
 )
 _NAME_CHARS: Final = "A-Za-z0-9_.-"
@@ -89,16 +136,25 @@ def hidden_characters(text: str) -> dict[str, int]:
 _NAME_RUN: Final = re.compile(rf"[{_NAME_CHARS}]+")
 
 
+def visible_text(text: str) -> str:
+    """``text`` as the markup rules read it: hidden characters removed (they split words a filter
+    looks for: ``IGN\u00adORE``), then NFKC (fullwidth ``＜IMPORTANT＞`` is ``<IMPORTANT>``)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+
+
 def _markup_spans(text: str) -> int:
-    """How many :data:`_MARKUP` spans ``text`` holds. ASCII text with none of the literals every
-    alternative needs (``<``, ``[``, ``ignore``, ``do`` and ``not``; case-folded, which for ASCII is
-    lowering) holds none, so the regex is skipped; other text (e.g. U+212A KELVIN SIGN matches ``k``
-    under ``IGNORECASE``) always gets it. Differentially tested against the regex."""
+    """How many :data:`_MARKUP` spans ``text`` holds (read as :func:`visible_text`). ASCII text with
+    none of the literals every alternative needs (``<``, ``[``, ``ignore``, ``do`` and ``not``;
+    case-folded, which for ASCII is lowering) holds none, so the regex is skipped; other text (e.g.
+    U+212A KELVIN SIGN matches ``k`` under ``IGNORECASE``) always gets it. Differentially tested
+    against the regex."""
     if text.isascii() and "<" not in text and "[" not in text:
         lowered = text.lower()
         if "ignore" not in lowered and ("do" not in lowered or "not" not in lowered):
             return 0
-    return len(_MARKUP.findall(text))
+    return len(_MARKUP.findall(visible_text(text)))
 
 
 def _mention_tokens(text: str) -> frozenset[str] | None:
@@ -193,7 +249,9 @@ def poisoning_findings(
     other_tools: Iterable[str] = (),
     other_servers: Collection[str] = (),
 ) -> list[Finding]:
-    """The poisoning findings of one descriptor's ``name``, ``title`` and ``description``.
+    """The poisoning findings of one descriptor: every string a model may be shown
+    (:func:`descriptor_texts`) and its name's characters (``confusable-name`` needs the listing: see
+    :func:`poisoning_admission`).
 
     ``other_tools`` are the other names of the same listing (a tool naming itself is fine);
     ``other_servers`` are names of other servers the host talks to. Names shorter than three
@@ -210,47 +268,213 @@ def _eligible(names: Iterable[Any]) -> set[str]:
     return {name for name in names if isinstance(name, str) and len(name) >= 3}
 
 
+_PROSE_KEYS: Final = frozenset({"title", "description"})
+_NAMED_MEMBERS: Final = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_NOT_MODEL_TEXT: Final = frozenset({"_meta", "icons"})
+
+
+def descriptor_texts(descriptor: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
+    """``(pointer, text, prose)`` for every string a model may be shown: the root ``name``, ``title``
+    and ``description`` first, then every other string value (at any depth: schemas, enums, consts,
+    defaults, examples, ``$defs``, the annotations) and every property or definition name, in
+    document order. ``prose``: a ``title``/``description`` value (the cross-reference candidates).
+    ``_meta`` and ``icons`` are left out. Iterative (Admit bounded the depth and size already)."""
+    texts: list[tuple[str, str, bool]] = []
+    for field in _TEXT_FIELDS:
+        value = descriptor.get(field)
+        if isinstance(value, str) and value:
+            texts.append((f"/{field}", value, field != "name"))
+    stack: list[tuple[Any, tuple[str, ...], str | None]] = [
+        (value, (str(key),), str(key))
+        for key, value in reversed(list(descriptor.items()))
+        if key not in _TEXT_FIELDS and key not in _NOT_MODEL_TEXT
+    ]
+    while stack:
+        value, path, key = stack.pop()
+        if isinstance(value, str):
+            if value:
+                texts.append((json_pointer(path), value, key in _PROSE_KEYS))
+        elif isinstance(value, Mapping):
+            named = key in _NAMED_MEMBERS
+            members = []
+            for member, inner in value.items():
+                if named and isinstance(member, str) and member:
+                    texts.append((json_pointer((*path, member)), member, False))
+                members.append((inner, (*path, str(member)), None if named else str(member)))
+            stack.extend(reversed(members))
+        elif isinstance(value, list):
+            stack.extend(reversed([(inner, (*path, str(i)), None) for i, inner in enumerate(value)]))
+    return texts
+
+
+def _strings(descriptor: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The strings :func:`descriptor_texts` yields, without their pointers: ``(all but the name,
+    prose)``. The fast first pass of :func:`_findings` (no pointer is built for a clean descriptor)."""
+    every: list[str] = []
+    prose: list[str] = []
+    for field in ("title", "description"):
+        value = descriptor.get(field)
+        if isinstance(value, str):
+            every.append(value)
+            prose.append(value)
+    stack: list[Any] = []
+    keys: list[Any] = []
+    for key, value in descriptor.items():
+        if key not in _TEXT_FIELDS and key not in _NOT_MODEL_TEXT:
+            stack.append(value)
+            keys.append(key)
+    while stack:
+        value = stack.pop()
+        key = keys.pop()
+        if isinstance(value, str):
+            every.append(value)
+            if key in _PROSE_KEYS:
+                prose.append(value)
+        elif isinstance(value, dict):
+            if key in _NAMED_MEMBERS:
+                every.extend(member for member in value if isinstance(member, str))
+                stack.extend(value.values())
+                keys.extend([None] * len(value))
+            else:
+                stack.extend(value.values())
+                keys.extend(value.keys())
+        elif isinstance(value, list):
+            stack.extend(value)
+            keys.extend([None] * len(value))
+        elif isinstance(value, Mapping):  # a read-only mapping: same as a dict, the slow way
+            stack.extend(value.values())
+            keys.extend([None if key in _NAMED_MEMBERS else member for member in value])
+            if key in _NAMED_MEMBERS:
+                every.extend(member for member in value if isinstance(member, str))
+    return every, prose
+
+
+def _maybe_poisoned(
+    descriptor: Mapping[str, Any], tools: _NameIndex, servers: _NameIndex, not_tools: Collection[Any]
+) -> bool:
+    """False when no rule can find anything in ``descriptor`` — decided on its strings joined, which
+    is exact: a match inside one string is a match in the join (the separator is no name character
+    and no regex here anchors on it), so a clean join means every string is clean. Most descriptors
+    stop here, so their texts are never walked with pointers."""
+    name = descriptor.get("name")
+    if isinstance(name, str) and not (name.isascii() and _NAME_RUN.fullmatch(name)):
+        return True
+    every, prose = _strings(descriptor)
+    unique = list(dict.fromkeys(every))  # schemas repeat their keywords' values: each string once
+    if hidden_characters("\n".join(unique)):
+        return True
+    if any(_markup_spans(text) for text in unique):
+        return True
+    joined_prose = "\n".join(prose)
+    if len(prose) > 1 and _markup_spans(joined_prose):
+        return True  # a payload split across fields, in document order
+    tokens = _mention_tokens(joined_prose)
+    if tools.mentioned(joined_prose, tokens).difference(not_tools):
+        return True
+    return bool(servers.mentioned(joined_prose, tokens))
+
+
+class _Capped:
+    """Findings of one descriptor, at most :data:`MAX_FINDINGS_PER_RULE` per rule, then a summary."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self._counts: dict[str, int] = {}
+
+    def add(self, rule: str, message: str, path: str) -> None:
+        count = self._counts[rule] = self._counts.get(rule, 0) + 1
+        if count <= MAX_FINDINGS_PER_RULE:
+            self.findings.append(Finding(rule, POISONING_CATEGORY, message, path))
+
+    def done(self) -> list[Finding]:
+        for rule, count in self._counts.items():
+            if count > MAX_FINDINGS_PER_RULE:
+                more = count - MAX_FINDINGS_PER_RULE
+                self.findings.append(
+                    Finding(rule, POISONING_CATEGORY, f"and {more} more strings break {rule}", "/")
+                )
+        return self.findings
+
+
 def _findings(
     descriptor: Mapping[str, Any], tools: _NameIndex, servers: _NameIndex, not_tools: Collection[Any]
 ) -> list[Finding]:
     """:func:`poisoning_findings` with the names indexed (``not_tools``: tool names never reported)."""
-    findings: list[Finding] = []
-    for field in _TEXT_FIELDS:
-        text = descriptor.get(field)
-        if not isinstance(text, str) or not text:
-            continue
-        path = f"/{field}"
+    if not _maybe_poisoned(descriptor, tools, servers, not_tools):
+        return []
+    return _all_findings(descriptor, tools, servers, not_tools)
+
+
+def _all_findings(
+    descriptor: Mapping[str, Any], tools: _NameIndex, servers: _NameIndex, not_tools: Collection[Any]
+) -> list[Finding]:
+    """Every finding, string by string with its pointer (the reference :func:`_maybe_poisoned` is
+    tested against: it never clears a descriptor this finds something in)."""
+    out = _Capped()
+    texts = descriptor_texts(descriptor)
+    name = descriptor.get("name")
+    if isinstance(name, str) and name and not _NAME_RUN.fullmatch(name):
+        out.add("name-charset", f"name has characters outside A-Za-z0-9_.- ({escaped(name)})", "/name")
+    prose_spans = 0
+    prose: list[str] = []
+    for path, text, is_prose in texts:
+        where = path[1:] if path.count("/") == 1 else path
         hidden = hidden_characters(text)
         if hidden:
             classes = ", ".join(f"{count} {label}" for label, count in hidden.items())
-            message = f"{field} contains invisible text: {classes}"
-            findings.append(Finding("hidden-unicode", POISONING_CATEGORY, message, path))
-        if field == "name":
+            out.add("hidden-unicode", f"{where} contains invisible text: {classes}", path)
+        if path == "/name":
             continue  # a name cannot carry markup or references that the charset check would not catch
         markup = _markup_spans(text)
         if markup:
-            findings.append(
-                Finding(
-                    "instruction-markup",
-                    POISONING_CATEGORY,
-                    f"{field} contains {markup} instruction-like markup "
-                    f"{'span' if markup == 1 else 'spans'} addressed to the model",
-                    path,
-                )
+            spans = "span" if markup == 1 else "spans"
+            out.add(
+                "instruction-markup",
+                f"{where} contains {markup} instruction-like markup {spans} addressed to the model",
+                path,
             )
+        if not is_prose:
+            continue
+        prose_spans += markup
+        prose.append(text)
         tokens = _mention_tokens(text)
         named_tools = sorted(tools.mentioned(text, tokens).difference(not_tools))
         named_servers = sorted(servers.mentioned(text, tokens))
         if named_tools or named_servers:
             parts = []
             if named_tools:
-                parts.append(f"other tools ({', '.join(named_tools)})")
+                parts.append(f"other tools ({', '.join(escaped(tool) for tool in named_tools)})")
             if named_servers:
-                parts.append(f"other servers ({', '.join(named_servers)})")
-            findings.append(
-                Finding("cross-reference", POISONING_CATEGORY, f"{field} names {' and '.join(parts)}", path)
-            )
-    return findings
+                parts.append(f"other servers ({', '.join(escaped(server) for server in named_servers)})")
+            out.add("cross-reference", f"{where} names {' and '.join(parts)}", path)
+    if len(prose) > 1 and _markup_spans("\n".join(prose)) > prose_spans:
+        out.add("instruction-markup", "instruction-like markup split across the descriptor's fields", "/")
+    return out.done()
+
+
+def _name_findings(names: Sequence[str]) -> dict[str, Finding]:
+    """Per name of one listing, a ``confusable-name`` finding when another name differs from it only
+    in case, or looks like it (equal TR39 skeletons). O(names): one skeleton per name."""
+    by_fold: dict[str, list[str]] = {}
+    by_skeleton: dict[str, list[str]] = {}
+    for name in names:
+        by_fold.setdefault(name.casefold(), []).append(name)
+        by_skeleton.setdefault(skeleton(name), []).append(name)
+    found: dict[str, Finding] = {}
+    for name in names:
+        twins = [other for other in by_fold[name.casefold()] if other != name]
+        looks = [other for other in by_skeleton[skeleton(name)] if other != name and other not in twins]
+        if not twins and not looks:
+            continue
+        parts = []
+        if twins:
+            parts.append(f"differs only in case from {', '.join(escaped(other) for other in sorted(twins))}")
+        if looks:
+            parts.append(f"looks like {', '.join(escaped(other) for other in sorted(looks))}")
+        found[name] = Finding("confusable-name", POISONING_CATEGORY, f"name {' and '.join(parts)}", "/name")
+    return found
 
 
 def poisoning_admission(
@@ -274,10 +498,13 @@ def poisoning_admission(
     admitted: dict[str, dict[str, Any]] = {}
     rejected = list(report.rejected)
     findings: dict[str, tuple[Finding, ...]] = {}
+    look_alikes = _name_findings(list(report.admitted))
     for name, descriptor in report.admitted.items():
         # A tool naming itself is fine, and so is one of the search pair naming the other.
         not_tools = SEARCH_PAIR if name in SEARCH_PAIR else {name}
         found = tuple(_findings(descriptor, tools, servers, not_tools))
+        if name in look_alikes:
+            found = (look_alikes[name], *found)
         if found and strict:
             rules = ", ".join(sorted({f"{f.rule} at {f.path}" for f in found}))
             rejected.append(

@@ -38,6 +38,13 @@ Header checks only, no body, no signature verification:
 8. **the app**, with the body replayed; the ``mcp`` SDK's plain-text 413 is answered as the JSON-RPC
    413 above (one 413 on every route); a client that leaves mid-body gets nothing and logs nothing.
 
+Memory: the entry holds the body once (a buffer sized by ``Content-Length``) and its scan allocates
+nothing, so a request costs the entry at most 2× its body whatever its shape (measured per shape in
+``tests/server/test_entry_bounds.py``). The one exception is the parse of step 7, which happens only
+for a handshake-era call carrying ``Mcp-Param-*`` headers (or a ``_meta`` version): CPython stores a
+string holding one astral character at 4 bytes per character, so such a body can cost ~6× (measured) —
+as the ``mcp`` SDK's own parse of every request does.
+
 Every refusal is one type, :class:`EntryRefusal`, answered by one function as a JSON-RPC error
 (``data.category`` names the rule; a throttle adds ``retryAfterMs`` and ``Retry-After``). Refusals are
 logged at INFO with the category only, never a value.
