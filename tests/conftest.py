@@ -9,6 +9,8 @@ what `make test-fast` runs; `make test` runs both, with the same assertions.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = getattr(item, "module", None)
         if _drives_processes(Path(str(item.path)), vars(module) if module is not None else {}):
             item.add_marker(pytest.mark.process)
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_found() -> Iterator[None]:
+    """Every test ends with the loggers as it found them.
+
+    A test that runs a command in-process (``main([...])``) sets logging up as the command does (the
+    serve and gateway commands give their loggers one-line handlers and stop propagation); a later test
+    in the same worker that captures those loggers' records would otherwise see nothing, depending on
+    which tests ran before it on that worker."""
+    manager = logging.Logger.manager
+    found = {
+        name: (list(logger.handlers), logger.propagate, logger.level, logger.disabled)
+        for name, logger in manager.loggerDict.items()
+        if isinstance(logger, logging.Logger)
+    }
+    root = logging.getLogger()
+    root_state = (list(root.handlers), root.level)
+    yield
+    for name, logger in list(manager.loggerDict.items()):
+        if not isinstance(logger, logging.Logger):
+            continue
+        handlers, propagate, level, disabled = found.get(name, ([], True, logging.NOTSET, False))
+        logger.handlers, logger.propagate, logger.level, logger.disabled = (
+            handlers,
+            propagate,
+            level,
+            disabled,
+        )
+    root.handlers, root.level = root_state

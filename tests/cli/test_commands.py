@@ -122,7 +122,7 @@ def test_a_document_the_openapi_parser_refuses_is_one_line_without_its_values(tm
     ]
     bad = _yaml(tmp_path, pets, "negative.yaml")
     for argv in (["serve", "--openapi", str(bad), "--port", "0"], ["disclose", "--openapi", str(bad)]):
-        run = run_cli(*argv)
+        run = run_cli_in_process(*argv)  # FastMCP's log records land in the captured stderr too
         assert_one_line_error(
             run, "invalid OpenAPI document at paths.", "minLength", "greater than or equal to 0"
         )
@@ -139,7 +139,7 @@ def test_stdio_server_that_dies_is_one_line_quoting_its_stderr(tmp_path: Path) -
 
 
 def test_disclose_embedded_default_summary_out_and_verify(tmp_path: Path) -> None:
-    run = run_cli("disclose", "--out", str(tmp_path / "out"), "--verify")
+    run = run_cli_in_process("disclose", "--out", str(tmp_path / "out"), "--verify")
     assert run.code == 0, run.err
     assert "10 disclosures (118 fragments" in run.out
     assert "issues_list_events_for_timeline" in run.out and "428,709" in run.out
@@ -167,7 +167,7 @@ def test_verify_from_files_catches_a_corrupted_fragment(tmp_path: Path) -> None:
 
 
 def test_disclose_yaml_document(tmp_path: Path) -> None:
-    run = run_cli("disclose", "--openapi", str(_yaml(tmp_path, PETS)), "--json")
+    run = run_cli_in_process("disclose", "--openapi", str(_yaml(tmp_path, PETS)), "--json")
     assert run.code == 0, run.err
     (entry,) = run.json()["disclosures"]
     assert entry["manifest"]["alias"] == "getPet" and entry["manifest"]["operation"] == "getPet"
@@ -200,9 +200,9 @@ def test_serve_openapi_yaml_announces_real_port_and_server_info(tmp_path: Path) 
         url = line.split(" at ")[-1].strip()
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert port != 0
-        busy = run_cli("serve", "--port", str(port))
+        busy = run_cli_in_process("serve", "--port", str(port))
         assert_one_line_error(busy, "already in use")
-        report = run_cli("review", url, "--json")
+        report = run_cli_in_process("review", url, "--json")
         assert report.code == 0, report.err
         data = report.json()
         assert data["server"]["name"] == "Pet Store" and data["server"]["version"] == "2.4.1"
@@ -248,7 +248,9 @@ def test_offline_descriptor_review_and_emitted_tests_run(tmp_path: Path) -> None
     source = tmp_path / "tools.json"
     source.write_text(json.dumps(descriptors), encoding="utf-8")
     emitted = tmp_path / "test_route_failures.py"
-    run = run_cli("review", "--descriptor", str(source), "--emit-tests", str(emitted), "--json", "--strict")
+    run = run_cli_in_process(
+        "review", "--descriptor", str(source), "--emit-tests", str(emitted), "--json", "--strict"
+    )
     assert run.code == 1, run.err  # "leaky" is rejected: a finding
     report = run.json()
     assert report["target"]["kind"] == "descriptor"
@@ -286,7 +288,7 @@ def test_serve_as_a_replica_answers_health_and_names_itself() -> None:
         assert health.status_code == 200
         assert health.headers["agent-connector-replica"] == "eu-1"
         assert health.json()["state"]["backend"] == "memory"
-        report = run_cli("review", url, "--json", "--token", "lab-operator-demo-token")
+        report = run_cli_in_process("review", url, "--json", "--token", "lab-operator-demo-token")
         assert report.code == 0, report.err
     finally:
         server.terminate()

@@ -29,7 +29,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server.entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
-from tests.support.cli import run_cli
+from tests.support.cli import run_cli_in_process
 from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi
 
@@ -70,7 +70,7 @@ def url() -> Iterator[str]:
 
 
 def test_default_review_enumerates_every_tool_behind_a_capped_search(url: str) -> None:
-    run = run_cli("review", url, "--json")
+    run = run_cli_in_process("review", url, "--json")
     assert run.code == 0, run.err
     report = run.json()
     search = report["search"]
@@ -82,18 +82,20 @@ def test_default_review_enumerates_every_tool_behind_a_capped_search(url: str) -
 
 
 def test_a_capped_pattern_of_the_callers_own_is_reported_incomplete(url: str) -> None:
-    run = run_cli("review", url, "--json", "--search", "issues")
+    run = run_cli_in_process("review", url, "--json", "--search", "issues")
     assert run.code == 0, run.err
     search = run.json()["search"]
     assert search["entries"] == 3 and search["complete"] is False
     assert "may be its cap" in search["incomplete"]
-    text = run_cli("review", url, "--search", "issues")
+    text = run_cli_in_process("review", url, "--search", "issues")
     assert "3 of 3+ tools reviewed" in text.out
     assert "incomplete" in text.out
 
 
 def test_a_callers_pattern_below_the_cap_is_complete(url: str) -> None:
-    run = run_cli("review", url, "--json", "--search", "^repos_get")  # 2 matches, below the cap of 3
+    run = run_cli_in_process(
+        "review", url, "--json", "--search", "^repos_get"
+    )  # 2 matches, below the cap of 3
     assert run.code == 0, run.err
     search = run.json()["search"]
     assert search["entries"] == 2 and search["complete"] is True and search["searches"] == 2
@@ -174,7 +176,7 @@ def test_disclosure_reads_overlap_within_the_served_per_caller_bound() -> None:
     reads = _ReadsInFlight()
     server.add_middleware(reads)
     with serve_asgi(server.http_app(stateless_http=True)) as address:
-        run = run_cli("review", address, "--json")
+        run = run_cli_in_process("review", address, "--json")
     assert run.code == 0, run.err
     verified = [t for t in run.json()["tools"] if t["found"] == "search" and t["disclosure"]["verified"]]
     assert len(verified) == len(NAMES)

@@ -8,8 +8,9 @@ A block is chosen by its fence language and by HTML comments on the lines right 
 ``console``                 every ``$ command`` line is run; the lines under it are the output the
                             doc claims, compared after normalising (see :func:`normalise`)
 ``<!-- not-run: why -->``   deliberately not run (counted; the reason is required)
-``<!-- with-lab -->``       the contract lab (``agent-connector serve``) is started first, on a free
-                            port that replaces ``8000`` in the block
+``<!-- with-lab -->``       the contract lab (``agent-connector serve``) runs first, on a free port
+                            that replaces ``8000`` in the block (one lab per test module: the lab
+                            keeps no state between requests, and each start costs a process)
 ``<!-- serve -->``          a ``python`` server program: not run alone, but started in the
                             background for every later block of the file marked ``with-server``
 ``<!-- with-server -->``    the nearest ``serve`` block above runs first, its ``8000`` port replaced

@@ -4,6 +4,7 @@ markers). A failure names the file, the line of the block's fence and the block'
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -85,21 +86,30 @@ RUNNABLE_BLOCKS = [
 ]
 
 
-@pytest.mark.parametrize("block", RUNNABLE_BLOCKS, ids=[block.where for block in RUNNABLE_BLOCKS])
-def test_block_runs_as_documented(block: Block) -> None:
+@pytest.fixture(scope="module")
+def lab_port() -> Iterator[int]:
+    """The contract lab as ``agent-connector serve`` starts it, shared by the module's ``with-lab``
+    blocks (started when the first one asks for it; it keeps no state between requests)."""
     port = free_port()
+    with (
+        workdir() as cwd,
+        background(
+            [str(Path(sys.executable).parent / "agent-connector"), "serve", "--port", str(port)],
+            port,
+            cwd,
+            "the lab for the with-lab blocks",
+        ),
+    ):
+        yield port
+
+
+@pytest.mark.parametrize("block", RUNNABLE_BLOCKS, ids=[block.where for block in RUNNABLE_BLOCKS])
+def test_block_runs_as_documented(block: Block, request: pytest.FixtureRequest) -> None:
+    # A with-lab block reaches the shared lab on its port; any other block gets a free port of its own.
+    port = request.getfixturevalue("lab_port") if "with-lab" in block.markers else free_port()
     text = with_port(block.text, port)
     with ExitStack() as stack:
         cwd = stack.enter_context(workdir())
-        if "with-lab" in block.markers:
-            stack.enter_context(
-                background(
-                    [str(Path(sys.executable).parent / "agent-connector"), "serve", "--port", str(port)],
-                    port,
-                    cwd,
-                    f"the lab for {block.describe()}",
-                )
-            )
         if "with-server" in block.markers:
             server = _serve_block(block)
             stack.enter_context(

@@ -61,7 +61,8 @@ async def test_a_stdio_child_that_exits_is_explained_and_its_stderr_kept_for_the
     try:
         child = gateway.children["files"]
         assert child.state == "down"
-        assert child.reason is not None and child.reason.startswith("command python")
+        assert child.reason is not None
+        assert child.reason.startswith("command python") and child.reason.endswith(": exited with status 3")
         deadline = time.monotonic() + 5
         while child.stderr_line is None and time.monotonic() < deadline:
             time.sleep(0.02)

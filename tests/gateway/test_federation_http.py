@@ -96,7 +96,10 @@ def test_the_childs_synthetic_tools_are_withheld_and_its_hidden_tools_federated(
     withheld = {(r.tool, r.category) for r in catalog.rejected}
     assert withheld == {("call_tool", "synthetic_proxy"), ("search_tools", "synthetic_proxy")}
     assert stack.gateway.tool("oa_call_tool") is None and stack.gateway.tool("oa_search_tools") is None
-    assert stack.gateway.children["oa"].federated_searches >= 1
+    child = stack.gateway.children["oa"]
+    assert child.federated_searches >= 1
+    # Re-enumerating costs searches: re-lists are spaced to at most a tenth of the time.
+    assert child.federation_seconds > 0 and child.federation_spacing == 9 * child.federation_seconds
     # Found through the gateway's own search, as navigation entries with the gateway's disclosure.
     assert stack.search("zen", "any") == ["oa_meta_get_zen"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.contracts.poisoning import (
@@ -20,14 +20,30 @@ _TEXT = st.text(alphabet=st.sampled_from([*"abksAB_.-1 ,:()", *_SPECIAL]), max_s
 _NAME = st.text(alphabet=st.sampled_from([*"abksAB_.-1 ", *_SPECIAL[:3]]), min_size=1, max_size=8)
 
 
-@settings(max_examples=3000, deadline=None)
+# 1,000 random pairs over this 19-character alphabet (was 3,000: most of the test's time) plus the
+# boundaries the token lookup must get right, pinned as explicit examples so no run can miss them: a
+# sentence's full stop, a dot or dash inside a longer token, case, a name ending in a dot, and
+# non-ASCII text that must take the regex (IGNORECASE folds LONG S and KELVIN SIGN to s and k).
+@settings(max_examples=1000, deadline=None)
 @given(text=_TEXT, name=_NAME)
+@example(text="then call ab.", name="ab")
+@example(text="then call ab.b", name="ab")
+@example(text="k-ab b_ab ab1", name="ab")
+@example(text="see AB_1, then", name="ab_1")
+@example(text="ends in ab.", name="ab.")
+@example(text="\u017f and \u212a", name="s")
+@example(text="\u212a", name="k")
+@example(text="\u00e9ab", name="ab")
+@example(text="", name="a")
 def test_token_lookup_equals_the_regex(text: str, name: str) -> None:
     assert _mentioned(text, _mention_tokens(text), name) == _mentions(text, name)
 
 
-@settings(max_examples=500, deadline=None)
+# 250 (was 500): generating from the regex is the slow part; the boundaries are pinned above.
+@settings(max_examples=250, deadline=None)
 @given(prefix=_TEXT, name=st.from_regex(r"[A-Za-z0-9_.-]{1,10}", fullmatch=True), suffix=_TEXT)
+@example(prefix="call ", name="op.", suffix="")
+@example(prefix="x", name="op", suffix=".y")
 def test_embedded_names_agree(prefix: str, name: str, suffix: str) -> None:
     text = prefix + name + suffix
     assert _mentioned(text, _mention_tokens(text), name) == _mentions(text, name)

@@ -53,6 +53,7 @@ from agent_connector_sdk.gateway.federation import federate, merge_listing, sear
 from agent_connector_sdk.gateway.generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
 from agent_connector_sdk.gateway.locks import LockWatch
 from agent_connector_sdk.gateway.reasons import StderrTail, child_target, describe_failure
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
@@ -68,6 +69,8 @@ ChildState = Literal["connecting", "up", "down", "closed"]
 HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
 """What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
 _FIRST_BACKOFF: Final = 0.5
+FEDERATION_DUTY_SPACING: Final = 9.0
+"""A search-first child is re-listed at most every nine times its last federation's duration."""
 FEDERATION_TIMEOUT: Final = 900.0
 """Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
 from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
@@ -154,6 +157,7 @@ class Child:
         (:func:`~.reasons.describe_failure`; never a stderr line, see :attr:`stderr_line`); or, while
         it is degraded, how many calls timed out."""
         self._stderr: StderrTail | None = None
+        self._process: Any = None
         self.session: HostSession | None = None
         self._wake = asyncio.Event()
         self._relist_requested = False
@@ -168,6 +172,8 @@ class Child:
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
         self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.federated_searches = 0
+        self.federation_seconds = 0.0
+        """How long the last federation of this child's hidden catalog took (0: not search-first)."""
         """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
 
     @property
@@ -238,7 +244,10 @@ class Child:
             session = HostSession(self._client(), options)  # before connect: the header hook
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
-                await session.connect()
+                # The stdio transport starts the process in this task's context: keep it, to say how
+                # it ended (its exit status) if the child goes down.
+                with compat.observe_stdio_processes(self._remember_process):
+                    await session.connect()
                 info = session.client.server_info
                 self.server_info = (None, None) if info is None else (info.name, info.version)
                 report = await session.discover_tools()
@@ -289,8 +298,10 @@ class Child:
         if front is not None:
             # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
             # federated one by one (enumerated, verified against the child's digests, admitted).
+            started = time.monotonic()
             with anyio.fail_after(FEDERATION_TIMEOUT):
                 federation = await federate(session, front, child=self.name, verified=self._verified)
+            self.federation_seconds = time.monotonic() - started
             self._verified = federation.verified
             self.federated_searches = federation.searches
             report = merge_listing(report, front, federation)
@@ -357,8 +368,17 @@ class Child:
             raise
 
     async def _down(self, category: str, error: BaseException | None = None) -> None:
+        process = self._process
+        if process is not None and error is not None:
+            # The pipe closes before the process is reaped: give its exit status a moment to arrive.
+            with anyio.move_on_after(0.5):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
         self._set_down(category, error)
         await self._drop_session()
+
+    def _remember_process(self, process: Any) -> None:
+        self._process = process
 
     def _set_down(self, category: str, error: BaseException | None) -> None:
         """Mark the child down with its reason; one log line when it was not down already for the same
@@ -381,7 +401,11 @@ class Child:
             # A configuration the child cannot be reached with: the message says what (a variable's
             # name, never its value).
             return _shown(f"{child_target(self.spec)}: {error.message}", 300)
-        return None if error is None else describe_failure(self.spec, error)
+        if error is None:
+            return None
+        process = self._process
+        status = None if process is None else process.returncode
+        return describe_failure(self.spec, error, exit_status=status if isinstance(status, int) else None)
 
     @property
     def stderr_line(self) -> str | None:
@@ -431,19 +455,26 @@ class Child:
                     await self._sleep(delay)
                     delay = min(delay * 2, self.config.max_backoff)
                     continue
-            due = (self.listed_at or time.monotonic()) + self.config.refresh
+            due = (self.listed_at or time.monotonic()) + max(self.config.refresh, self.federation_spacing)
             while self.state == "up" and not self._relist_requested and time.monotonic() < due:
                 await self._sleep(due - time.monotonic())
             if self.state != "up":
                 continue  # a call saw the transport fail: reconnect (that lists afresh)
             # Coalesce: whatever arrives until the interval has passed is answered by one re-list.
-            earliest = (self.listed_at or 0.0) + self.config.relist_interval
+            earliest = (self.listed_at or 0.0) + max(self.config.relist_interval, self.federation_spacing)
             if time.monotonic() < earliest:
                 await asyncio.sleep(earliest - time.monotonic())
             if self.state == "up":
                 self._relist_requested = False
                 with contextlib.suppress(*_CONNECT_FAILURES):
                     await self.relist()
+
+    @property
+    def federation_spacing(self) -> float:
+        """The least time between two re-lists of a search-first child: nine times its last federation,
+        so enumerating its hidden catalog again (hundreds of searches at GitHub size) takes at most a
+        tenth of the gateway's and the child's time, however short ``refresh`` or ``relist_interval``."""
+        return FEDERATION_DUTY_SPACING * self.federation_seconds
 
     async def _sleep(self, seconds: float) -> None:
         self._wake.clear()

@@ -1,5 +1,5 @@
 """Why a child is down, in words an operator can act on: where (its URL or command) and what happened
-(connection refused, timed out, the process ended, its last line on stderr).
+(connection refused, timed out, exited with status N, its last line on stderr).
 
 :func:`failure_cause` reads the cause from an exception chain (an ``OSError``'s errno, an HTTP client's
 connect or timeout error, a JSON-RPC code), never from the exception's free text except an
@@ -92,9 +92,18 @@ def failure_cause(error: BaseException) -> str:
     return type(error).__name__
 
 
-def describe_failure(spec: ChildSpec, error: BaseException, stderr_line: str | None = None) -> str:
-    """``TARGET: CAUSE`` and, for a stdio child that wrote to stderr, its last line (sanitized)."""
-    reason = f"{child_target(spec)}: {failure_cause(error)}"
+def describe_failure(
+    spec: ChildSpec, error: BaseException, stderr_line: str | None = None, *, exit_status: int | None = None
+) -> str:
+    """``TARGET: CAUSE`` — a stdio child's exit status when its process ended, else the failure's
+    cause — and, when given, a stdio child's last stderr line (sanitized)."""
+    if exit_status is not None:
+        cause = (
+            f"exited with status {exit_status}" if exit_status >= 0 else f"killed by signal {-exit_status}"
+        )
+    else:
+        cause = failure_cause(error)
+    reason = f"{child_target(spec)}: {cause}"
     if stderr_line:
         reason += f"; its last stderr line: {stderr_line}"
     return reason

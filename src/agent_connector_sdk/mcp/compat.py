@@ -66,6 +66,9 @@ Host side (for the client adapters; routed here so both sides share one list):
   revision's wire model before returning it, so one malformed tool descriptor (``{"$ref": "#"}`` as an
   ``inputSchema``) fails the whole ``tools/list`` page; the host reads such pages as raw dicts and
   judges each descriptor alone (:mod:`agent_connector_sdk.mcp.host._wire`).
+* :func:`observe_stdio_processes` — the same wrapped process factory: within the block, each stdio
+  server process started is handed to an observer (the gateway keeps its child's process to report
+  its exit status; the transport does not expose it).
 * :func:`sdk_local_failure` — not a private member but the SDK's fixed texts for the JSON-RPC errors
   it synthesizes on this side (an HTTP status, a parser refusal, a lost stream): the one place the host
   tells them apart from a server's own errors.
@@ -137,6 +140,7 @@ __all__ = [
     "memoize_search_text",
     "memoize_synthetic_tools",
     "middleware_touches_list_tools",
+    "observe_stdio_processes",
     "on_tool_list_changed",
     "raw_provider_tools",
     "replace_tool_catalog",
@@ -643,6 +647,9 @@ def install_stdio_line_cap() -> None:
     async def create(*args: Any, **kwargs: Any) -> Any:
         process = await original(*args, **kwargs)
         _LIVE_STDIO_SERVERS.add(process)
+        observer = _STDIO_OBSERVER.get()
+        if observer is not None:
+            observer(process)
         cap = _STDIO_CAP.get()
         return process if cap is None else _CappedProcess(cast(anyio.abc.Process, process), cap)
 
@@ -682,6 +689,24 @@ def stdio_line_cap(cap: Any) -> Iterator[None]:
         yield
     finally:
         _STDIO_CAP.reset(token)
+
+
+_STDIO_OBSERVER: ContextVar[Callable[[Any], None] | None] = ContextVar(
+    "agent_connector_sdk_stdio_observer", default=None
+)
+
+
+@contextmanager
+def observe_stdio_processes(observer: Callable[[Any], None]) -> Iterator[None]:
+    """Within this block, ``observer(process)`` is called with every stdio server process started (by
+    this task or tasks it creates): the gateway keeps its child's process to say how it ended
+    (``returncode``), which the SDK's transport does not expose."""
+    install_stdio_line_cap()
+    token = _STDIO_OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        _STDIO_OBSERVER.reset(token)
 
 
 def require_tool_scopes(server: FastMCP[Any], requirements: Mapping[str, tuple[str, ...]]) -> set[str]:
