@@ -5,11 +5,8 @@ re-lists, not one per notification or per call; a missing credential variable is
 from __future__ import annotations
 
 import concurrent.futures
-import logging
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import httpx2
 import pytest
@@ -18,38 +15,11 @@ from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, Gatew
 from agent_connector_sdk.gateway.config import check_credentials
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import call, rpc
+from tests.support.gateway_log import gateway_log
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
 
 STDIO_OPS = (sys.executable, "-m", "tests.support.operator_children", "stdio")
-
-
-class Lines(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
-
-    def matching(self, fragment: str) -> list[str]:
-        return [line for line in self.lines if fragment in line]
-
-
-@contextmanager
-def gateway_log() -> Iterator[Lines]:
-    """The gateway's own log lines (attached to its logger directly: other tests may have turned
-    propagation off while configuring the CLI's one-line logging)."""
-    logger = logging.getLogger("agent_connector_sdk.gateway")
-    handler = Lines()
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    try:
-        yield handler
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
 
 
 def test_consecutive_timeouts_mark_a_child_degraded_until_it_answers_again() -> None:
