@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: services demo test test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
+.PHONY: services demo test api-docs test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,7 +53,12 @@ test-fast: $(VENV)/.installed
 # The static checks `make test` runs before pytest; `.ci/run` runs them itself, beside the conformance
 # suite, and then calls `make test STATIC_CHECKS=` so they do not run twice.
 STATIC_CHECKS ?= lint typecheck artifacts-check
-test: $(STATIC_CHECKS) pytest
+test: $(STATIC_CHECKS) api-docs pytest
+
+# The API reference from the docstrings (mkdocs + mkdocstrings, mkdocs.yml): built --strict, so a
+# docstring the parser cannot read or a broken reference fails `make test`. Output: .cache/api-site/.
+api-docs: $(VENV)/.installed
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 # External conformance: the official MCP suite (pinned) on Node 22 from the npm registry, cached in .cache/.
 conformance: $(VENV)/.installed
