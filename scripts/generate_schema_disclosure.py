@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_connector_sdk.cli.config_review import ConfigReviewReport
+from agent_connector_sdk.cli.disclose_report import DiscloseReport
 from agent_connector_sdk.cli.report import ReviewReport
 from agent_connector_sdk.gateway.evidence import GatewayCheck
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
@@ -37,6 +38,7 @@ PACKAGED_SCHEMAS = ROOT / "src" / "agent_connector_sdk" / "schemas"
 REVIEW_REPORT_ID = "urn:agent-connector-sdk:review-report:1"
 CONTRACT_LOCK_ID = "urn:agent-connector-sdk:contract-lock:1"
 CONFIG_REPORT_ID = "urn:agent-connector-sdk:review-config-report:1"
+DISCLOSE_REPORT_ID = "urn:agent-connector-sdk:disclose-report:1"
 GATEWAY_CHECK_ID = "urn:agent-connector-sdk:gateway-check:1"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MANIFEST_ID = "urn:agent-connector-sdk:schema-disclosure:schema-manifest:1"
@@ -109,7 +111,15 @@ def build_artifacts() -> dict[str, dict[str, Any]]:
         **{key: value for key, value in gateway_check.items() if key != "description"},
         "description": inspect.cleandoc(GatewayCheck.__doc__ or ""),
     }
+    disclose = DiscloseReport.model_json_schema()
+    disclose_artifact = {
+        "$schema": DIALECT,
+        "$id": DISCLOSE_REPORT_ID,
+        **{key: value for key, value in disclose.items() if key != "description"},
+        "description": inspect.cleandoc(DiscloseReport.__doc__ or ""),
+    }
     return {
+        "disclose-report.schema.json": disclose_artifact,
         "review-config-report.schema.json": config_artifact,
         "schema-manifest.schema.json": manifest_artifact,
         "schema-fragment.schema.json": fragment_artifact,

@@ -200,7 +200,17 @@ def test_rendering_shows_what_the_server_sent_titles_and_hints_and_no_emoji() ->
     render_review(report, Console(file=stream, width=200, no_color=True))
     printed = stream.getvalue()
     assert ":white_check_mark:" in printed and "\u2705" not in printed
-    rows = {line.split()[1]: line for line in printed.splitlines() if line.startswith("│ ")}
+    # A tool's row: the line with its name and the continuation lines below it (cells wrap; the hints
+    # sit under the admission verdict).
+    rows: dict[str, str] = {}
+    name = ""
+    for line in printed.splitlines():
+        if not line.startswith("│ "):
+            continue
+        first = line.split("│")[1].strip()
+        if first and not first.startswith("title:"):
+            name = first.split()[0]
+        rows[name] = rows.get(name, "") + line + "\n"
     assert "destructive" in rows["read_file"] and "read-only" in rows["lookup"] and "writes" in rows["note"]
     assert "title: read_file (safe, read-only)" in printed and "title: Look up" in printed
     assert "r\\u0435ad_file" in printed and "r\u0435ad_file" not in printed  # shown by code point

@@ -21,6 +21,7 @@ from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import call, rpc, wait_for
 from tests.support.gateway_children import Misbehaving, weather_server
+from tests.support.gateway_log import gateway_log
 from tests.support.http_server import serve_asgi
 
 SCHEMA = json.loads(
@@ -161,7 +162,7 @@ def test_a_drifted_tool_waits_for_the_lock_to_approve_it(
         bad.version = 2  # morph's input schema changes under the same name: a rug pull
         config = GatewayConfig(children=(ChildSpec("bad", url=bad_url),), lock=lock_file, relist_interval=0.1)
         gateway = Gateway(config)
-        with serve_asgi(gateway.http_app()) as url:
+        with gateway_log() as log, serve_asgi(gateway.http_app()) as url:
             catalog = gateway.children["bad"].catalog
             assert catalog is not None
             drift = {r.tool: r for r in catalog.rejected}
@@ -178,6 +179,10 @@ def test_a_drifted_tool_waits_for_the_lock_to_approve_it(
             wait_for(lambda: gateway.tool("bad_morph") is not None, timeout=10, what="morph published")
             assert call(url, "bad_morph", {"b": 1})["content"][0]["text"] == "morph v2"
             assert bad.calls.count("morph") == calls_before + 1
+        # The operator's view: one line per state change, names and categories only.
+        assert log.matching("child bad tools rejected (2): leaky (sensitive_header), morph (contract_drift)")
+        assert log.matching("child bad generation moved 0 -> 1: 1 added, 0 changed, 0 removed, 1 rejected")
+        assert log.matching("child bad tools rejected (1): leaky (sensitive_header)")
     finally:
         bad.version = 1
 

@@ -82,4 +82,5 @@ def test_the_stderr_tail_passes_every_line_on() -> None:
         time.sleep(0.01)
     tail.close()
     assert tail.last_line is not None and tail.last_line.startswith("two x") and len(tail.last_line) < 330
-    assert forward.getvalue().startswith("one\n\ntwo ")
+    # Passed on through the one sanitizer, prefixed (empty lines are not relayed).
+    assert forward.getvalue().startswith("[child] one\n[child] two ")

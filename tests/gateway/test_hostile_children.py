@@ -4,6 +4,8 @@ and the child's other tools are published and callable (over Streamable HTTP and
 from __future__ import annotations
 
 import sys
+import time
+import unicodedata
 
 import pytest
 
@@ -30,3 +32,22 @@ def test_a_child_with_one_bad_descriptor_stays_up_with_that_tool_rejected(transp
             assert not [name for name in names if name.startswith("odd_") and "clean" not in name]
             result = call(url, "odd_clean", {"q": "x"})
     assert result.get("isError") is not True, result
+
+
+def test_a_stdio_childs_stderr_reaches_the_gateways_stderr_sanitized_and_prefixed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = ChildSpec("odd", command=(sys.executable, "-m", "tests.support.hostile_server", "noisy"))
+    gateway = Gateway(GatewayConfig(children=(spec,)))
+    with serve_asgi(gateway.http_app()) as url:
+        for _ in range(3):
+            call(url, "odd_clean", {"q": "x"})
+        child = gateway.children["odd"]
+        deadline = time.monotonic() + 5
+        while child.stderr_line is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+    err = capsys.readouterr().err
+    noise = [line for line in err.splitlines() if "noise" in line or "more" in line]
+    assert noise and all(line.startswith("[child odd] ") for line in noise)
+    bad = [c for c in err if c != "\n" and (unicodedata.category(c) in ("Cc", "Cs") or c in "\u202e\u2066")]
+    assert not bad, [hex(ord(c)) for c in bad[:5]]

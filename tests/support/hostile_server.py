@@ -31,6 +31,9 @@ Modes:
 * ``poisoned`` — poisoning outside the three top-level fields (a property description, an enum, an HTML
   comment, a markdown image with a query, variation selectors, a soft hyphen, fullwidth markup, a
   payload split across fields) and look-alike names (Cyrillic ``е``, the Hangul filler, case twins);
+* ``noisy`` — over HTTP, ``tools/call`` answers an SSE stream with a log notification at level
+  emergency (escape sequences in its logger and data) before the result; over stdio, every request
+  also gets control bytes on stderr and that notification before its answer;
 * ``endless_prompts-<n>`` — advertises prompts and completions; every ``prompts/list`` page holds
   ``n`` prompts (1 KB each) and a new cursor, forever;
 * ``stderr_flood-<megabytes>`` (stdio) — writes that much stderr (ESC/BEL in every line), then a last
@@ -349,6 +352,10 @@ def _joined(prefix: str, items: Iterator[str], suffix: str) -> Iterator[bytes]:
     yield suffix.encode()
 
 
+NOISE: dict[str, Any] = {"level": "emergency", "logger": f"log{EVIL}", "data": f"{ESC}[2J{EVIL}\r\nfake line"}
+"""A ``notifications/message`` at level emergency: screen clear, OSC title, RLO, CR/LF."""
+
+
 def _special(mode_text: str, message: dict[str, Any]) -> Response | None:
     """The HTTP-only modes (error pages, encodings, SSE); ``None`` for the others."""
     mode, size = _mode(mode_text)
@@ -378,6 +385,14 @@ def _special(mode_text: str, message: dict[str, Any]) -> Response | None:
             json.dumps({"jsonrpc": "2.0", "id": ident, "result": _result({"tools": [CLEAN]})}).encode()
         )
         return Response(body, media_type="application/json", headers={"Content-Encoding": "gzip"})
+    if mode == "noisy" and method == "tools/call":
+        result = _result({"content": [{"type": "text", "text": "called"}]})
+        events = [
+            {"jsonrpc": "2.0", "method": "notifications/message", "params": NOISE},
+            {"jsonrpc": "2.0", "id": ident, "result": result},
+        ]
+        stream = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events)
+        return Response(stream, media_type="text/event-stream")
     if mode == "sse_big" and method == "tools/call":
         result = _result({"content": [{"type": "text", "text": "x" * size}]})
         event = (
@@ -439,6 +454,11 @@ def serve_stdio(mode: str) -> None:
         message = json.loads(line)
         if "id" not in message:
             continue
+        if mode == "noisy":  # stderr on every request, and a log notification before each answer
+            sys.stderr.write(f"noise{EVIL}\r\nmore{ESC}]0;pwned\x07\n")
+            sys.stderr.flush()
+            notification = {"jsonrpc": "2.0", "method": "notifications/message", "params": NOISE}
+            sys.stdout.write(json.dumps(notification) + "\n")
         _, body = answer(mode, message)  # no HTTP status over stdio
         if isinstance(body, dict):
             text = json.dumps(body)

@@ -73,18 +73,9 @@ _DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
 
 
 def _console(stream: TextIO) -> Console:
-    from rich.console import Console
+    from agent_connector_sdk.cli.console import output_console
 
-    tty = stream.isatty()
-    # emoji=False: rich would turn a server's ":white_check_mark:" into ✅, text the server never sent.
-    return Console(
-        file=stream,
-        highlight=False,
-        soft_wrap=False,
-        width=None if tty else 160,
-        no_color=not tty,
-        emoji=False,
-    )
+    return output_console(stream)  # NO_COLOR, FORCE_COLOR and COLUMNS honoured
 
 
 @contextmanager
@@ -920,18 +911,10 @@ def disclose(
             if category is not None:
                 failures[alias] = category
     if json_output:
-        document = {
-            "source_sha256": run.source.sha256,
-            "source_bytes": run.source_bytes,
-            "disclosures": [
-                {
-                    "manifest": d.manifest.model_dump(mode="json"),
-                    "verified": (alias not in failures) if verify else None,
-                }
-                for alias, d in run.disclosures.items()
-            ],
-            "refusals": [r.__dict__ for r in run.refusals],
-        }
+        from agent_connector_sdk.cli.disclose_report import disclose_report
+
+        # One model (schemas/disclose-report.schema.json is generated from it).
+        document = disclose_report(run, failures, verify=verify).model_dump(mode="json")
         stream.write(sanitize_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         _render_disclosures(run, failures, verify=verify, written=written, out=out, top=top, stream=stream)

@@ -117,26 +117,29 @@ def _arguments(tool: ToolReview) -> str:
         if len(parts) >= 64:
             parts.append(f"… {len(properties) - len(parts)} more")
             break
-    return sanitize_text(", ".join(parts), 2_000)
+    # One argument per line: a narrow column then wraps between arguments, not inside one.
+    return "\n".join(sanitize_text(part, 200) for part in parts)
 
 
 def _admission(tool: ToolReview) -> str:
+    """The verdict and its category; the reason is printed under the table (long pointers and
+    sentences in a narrow column would break mid-word)."""
     verdict = tool.admission
     if verdict.decision == "admitted":
         return "[green]admitted[/green]"
-    return f"[red]rejected[/red] [bold]{_s(verdict.category, 80)}[/bold]: {_s(verdict.reason)}"
+    return "[red]rejected[/red]"
 
 
-def _disclosure(tool: ToolReview) -> str:
+def _found(tool: ToolReview) -> str:
+    """Where the tool was found, and for one behind search whether its disclosure verified (the
+    digests are in --json: a hash in a narrow column only breaks mid-word)."""
     check = tool.disclosure
     if check is None:
-        return "— (listed)" if tool.found == "listed" else "—"
+        return tool.found
     if not check.verified:
-        return f"[red]failed[/red] {_s(check.step, 40)}/{_s(check.category, 80)}"
-    return (
-        f"[green]verified[/green] {count(check.fragment_count or 0, 'fragment')}, "
-        f"{check.schema_bytes or 0:,} B, sha256 {_s((check.schema_sha256 or '')[:12], 12)}…"
-    )
+        return f"{tool.found}\n[red]disclosure failed[/red]\n{_s(check.step, 40)}: {_s(check.category, 80)}"
+    fragments = count(check.fragment_count or 0, "fragment")
+    return f"{tool.found}\n[green]verified[/green]\n{fragments}\n{check.schema_bytes or 0:,} B"
 
 
 def render_review(report: ReviewReport, console: Console, *, descriptors: bool = False) -> None:
@@ -170,19 +173,29 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         _print(console, line)
 
     table = _Table(title="tools", title_justify="left", show_lines=False, expand=False)
-    for column in ("tool", "hints", "found", "arguments (* required)", "output", "admission", "disclosure"):
-        table.add_column(column, overflow="fold")
+    # A name is one word: never broken mid-word (an ellipsis when the screen is narrow; the full name is
+    # in --json); a title wraps at spaces. Short fixed words do not wrap; prose columns wrap at spaces.
+    table.add_column("tool", overflow="ellipsis", min_width=_name_width(report.tools))
+    table.add_column("arguments (* required)", overflow="fold")
+    table.add_column("output", no_wrap=True)
+    table.add_column("found", overflow="fold")
+    table.add_column("admission", overflow="fold")
     for tool in report.tools:
         table.add_row(
             _identity(tool),
-            _hints(tool),
-            tool.found,
             escape(_arguments(tool)),
             tool.output_kind,
-            _admission(tool),
-            _disclosure(tool),
+            _found(tool),
+            f"{_admission(tool)}\n{_hints(tool)}",
         )
     _print(console, table)
+    for tool in report.tools:
+        if tool.admission.decision != "admitted":
+            _print(
+                console,
+                f"rejected {_name(tool.name or '?')}: [bold]{_s(tool.admission.category, 80)}[/bold] — "
+                f"{_s(tool.admission.reason)}",
+            )
     _render_headers(report.tools, console, applicable=report.header_gates == "applicable")
     if descriptors:
         for tool in report.tools:
@@ -203,12 +216,15 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
                 f"[red]{_s(probe.category, 80)}[/red]",
             )
         else:
+            said = count(len(probe.values), "value")
+            if probe.total is not None:
+                said += f" of {probe.total:,}"
+            if probe.has_more:
+                said += ", more available"
             _print(
                 console,
                 f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)} "
-                "(empty prefix): "
-                f"{count(len(probe.values), 'value')} (total {probe.total}, hasMore {probe.has_more}): "
-                f"{escape(short_json(probe.values))}",
+                f"(empty prefix): {said}: {escape(short_json(probe.values))}",
             )
     if report.call is not None:
         call = report.call
@@ -225,7 +241,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
             _print(console, f"         server said: {_s(call.message, 500)}")
         if call.text is not None:
             # The server's own words (tool error text, a text result, a rejected result's text).
-            _print(console, f"         text: {_s(call.text, 1_000)}")
+            _print(console, f"         text: {_lines(call.text, 1_000)}")
         if call.headers_sent:
             _print(console, f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
         if call.content_types:
@@ -240,17 +256,17 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     _render_findings(report, console)
     _render_contract(report, console)
     summary = report.summary
+    problems = summary.findings - len(summary.rejected) - len(summary.disclosure_failures)
     _print(
         console,
         f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
-        f"{len(summary.rejected)} rejected, {len(summary.disclosure_failures)} disclosure failures; "
-        f"{count(summary.findings, 'finding')}"
-        + (
-            f"; {count(summary.project_findings, 'project-rule finding')} (rejections with --strict)"
-            if summary.project_findings
-            else ""
-        ),
+        f"{len(summary.rejected)} rejected, {count(len(summary.disclosure_failures), 'disclosure failure')}"
+        + (f", {count(problems, 'other failure')} (search, completion, call or lock)" if problems else "")
+        + f"; {count(summary.project_findings, 'project-rule finding')}"
+        + (" (rejections with --strict)" if summary.project_findings else "")
+        + ("; --strict exits 1" if summary.findings or summary.project_findings else ""),
     )
+    _render_legend(report, console)
     if report.search is not None and (report.search.incomplete is not None or report.search.category):
         # Never let a capped or failed search pass for a complete review: say how much was seen.
         reviewed = sum(1 for tool in report.tools if tool.found == "search")
@@ -275,6 +291,9 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
 
 
 def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable: bool) -> None:
+    """Each ``Mcp-Param-*`` header once: the argument it mirrors, its type and what decides the field
+    value; the reviewer's sample values once per type below the table (the JSON report keeps every
+    rule's samples). A rejected tool's headers are never sent, and the table says so."""
     # At most _HEADER_ROWS rules per tool: a tool mirroring thousands of arguments is rejected anyway
     # (max_mirrored_headers); the row after them says how many were not shown.
     rows = [(tool, rule) for tool in tools for rule in tool.headers.rules[:_HEADER_ROWS]]
@@ -284,35 +303,96 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
         return
     title = "header policy" + ("" if applicable else " (not applicable over stdio: shown for reference)")
     table = _Table(title=title, title_justify="left")
-    for column in ("tool", "argument", "header", "type", "sample → field value"):
-        table.add_column(column, overflow="fold")
+    table.add_column("tool", no_wrap=True, overflow="ellipsis", min_width=_name_width(tools))
+    table.add_column("argument", no_wrap=True, overflow="ellipsis")
+    table.add_column("header", no_wrap=True, overflow="ellipsis")
+    table.add_column("field value (type: rule)", overflow="fold")
+    samples: dict[str, str] = {}
     for index, (tool, rule) in enumerate(rows):
-        samples = []
-        for sample in rule.samples:
-            shown = _s(json.dumps(sample.value, ensure_ascii=False), 120)
-            if sample.encoding == "refused":
-                samples.append(f"{shown} → [red]refused[/red] ({_s(sample.category, 80)})")
-            else:
-                samples.append(f"{shown} → {sample.encoding} {_s(sample.wire, 200)}")
+        if tool.admission.decision != "admitted":
+            decides = "[red]never sent[/red] (the tool is rejected)"
+        else:
+            decides = _HEADER_RULE.get(rule.type, "")
+            samples.setdefault(rule.type, _samples(rule))
         table.add_row(
             _name(tool.name or "?"),
-            _s(rule.argument, 200),
+            _s(_argument_path(rule.argument), 200),
             _s(rule.header, 200),
-            _s(rule.type, 40),
-            "\n".join(samples),
+            f"{_s(rule.type, 40)}: {decides}",
         )
         last_of_tool = index + 1 == len(rows) or rows[index + 1][0] is not tool
         if last_of_tool and hidden[id(tool)] > 0:
-            table.add_row(_name(tool.name or "?"), f"… {hidden[id(tool)]:,} more not shown", "", "", "")
+            table.add_row(_name(tool.name or "?"), f"… {hidden[id(tool)]:,} more not shown", "", "")
     for tool in invalid:
         table.add_row(
             _name(tool.name or "?"),
             "—",
             "—",
-            "—",
             f"[red]{_s(tool.headers.category, 80)}[/red]: {_s(tool.headers.reason)}",
         )
     _print(console, table)
+    for declared, shown in samples.items():
+        _print(console, f"         {declared} samples: {shown}")
+
+
+_HEADER_RULE: Final = {
+    "string": "plain, or base64 when not printable ASCII",
+    "integer": "decimal, within ±(2^53 - 1)",
+    "boolean": "true or false",
+}
+
+
+def _argument_path(pointer: str) -> str:
+    """``/properties/target/properties/zone`` as the argument a caller writes: ``target.zone``."""
+    parts = pointer.split("/")[1:]
+    names = [part.replace("~1", "/").replace("~0", "~") for part in parts[1::2]]
+    return ".".join(names) if parts[0::2] and all(p == "properties" for p in parts[0::2]) else pointer
+
+
+def _samples(rule: Any) -> str:
+    parts = []
+    for sample in rule.samples:
+        shown = _s(json.dumps(sample.value, ensure_ascii=False), 120)
+        if sample.encoding == "refused":
+            parts.append(f"{shown} → [red]refused[/red] ({_s(sample.category, 80)})")
+        else:
+            parts.append(f"{shown} → {_s(sample.wire, 200)}")
+    return ", ".join(parts)
+
+
+def _name_width(tools: Sequence[ToolReview]) -> int:
+    """The tool column's least width: the longest name up to 24 characters, so a narrow screen cuts
+    long names with an ellipsis instead of squeezing every name."""
+    return min(max((len(tool.name or "?") for tool in tools), default=4), 24)
+
+
+def _lines(value: Any, limit: int) -> str:
+    """Server text with its own line breaks kept (each line sanitized; the rest of the text capped)."""
+    text = "" if value is None else str(value)
+    lines = text.replace("\r\n", "\n").split("\n")
+    shown = [_s(line, limit) for line in lines[:40]]
+    if len(lines) > 40:
+        shown.append(f"… {len(lines) - 40:,} more lines")
+    return "\n               ".join(shown)
+
+
+def _render_legend(report: ReviewReport, console: Console) -> None:
+    """What the report's words mean, once, for the words this report used."""
+    found = {tool.found for tool in report.tools}
+    notes = []
+    if "search" in found:
+        notes.append(
+            "found: listed = in tools/list; search = behind the server's search tool, its schema "
+            "read by disclosure and verified"
+        )
+    if report.summary.project_findings:
+        notes.append(
+            "finding: a project rule stricter than the spec; reported here, a rejection with --strict"
+        )
+    if report.summary.rejected:
+        notes.append("rejected: a host never calls it; the category says which rule (docs/reference.md)")
+    for index, note in enumerate(notes):
+        _print(console, ("legend   " if index == 0 else "         ") + note, style="dim")
 
 
 _SEVERITY_STYLE: Final = {

@@ -209,7 +209,8 @@ class Child:
         else:
             command = self.spec.command
             if self._stderr is None:
-                self._stderr = StderrTail()  # its lines still reach our stderr; the last one is kept
+                # Its lines still reach our stderr, sanitized, capped and prefixed; the last one is kept.
+                self._stderr = StderrTail(label=f"child {self.name}")
             # keep_alive=False: closing the session ends the process (stdin closed, then SIGTERM, then
             # SIGKILL). fastmcp's default keeps it running until the transport itself is closed, so a
             # reconnect or a shutdown would leave the old process behind (a stopped one for good).

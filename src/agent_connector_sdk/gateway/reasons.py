@@ -10,21 +10,18 @@ child's last stderr line (sanitized, bounded) while passing every line on to the
 
 from __future__ import annotations
 
-import contextlib
 import errno as errno_codes
 import os
 import re
-import sys
-import threading
 from collections.abc import Iterator
-from typing import IO, Final, TextIO
+from typing import Final, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
 from agent_connector_sdk.gateway.config import ChildSpec
 from agent_connector_sdk.mcp.host.errors import JsonRpcError, TransportFailure
-from agent_connector_sdk.sanitize import sanitize_text
+from agent_connector_sdk.mcp.host.server_output import StderrRelay
 
 __all__ = ["StderrTail", "child_target", "describe_failure", "failure_cause"]
 
@@ -109,32 +106,17 @@ def describe_failure(
     return reason
 
 
-class StderrTail:
-    """A stdio child's stderr: every line passed on to ``sys.stderr`` as before, the last non-empty one
-    kept (sanitized, at most 300 characters) for the reason it went down. ``file`` is what to give the
-    transport; :meth:`close` ends the reader once the child's copies of the pipe are closed."""
+class StderrTail(StderrRelay):
+    """A stdio child's stderr: every line passed on to ``sys.stderr`` (or ``forward``) through the one
+    sanitizer, capped and prefixed with ``label`` (a
+    :class:`~agent_connector_sdk.mcp.host.server_output.StderrRelay`: a child's bytes never reach the
+    operator's terminal raw), the last non-empty one kept
+    (``last_line``, sanitized, at most 300 characters) for the reason it went down. ``file`` is what
+    to give the transport; :meth:`close` ends the reader once the child's copies of the pipe close."""
 
-    def __init__(self, forward: TextIO | None = None) -> None:
-        read_end, write_end = os.pipe()
-        self.file: TextIO = os.fdopen(write_end, "w", buffering=1, encoding="utf-8", errors="replace")
-        self._reader: IO[bytes] = os.fdopen(read_end, "rb")
-        self._forward = forward
-        self.last_line: str | None = None
-        self._thread = threading.Thread(target=self._pump, name="gateway-child-stderr", daemon=True)
-        self._thread.start()
+    def __init__(self, forward: TextIO | None = None, label: str = "child") -> None:
+        super().__init__(label, sink=forward)
 
-    def _pump(self) -> None:
-        forward = self._forward if self._forward is not None else sys.stderr
-        with contextlib.suppress(OSError, ValueError):
-            for raw in self._reader:
-                text = raw.decode("utf-8", "replace")
-                with contextlib.suppress(OSError, ValueError):
-                    forward.write(text)
-                    forward.flush()
-                line = text.strip()
-                if line:
-                    self.last_line = sanitize_text(line, _MAX_LINE)
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.file.close()
+    @property
+    def file(self) -> TextIO:
+        return self.writer

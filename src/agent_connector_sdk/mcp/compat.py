@@ -50,6 +50,8 @@ Host side (for the client adapters; routed here so both sides share one list):
 * ``run_input_required_driver`` from ``mcp.client._input_required`` (SEP-2322 rounds);
 * :func:`make_verify_factory` — ``StreamableHttpTransport._make_verify_factory()``, and
   :func:`transport_client_factory` built on it;
+* :func:`filter_server_logs` — ``Client._session_kwargs["logging_callback"]``: the host sanitizes a
+  server's log notifications before the client's log handler prints them.
 * :func:`on_tool_list_changed` — ``Client._session_kwargs["message_handler"]``: the handler the session
   is built with. A ``fastmcp.Client`` takes its message handler only at construction; the host session
   wraps a client it is given, so it chains its ``notifications/tools/list_changed`` hook onto the
@@ -130,6 +132,7 @@ __all__ = [
     "disable_sdk_parameter_header_check",
     "dispatch_list_tools_middleware",
     "fastmcp_list_handler",
+    "filter_server_logs",
     "installed_tool_catalog",
     "installed_tool_resolution",
     "is_name_consistent_provider",
@@ -272,6 +275,22 @@ def on_tool_list_changed(client: fastmcp.Client[Any], callback: Callable[[], Non
             callback()
 
     kwargs["message_handler"] = handler
+
+
+def filter_server_logs(client: fastmcp.Client[Any], transform: Callable[[Any], Any]) -> None:
+    """Hand every ``notifications/message`` through ``transform`` before the client's log handler
+    (``Client._session_kwargs["logging_callback"]``: fastmcp builds the session's logging callback from
+    the handler given at construction). Install before the client connects; idempotent."""
+    kwargs: Any = client._session_kwargs
+    inner = kwargs.get("logging_callback")
+    if inner is None or getattr(inner, "__agent_connector_filtered__", False):
+        return
+
+    async def callback(params: Any) -> None:
+        await inner(transform(params))
+
+    callback.__agent_connector_filtered__ = True  # type: ignore[attr-defined]
+    kwargs["logging_callback"] = callback
 
 
 def make_verify_factory(transport: Any) -> Any:

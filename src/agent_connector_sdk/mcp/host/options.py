@@ -90,6 +90,11 @@ class HostOptions:
     require_confirmation: bool = True
     bounds: HostBounds = field(default_factory=HostBounds)
     max_disclosed: int = 256
+    sanitize_server_output: bool = True
+    """Pass what a server writes besides its answers through the one sanitizer
+    (:mod:`~.server_output`): a stdio server's stderr (when it would be inherited) is relayed line
+    by line, sanitized, capped and prefixed; its log notifications reach the client's log handler
+    sanitized. ``False`` is the explicit opt-out (raw stderr, raw log data)."""
     lock: ContractLock | None = None
     """Approved tool contracts (``review --write-lock``): a listed tool whose contract drifted is refused
     at Admit (``contract_drift``, naming the changed fields) until re-approved; on

@@ -22,6 +22,7 @@ import inspect
 import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, cast
 
@@ -75,6 +76,7 @@ from agent_connector_sdk.mcp.host.errors import (
     TransportFailure,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.server_output import StderrRelay, sanitized_log_message
 from agent_connector_sdk.mcp.host.telemetry import (
     client_operation,
     in_operation,
@@ -192,6 +194,14 @@ class HostSession:
         # the next call of a listed tool. Set from the session's receive loop, read on our own task.
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
+        self.stderr_relay: StderrRelay | None = None
+        if self.options.sanitize_server_output:
+            compat.filter_server_logs(client, sanitized_log_message)
+            transport = client.transport
+            if isinstance(transport, StdioTransport) and transport.log_file is None:
+                # Inherited, the server's stderr would reach the terminal raw.
+                self.stderr_relay = StderrRelay(Path(transport.command).name)
+                transport.log_file = self.stderr_relay.writer
         # A lone surrogate or a schema nested past the SDK's parser costs its own tool, not the page.
         compat.install_tolerant_json_reader()
         self._channel = ParamHeaderChannel(client)
@@ -255,8 +265,12 @@ class HostSession:
     ) -> None:
         # Closing a session whose server vanished (or sent garbage) fails like a call: same families,
         # never an exception group of private transport errors.
-        with map_errors(self.bounds, what="closing"):
-            await cast(Any, self.client).__aexit__(exc_type, exc, tb)
+        try:
+            with map_errors(self.bounds, what="closing"):
+                await cast(Any, self.client).__aexit__(exc_type, exc, tb)
+        finally:
+            if self.stderr_relay is not None and not self.client.is_connected():
+                self.stderr_relay.close()
 
     # -- Discover + Admit --------------------------------------------------------------------------
     async def discover_tools(self) -> AdmissionReport:

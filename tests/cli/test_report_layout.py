@@ -1,0 +1,164 @@
+"""A report people can read at 80 and 120 columns: the lab's review pinned as golden output at both
+widths (a changed layout is a visible diff), no line wider than the screen, no name broken mid-word,
+the server's line breaks shown as line breaks (sanitized), no Python values, a legend, and colour
+as ``NO_COLOR``/``FORCE_COLOR`` say.
+
+Regenerate the golden files after a deliberate change with ``UPDATE_GOLDEN=1`` and read the diff."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from agent_connector_sdk.cli import main
+from agent_connector_sdk.cli.console import output_console
+from agent_connector_sdk.cli.render import render_review
+from agent_connector_sdk.cli.report import (
+    AdmissionVerdict,
+    CallReport,
+    HeaderPolicy,
+    ReviewReport,
+    ReviewSummary,
+    Target,
+    ToolReview,
+)
+from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
+from tests.support.http_server import serve_asgi
+
+GOLDEN = Path(__file__).parent / "golden"
+CALL = [
+    "--call",
+    "search_evidence",
+    "--arguments",
+    '{"query": "routing audit", "region": "Zürich west", "limit": 3}',
+]
+
+
+@pytest.fixture(scope="module")
+def lab_reviews() -> dict[str, str]:
+    """The lab's review as JSON and as text at 80 and 120 columns (one lab, three reviews)."""
+    reviews: dict[str, str] = {}
+    saved = os.environ.get("COLUMNS")
+    try:
+        with serve_asgi(lab_service_app()) as url:
+            for name, columns in (("json", "200"), ("80", "80"), ("120", "120")):
+                os.environ["COLUMNS"] = columns
+                out = io.StringIO()
+                argv = [
+                    "review",
+                    url,
+                    "--token",
+                    OPERATOR_TOKEN,
+                    *CALL,
+                    *(["--json"] if name == "json" else []),
+                ]
+                assert main(argv, out) == 0
+                reviews[name] = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", out.getvalue())
+    finally:
+        if saved is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = saved
+    return reviews
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_labs_review_matches_its_golden_output(lab_reviews: dict[str, str], columns: int) -> None:
+    text = "\n".join(line.rstrip() for line in lab_reviews[str(columns)].splitlines()) + "\n"
+    golden = GOLDEN / f"lab-review-{columns}.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_no_line_is_wider_than_the_screen_and_no_name_is_broken(
+    lab_reviews: dict[str, str], columns: int
+) -> None:
+    text = lab_reviews[str(columns)]
+    assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
+    report = json.loads(lab_reviews["json"])
+    table_lines = [line for line in text.splitlines() if line.startswith("│")]
+    for tool in report["tools"]:
+        # Each name whole in the first column of the tools table (a name is never folded).
+        assert any(line.split("│")[1].strip() == tool["name"] for line in table_lines), tool["name"]
+    for header in {rule["header"] for tool in report["tools"] for rule in tool["headers"]["rules"]}:
+        assert any(header in line for line in table_lines), header
+
+
+def test_each_header_once_with_what_decides_it_and_the_words_explained(lab_reviews: dict[str, str]) -> None:
+    text = lab_reviews["120"]
+    policy = text[text.index("header policy") : text.index("completion")]
+    assert policy.count("Mcp-Param-Priority") == 1
+    assert policy.count('"Zürich west" → =?base64?WsO8cmljaCB3ZXN0?=') == 1  # samples once, not per header
+    assert "never sent (the tool is rejected)" in policy  # fetch_report's header
+    assert "None" not in text and "False" not in text and "True" not in text
+    assert "5 values of 5" in text
+    assert "legend   found: listed = in tools/list; search = behind the server's search tool" in text
+    summary = next(line for line in text.splitlines() if line.startswith("summary"))
+    assert "1 project-rule finding (rejections with --strict)" in summary and "; 0 findings" not in summary
+
+
+def test_the_servers_line_breaks_are_line_breaks_and_still_sanitized() -> None:
+    tool = ToolReview(
+        name="echo",
+        found="listed",
+        descriptor=None,
+        output_kind="none",
+        admission=AdmissionVerdict(decision="admitted"),
+        headers=HeaderPolicy(applicable=True),
+    )
+    report = ReviewReport(
+        target=Target(kind="http", address="http://127.0.0.1:1/mcp"),
+        profile="default",
+        header_gates="applicable",
+        tools=[tool],
+        call=CallReport(
+            tool="echo", outcome="validated", text="first line\nsecond \x1b[31mred\x1b[0m\r\nthird\u202e"
+        ),
+        summary=ReviewSummary(admitted=["echo"], rejected=[], disclosure_failures=[], findings=0),
+    )
+    out = io.StringIO()
+    render_review(report, Console(file=out, width=100, no_color=True, highlight=False))
+    lines = out.getvalue().splitlines()
+    start = next(i for i, line in enumerate(lines) if "text: first line" in line)
+    assert lines[start + 1].strip() == "second \\x1b[31mred\\x1b[0m"
+    assert lines[start + 2].strip() == "third\\u202e"
+    assert "\x1b" not in out.getvalue() and "\\x0a" not in out.getvalue()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("terminal", "environ", "coloured"),
+    [
+        (True, {}, True),
+        (True, {"NO_COLOR": "1"}, False),
+        (False, {}, False),
+        (False, {"FORCE_COLOR": "1"}, True),
+        (False, {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+        (True, {"NO_COLOR": ""}, True),  # empty means unset (no-color.org)
+    ],
+)
+def test_no_color_and_force_color_are_honoured(
+    terminal: bool, environ: dict[str, str], coloured: bool
+) -> None:
+    stream = _Terminal() if terminal else io.StringIO()
+    output_console(stream, {**environ, "TERM": "xterm-256color"}).print("[red]rejected[/red]")
+    assert ("\x1b[" in stream.getvalue()) is coloured, repr(stream.getvalue())
+
+
+def test_columns_sets_the_width_of_piped_output() -> None:
+    assert output_console(io.StringIO(), {"COLUMNS": "80"}).width == 80
+    assert output_console(io.StringIO(), {}).width == 160
+    assert output_console(io.StringIO(), {"COLUMNS": "junk"}).width == 160
+    assert output_console(io.StringIO(), {"COLUMNS": "5"}).width == 40
