@@ -1,12 +1,12 @@
 # Two entry points do all the set-up on a fresh machine (Python 3.11 + pip):
-#   make demo   -> creates .venv, installs the package, reviews the contract lab over real HTTP
+#   make demo   -> creates .venv, installs the package (no dev tools), reviews the contract lab over real HTTP
 #   make test   -> creates .venv, installs the package with dev tools (and redis-server + nginx from
 #                  Debian when missing, for the scale-out tests), runs lint, types and tests
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: services demo test test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
+.PHONY: services demo test api-docs test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,14 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
-demo: $(VENV)/.installed
+# The demo needs the package alone, not the dev tools: a fresh machine installs and reviews the lab
+# in well under a minute. (A .venv that `make test` made has the package too.)
+$(VENV)/.runtime: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+demo: $(VENV)/.runtime
 	$(VENV)/bin/agent-connector review --demo
 
 lint: $(VENV)/.installed
@@ -46,7 +53,12 @@ test-fast: $(VENV)/.installed
 # The static checks `make test` runs before pytest; `.ci/run` runs them itself, beside the conformance
 # suite, and then calls `make test STATIC_CHECKS=` so they do not run twice.
 STATIC_CHECKS ?= lint typecheck artifacts-check
-test: $(STATIC_CHECKS) pytest
+test: $(STATIC_CHECKS) api-docs pytest
+
+# The API reference from the docstrings (mkdocs + mkdocstrings, mkdocs.yml): built --strict, so a
+# docstring the parser cannot read or a broken reference fails `make test`. Output: .cache/api-site/.
+api-docs: $(VENV)/.installed
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 # External conformance: the official MCP suite (pinned) on Node 22 from the npm registry, cached in .cache/.
 conformance: $(VENV)/.installed

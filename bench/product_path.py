@@ -244,7 +244,7 @@ async def telemetry_part(ours_url: str, repeat: int) -> None:
         (on,) = await best_of(repeat, [lambda: ours.call_tool(operation, {})])
         record(
             "telemetry on (batch SDK): call / off",
-            f"{on * 1e3:.2f} ms / {off * 1e3:.2f} ms = {on / off:.2f}x (+{(on - off) * 1e3:.2f} ms)",
+            f"{on * 1e3:.2f} ms / {off * 1e3:.2f} ms = {on / off:.2f}x ({(on - off) * 1e3:+.2f} ms)",
             "reported",
         )
         provider.shutdown()

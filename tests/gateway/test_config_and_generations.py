@@ -141,3 +141,44 @@ def test_a_namespaced_name_over_128_characters_is_rejected() -> None:
     )
     assert list(catalog.tools) == ["ab_ok"]
     assert [(r.tool, r.category) for r in catalog.rejected] == [(long_name, "name_too_long")]
+
+
+def test_operator_knobs_probe_and_lock_in_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text(
+        "[gateway]\nrelist_interval = 2.5\ndegrade_after = 5\nshutdown_grace = 0\nlock = 'approved.lock'\n\n"
+        "[children.files]\ncommand = ['python', 'files.py']\n"
+        "[children.files.probe]\ntool = 'read'\narguments = { path = 'README.md' }\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    assert (config.relist_interval, config.degrade_after, config.shutdown_grace) == (2.5, 5, 0)
+    assert config.lock == tmp_path / "approved.lock"  # relative to the file
+    (files,) = config.children
+    assert files.probe is not None and files.probe.tool == "read"
+    assert dict(files.probe.arguments) == {"path": "README.md"}
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("[gateway]\ndegrade_after = 0\n", "degrade_after"),
+        ("[gateway]\ndegrade_after = 1.5\n", "degrade_after"),
+        ("[gateway]\nshutdown_grace = -1\n", "shutdown_grace"),
+        ("[gateway]\nrelist_interval = 0\n", "relist_interval"),
+        ("[gateway]\nlock = 3\n", "lock"),
+        ("[children.c.probe]\narguments = {}\n", "probe"),
+        ("[children.c.probe]\ntool = 'x'\nextra = 1\n", "probe"),
+        ("[children.c.probe]\ntool = 'x'\narguments = 'a=1'\n", "probe"),
+    ],
+)
+def test_bad_operator_settings_are_one_typed_error(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "gateway.toml"
+    child = "" if "[children.c" in content else "[children.c]\nurl = 'http://127.0.0.1:9/mcp'\n"
+    body = content.replace(
+        "[children.c.probe]", "[children.c]\nurl = 'http://127.0.0.1:9/mcp'\n[children.c.probe]"
+    )
+    path.write_text(body + child, encoding="utf-8")
+    with pytest.raises(GatewayError) as refused:
+        load_config(path)
+    assert refused.value.category == "invalid_config" and fragment in refused.value.message

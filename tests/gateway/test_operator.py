@@ -14,7 +14,7 @@ import pytest
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
 from agent_connector_sdk.gateway.config import check_credentials
 from agent_connector_sdk.mcp.server import gated_http_app
-from tests.support.gateway import call, rpc
+from tests.support.gateway import call, rpc, wait_for
 from tests.support.gateway_log import gateway_log
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
@@ -104,3 +104,28 @@ async def test_a_child_whose_variable_is_missing_is_down_with_the_name_in_its_re
     assert child.reason is not None and "WEATHER_TOKEN" in child.reason
     (line,) = log.matching("child weather down:")
     assert "WEATHER_TOKEN" in line and line.endswith("(invalid_config)")
+
+
+def test_a_child_that_dies_and_comes_back_is_one_down_line_and_one_reconnected_line() -> None:
+    child = serve_asgi(gated_http_app(operator_server(), stateless_http=True))
+    child_url = child.__enter__()
+    port = int(child_url.rsplit(":", 1)[1].split("/")[0])
+    gateway = Gateway(GatewayConfig(children=(ChildSpec("ops", url=child_url),), max_backoff=0.5))
+    with gateway_log() as log, serve_asgi(gateway.http_app()) as url:
+        assert call(url, "ops_ping", {})["content"][0]["text"] == "pong"
+        child.__exit__(None, None, None)  # the child dies
+        rpc(url, "tools/call", {"name": "ops_ping", "arguments": {}})
+        wait_for(lambda: gateway.children["ops"].state == "down", what="ops marked down")
+        time.sleep(1.5)  # several reconnect attempts fail meanwhile
+        with serve_asgi(gated_http_app(operator_server(), stateless_http=True), port=port):
+            wait_for(lambda: bool(log.matching("child ops reconnected")), what="ops reconnected")
+            assert call(url, "ops_ping", {})["content"][0]["text"] == "pong"
+    downs = log.matching("child ops down:")
+    # One line per reason (the call saw the connection close; reconnecting saw it refused), not one
+    # line per backoff step: several reconnects failed meanwhile.
+    assert len(downs) == len(set(downs)) <= 2, downs
+    assert len([line for line in downs if "connection refused" in line]) == 1, downs
+    assert all(line.startswith(f"child ops down: {child_url}: ") for line in downs)
+    assert all(line.endswith("(transport_failure)") for line in downs)
+    assert gateway.children["ops"].reconnects >= 1
+    assert log.matching("child ops reconnected: 4 tools, 0 rejected, generation 0, revision 2026-07-28")

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
 from agent_connector_sdk.mcp.contracts.headers import header_annotations
@@ -67,18 +67,7 @@ ContractField = Literal[
     "_meta",
     "headers",
 ]
-CONTRACT_FIELDS: Final[tuple[ContractField, ...]] = (
-    "name",
-    "title",
-    "description",
-    "icons",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "execution",
-    "_meta",
-    "headers",
-)
+CONTRACT_FIELDS: Final[tuple[ContractField, ...]] = get_args(ContractField)
 """Fingerprint version 2 (every lock written now): the fields compared, in report order."""
 CONTRACT_FIELDS_V1: Final[tuple[ContractField, ...]] = (
     "name",
