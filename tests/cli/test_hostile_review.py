@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unicodedata
@@ -44,13 +45,30 @@ class Review:
         return lines[0]
 
 
+# The child reports its own peak (VmHWM, per address space) at exit: wait4's ru_maxrss also counts the
+# address space it was spawned from, i.e. this test process, whose RSS grows over the module.
+_PEAK_PROBE = (
+    "import atexit, os\n"
+    "def _peak():\n"
+    "    with open('/proc/self/status') as status, open(os.environ['REVIEW_PEAK_FILE'], 'w') as out:\n"
+    "        out.write(next(line for line in status if line.startswith('VmHWM:')))\n"
+    "atexit.register(_peak)\n"
+    "from agent_connector_sdk.cli import main_exit\n"
+    "main_exit()\n"
+)
+
+
 def review(*args: str, timeout: float = 180) -> Review:
-    """``agent-connector review ARGS`` in a fresh interpreter; its own peak RSS from ``wait4``."""
+    """``agent-connector review ARGS`` in a fresh interpreter; its own peak RSS (VmHWM at exit, or
+    ``wait4``'s when the process died before it could say)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "src"), ROOT]), "COLUMNS": "200"}
     env.pop("NO_COLOR", None)
+    peak_file = tempfile.NamedTemporaryFile(prefix="review-peak-", delete=False)  # noqa: SIM115
+    peak_file.close()
+    env["REVIEW_PEAK_FILE"] = peak_file.name
     started = time.monotonic()
     process = subprocess.Popen(
-        [sys.executable, "-c", "from agent_connector_sdk.cli import main_exit; main_exit()", "review", *args],
+        [sys.executable, "-c", _PEAK_PROBE, "review", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -73,9 +91,15 @@ def review(*args: str, timeout: float = 180) -> Review:
     process.returncode = os.waitstatus_to_exitcode(status)
     for reader in readers:
         reader.join()
-    return Review(
-        process.returncode, streams["out"], streams["err"], time.monotonic() - started, usage.ru_maxrss / 1024
-    )
+    peak_mb = usage.ru_maxrss / 1024
+    try:
+        with open(peak_file.name, encoding="ascii") as reported:
+            words = reported.read().split()
+        if len(words) >= 2 and words[1].isdigit():
+            peak_mb = int(words[1]) / 1024  # VmHWM is in kB
+    finally:
+        os.unlink(peak_file.name)
+    return Review(process.returncode, streams["out"], streams["err"], time.monotonic() - started, peak_mb)
 
 
 def assert_no_control_bytes(run: Review) -> None:
@@ -120,7 +144,7 @@ def test_control_bytes_everywhere_never_reach_the_terminal(base: str, budget_mb:
     assert "hostile\\x1b[2J\\x1b]0;pwned\\x07" in text and "\\u202e" in text  # shown escaped
     # The CRLF name cannot draw a fake line: it is one cell, escaped, and rejected.
     assert "X-Evil: 1" not in [line.strip("│ ") for line in text.splitlines()]
-    assert "crlf\\x0d\\x0aX-Evil: 1" in text
+    assert "crlf\\u000d\\u000aX-Evil: 1" in text  # a tool name is shown by code point
     as_json = review(url, "--json")
     assert_no_control_bytes(as_json)  # --json escapes bidi controls and C1 too
     report = _json(as_json)

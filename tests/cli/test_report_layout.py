@@ -100,7 +100,10 @@ def test_each_header_once_with_what_decides_it_and_the_words_explained(lab_revie
     assert "never sent (the tool is rejected)" in policy  # fetch_report's header
     assert "None" not in text and "False" not in text and "True" not in text
     assert "5 values of 5" in text
-    assert "legend   found: listed = in tools/list; search = behind the server's search tool" in text
+    legend = (
+        "legend   arguments: * marks a required one\n         found: listed = in tools/list; search = behind"
+    )
+    assert legend in text
     summary = next(line for line in text.splitlines() if line.startswith("summary"))
     assert "1 project-rule finding (rejections with --strict)" in summary and "; 0 findings" not in summary
 
@@ -162,3 +165,60 @@ def test_columns_sets_the_width_of_piped_output() -> None:
     assert output_console(io.StringIO(), {}).width == 160
     assert output_console(io.StringIO(), {"COLUMNS": "junk"}).width == 160
     assert output_console(io.StringIO(), {"COLUMNS": "5"}).width == 40
+
+
+def _hostile_report() -> ReviewReport:
+    """A server that sends what breaks terminals and layouts: a 128-character name, escapes and bidi
+    controls in names and titles, an unbroken 300-character word in a reason, text with its own
+    line breaks and control characters."""
+    long_name = "a" * 60 + "_" + "b" * 67
+    rows = [
+        ToolReview(
+            name=long_name,
+            found="listed",
+            descriptor={
+                "name": long_name,
+                "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            },
+            output_kind="none",
+            admission=AdmissionVerdict(decision="admitted"),
+            headers=HeaderPolicy(applicable=True),
+        ),
+        ToolReview(
+            name="evil\x1b[2J\u202ename",
+            found="listed",
+            descriptor={
+                "name": "x",
+                "title": "read_file (safe) \x1b]0;pwned\x07",
+                "inputSchema": {"type": "object"},
+            },
+            output_kind="object",
+            admission=AdmissionVerdict(decision="rejected", category="malformed", reason="x" * 300),
+            headers=HeaderPolicy(applicable=True),
+        ),
+    ]
+    return ReviewReport(
+        target=Target(kind="http", address="http://127.0.0.1:1/mcp"),
+        profile="default",
+        header_gates="applicable",
+        tools=rows,
+        call=CallReport(
+            tool=long_name, outcome="tool_error", text="line one\r\nline \x1b[31mtwo\x1b[0m\n\u202eline three"
+        ),
+        summary=ReviewSummary(
+            admitted=[long_name], rejected=["evil\x1b[2J\u202ename"], disclosure_failures=[], findings=1
+        ),
+    )
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_a_hostile_servers_review_matches_its_golden_output(columns: int) -> None:
+    out = io.StringIO()
+    render_review(_hostile_report(), Console(file=out, width=columns, no_color=True, highlight=False))
+    text = "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
+    assert all(len(line) <= columns for line in text.splitlines())
+    assert not any(c in text for c in "\x1b\x07\u202e\r")  # every control shown escaped, never sent
+    golden = GOLDEN / f"hostile-review-{columns}.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")

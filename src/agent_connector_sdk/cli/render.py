@@ -176,10 +176,10 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     # A name is one word: never broken mid-word (an ellipsis when the screen is narrow; the full name is
     # in --json); a title wraps at spaces. Short fixed words do not wrap; prose columns wrap at spaces.
     table.add_column("tool", overflow="ellipsis", min_width=_name_width(report.tools))
-    table.add_column("arguments (* required)", overflow="fold")
+    table.add_column("arguments", overflow="fold")  # a long header would not shrink: * in the legend
     table.add_column("output", no_wrap=True)
     table.add_column("found", overflow="fold")
-    table.add_column("admission", overflow="fold")
+    table.add_column("admission", overflow="fold", min_width=11)  # "destructive" whole
     for tool in report.tools:
         table.add_row(
             _identity(tool),
@@ -391,6 +391,8 @@ def _render_legend(report: ReviewReport, console: Console) -> None:
         )
     if report.summary.rejected:
         notes.append("rejected: a host never calls it; the category says which rule (docs/reference.md)")
+    if notes and any("*:" in _arguments(tool) for tool in report.tools):
+        notes.insert(0, "arguments: * marks a required one")
     for index, note in enumerate(notes):
         _print(console, ("legend   " if index == 0 else "         ") + note, style="dim")
 
