@@ -365,13 +365,13 @@ def test_review_of_a_descriptor_file_with_unhashable_names_reports_them(tmp_path
     """As a user: ``review --descriptor`` on a hostile file used to end in a TypeError traceback."""
     import json
 
-    from tests.support.cli import run_cli
+    from tests.support.cli import run_cli_in_process
 
     path = tmp_path / "tools.json"
     listing = [{"name": ["x"], "inputSchema": {"type": "object"}}, {"name": {"a": 1}}, _tool("alpha")]
     path.write_text(json.dumps(listing))
     for strict in ((), ("--strict",)):
-        run = run_cli("review", "--descriptor", str(path), "--json", *strict)
+        run = run_cli_in_process("review", "--descriptor", str(path), "--json", *strict)
         assert run.code == (1 if strict else 0) and "Traceback" not in run.err
         verdicts = [(tool["name"], tool["admission"]["decision"]) for tool in run.json()["tools"]]
         assert verdicts == [(None, "rejected"), (None, "rejected"), ("alpha", "admitted")]
