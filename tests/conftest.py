@@ -76,3 +76,10 @@ def _logging_as_found() -> Iterator[None]:
             disabled,
         )
     root.handlers, root.level = root_state
+
+
+@pytest.fixture(autouse=True)
+def _cli_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process CLI runs see the width ``run_cli`` gives a process (``COLUMNS=200``), whatever the
+    worker's environment or an earlier test left; a test about widths sets its own."""
+    monkeypatch.setenv("COLUMNS", "200")

@@ -255,7 +255,7 @@ def test_a_document_the_parser_refuses_is_one_typed_error_without_its_values(
     assert refused.value.category == "invalid_document"
     assert isinstance(refused.value, ValueError)
     message = str(refused.value)
-    assert message.startswith("invalid OpenAPI document at paths./x.get.parameters.0.")
+    assert message.startswith("invalid OpenAPI document at paths./x.get.parameters[0].")
     assert "maxLength" in message and value not in message and "errors.pydantic.dev" not in message
     # FastMCP's parser logs the whole pydantic error (values included) at ERROR: not while we build.
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
