@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.contracts.confusables import escaped
@@ -284,6 +284,9 @@ _STRINGY = st.lists(_PIECES, min_size=0, max_size=3).map(" ".join)
     st.dictionaries(st.sampled_from(["q", "r\u0435ad", "x"]), _STRINGY, max_size=3),
     st.lists(_STRINGY, max_size=3),
 )
+# A payload split across the title, a property's description and the annotations' title: the first
+# pass once joined the prose in another order than the string-by-string pass and cleared it.
+@example(title=">", description="", properties={"q": "<IMPORTANT"}, enum=[])
 def test_the_joined_first_pass_never_clears_what_the_string_by_string_pass_finds(
     title: str, description: str, properties: dict[str, str], enum: list[str]
 ) -> None:

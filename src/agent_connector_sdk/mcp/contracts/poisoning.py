@@ -310,18 +310,20 @@ def descriptor_texts(descriptor: Mapping[str, Any]) -> list[tuple[str, str, bool
 
 
 def _strings(descriptor: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """The strings :func:`descriptor_texts` yields, without their pointers: ``(all but the name,
-    prose)``. The fast first pass of :func:`_findings` (no pointer is built for a clean descriptor)."""
+    """The strings :func:`descriptor_texts` yields, without their pointers and in the same (document)
+    order: ``(all but the name, prose)``. The fast first pass of :func:`_findings` (no pointer is built
+    for a clean descriptor). The order matters: a payload split across prose fields is matched on their
+    join, so the join must be the one the string-by-string pass makes."""
     every: list[str] = []
     prose: list[str] = []
     for field in ("title", "description"):
         value = descriptor.get(field)
-        if isinstance(value, str):
+        if isinstance(value, str) and value:
             every.append(value)
             prose.append(value)
     stack: list[Any] = []
     keys: list[Any] = []
-    for key, value in descriptor.items():
+    for key, value in reversed(list(descriptor.items())):  # popped in document order
         if key not in _TEXT_FIELDS and key not in _NOT_MODEL_TEXT:
             stack.append(value)
             keys.append(key)
@@ -329,25 +331,21 @@ def _strings(descriptor: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         value = stack.pop()
         key = keys.pop()
         if isinstance(value, str):
-            every.append(value)
-            if key in _PROSE_KEYS:
-                prose.append(value)
-        elif isinstance(value, dict):
+            if value:
+                every.append(value)
+                if key in _PROSE_KEYS:
+                    prose.append(value)
+        elif isinstance(value, Mapping):
             if key in _NAMED_MEMBERS:
-                every.extend(member for member in value if isinstance(member, str))
-                stack.extend(value.values())
+                every.extend(member for member in value if isinstance(member, str) and member)
+                stack.extend(reversed(list(value.values())))
                 keys.extend([None] * len(value))
             else:
-                stack.extend(value.values())
-                keys.extend(value.keys())
+                stack.extend(reversed(list(value.values())))
+                keys.extend(reversed(list(value.keys())))
         elif isinstance(value, list):
-            stack.extend(value)
+            stack.extend(reversed(value))
             keys.extend([None] * len(value))
-        elif isinstance(value, Mapping):  # a read-only mapping: same as a dict, the slow way
-            stack.extend(value.values())
-            keys.extend([None if key in _NAMED_MEMBERS else member for member in value])
-            if key in _NAMED_MEMBERS:
-                every.extend(member for member in value if isinstance(member, str))
     return every, prose
 
 
