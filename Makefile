@@ -50,8 +50,8 @@ pytest: $(VENV)/.installed services
 test-fast: $(VENV)/.installed
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not process"
 
-# The static checks `make test` runs before pytest; `.ci/run` runs them itself, beside the conformance
-# suite, and then calls `make test STATIC_CHECKS=` so they do not run twice.
+# The static checks `make test` runs before pytest (`.ci/run` also runs them beside the conformance suite,
+# so a failing check stops CI early; `make test STATIC_CHECKS=` skips them when they just ran).
 STATIC_CHECKS ?= lint typecheck artifacts-check
 test: $(STATIC_CHECKS) api-docs pytest
 
