@@ -98,12 +98,15 @@ async def test_a_message_nested_past_every_parser_is_named_at_once_not_after_the
 async def test_json_values_per_message_are_capped_over_stdio_too() -> None:
     session = _session("tool_flood-1000", HostBounds(max_message_values=1_000))
     await session.connect()
+    started = time.monotonic()
     try:
         with pytest.raises(BoundExceeded) as refused:
             await session.discover_tools()
     finally:
         await session.close()
+    took = time.monotonic() - started
     assert refused.value.bound == "max_message_values" and session.stdio_cap.values_tripped
+    assert took < 5, took  # refused as it is read, not when the client's 20 s timeout ends the request
     session = _session("tool_flood-100", HostBounds(max_message_values=1_000))
     await session.connect()
     try:

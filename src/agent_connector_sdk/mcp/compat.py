@@ -554,10 +554,15 @@ class _CappedStdout:
         self._cap = cap
         self._line = 0
         self._counter: Any = None
+        self._values_refused = False
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if self._line > self._cap.limit:
             raise StdioLineTooLong("the server's line is over the cap")
+        if self._values_refused:
+            # Sticky, like the line cap: the refused message's request would otherwise wait for its
+            # timeout, since its answer was dropped while the stream read on.
+            raise StdioLineTooLong("the server's message holds more JSON values than the cap")
         # Mid-line, gather up to _STDIO_BATCH bytes per call: the SDK's reader re-joins its buffer on
         # every chunk, so a long line read 64 KiB at a time costs quadratic copying before any cap.
         parts: list[bytes] = []
@@ -594,6 +599,7 @@ class _CappedStdout:
                 self._counter = self._cap.new_counter()
             if self._counter.feed(segment) > max_values:
                 self._cap.values_tripped = True
+                self._values_refused = True
                 raise StdioLineTooLong("the server's message holds more JSON values than the cap")
             if index < len(lines) - 1:
                 self._counter = None  # a newline: the next message starts
