@@ -20,10 +20,14 @@ def _methods(log: list[dict[str, str]]) -> Counter[str]:
 def test_a_gateway_of_a_gateway_federates_calls_without_re_listing_and_follows_schema_changes() -> None:
     bad = Misbehaving()
     with serve_asgi(bad.server().streamable_http_app(stateless_http=True)) as bad_url:
-        inner = Gateway(GatewayConfig(children=(ChildSpec("bad", url=bad_url),), refresh=0.3))
+        inner = Gateway(
+            GatewayConfig(children=(ChildSpec("bad", url=bad_url),), refresh=0.3, relist_interval=0.3)
+        )
         inner_log: list[dict[str, str]] = []
         with serve_asgi(recording(inner.http_app(), inner_log)) as inner_url:
-            outer = Gateway(GatewayConfig(children=(ChildSpec("in", url=inner_url),), refresh=0.5))
+            outer = Gateway(
+                GatewayConfig(children=(ChildSpec("in", url=inner_url),), refresh=0.5, relist_interval=0.5)
+            )
             with serve_asgi(outer.http_app()) as url:
                 catalog = outer.children["in"].catalog
                 assert catalog is not None

@@ -41,7 +41,10 @@ def test_a_schema_that_changes_mid_run_moves_the_generation_and_stales_old_uris(
 ) -> None:
     child, child_url = bad
     audit = BoundedAuditSink()
-    gateway = Gateway(GatewayConfig(children=(ChildSpec("bad", url=child_url),), refresh=0.3), audit=audit)
+    gateway = Gateway(
+        GatewayConfig(children=(ChildSpec("bad", url=child_url),), refresh=0.3, relist_interval=0.3),
+        audit=audit,
+    )
     with serve_asgi(gateway.http_app()) as url:
         before = _entry(url, "bad_morph")
         before_ok = _entry(url, "bad_ok")
@@ -146,7 +149,9 @@ def test_per_child_credentials_come_from_the_environment_and_are_never_logged(
 
 def test_list_changed_from_a_child_re_lists_it_at_once() -> None:
     with serve_asgi(gated_http_app(weather_server(), stateless_http=True)) as child_url:
-        config = GatewayConfig(children=(ChildSpec("weather", url=child_url),), refresh=3600)
+        config = GatewayConfig(
+            children=(ChildSpec("weather", url=child_url),), refresh=3600, relist_interval=0.5
+        )
         gateway = Gateway(config)
         with serve_asgi(gateway.http_app()) as url:
             assert search(url, "extra") == []

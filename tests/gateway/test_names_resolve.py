@@ -152,6 +152,7 @@ def test_a_requirement_that_stops_matching_after_a_re_list_degrades_the_gateway(
             children=(ChildSpec("lab", url=child_url),),
             auth=_auth(key, {"lab_ok": ("lab:read",)}),
             refresh=0.3,
+            relist_interval=0.3,  # the re-list under test, not the debounce (tests/gateway/test_operator.py)
         )
         gateway = Gateway(config)
         with caplog.at_level(logging.WARNING), serve_asgi(gateway.http_app()) as url:
