@@ -16,9 +16,9 @@ from opentelemetry.trace import SpanKind
 
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+from agent_connector_sdk.mcp.contracts.telemetry_names import CATEGORY, GATE, VERDICT
 from agent_connector_sdk.mcp.host import ContractClient
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.telemetry import CATEGORY, GATE, VERDICT
 from tests.support.gateway import parse_message
 from tests.support.http_server import serve_asgi
 from tests.support.otel import Recording, recording_telemetry

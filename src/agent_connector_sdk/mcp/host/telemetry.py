@@ -6,7 +6,7 @@ request it sends. The ``mcp`` SDK's own ``MCP send …`` span sits inside, one p
 carries the W3C trace context to the server in ``_meta`` (SEP-414), so the server's span continues the
 host's trace. Attributes: ``mcp.method.name``, ``mcp.protocol.version``, ``gen_ai.tool.name``,
 ``gen_ai.operation.name``, ``error.type``, and the verdicts in the server's gate namespace
-(:data:`~agent_connector_sdk.mcp.server.telemetry.GATE` and siblings) plus admission counts. Names and
+(:mod:`~agent_connector_sdk.mcp.contracts.telemetry_names`) plus admission counts. Names and
 categories only: never an argument, result, header value or error text.
 
 Metric: ``mcp.client.operation.duration`` (seconds) with the method, ``error.type`` and the verdict.
@@ -26,14 +26,11 @@ from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.contracts.telemetry_names import CATEGORY, GATE, INSTRUMENTATION_NAME, VERDICT
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["Operation", "client_operation", "in_operation", "record_admission", "record_result"]
 
-INSTRUMENTATION_NAME: Final = "agent-connector-sdk"
-GATE: Final = "agent_connector.gate"
-VERDICT: Final = "agent_connector.verdict"
-CATEGORY: Final = "agent_connector.category"
 MAX_REJECTION_EVENTS: Final = 100
 """At most this many rejected tools are named as span events (the counts are always exact)."""
 

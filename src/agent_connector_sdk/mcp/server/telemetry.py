@@ -14,9 +14,10 @@ request.
 
 **Attributes** follow the conventions (``mcp.method.name``, ``mcp.protocol.version``,
 ``jsonrpc.request.id``, ``gen_ai.tool.name``, ``gen_ai.operation.name``, ``error.type``) plus the gate
-namespace :data:`GATE`, :data:`VERDICT`, :data:`CATEGORY` (which gate decided, ``passed``/``refused``,
-the rule's category). Names and categories only: never an argument, result or header *value*. A method
-or tool name taken from a request header is recorded only when it has the shape of one.
+namespace of :mod:`~agent_connector_sdk.mcp.contracts.telemetry_names` (``GATE``, ``VERDICT``,
+``CATEGORY``: which gate decided, ``passed``/``refused``, the rule's category). Names and categories
+only: never an argument, result or header *value*. A method or tool name taken from a request header
+is recorded only when it has the shape of one.
 
 **Metric**: ``mcp.server.operation.duration`` (seconds) for every POST, with the method, ``error.type``
 and the deciding gate's verdict, so "refused by parity" and "tool error" are countable apart.
@@ -30,33 +31,28 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from agent_connector_sdk.mcp.contracts.errors import HEADER_MISMATCH_CODE
+from agent_connector_sdk.mcp.contracts.telemetry_names import (
+    CATEGORY,
+    GATE,
+    GATE_EVENT,
+    INSTRUMENTATION_NAME,
+    VERDICT,
+)
 
 __all__ = [
-    "CATEGORY",
-    "GATE",
-    "INSTRUMENTATION_NAME",
-    "VERDICT",
     "SpanProbe",
     "note_refusal",
     "record_gate",
     "traced_request",
 ]
 
-INSTRUMENTATION_NAME: Final = "agent-connector-sdk"
-GATE: Final = "agent_connector.gate"
-"""Which gate decided: ``entry``, ``auth``, ``parity``, ``arguments``, ``output``."""
-VERDICT: Final = "agent_connector.verdict"
-"""``passed`` or ``refused``."""
-CATEGORY: Final = "agent_connector.category"
-"""The rule's category (the same word as the refusal's ``data.category``)."""
-GATE_EVENT: Final = "agent_connector.gate_decision"
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _METHOD = re.compile(r"[a-z][A-Za-z/_-]{0,63}")
