@@ -11,7 +11,7 @@ from typing import Annotated
 
 from cyclopts import Parameter
 
-__all__ = ["Host", "Namespace", "Port", "ReplicaId"]
+__all__ = ["ConfigServers", "Host", "Namespace", "Port", "ReplicaId"]
 
 Host = Annotated[str, Parameter(help="address to bind")]
 Port = Annotated[int, Parameter(help="port to bind (0: any free port; the real one is printed)")]
@@ -19,3 +19,7 @@ ReplicaId = Annotated[
     str | None, Parameter(help="name this replica (sent as the Agent-Connector-Replica header)")
 ]
 Namespace = Annotated[str, Parameter(help="the catalog namespace the replicas share")]
+ConfigServers = Annotated[
+    list[str] | None,
+    Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
+]

@@ -25,7 +25,7 @@ from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
 
 from agent_connector_sdk import __version__
-from agent_connector_sdk.cli._options import Host, Port, ReplicaId
+from agent_connector_sdk.cli._options import ConfigServers, Host, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output, writing_to
 from agent_connector_sdk.cli.errors import (
     CliError,
@@ -329,10 +329,7 @@ def review(
             "VS Code, FastMCP); ${VAR} references are read from the environment"
         ),
     ] = None,
-    server: Annotated[
-        list[str] | None,
-        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
-    ] = None,
+    server: ConfigServers = None,
     concurrency: Annotated[int, Parameter(help="with --mcp-config: servers reviewed at once (1-16)")] = 4,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.

@@ -31,7 +31,7 @@ from typing import Annotated, Any
 
 from cyclopts import Parameter
 
-from agent_connector_sdk.cli._options import Host, Namespace, Port, ReplicaId
+from agent_connector_sdk.cli._options import ConfigServers, Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
 from agent_connector_sdk.cli.errors import CliError, require_readable_file
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
@@ -56,10 +56,7 @@ def gateway(
             "VS Code, FastMCP); ${VAR} references are read from the environment"
         ),
     ] = None,
-    server: Annotated[
-        list[str] | None,
-        Parameter(help="with --mcp-config: only this server of the file (repeatable)", negative=()),
-    ] = None,
+    server: ConfigServers = None,
     host: Host = "127.0.0.1",
     port: Port = 8000,
     no_auth: Annotated[
