@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: services demo test api-docs test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
+.PHONY: services interop-peers demo test api-docs test-fast lint typecheck artifacts-check pytest bench conformance conformance-docs interop interop-docs load reliability-docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,11 +38,17 @@ artifacts-check: $(VENV)/.installed
 services:
 	sh scripts/ensure_services.sh
 
+# The interop tests' peers: Node 22 and the npm packages of interop/package-lock.json (integrity-checked)
+# and the Python peers of interop/python-peers.txt, into .cache/ (about 30 s on a fresh machine, and a
+# check of each pin, about a second, when they are there). Set-up, not a test: pytest only looks them up.
+interop-peers: $(VENV)/.installed
+	$(PY) -m scripts.interop --install-only
+
 # The suite runs on PYTEST_WORKERS processes (pytest-xdist), a test module per worker at a time (its
 # module fixtures start once); most tests wait on real servers, so three workers keep two cores busy.
 # --durations lists the slowest tests at the end of every run.
 PYTEST_WORKERS ?= 3
-pytest: $(VENV)/.installed services
+pytest: $(VENV)/.installed services interop-peers
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=25
 
 # The inner loop: unit and in-process tests only (no CLI processes, shell blocks, real HTTP servers or

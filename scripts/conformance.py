@@ -230,14 +230,22 @@ def _check_integrity(tarball: Path, integrity: str) -> None:
         raise SystemExit(f"{tarball.name}: integrity mismatch (expected {integrity})")
 
 
+def installed_node(cache: Path = CACHE) -> Path | None:
+    """The pinned Node 22 binary when ``cache`` already holds it (the version it reports checked), else
+    ``None``; nothing is fetched."""
+    node = cache / f"node-{NODE_VERSION}" / "bin" / "node"
+    if not node.is_file():
+        return None
+    found = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=False)
+    return node if found.stdout.strip() == f"v{NODE_VERSION}" else None
+
+
 def ensure_node(cache: Path = CACHE) -> Path:
     """The pinned Node 22 binary, fetched from the npm registry on first use."""
+    if (node := installed_node(cache)) is not None:
+        return node
     home = cache / f"node-{NODE_VERSION}"
     node = home / "bin" / "node"
-    if node.is_file():
-        found = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=False)
-        if found.stdout.strip() == f"v{NODE_VERSION}":
-            return node
     if sys.platform != "linux" or platform.machine() not in {"x86_64", "AMD64"}:
         raise SystemExit(f"{NODE_PACKAGE} only runs on linux x86_64, not {sys.platform}/{platform.machine()}")
     log(f"fetching {NODE_PACKAGE}@{NODE_VERSION} from the npm registry")

@@ -52,7 +52,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,9 +60,10 @@ from typing import Any, Final
 
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.sanitize import sanitize_text
-from scripts.conformance import NODE_VERSION, ensure_node
+from scripts.conformance import CACHE as CONFORMANCE_CACHE
+from scripts.conformance import NODE_VERSION, ensure_node, installed_node
 from scripts.interop_gateway import run_gateway_cell
-from scripts.interop_search import run_search_flow
+from scripts.interop_search import iter_search_flow
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS = ROOT / "interop"
@@ -111,14 +112,21 @@ def _installed_version(cache: Path, package: str) -> str | None:
     return str(json.loads(manifest.read_text()).get("version"))
 
 
-def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
-    """The pinned peers installed from the committed lock (integrity enforced) into ``cache``."""
-    locked = _locked_versions()
+def packages_installed(cache: Path = CACHE) -> bool:
+    """``cache`` holds exactly the committed lock and every pinned peer at its locked version."""
     same_lock = (cache / "package-lock.json").is_file() and (cache / "package-lock.json").read_bytes() == (
         PINS / "package-lock.json"
     ).read_bytes()
-    if same_lock and all(_installed_version(cache, name) == version for name, version in locked.items()):
+    return same_lock and all(
+        _installed_version(cache, name) == version for name, version in _locked_versions().items()
+    )
+
+
+def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
+    """The pinned peers installed from the committed lock (integrity enforced) into ``cache``."""
+    if packages_installed(cache):
         return cache
+    locked = _locked_versions()
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm not found: the interop matrix needs npm (any version) and the npm registry")
@@ -224,7 +232,7 @@ def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
     """The pinned Python peers (``mcp-server-time``) in a virtual environment this script owns, from
     PyPI through pip; every pinned version is checked after installing."""
     pins = _python_pins()
-    if all(_python_installed(venv, name) == version for name, version in pins.items()):
+    if python_peers_installed(venv):
         return venv
     log(f"installing {', '.join(f'{n}=={v}' for n, v in pins.items())} into {venv.relative_to(ROOT)}")
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
@@ -238,6 +246,48 @@ def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
         if installed != version:
             raise RuntimeError(f"{name}: installed {installed}, pinned {version}")
     return venv
+
+
+def python_peers_installed(venv: Path = PYTHON_CACHE) -> bool:
+    """``venv`` holds every pinned Python peer at its pinned version."""
+    return all(_python_installed(venv, name) == version for name, version in _python_pins().items())
+
+
+class PeersMissing(RuntimeError):
+    """The pinned peers are not (all) installed: ``make interop-peers`` installs them."""
+
+
+def installed_toolchain(
+    node_cache: Path = CONFORMANCE_CACHE, packages: Path = CACHE, python_peers: Path = PYTHON_CACHE
+) -> Toolchain:
+    """Where the installed peers are: Node 22, the npm peers and the Python peers, each checked against
+    its pin, without installing anything (``make interop-peers`` installs them, ``make test`` runs it
+    first). Raises :class:`PeersMissing` naming what is missing and the command that installs it."""
+    node = installed_node(node_cache)
+    missing = [
+        what
+        for what, ready in (
+            (f"Node {NODE_VERSION} (in {_shown(node_cache)})", node is not None),
+            (
+                f"the npm peers of {_shown(PINS / 'package-lock.json')} (in {_shown(packages)})",
+                packages_installed(packages),
+            ),
+            (
+                f"the Python peers of {_shown(PYTHON_PEERS)} (in {_shown(python_peers)})",
+                python_peers_installed(python_peers),
+            ),
+        )
+        if not ready
+    ]
+    if missing or node is None:
+        raise PeersMissing(
+            f"not installed: {'; '.join(missing)}. Run `make interop-peers` (`make test` runs it first)"
+        )
+    return Toolchain(node=node, packages=packages, python_peers=python_peers)
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def ensure_toolchain() -> Toolchain:
@@ -921,20 +971,24 @@ def run_inspector(toolchain: Toolchain) -> Run:
     return run
 
 
-def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
-    toolchain = toolchain or ensure_toolchain()
+def iter_matrix(toolchain: Toolchain) -> Generator[Run, None, None]:
+    """The matrix's cells, each run when the previous one has been taken, always in this order (a
+    reader that wants one cell pays for the ones before it, never for the ones after; the search
+    flow's servers stay up while the generator is suspended and stop when it is closed)."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    return [
-        run_everything_stdio(toolchain, CACHE),
-        run_everything_http(toolchain),
-        run_ts_client(toolchain),
-        run_inspector(toolchain),
-        run_filesystem(toolchain, CACHE),
-        run_memory(toolchain, CACHE),
-        run_time(toolchain),
-        run_gateway_cell(toolchain, CACHE),
-        *run_search_flow(toolchain),
-    ]
+    yield run_everything_stdio(toolchain, CACHE)
+    yield run_everything_http(toolchain)
+    yield run_ts_client(toolchain)
+    yield run_inspector(toolchain)
+    yield run_filesystem(toolchain, CACHE)
+    yield run_memory(toolchain, CACHE)
+    yield run_time(toolchain)
+    yield run_gateway_cell(toolchain, CACHE)
+    yield from iter_search_flow(toolchain)
+
+
+def run_matrix(toolchain: Toolchain | None = None) -> list[Run]:
+    return list(iter_matrix(toolchain or ensure_toolchain()))
 
 
 # --------------------------------------------------------------------------- docs

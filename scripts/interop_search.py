@@ -713,8 +713,9 @@ def _cell(drive: Drive, run: Run, target: Target) -> Callable[[], None]:
     return body
 
 
-def run_search_flow(toolchain: Toolchain) -> list[Run]:
-    """Every client × every search-first server (see the module docstring)."""
+def iter_search_flow(toolchain: Toolchain) -> Iterator[Run]:
+    """Every client × every search-first server (see the module docstring), one cell at a time; the
+    three servers start before the first cell and stop when the generator is exhausted or closed."""
     from scripts.interop import Run, _guarded
 
     labels = _client_labels(toolchain)
@@ -726,12 +727,10 @@ def run_search_flow(toolchain: Toolchain) -> list[Run]:
         "remote-auto": lambda run, target: drive_mcp_remote(run, target, toolchain, "auto"),
         "pydantic-ai": lambda run, target: drive_pydantic_ai(run, target, toolchain),
     }
-    runs: list[Run] = []
     with search_targets() as targets:
         for target in targets:
             for key, drive in drivers.items():
                 transport = "stdio → Streamable HTTP" if key.startswith("remote") else "Streamable HTTP"
                 run = Run(labels[key], target.server, transport, search_flow=True)
                 _guarded(run, _cell(drive, run, target))
-                runs.append(run)
-    return runs
+                yield run

@@ -1,8 +1,13 @@
 """The interop matrix for real (``scripts/interop.py`` end to end): our host against the official
 reference server, and the official TypeScript client against our gated server.
 
-Needs Node 22 and the pinned npm packages (fetched into ``.cache/`` from the npm registry on first
-use, integrity-checked). When they cannot be had, these tests fail: nothing here is skipped.
+Needs Node 22 and the pinned npm and Python peers, installed by ``make interop-peers`` (``make test``
+runs it before pytest; no test installs anything). When they are missing, these tests fail saying so:
+nothing here is skipped.
+
+The matrix's cells run in the script's order, each when a test first reads it (:class:`Cells`), so a
+test's set-up pays for its own cell, not for the whole matrix; the servers the search flow shares start
+once for the module.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,19 +38,56 @@ EXPECTED_CHECKS = [
 @pytest.fixture(scope="module")
 def toolchain() -> interop.Toolchain:
     try:
-        return interop.ensure_toolchain()
-    except (RuntimeError, subprocess.CalledProcessError) as error:
-        pytest.fail(f"the interop toolchain is required (CI installs it): {error}")
+        return interop.installed_toolchain()
+    except interop.PeersMissing as missing:
+        pytest.fail(f"the interop peers are required: {missing}")
+
+
+class Cells:
+    """The matrix's runs, taken from :func:`scripts.interop.iter_matrix` only as far as a test needs.
+
+    ``one`` answers the first cell a selector matches (running the cells before it that have not run);
+    ``all`` runs the rest and checks that every selector asked so far matches exactly one cell, as
+    ``(run,) = [r for r in runs if ...]`` over the whole matrix did."""
+
+    def __init__(self, cells: Iterator[interop.Run]) -> None:
+        self._cells = cells
+        self._taken: list[interop.Run] = []
+        self._selectors: list[tuple[str, Callable[[interop.Run], bool]]] = []
+
+    def one(self, what: str, selector: Callable[[interop.Run], bool]) -> interop.Run:
+        self._selectors.append((what, selector))
+        for run in self._taken:
+            if selector(run):
+                return run
+        for run in self._cells:
+            self._taken.append(run)
+            if selector(run):
+                return run
+        raise AssertionError(f"no cell of the matrix is {what}")
+
+    def all(self) -> list[interop.Run]:
+        self._taken.extend(self._cells)
+        ambiguous = [what for what, selector in self._selectors if sum(map(selector, self._taken)) != 1]
+        assert not ambiguous, f"selectors that do not name exactly one cell: {ambiguous}"
+        return self._taken
 
 
 @pytest.fixture(scope="module")
-def runs(toolchain: interop.Toolchain) -> list[interop.Run]:
-    return interop.run_matrix(toolchain)
+def cells(toolchain: interop.Toolchain) -> Iterator[Cells]:
+    matrix = interop.iter_matrix(toolchain)
+    try:
+        yield Cells(matrix)
+    finally:
+        matrix.close()  # stops the search flow's servers when the module ends early
 
 
 @pytest.mark.parametrize("transport", ["stdio", "Streamable HTTP"])
-def test_host_runs_every_gate_against_server_everything(runs: list[interop.Run], transport: str) -> None:
-    (run,) = [r for r in runs if r.transport == transport and r.server.startswith("server-everything")]
+def test_host_runs_every_gate_against_server_everything(cells: Cells, transport: str) -> None:
+    run = cells.one(
+        f"server-everything over {transport}",
+        lambda r: r.transport == transport and r.server.startswith("server-everything"),
+    )
     assert [check.name for check in run.checks] == EXPECTED_CHECKS, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
     # server-everything is built on the TypeScript SDK 1.x, which negotiates the 2025-11-25 revision.
@@ -66,8 +109,8 @@ NEGATIVE_CONTROLS = {
 
 
 @pytest.mark.parametrize("client", [interop.TS_CLIENT, "MCP Inspector CLI"])
-def test_official_clients_drive_our_gated_server(runs: list[interop.Run], client: str) -> None:
-    (run,) = [run for run in runs if run.client.startswith(client) and not run.search_flow]
+def test_official_clients_drive_our_gated_server(cells: Cells, client: str) -> None:
+    run = cells.one(client, lambda r: r.client.startswith(client) and not r.search_flow)
     expected = OUR_SERVER_CHECKS + NEGATIVE_CONTROLS[client]
     assert [check.name for check in run.checks] == expected, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
@@ -85,13 +128,17 @@ SEARCH_CLIENTS = [
 ]
 
 
-@pytest.mark.parametrize("server", SEARCH_SERVERS)
+# Servers outermost: the order the matrix runs its cells in, so each test's set-up runs one cell.
 @pytest.mark.parametrize("client", SEARCH_CLIENTS)
-def test_every_client_runs_the_search_flow(runs: list[interop.Run], client: str, server: str) -> None:
+@pytest.mark.parametrize("server", SEARCH_SERVERS)
+def test_every_client_runs_the_search_flow(cells: Cells, client: str, server: str) -> None:
     """Search, then ``call_tool`` for a routing tool and a tool that may write: one ``tools/call`` per
     call and no ``Mcp-Param-*`` header (a plain client has none to send), except where a recorded gap of
     the bridge stops the flow before it starts."""
-    (run,) = [r for r in runs if r.search_flow and r.server == server and r.client.startswith(client)]
+    run = cells.one(
+        f"the search flow of {client} on {server}",
+        lambda r: r.search_flow and r.server == server and r.client.startswith(client),
+    )
     assert run.ok, [check for check in run.checks if not check.ok]
     if client.endswith("--protocol auto") and server == interop_search.LAB_SERVER:
         ((check),) = run.checks
@@ -122,13 +169,12 @@ def test_every_client_runs_the_search_flow(runs: list[interop.Run], client: str,
 
 
 @pytest.mark.parametrize("server", SEARCH_SERVERS)
-def test_a_hidden_tool_called_by_its_own_name(runs: list[interop.Run], server: str) -> None:
+def test_a_hidden_tool_called_by_its_own_name(cells: Cells, server: str) -> None:
     """Not the documented flow: with a routing argument it is refused, saying how to proceed."""
-    (run,) = [
-        r
-        for r in runs
-        if r.search_flow and r.server == server and r.client.startswith(interop_search.FASTMCP_CLIENT)
-    ]
+    run = cells.one(
+        f"the search flow of {interop_search.FASTMCP_CLIENT} on {server}",
+        lambda r: r.search_flow and r.server == server and r.client.startswith(interop_search.FASTMCP_CLIENT),
+    )
     direct, cost = run.checks[-2:]
     assert direct.name == "hidden tool called by its own name (not the documented flow)" and direct.ok
     if server == interop_search.OPENAPI_SERVER:
@@ -159,9 +205,9 @@ REFERENCE_CELLS = {
 
 @pytest.mark.parametrize("server", sorted(REFERENCE_CELLS))
 def test_reference_servers_pass_with_the_default_profile_and_show_the_findings(
-    runs: list[interop.Run], server: str
+    cells: Cells, server: str
 ) -> None:
-    (run,) = [r for r in runs if r.server.startswith(server)]
+    run = cells.one(server, lambda r: r.server.startswith(server))
     revision, names = REFERENCE_CELLS[server]
     assert [check.name for check in run.checks] == names, run.checks
     assert run.ok, [check for check in run.checks if not check.ok]
@@ -258,8 +304,9 @@ def test_the_request_log_keeps_methods_and_header_names_never_values() -> None:
     assert "secret" not in repr(log.since(0))
 
 
-def test_docs_interop_md_is_what_the_matrix_produces(runs: list[interop.Run]) -> None:
-    assert interop.DOCS.read_text() == interop.render_docs(runs), "run `python -m scripts.interop --docs`"
+def test_docs_interop_md_is_what_the_matrix_produces(cells: Cells) -> None:
+    rendered = interop.render_docs(cells.all())
+    assert interop.DOCS.read_text() == rendered, "run `python -m scripts.interop --docs`"
 
 
 def test_a_2020_12_only_policy_rejects_every_draft_07_tool(toolchain: interop.Toolchain) -> None:
@@ -337,3 +384,18 @@ def test_the_cli_reviewer_admits_every_server_everything_tool(toolchain: interop
         assert len(admitted) == interop.EVERYTHING_TOOLS
         assert report["call"]["tool"] == "get-sum" and report["call"]["outcome"] == "validated"
     assert stdio["target"]["kind"] == "stdio" and http["target"]["kind"] == "http"
+
+
+def test_missing_peers_fail_naming_each_and_the_command_that_installs_them(
+    toolchain: interop.Toolchain, tmp_path: Path
+) -> None:
+    # No test installs peers: a checkout without them gets one message saying what and how, never a skip.
+    with pytest.raises(interop.PeersMissing) as nothing:
+        interop.installed_toolchain(tmp_path / "node", tmp_path / "npm", tmp_path / "python")
+    assert str(nothing.value).count("(in ") == 3
+    assert "Node 22." in str(nothing.value) and "`make interop-peers`" in str(nothing.value)
+    # Only what is missing is named: here the npm peers, with Node and the Python peers in place.
+    with pytest.raises(interop.PeersMissing) as npm_only:
+        interop.installed_toolchain(packages=tmp_path / "npm")
+    assert str(npm_only.value).startswith("not installed: the npm peers of interop/package-lock.json (in ")
+    assert str(npm_only.value).count("(in ") == 1
