@@ -69,7 +69,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     header_text,
 )
-from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
+from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT, server_text
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
@@ -977,6 +977,7 @@ async def _call(
         structured_content=result.structured_content,
         structured_content_present=result.has_structured_content,
         is_error=result.is_error,
-        text=result.text,
+        # Laid out as the server wrote it: its line breaks kept, each line sanitized.
+        text=server_text(result.raw, line_breaks=True),
         findings=finding_reports(result.findings),
     )
