@@ -43,7 +43,7 @@ from agent_connector_sdk.mcp.contracts.errors import (
     PaginationError,
 )
 from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
+from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT, server_text
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
@@ -681,6 +681,7 @@ async def _call(
         structured_content=result.structured_content,
         structured_content_present=result.has_structured_content,
         is_error=result.is_error,
-        text=result.text,
+        # Laid out as the server wrote it: its line breaks kept, each line sanitized.
+        text=server_text(result.raw, line_breaks=True),
         findings=finding_reports(result.findings),
     )
