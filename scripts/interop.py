@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import os
 import shutil
@@ -240,13 +241,25 @@ def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
     return venv
 
 
+def ensure_npm_peers() -> Toolchain:
+    """Node and the pinned npm peers (not the Python ones): what a test of a real npm server needs.
+
+    Test workers may ask at the same moment: one installs while the others wait on a lock, then find
+    the cache complete (both steps return at once when it already holds exactly the pins)."""
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with (CACHE.parent / "interop.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            node = ensure_node()
+        except SystemExit as exit_:
+            # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
+            raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
+        return Toolchain(node=node, packages=ensure_packages(node))
+
+
 def ensure_toolchain() -> Toolchain:
-    try:
-        node = ensure_node()
-    except SystemExit as exit_:
-        # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
-        raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
-    return Toolchain(node=node, packages=ensure_packages(node), python_peers=ensure_python_peers())
+    npm_peers = ensure_npm_peers()
+    return Toolchain(node=npm_peers.node, packages=npm_peers.packages, python_peers=ensure_python_peers())
 
 
 # --------------------------------------------------------------------------- results

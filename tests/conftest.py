@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from scripts.interop import Toolchain
 
 _TESTS = Path(__file__).resolve().parent
 # Folders whose every module starts processes (the CLI, shell blocks, npm peers).
@@ -83,3 +87,19 @@ def _cli_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process CLI runs see the width ``run_cli`` gives a process (``COLUMNS=200``), whatever the
     worker's environment or an earlier test left; a test about widths sets its own."""
     monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture(scope="session")
+def npm_peers() -> Toolchain:
+    """Node and the pinned npm MCP servers (``interop/package.json``), installed once into the cache
+    the interop matrix uses (see ``scripts.interop.ensure_npm_peers``): a ``scripts.interop.Toolchain``.
+
+    Tests that need them fail when they cannot be had (CI installs them); nothing is skipped."""
+    import subprocess
+
+    from scripts import interop
+
+    try:
+        return interop.ensure_npm_peers()
+    except (RuntimeError, subprocess.CalledProcessError) as error:
+        pytest.fail(f"Node and the pinned npm peers are required (CI installs them): {error}")

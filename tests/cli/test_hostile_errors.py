@@ -10,6 +10,7 @@ from mcp.shared.exceptions import MCPError
 from agent_connector_sdk.cli.errors import explain_unreachable
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host._wire import Watch, error_words, read_error
+from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.errors import (
     HttpStatusError,
     JsonRpcError,
@@ -18,7 +19,7 @@ from agent_connector_sdk.mcp.host.errors import (
     UnsupportedVersion,
 )
 from agent_connector_sdk.mcp.host.options import HostBounds
-from agent_connector_sdk.mcp.host.translate import translate
+from agent_connector_sdk.mcp.host.translate import translate, translate_unreadable
 
 TARGET = "http://127.0.0.1:1/mcp"
 
@@ -169,3 +170,25 @@ def test_every_sdk_text_the_translator_reads_is_in_the_installed_sdk() -> None:
     assert compat.sdk_local_failure(
         -32000, "SSE stream failed: Server-sent event exceeded the 5 byte limit."
     ) == (compat.SdkLocalFailure("event_too_large", "5"))
+
+
+def test_a_line_the_sdk_could_not_read_is_typed_by_kind_not_decoded_by_the_cli() -> None:
+    """The stdio reader hands the message handler the parser's own exception for a line it cannot
+    read; the translator types it (a bound of this host when nested past the parser), so the CLI
+    decides by class."""
+    import mcp_types
+
+    deep = '{"jsonrpc": "2.0", "method": "x", "params": ' + '{"a": ' * 10_000 + "1" + "}" * 10_000 + "}"
+    broken = '{"jsonrpc": "2.0", "id": 1, "result": '
+    refusals: dict[str, Exception] = {}
+    for name, line in (("deep", deep), ("broken", broken)):
+        with pytest.raises(ValueError) as refused:
+            mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        refusals[name] = refused.value
+    too_deep = translate_unreadable(refusals["deep"], HostBounds(), what="the review")
+    assert isinstance(too_deep, BoundExceeded) and too_deep.bound == "max_schema_depth"
+    assert compat.sdk_unreadable_line(refusals["deep"]).kind == "too_deep"
+    malformed = translate_unreadable(refusals["broken"], HostBounds(), what="the review")
+    assert isinstance(malformed, MalformedResponse)
+    assert malformed.message == "the review: a message from the server is not JSON-RPC this host parses"
+    assert compat.sdk_unreadable_line(RuntimeError("recursion limit exceeded")).kind == "parse"

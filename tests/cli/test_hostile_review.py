@@ -58,10 +58,11 @@ _PEAK_PROBE = (
 )
 
 
-def review(*args: str, timeout: float = 180) -> Review:
+def review(*args: str, timeout: float = 180, env_extra: dict[str, str] | None = None) -> Review:
     """``agent-connector review ARGS`` in a fresh interpreter; its own peak RSS (VmHWM at exit, or
     ``wait4``'s when the process died before it could say)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "src"), ROOT]), "COLUMNS": "200"}
+    env.update(env_extra or {})
     env.pop("NO_COLOR", None)
     peak_file = tempfile.NamedTemporaryFile(prefix="review-peak-", delete=False)  # noqa: SIM115
     peak_file.close()
@@ -362,14 +363,37 @@ def test_a_500_page_on_the_call_is_reported_with_status_and_words(base: str) -> 
     assert call["message"].startswith("backend exploded\\x1b[2J")
 
 
-def test_a_stdio_server_that_floods_stderr_and_dies_is_quoted_from_a_bounded_tail(budget_mb: float) -> None:
-    run = review("--", *STDIO_SERVER, "stderr_flood-200")  # 200 MB of stderr
+def test_a_stdio_server_that_floods_stderr_and_dies_is_quoted_from_a_bounded_tail(
+    budget_mb: float, tmp_path: Any
+) -> None:
+    """300 MB of stderr then death: the last line is quoted, memory stays in budget, and nothing is
+    written to disk (the review's temp dir is watched while it runs; it used to hold a 300 MB log)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    most_on_disk = 0
+    done = threading.Event()
+
+    def watch_disk() -> None:
+        nonlocal most_on_disk
+        while not done.wait(0.05):
+            size = sum(path.stat().st_size for path in scratch.rglob("*") if path.is_file())
+            most_on_disk = max(most_on_disk, size)
+
+    watcher = threading.Thread(target=watch_disk)
+    watcher.start()
+    try:
+        run = review("--", *STDIO_SERVER, "stderr_flood-300", env_extra={"TMPDIR": str(scratch)})
+    finally:
+        done.set()
+        watcher.join()
     assert run.code == 2
     assert_no_control_bytes(run)
     assert run.line.endswith(
         "(server stderr: fatal: out of luck\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31m\\u202eevil\\x9b1m\\x7f)"
     )
     assert run.peak_mb < budget_mb, (run.peak_mb, budget_mb)
+    assert most_on_disk < 1 << 20, most_on_disk
+    assert run.wall < 10, run.wall
 
 
 def test_write_lock_approves_the_rest_when_one_descriptor_cannot_be_fingerprinted(

@@ -17,7 +17,12 @@ from fastmcp.client.transports.stdio import StdioTransport
 
 from agent_connector_sdk.mcp.host import HostOptions, HostSession
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.server_output import BURST_LINES, StderrRelay
+from agent_connector_sdk.mcp.host.server_output import (
+    BURST_LINES,
+    STDERR_TAIL_BYTES,
+    StderrRecord,
+    StderrRelay,
+)
 from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
@@ -103,3 +108,29 @@ def test_the_relay_caps_line_length_rate_and_volume_and_never_blocks_the_writer(
     assert len(lines) <= BURST_LINES + 5  # the burst, then counts of what was dropped
     assert "bytes of stderr: the rest is dropped" in out and "lines dropped" in out
     assert relay.last_line == "last words\\x07"
+
+
+def test_the_stderr_record_keeps_a_bounded_tail_of_a_300_mb_flood_and_never_blocks_the_server() -> None:
+    """A real process writes 300 MB of stderr into the record and exits: it is never blocked (the
+    pipe is drained), nothing goes to disk (the record is a pipe), and only the tail is kept."""
+    import os
+    import stat
+    import subprocess
+
+    record = StderrRecord("flood")
+    assert stat.S_ISFIFO(os.fstat(record.writer.fileno()).st_mode)  # a pipe: no file grows anywhere
+    writer = (
+        "import sys\n"
+        "block = ('noise\\x1b[2J' + 'n' * 1014 + '\\n') * 1024\n"
+        "for _ in range(300): sys.stderr.write(block)\n"
+        "sys.stderr.write('fatal: out of luck\\n')\n"
+    )
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-c", writer], stderr=record.writer, stdin=subprocess.DEVNULL)
+    record.close()  # the child holds its own copy
+    assert process.wait(timeout=30) == 0
+    record.join(10)
+    assert time.monotonic() - started < 30
+    assert record.total_bytes == 300 * (1 << 20) + len("fatal: out of luck\n")
+    tail = record.tail()
+    assert len(tail) == STDERR_TAIL_BYTES and tail.endswith(b"fatal: out of luck\n")

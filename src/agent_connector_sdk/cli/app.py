@@ -12,7 +12,6 @@ import re
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -435,13 +434,8 @@ def review(
             import anyio
 
             assert reviewed is not None  # exactly one source was given, and it is not --demo
-            with (
-                quiet_sdk_loggers(),
-                _progress("reading disclosures") as hook,
-                tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch,
-            ):
-                log = Path(scratch) / "server-stderr.log" if reviewed.kind == "stdio" else None
-                options = ReviewOptions(**{**options.__dict__, "progress": hook, "stderr_log": log})
+            with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
+                options = ReviewOptions(**{**options.__dict__, "progress": hook})
                 report = anyio.run(review_server, reviewed, options)
     return _finish(
         report,

@@ -11,7 +11,6 @@ per server, and one lock file with an entry per server (keyed by the address as 
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -100,8 +99,7 @@ def review_configured(
     concurrency: int,
 ) -> list[ServerRow]:
     """Review every server (at most ``concurrency`` at once); rows in the configuration's order."""
-    with tempfile.TemporaryDirectory(prefix="agent-connector-") as scratch:
-        return anyio.run(_review_all, list(servers), options, dict(extra_env), concurrency, Path(scratch))
+    return anyio.run(_review_all, list(servers), options, dict(extra_env), concurrency)
 
 
 async def _review_all(
@@ -109,14 +107,13 @@ async def _review_all(
     options: ReviewOptions,
     extra_env: dict[str, str],
     concurrency: int,
-    scratch: Path,
 ) -> list[ServerRow]:
     rows: list[ServerRow | None] = [None] * len(servers)
     limit = anyio.CapacityLimiter(concurrency)
 
     async def one(index: int, server: ConfiguredServer) -> None:
         async with limit:
-            rows[index] = await _review_one(index, server, options, extra_env, scratch)
+            rows[index] = await _review_one(server, options, extra_env)
 
     async with anyio.create_task_group() as group:
         for index, server in enumerate(servers):
@@ -125,7 +122,7 @@ async def _review_all(
 
 
 async def _review_one(
-    index: int, server: ConfiguredServer, options: ReviewOptions, extra_env: dict[str, str], scratch: Path
+    server: ConfiguredServer, options: ReviewOptions, extra_env: dict[str, str]
 ) -> ServerRow:
     target = Target(kind=server.kind, address=server.shown)
     if server.error is not None:
@@ -136,7 +133,6 @@ async def _review_one(
             command=server.command,
             env={**server.env, **extra_env},
             cwd=server.cwd,
-            stderr_log=scratch / f"server-{index}-stderr.log",
         )
     else:
         headers = {**server.headers, **options.headers}

@@ -19,7 +19,6 @@ import logging
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final, cast
 
 import anyio
@@ -70,7 +69,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     header_text,
 )
-from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT
+from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT, server_text
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
 from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
@@ -85,6 +84,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 from agent_connector_sdk.mcp.host.errors import HttpStatusError, JsonRpcError, ProtocolError
 from agent_connector_sdk.mcp.host.options import HostBounds
+from agent_connector_sdk.mcp.host.server_output import StderrRecord
+from agent_connector_sdk.mcp.host.translate import translate_unreadable
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -123,7 +124,6 @@ class ReviewOptions:
     call: str | None = None
     arguments: Mapping[str, Any] | None = None
     progress: ProgressHook | None = None
-    stderr_log: Path | None = None
     source_pins: SourcePins | None = None
     deadline: float | None = 300.0
     """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
@@ -283,7 +283,10 @@ def build_review_report(
 
 # ----------------------------------------------------------------------------------- the session
 def _client(
-    target: Target, options: ReviewOptions, unreadable: list[Exception] | None = None
+    target: Target,
+    options: ReviewOptions,
+    unreadable: list[Exception] | None = None,
+    stderr: StderrRecord | None = None,
 ) -> fastmcp.Client[Any]:
     if target.kind == "http":
         from fastmcp.client.transports.http import StreamableHttpTransport
@@ -295,15 +298,16 @@ def _client(
         argv = list(options.command) if options.command else shlex.split(target.address)
         if not argv:
             raise CliError("the stdio server command is empty")
-        # The server's stderr (banners, its own logs) goes to a file: the review stays readable, and
-        # when the server dies its last line is quoted in the one-line error.
+        # The server's stderr (banners, its own logs) is kept off the review as a bounded tail in
+        # memory: the review stays readable, and when the server dies its most telling line is quoted
+        # in the one-line error (without a record, the session relays it, sanitized, to stderr).
         transport = StdioTransport(
             argv[0],
             argv[1:],
             env=dict(options.env) or None,
             cwd=options.cwd,
             keep_alive=False,
-            log_file=options.stderr_log,
+            log_file=stderr.writer if stderr is not None else None,
         )
 
     async def note_unreadable(message: Any) -> None:
@@ -327,8 +331,20 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
     """Review the server at ``target`` (HTTP or stdio). Raises :class:`ServerUnavailable` when no
     review is possible (unreachable, not MCP, timed out); everything else lands in the report."""
     unreadable: list[Exception] = []
-    client = _client(target, options, unreadable)
     over_http = target.kind == "http"
+    stderr = None if over_http else StderrRecord("server")
+    try:
+        return await _review_session(target, options, unreadable, stderr)
+    finally:
+        if stderr is not None:
+            stderr.close()
+
+
+async def _review_session(
+    target: Target, options: ReviewOptions, unreadable: list[Exception], stderr: StderrRecord | None
+) -> ReviewReport:
+    client = _client(target, options, unreadable, stderr)
+    over_http = stderr is None
     # One readable trail for both faces of the host core: the report quotes header names from it.
     audit = BoundedAuditSink()
 
@@ -364,14 +380,19 @@ async def review_server(target: Target, options: ReviewOptions) -> ReviewReport:
         failure = error
     except BaseExceptionGroup as group:
         failure = group
-    if any("recursion limit exceeded" in str(error) for error in unreadable):
-        deep = BoundExceeded(
-            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
-        )
-        raise ServerUnavailable(f"refused by this host: {deep.message}") from None
+    # A line the SDK dropped explains the failure better than the timeout it caused, when it was
+    # this host's own bound (a message nested past the parser): decided by class, never by text.
+    for dropped in unreadable:
+        own = translate_unreadable(dropped, bounds, what="the review")
+        if isinstance(own, BoundExceeded):
+            raise ServerUnavailable(f"refused by this host: {own.message}") from None
     sent = options.token is not None or any(name.lower() == "authorization" for name in options.headers)
     message = explain_unreachable(failure, target=target.address, timeout=options.timeout, credentials=sent)
-    quoted = informative_line(options.stderr_log) if not over_http else None
+    quoted = None
+    if stderr is not None:
+        stderr.close()  # the server is gone (keep_alive=False): the record reads to its end
+        stderr.join(timeout=1.0)
+        quoted = informative_line(stderr.tail())
     if not quoted:
         raise ServerUnavailable(message) from None
     raise ServerUnavailable(f"{message} (server stderr: {quoted}){environment_hint(quoted)}") from None
@@ -956,6 +977,7 @@ async def _call(
         structured_content=result.structured_content,
         structured_content_present=result.has_structured_content,
         is_error=result.is_error,
-        text=result.text,
+        # Laid out as the server wrote it: its line breaks kept, each line sanitized.
+        text=server_text(result.raw, line_breaks=True),
         findings=finding_reports(result.findings),
     )

@@ -1,5 +1,5 @@
-"""What a stdio server is started with, and what its stderr says when it fails (pure, no I/O but a
-bounded read of the server's own stderr log).
+"""What a stdio server is started with, and what its stderr says when it fails (pure, no I/O: the
+stderr is a bounded tail kept in memory while the server runs).
 
 The ``mcp`` SDK starts a stdio server with a small safe environment (``HOME``, ``PATH``, ``USER``...),
 not ours: a server that needs ``MY_API_KEY`` sees nothing unless it is passed on purpose, with
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Final
 
 from agent_connector_sdk.cli.errors import CliError
@@ -82,23 +81,17 @@ def environment_hint(quoted: str | None) -> str:
     )
 
 
-def informative_line(path: Path | None) -> str | None:
-    """The line of a server's stderr log that best says why it failed, sanitized and capped.
+def informative_line(tail: bytes | None) -> str | None:
+    """The line of a server's stderr tail that best says why it failed, sanitized and capped.
 
     The last line that reads like an error (the exception line of a traceback, ``ERROR: [Errno 98]
     ...``, ``npm ERR!``), else the last non-blank line: a server that fails to bind its port logs the
-    error and then "Application shutdown complete", and only the first of those helps. Reads at most
-    the log's last 64 KiB."""
-    if path is None:
+    error and then "Application shutdown complete", and only the first of those helps. ``tail`` is
+    the last bytes the server wrote (a bounded
+    :class:`~agent_connector_sdk.mcp.host.server_output.StderrRecord`); only its last 64 KiB are read."""
+    if not tail:
         return None
-    try:
-        with path.open("rb") as log:
-            log.seek(0, os.SEEK_END)
-            size = log.tell()
-            log.seek(max(0, size - _STDERR_TAIL_BYTES))
-            text = log.read().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+    text = tail[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
     # Judged and quoted by their start: a line is cut before matching (the patterns stay linear).
     lines = [line.strip()[:_JUDGED_CHARACTERS] for line in text.splitlines() if line.strip()]
     best = _most_informative(lines)

@@ -150,6 +150,7 @@ __all__ = [
     "replace_tool_resolution",
     "run_input_required_driver",
     "sdk_local_failure",
+    "sdk_unreadable_line",
     "sdk_version_mismatch",
     "search_proxy_tool_name",
     "send_unvalidated_request",
@@ -774,6 +775,7 @@ class SdkLocalFailure:
     detail: str | None = None
 
 
+_TOO_DEEP: Final = "recursion limit exceeded"  # pydantic-core's JSON parser, nesting past its limit
 _PARSE_PREFIXES: Final = ("Failed to parse JSON response: ", "Failed to parse SSE message: ")
 _CLOSED_MESSAGES: Final = frozenset(
     {
@@ -802,7 +804,7 @@ def sdk_local_failure(code: int, message: str) -> SdkLocalFailure | None:
     the failure it names. ``tests/compat`` checks every text is still in the installed SDK.
     """
     if code == mcp_types.PARSE_ERROR and message.startswith(_PARSE_PREFIXES):
-        if "recursion limit exceeded" in message:
+        if _TOO_DEEP in message:
             return SdkLocalFailure("too_deep")
         found = _PARSER_REASON.search(message)
         reason = f"{found.group(1)} at line {found.group(2)} column {found.group(3)}" if found else None
@@ -831,6 +833,16 @@ def sdk_local_failure(code: int, message: str) -> SdkLocalFailure | None:
     ):
         return SdkLocalFailure("timeout")
     return None
+
+
+def sdk_unreadable_line(error: Exception) -> SdkLocalFailure:
+    """What a line the SDK could not read meant: the exception its stdio reader hands the message
+    handler in place of a message (``mcp`` 2.3 ``mcp.client.stdio._parse_line`` returns the parser's
+    ``ValueError``). ``too_deep`` when it nests past the parser, else ``parse``; read here and nowhere
+    else, so callers decide by the kind, never by the text."""
+    if isinstance(error, ValueError) and _TOO_DEEP in str(error):
+        return SdkLocalFailure("too_deep")
+    return SdkLocalFailure("parse")
 
 
 # mcp raises these as RuntimeError while connecting (mcp/client/session.py).
@@ -909,7 +921,7 @@ def install_tolerant_json_reader() -> None:
                 return SessionMessage(reader.validate_json(line, by_name=False))
             except ValueError as refusal:
                 cap = _STDIO_CAP.get()
-                ident = _top_level_id(line) if "recursion limit exceeded" in str(refusal) else None
+                ident = _top_level_id(line) if _TOO_DEEP in str(refusal) else None
                 if cap is not None and ident is not None:
                     # A response nested past every parser: its request fails now, named by the
                     # cap (max_schema_depth), instead of waiting for its timeout.

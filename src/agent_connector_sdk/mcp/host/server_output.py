@@ -14,6 +14,11 @@ server string passes, so a :class:`~.session.HostSession` installs, on the clien
 * :func:`sanitized_log_message` on every ``notifications/message`` before the client's log handler
   (fastmcp's default, or the caller's) sees it: the logger name and the data become one sanitized,
   capped string.
+
+A caller that keeps a stdio server's stderr off the terminal and only quotes it when the server
+fails (``review -- CMD``) hands the transport a :class:`StderrRecord` instead: the last
+:data:`STDERR_TAIL_BYTES` kept in memory, nothing on disk, the pipe always drained (a server writing
+300 MB of stderr costs neither 300 MB of disk nor of memory, and never blocks on a full pipe).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ __all__ = [
     "MAX_LINE_CHARACTERS",
     "MAX_LOG_CHARACTERS",
     "MAX_RELAYED_BYTES",
+    "STDERR_TAIL_BYTES",
+    "StderrRecord",
     "StderrRelay",
     "sanitized_log_message",
 ]
@@ -45,6 +52,8 @@ MAX_RELAYED_BYTES: Final = 1 << 20
 """Bytes of stderr read per relay before everything further is dropped (and counted)."""
 MAX_LOG_CHARACTERS: Final = 2_000
 """Characters of one log notification's data handed to the log handler, after sanitizing."""
+STDERR_TAIL_BYTES: Final = 64 * 1024
+"""Bytes of a server's stderr a :class:`StderrRecord` keeps: its last ones (the rest is counted only)."""
 _READ_LIMIT: Final = 4_096  # bytes read per readline: a line without end costs at most this much
 
 
@@ -129,6 +138,53 @@ class StderrRelay:
             self._reader.close()
             if self.dropped_lines:
                 self._write(f"({self.dropped_lines:,} lines dropped)")
+
+
+class StderrRecord:
+    """A pipe to hand a stdio transport as its server's stderr (:attr:`writer`) whose last
+    :data:`STDERR_TAIL_BYTES` are kept (:meth:`tail`), raw, for the caller to judge and quote through
+    the sanitizer; everything before them is read, counted (:attr:`total_bytes`) and dropped. A
+    thread drains the pipe as fast as the server writes, so the server never blocks on it.
+    :meth:`close` closes this process's copy of the write end (after the server started); the thread
+    ends when the server's copies close too."""
+
+    def __init__(self, label: str, keep: int = STDERR_TAIL_BYTES) -> None:
+        self.label = sanitize_text(label, 60)
+        self.keep = keep
+        read_fd, write_fd = os.pipe()
+        self.writer: TextIO = os.fdopen(write_fd, "w", encoding="utf-8", errors="replace")
+        self._read_fd = read_fd
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self.total_bytes = 0
+        self._thread = threading.Thread(target=self._pump, name=f"stderr {self.label}", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        if not self.writer.closed:
+            self.writer.close()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait (at most ``timeout``) for the record to read the last of the server's stderr."""
+        self._thread.join(timeout)
+
+    def tail(self) -> bytes:
+        """The last bytes read so far (at most :attr:`keep`), raw: the server's, unsanitized."""
+        with self._lock:
+            return bytes(self._tail)
+
+    def _pump(self) -> None:
+        try:
+            while chunk := os.read(self._read_fd, 1 << 16):
+                with self._lock:
+                    self.total_bytes += len(chunk)
+                    self._tail += chunk
+                    if len(self._tail) > self.keep:
+                        del self._tail[: len(self._tail) - self.keep]
+        except OSError:
+            pass  # the read end was closed under us: nothing more to keep
+        finally:
+            os.close(self._read_fd)
 
 
 def sanitized_log_message(message: Any) -> Any:

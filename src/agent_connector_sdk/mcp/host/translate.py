@@ -49,7 +49,7 @@ from agent_connector_sdk.mcp.host.errors import (
 )
 from agent_connector_sdk.mcp.host.options import HostBounds
 
-__all__ = ["map_errors", "translate"]
+__all__ = ["map_errors", "translate", "translate_unreadable"]
 
 
 @contextmanager
@@ -103,6 +103,19 @@ def translate(
     if isinstance(error, TRANSPORT_EXCEPTIONS):
         return TransportFailure(f"{what}: transport failed: {type(error).__name__}")
     return None
+
+
+def translate_unreadable(error: Exception, bounds: HostBounds, *, what: str) -> AgentConnectorError:
+    """The host's error for a message the SDK could not read and handed to the client's message
+    handler instead (it then drops it; the request it answered waits for its timeout): a message
+    nested past the parser is :class:`~.bounds.BoundExceeded` (``max_schema_depth``), anything else
+    :class:`~.errors.MalformedResponse`; which, :func:`~agent_connector_sdk.mcp.compat.sdk_unreadable_line`
+    says."""
+    if compat.sdk_unreadable_line(error).kind == "too_deep":
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    return MalformedResponse(f"{what}: a message from the server is not JSON-RPC this host parses")
 
 
 def _bound_hit(watch: Watch | None, stdio: StdioLineCap | None, bounds: HostBounds) -> BoundExceeded | None:
