@@ -17,23 +17,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from agent_connector_sdk.cli.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
 from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
 from agent_connector_sdk.mcp.schema_disclosure.navigation import type_label
+from agent_connector_sdk.review.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
+from agent_connector_sdk.review.wording import count, short_json
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["count", "render_review", "short_json"]
-
-
-def count(number: int, singular: str, plural: str | None = None) -> str:
-    """``1 tool``, ``2 tools``, with thousands separators."""
-    word = singular if number == 1 else (plural or singular + "s")
-    return f"{number:,} {word}"
-
-
-def short_json(value: Any, limit: int = 120) -> str:
-    """Compact JSON of ``value``, sanitized and capped at about ``limit`` characters."""
-    return sanitize_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
 
 
 _NAME: Final = 160  # tool names are ≤ 128 characters when admitted; rejected ones may be anything
