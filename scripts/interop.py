@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import os
 import shutil
@@ -97,10 +98,10 @@ def log(message: str) -> None:
 # --------------------------------------------------------------------------- packages
 
 
-def _locked_versions() -> dict[str, str]:
-    """``{package: version}`` of the direct dependencies, as the committed lock pins them."""
-    lock = json.loads((PINS / "package-lock.json").read_text())
-    wanted = json.loads((PINS / "package.json").read_text())["dependencies"]
+def _locked_versions(pins: Path = PINS) -> dict[str, str]:
+    """``{package: version}`` of the direct dependencies, as the committed lock in ``pins`` pins them."""
+    lock = json.loads((pins / "package-lock.json").read_text())
+    wanted = json.loads((pins / "package.json").read_text())["dependencies"]
     packages = lock["packages"]
     return {name: packages[f"node_modules/{name}"]["version"] for name in wanted}
 
@@ -112,28 +113,30 @@ def _installed_version(cache: Path, package: str) -> str | None:
     return str(json.loads(manifest.read_text()).get("version"))
 
 
-def packages_installed(cache: Path = CACHE) -> bool:
-    """``cache`` holds exactly the committed lock and every pinned peer at its locked version."""
+def packages_installed(cache: Path = CACHE, pins: Path = PINS) -> bool:
+    """``cache`` holds exactly the lock committed in ``pins`` and every peer it pins at its locked
+    version."""
     same_lock = (cache / "package-lock.json").is_file() and (cache / "package-lock.json").read_bytes() == (
-        PINS / "package-lock.json"
+        pins / "package-lock.json"
     ).read_bytes()
     return same_lock and all(
-        _installed_version(cache, name) == version for name, version in _locked_versions().items()
+        _installed_version(cache, name) == version for name, version in _locked_versions(pins).items()
     )
 
 
-def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
-    """The pinned peers installed from the committed lock (integrity enforced) into ``cache``."""
-    if packages_installed(cache):
+def ensure_packages(node: Path, cache: Path = CACHE, pins: Path = PINS) -> Path:
+    """The peers pinned in ``pins`` (a ``package.json`` and its lock) installed from the committed lock
+    (integrity enforced) into ``cache``."""
+    if packages_installed(cache, pins):
         return cache
-    locked = _locked_versions()
+    locked = _locked_versions(pins)
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm not found: the interop matrix needs npm (any version) and the npm registry")
     log(f"installing {', '.join(f'{n}@{v}' for n, v in locked.items())} into {cache.relative_to(ROOT)}")
     cache.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(PINS / name, cache / name)
+        shutil.copyfile(pins / name, cache / name)
     env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     # `npm install` from an in-sync lock installs exactly the locked versions and refuses any tarball
     # whose sha512 differs from the lock's `integrity`; no install scripts run. (Not `npm ci`: it also
@@ -146,15 +149,17 @@ def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    _verify_installed(cache)
+    _verify_installed(cache, pins)
     return cache
 
 
-def _verify_installed(cache: Path) -> None:
+def _verify_installed(cache: Path, pins: Path = PINS) -> None:
     """Every installed package is the locked version, and npm left the lock untouched."""
-    if (cache / "package-lock.json").read_bytes() != (PINS / "package-lock.json").read_bytes():
-        raise RuntimeError("npm changed package-lock.json: interop/package.json and its lock are out of sync")
-    packages = json.loads((PINS / "package-lock.json").read_text())["packages"]
+    if (cache / "package-lock.json").read_bytes() != (pins / "package-lock.json").read_bytes():
+        raise RuntimeError(
+            f"npm changed package-lock.json: {pins.name}/package.json and its lock are out of sync"
+        )
+    packages = json.loads((pins / "package-lock.json").read_text())["packages"]
     for path, entry in packages.items():
         manifest = cache / path / "package.json"
         if path and manifest.is_file():
@@ -204,11 +209,12 @@ class Toolchain:
         return _locked_versions()[package]
 
 
-def _python_pins() -> dict[str, str]:
-    """``{distribution: version}`` from ``interop/python-peers.txt`` (``name[extras]==version`` lines;
-    the extras are pip's business, the version check reads the distribution)."""
+def _python_pins(peers: Path = PYTHON_PEERS) -> dict[str, str]:
+    """``{distribution: version}`` from ``interop/python-peers.txt`` or another ``peers`` file
+    (``name[extras]==version`` lines; the extras are pip's business, the version check reads the
+    distribution)."""
     pins = {}
-    for line in PYTHON_PEERS.read_text().splitlines():
+    for line in peers.read_text().splitlines():
         name, _, version = line.partition("==")
         if line.strip() and not line.startswith("#"):
             pins[name.split("[", 1)[0].strip()] = version.strip()
@@ -228,16 +234,16 @@ def _python_installed(venv: Path, name: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
-    """The pinned Python peers (``mcp-server-time``) in a virtual environment this script owns, from
-    PyPI through pip; every pinned version is checked after installing."""
-    pins = _python_pins()
-    if python_peers_installed(venv):
+def ensure_python_peers(venv: Path = PYTHON_CACHE, peers: Path = PYTHON_PEERS) -> Path:
+    """The Python peers pinned in ``peers`` (by default ``mcp-server-time``) in a virtual environment
+    this script owns, from PyPI through pip; every pinned version is checked after installing."""
+    pins = _python_pins(peers)
+    if python_peers_installed(venv, peers):
         return venv
     log(f"installing {', '.join(f'{n}=={v}' for n, v in pins.items())} into {venv.relative_to(ROOT)}")
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(PYTHON_PEERS)],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(peers)],
         check=True,
         stdout=subprocess.DEVNULL,
     )
@@ -248,9 +254,25 @@ def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
     return venv
 
 
-def python_peers_installed(venv: Path = PYTHON_CACHE) -> bool:
-    """``venv`` holds every pinned Python peer at its pinned version."""
-    return all(_python_installed(venv, name) == version for name, version in _python_pins().items())
+def ensure_npm_peers() -> Toolchain:
+    """Node and the pinned npm peers (not the Python ones): what a test of a real npm server needs.
+
+    Test workers may ask at the same moment: one installs while the others wait on a lock, then find
+    the cache complete (both steps return at once when it already holds exactly the pins)."""
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with (CACHE.parent / "interop.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            node = ensure_node()
+        except SystemExit as exit_:
+            # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
+            raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
+        return Toolchain(node=node, packages=ensure_packages(node))
+
+
+def python_peers_installed(venv: Path = PYTHON_CACHE, peers: Path = PYTHON_PEERS) -> bool:
+    """``venv`` holds every Python peer pinned in ``peers`` at its pinned version."""
+    return all(_python_installed(venv, name) == version for name, version in _python_pins(peers).items())
 
 
 class PeersMissing(RuntimeError):
@@ -291,12 +313,8 @@ def _shown(path: Path) -> str:
 
 
 def ensure_toolchain() -> Toolchain:
-    try:
-        node = ensure_node()
-    except SystemExit as exit_:
-        # ensure_node reports a missing npm or platform with SystemExit; here that is a failure to report.
-        raise RuntimeError(f"Node {NODE_VERSION} is not available: {exit_}") from None
-    return Toolchain(node=node, packages=ensure_packages(node), python_peers=ensure_python_peers())
+    npm_peers = ensure_npm_peers()
+    return Toolchain(node=npm_peers.node, packages=npm_peers.packages, python_peers=ensure_python_peers())
 
 
 # --------------------------------------------------------------------------- results

@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from scripts.interop import Toolchain
 
 _TESTS = Path(__file__).resolve().parent
 # Folders whose every module starts processes (the CLI, shell blocks, npm peers).
@@ -83,3 +87,18 @@ def _cli_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process CLI runs see the width ``run_cli`` gives a process (``COLUMNS=200``), whatever the
     worker's environment or an earlier test left; a test about widths sets its own."""
     monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture(scope="session")
+def npm_peers() -> Toolchain:
+    """Where Node and the pinned npm MCP servers (``interop/package.json``) are installed: a
+    ``scripts.interop.Toolchain`` (``scripts.interop.installed_toolchain``, the same the interop matrix
+    uses). ``make interop-peers`` installs them, and ``make test`` runs it first: no test installs.
+
+    Tests that need them fail when they are missing, naming the command; nothing is skipped."""
+    from scripts import interop
+
+    try:
+        return interop.installed_toolchain()
+    except interop.PeersMissing as missing:
+        pytest.fail(f"the interop peers are required: {missing}")

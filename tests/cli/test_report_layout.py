@@ -1,9 +1,13 @@
 """A report people can read at 80 and 120 columns: the lab's review pinned as golden output at both
 widths (a changed layout is a visible diff), no line wider than the screen, no name broken mid-word,
 the server's line breaks shown as line breaks (sanitized), no Python values, a legend, and colour
-as ``NO_COLOR``/``FORCE_COLOR`` say.
+as ``NO_COLOR``/``FORCE_COLOR`` say. A real npm server (the pinned ``server-memory`` over stdio) and a
+hostile one are pinned the same way.
 
-Regenerate the golden files after a deliberate change with ``UPDATE_GOLDEN=1`` and read the diff."""
+Regenerate the golden files after a deliberate change, then read the diff::
+
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/cli/test_report_layout.py -q
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from rich.console import Console
@@ -19,7 +24,8 @@ from rich.console import Console
 from agent_connector_sdk.cli import main
 from agent_connector_sdk.cli.console import output_console
 from agent_connector_sdk.cli.render import render_review
-from agent_connector_sdk.cli.report import (
+from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
+from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
     HeaderPolicy,
@@ -28,10 +34,23 @@ from agent_connector_sdk.cli.report import (
     Target,
     ToolReview,
 )
-from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from tests.support.http_server import serve_asgi
 
+if TYPE_CHECKING:
+    from scripts.interop import Toolchain
+
 GOLDEN = Path(__file__).parent / "golden"
+
+
+def _matches_golden(text: str, name: str) -> None:
+    """``text`` (trailing spaces dropped) is the golden file ``name``; ``UPDATE_GOLDEN=1`` rewrites it."""
+    text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
+
+
 CALL = [
     "--call",
     "search_evidence",
@@ -70,11 +89,7 @@ def lab_reviews() -> dict[str, str]:
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_the_labs_review_matches_its_golden_output(lab_reviews: dict[str, str], columns: int) -> None:
-    text = "\n".join(line.rstrip() for line in lab_reviews[str(columns)].splitlines()) + "\n"
-    golden = GOLDEN / f"lab-review-{columns}.txt"
-    if os.environ.get("UPDATE_GOLDEN"):
-        golden.write_text(text, encoding="utf-8")
-    assert text == golden.read_text(encoding="utf-8")
+    _matches_golden(lab_reviews[str(columns)], f"lab-review-{columns}.txt")
 
 
 @pytest.mark.parametrize("columns", [80, 120])
@@ -218,7 +233,41 @@ def test_a_hostile_servers_review_matches_its_golden_output(columns: int) -> Non
     text = "\n".join(line.rstrip() for line in out.getvalue().splitlines()) + "\n"
     assert all(len(line) <= columns for line in text.splitlines())
     assert not any(c in text for c in "\x1b\x07\u202e\r")  # every control shown escaped, never sent
-    golden = GOLDEN / f"hostile-review-{columns}.txt"
-    if os.environ.get("UPDATE_GOLDEN"):
-        golden.write_text(text, encoding="utf-8")
-    assert text == golden.read_text(encoding="utf-8")
+    _matches_golden(text, f"hostile-review-{columns}.txt")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_a_real_npm_servers_review_matches_its_golden_output(
+    npm_peers: Toolchain, columns: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pinned ``@modelcontextprotocol/server-memory`` reviewed over stdio as a user runs it
+    (``agent-connector review --env … --call … -- node …/dist/index.js``), one search call included.
+
+    What would vary per run is kept out of the output rather than replaced afterwards (a replaced
+    path would still have moved the line breaks of the header): the server runs from the peers'
+    directory by a relative path, with ``node`` found on ``PATH``, and its memory file (a temporary
+    path) travels in ``--env``, whose values the report never prints. The server's name and version
+    are pinned by ``interop/package-lock.json``."""
+    memory_file = tmp_path / "memory.jsonl"
+    monkeypatch.chdir(npm_peers.packages)
+    monkeypatch.setenv("PATH", f"{npm_peers.node.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("COLUMNS", str(columns))
+    argv = [
+        "review",
+        "--env",
+        f"MEMORY_FILE_PATH={memory_file}",
+        "--call",
+        "search_nodes",
+        "--arguments",
+        '{"query": "Zürich"}',
+        "--",
+        "node",
+        str(npm_peers.memory.relative_to(npm_peers.packages)),
+    ]
+    out = io.StringIO()
+    assert main(argv, out) == 0, out.getvalue()
+    text = out.getvalue()
+    for varying in (str(tmp_path), str(npm_peers.packages), str(npm_peers.node)):
+        assert varying not in text
+    assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
+    _matches_golden(text, f"npm-server-memory-review-{columns}.txt")

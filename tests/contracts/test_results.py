@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.contracts.results import json_equal, validate_tool_result
+from agent_connector_sdk.mcp.contracts.results import json_equal, server_text, validate_tool_result
 from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, validate_arguments
 from tests.support.schema_cases import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
 
@@ -287,3 +287,29 @@ def test_the_server_text_on_a_refusal_is_sanitized_and_bounded() -> None:
     assert err.server_text is not None
     assert "\x1b" not in err.server_text and "\u202e" not in err.server_text
     assert len(err.server_text) <= 2_100
+
+
+def test_server_text_with_line_breaks_keeps_them_and_still_escapes_every_other_control() -> None:
+    result = {
+        "content": [
+            {"type": "text", "text": "line one\r\n\x1b[31mred\x1b[0m\nlone\rcr\u202e"},
+            {"type": "image", "data": "", "mimeType": "image/png"},
+            {"type": "text", "text": "second block"},
+        ]
+    }
+    flat = "line one\\x0d\\x0a\\x1b[31mred\\x1b[0m\\x0alone\\x0dcr\\u202e\\x0asecond block"
+    assert server_text(result) == flat
+    kept = server_text(result, line_breaks=True)
+    assert kept == "line one\n\\x1b[31mred\\x1b[0m\nlone\\x0dcr\\u202e\nsecond block"
+    assert server_text({"content": [{"type": "image"}]}, line_breaks=True) is None
+
+
+def test_server_text_with_line_breaks_stays_within_its_limit() -> None:
+    many = {"content": [{"type": "text", "text": "\n".join(["abcdefghi"] * 1000)}]}
+    kept = server_text(many, limit=100, line_breaks=True)
+    assert kept is not None
+    lines = kept.split("\n")
+    assert lines[:10] == ["abcdefghi"] * 10 and lines[-1] == "…[more lines]"
+    assert len(kept) <= 100 + len("\n…[more lines]")
+    long_line = server_text({"content": [{"type": "text", "text": "y" * 500}]}, limit=100, line_breaks=True)
+    assert long_line is not None and long_line.startswith("y" * 100 + "…[+") and len(long_line) < 120

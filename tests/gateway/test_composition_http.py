@@ -165,3 +165,37 @@ def test_only_a_relay_tools_consumed_result_skips_the_second_validation(
     assert consumed_by_relay(relay, consumed)
     assert not consumed_by_relay(relay, plain)  # a relay's result it did not consume is checked
     assert not consumed_by_relay(ordinary, consumed)  # a non-relay tool is always checked
+
+
+def test_a_refusal_through_the_call_tool_proxy_logs_no_error_line(stack: tuple[str, Gateway, Any]) -> None:
+    """A refusal is an expected outcome: refused through the search transform's ``call_tool``, it
+    used to be logged as "Error calling tool 'call_tool'" at ERROR with a traceback on the gateway's
+    stderr. What FastMCP's handler would print is everything at INFO and above."""
+    import logging
+
+    url = stack[0]
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep(logging.DEBUG)
+    watched = [logging.getLogger(), logging.getLogger("fastmcp")]  # fastmcp's does not propagate
+    for logger in watched:
+        logger.addHandler(keep)
+    level = logging.getLogger("fastmcp").level
+    logging.getLogger("fastmcp").setLevel(logging.DEBUG)
+    try:
+        params = {"name": "call_tool", "arguments": {"name": "files_meta", "arguments": {}}}
+        _, message = rpc_with_meta(url, params, {SCHEMA_DIGEST_META_KEY: "0" * 64})
+    finally:
+        logging.getLogger("fastmcp").setLevel(level)
+        for logger in watched:
+            logger.removeHandler(keep)
+    assert message["error"]["code"] == -32015 and message["error"]["data"]["category"] == "tool_changed"
+    calling = [r for r in records if r.getMessage().startswith("Error calling tool")]
+    assert calling, "the refusal is still logged, at DEBUG"  # the probe sees FastMCP's records
+    assert all(r.levelno < logging.INFO and not r.exc_info for r in calling), [
+        (r.levelname, r.getMessage()) for r in calling
+    ]

@@ -41,9 +41,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_connector_sdk.cli.report import ReviewReport, Target
     from agent_connector_sdk.mcp.contracts.findings import Profile
     from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+    from agent_connector_sdk.review.report import ReviewReport, Target
 
 __all__ = ["app", "main", "main_exit"]
 
@@ -171,7 +171,9 @@ def _looks_like_an_address(word: str) -> bool:
 
 
 def _target(kind: Literal["http", "stdio"], address: str) -> Target:
-    from agent_connector_sdk.cli.report import Target  # the report model loads only once the input is valid
+    from agent_connector_sdk.review.report import (
+        Target,  # the report model loads only once the input is valid
+    )
 
     return Target(kind=kind, address=address)
 
@@ -204,7 +206,7 @@ def _server_environment(
         return {}
     if not stdio_target:
         raise CliError("--env and --env-pass set a stdio server's environment: give its command after --")
-    from agent_connector_sdk.cli.stdio_server import server_environment
+    from agent_connector_sdk.review.stdio_server import server_environment
 
     return server_environment(pairs or (), passed or ())
 
@@ -386,16 +388,19 @@ def review(
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
     reviewed = _reviewed_target(target, stdio) if target or stdio is not None else None
     if descriptor:
-        from agent_connector_sdk.cli.offline import emit_failure_tests, review_descriptor_files
-        from agent_connector_sdk.cli.render import count
+        from agent_connector_sdk.cli.sources import load_descriptors
+        from agent_connector_sdk.review.offline import emit_failure_tests, review_descriptors
+        from agent_connector_sdk.review.wording import count
 
-        report = review_descriptor_files([str(path) for path in descriptor], profile=profile)
+        paths = [str(path) for path in descriptor]
+        loaded = [item for path in paths for item in load_descriptors(path)]
+        report = review_descriptors(loaded, address=", ".join(paths), profile=profile)
         if emit_tests is not None:
             written = emit_failure_tests(report, emit_tests)
             print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
         pin = None  # descriptor files disclose nothing: there is no source to pin
     else:
-        from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
+        from agent_connector_sdk.review.live import ReviewOptions, quiet_sdk_loggers, review_server
 
         options = ReviewOptions(
             profile=profile,
@@ -491,7 +496,8 @@ def _finish(
 
 
 def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> ReviewReport:
-    from agent_connector_sdk.cli.lockfile import apply_lock, lock_lines, write_lock
+    from agent_connector_sdk.cli.lockfile import apply_lock, write_lock
+    from agent_connector_sdk.review.lock import lock_lines
 
     if contract.lock is not None:
         report = apply_lock(
@@ -505,7 +511,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
     if contract.write_lock is not None:
         write_lock(report, contract.write_lock)
     if contract.sarif is not None:
-        from agent_connector_sdk.cli.sarif import sarif_log
+        from agent_connector_sdk.review.sarif import sarif_log
 
         lines: dict[str, int] = {}
         if report.lock is not None and contract.lock_file is not None:
@@ -532,16 +538,10 @@ def _read_pins(path: Path) -> SourcePins:
 def _write_pins(report: ReviewReport, path: Path) -> None:
     """Source compatibility: the reviewed ``source_sha256`` of every verified disclosure, per alias,
     for this server, in the ``SourcePins`` format that ``review --pins`` (and the consumer) read."""
-    from agent_connector_sdk.cli.render import count
-    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+    from agent_connector_sdk.review.pins import reviewed_source_pins
+    from agent_connector_sdk.review.wording import count
 
-    pins = SourcePins()
-    pinned = 0
-    for tool in report.tools:
-        check = tool.disclosure
-        if tool.name is not None and check is not None and check.verified and check.source_sha256:
-            pins = pins.with_source(report.target.address, tool.name, check.source_sha256)
-            pinned += 1
+    pins, pinned = reviewed_source_pins(report)
     write_operator_file(path, pins.to_json(), "pin file")
     print(f"wrote {path} ({count(pinned, 'pinned tool')})", file=sys.stderr)
 
@@ -555,10 +555,10 @@ def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
     import anyio
     import uvicorn
 
-    from agent_connector_sdk.cli.report import Target
-    from agent_connector_sdk.cli.review import ReviewOptions, quiet_sdk_loggers, review_server
     from agent_connector_sdk.cli.serve import bind_socket, one_line_logging
     from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
+    from agent_connector_sdk.review.live import ReviewOptions, quiet_sdk_loggers, review_server
+    from agent_connector_sdk.review.report import Target
 
     one_line_logging()
     sock = bind_socket("127.0.0.1", 0)
@@ -881,8 +881,8 @@ def disclose(
     if openapi is not None:
         require_readable_file(openapi)
     from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
-    from agent_connector_sdk.cli.review import quiet_sdk_loggers
     from agent_connector_sdk.cli.sources import load_openapi
+    from agent_connector_sdk.review.live import quiet_sdk_loggers
 
     stream = _out()
     source = load_openapi(str(openapi) if openapi is not None else None)

@@ -112,9 +112,13 @@ SERVER_TEXT_LIMIT = 2000
 """Characters of a refused result's text kept on the error (``ContractViolation.server_text``)."""
 
 
-def server_text(result: object, limit: int = SERVER_TEXT_LIMIT) -> str | None:
+def server_text(result: object, limit: int = SERVER_TEXT_LIMIT, *, line_breaks: bool = False) -> str | None:
     """The text blocks of a (possibly malformed) result joined by newlines, sanitized and cut to
-    ``limit`` characters; ``None`` when it has none. Only reads what is there: never raises."""
+    ``limit`` characters; ``None`` when it has none. Only reads what is there: never raises.
+
+    ``line_breaks=True`` keeps the text's own line breaks (LF, CRLF) as ``\\n`` and sanitizes each
+    line alone, for a reader who sees the text laid out as the server wrote it; every other control
+    (a lone CR among them) is still escaped, and the whole stays within ``limit``."""
     content = result.get("content") if isinstance(result, Mapping) else None
     if not isinstance(content, list):
         return None
@@ -126,7 +130,21 @@ def server_text(result: object, limit: int = SERVER_TEXT_LIMIT) -> str | None:
             size += len(texts[-1]) + 1
             if size > limit:
                 break
-    return sanitize_text("\n".join(texts), limit=limit) if texts else None
+    if not texts:
+        return None
+    if not line_breaks:
+        return sanitize_text("\n".join(texts), limit=limit)
+    lines = "\n".join(texts).replace("\r\n", "\n").split("\n")
+    shown: list[str] = []
+    used = 0
+    for line in lines:
+        if used >= limit:
+            # Only a prefix of the text was read (see above): how much is left is not known here.
+            shown.append("…[more lines]")
+            break
+        shown.append(sanitize_text(line, limit=limit - used))
+        used += len(shown[-1]) + 1
+    return "\n".join(shown)
 
 
 def validate_tool_result(

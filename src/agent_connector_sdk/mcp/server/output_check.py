@@ -58,6 +58,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
 
 import mcp_types
@@ -197,6 +198,11 @@ def consumed_by_relay(tool: Tool | None, result: object) -> bool:
     return relays_results(tool) and getattr(result, "consumed_against_published_contract", False) is True
 
 
+_CHECKS_AROUND: ContextVar[int] = ContextVar("output_checks_around", default=0)
+"""How many :meth:`OutputSelfCheck.on_call_tool` are running around this one: more than none when a
+tool calls another through the server (a search transform's ``call_tool`` proxy)."""
+
+
 class OutputSelfCheck(Middleware):
     """FastMCP middleware enforcing the Consume contract on the server's own results (see module doc)."""
 
@@ -225,18 +231,27 @@ class OutputSelfCheck(Middleware):
         call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
+        around = _CHECKS_AROUND.get()
+        token = _CHECKS_AROUND.set(around + 1)
         try:
             result = await call_next(context)
         except (NotFoundError, DisabledError) as missing:
             raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
             refusal = _wire_refusal_behind(failure)
+            if refusal is not None and around:
+                # Called through a proxy tool: the check around it sends the refusal. Passed up as
+                # itself (logged by FastMCP at DEBUG), not as an MCPError, which FastMCP would log
+                # under the proxy's name at ERROR with a traceback, for an expected outcome.
+                raise refusal from None
             if refusal is not None:
                 # Also when a proxy (a search transform's call_tool) wrapped it in its own ToolError.
                 raise refusal.as_mcp_error() from refusal
             tool = resolved_tool(name) or await self._published_tool(context, name)
             category = getattr(failure, "category", "tool_failed")
             return self._conforming_error(name, tool, str(failure) or "tool failed", str(category), failure)
+        finally:
+            _CHECKS_AROUND.reset(token)
         if isinstance(result, InputRequiredToolResult):
             # Not a final result (the final one is checked on the retry that completes the call), but
             # the interim shape has its own rules: never ask a client for what it cannot answer.

@@ -299,7 +299,8 @@ class CallReport(BaseModel):
         default=None,
         description=(
             "the server's own words: the result's text blocks (also of a tool error or a rejected "
-            "result), sanitized and capped"
+            "result), sanitized and capped; a successful result's text keeps its line breaks and is "
+            "sanitized line by line"
         ),
     )
     code: int | None = Field(default=None, description="the JSON-RPC error code the server answered")
