@@ -224,6 +224,8 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         line = f"call     {_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
+        elif call.reason is not None:  # no gate refused it (an unknown tool): the reason says what happened
+            line += f" — {_s(call.reason)}"
         _print(console, line)
         if call.code is not None:
             _print(console, f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")

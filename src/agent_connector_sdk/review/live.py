@@ -16,6 +16,7 @@ built by :mod:`agent_connector_sdk.review.build`.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import logging
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -597,11 +598,14 @@ async def _call(
     arguments = dict(options.arguments or {})
     review = next((t for t in tools if t.name == name), None)
     if review is None:
+        # A typo is the usual cause: name the closest tool the server has (sanitized where it is printed).
+        close = difflib.get_close_matches(name, [t.name for t in tools if t.name is not None], n=1)
         return CallReport(
             tool=name,
             outcome="unknown_tool",
             gate="discover",
-            reason="no listed or searchable tool has this name",
+            reason="no listed or searchable tool has this name"
+            + (f" (did you mean {close[0]}?)" if close else ""),
         )
     if review.admission.decision != "admitted":
         return CallReport(
