@@ -128,7 +128,7 @@ def run_config_review(
     if sarif is not None:
         import json
 
-        from agent_connector_sdk.cli.errors import write_operator_file
+        from agent_connector_sdk.cli.operator_files import write_operator_file
 
         text = sanitize_json(json.dumps(config_sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
         write_operator_file(sarif, text, "SARIF file")
