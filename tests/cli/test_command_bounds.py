@@ -129,7 +129,7 @@ IO_STACKS = ("fastmcp", "mcp", "httpx2", "httpcore2", "anyio", "uvicorn", "starl
 
 
 def test_the_report_model_and_its_shaping_load_no_io_stack() -> None:
-    shaping = ("report", "lock", "sarif", "pins", "wording")
+    shaping = ("report", "config_report", "lock", "sarif", "pins", "wording")
     modules = [f"agent_connector_sdk.review.{name}" for name in shaping]
     probe = (
         "import importlib, json, sys\n"

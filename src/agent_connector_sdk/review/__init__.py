@@ -16,8 +16,9 @@ arguments and renders.
 - :mod:`~agent_connector_sdk.review.lock`, :mod:`~agent_connector_sdk.review.sarif`,
   :mod:`~agent_connector_sdk.review.pins`: shaping the report into its contract outputs (lock
   comparison and approvals, SARIF 2.1.0, source pins) — pure; the CLI writes the files.
-- :mod:`~agent_connector_sdk.review.config_report` with :mod:`~agent_connector_sdk.review.configured`:
-  every server of an MCP client's configuration, reviewed at once, as one report.
+- :mod:`~agent_connector_sdk.review.config_review` (the reviews, at once) and
+  :mod:`~agent_connector_sdk.review.config_report` (one report, pure), over the servers of
+  :mod:`~agent_connector_sdk.review.configured`: every server of an MCP client's configuration.
 - :mod:`~agent_connector_sdk.review.wording`: ``count`` and ``short_json``, shared with the renderer.
 
 Nothing here imports from ``agent_connector_sdk.cli`` but its error family (``cli.errors``: the
