@@ -298,8 +298,8 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
         raise CliError("--timeout must be a positive number of seconds")
     if not given.deadline > 0:  # also refuses NaN
         raise CliError("--deadline must be a positive number of seconds")
-    sources = [bool(target), given.stdio is not None, bool(given.descriptor), given.demo]
-    if sum([*sources, given.mcp_config is not None]) != 1:
+    stdio, config = given.stdio is not None, given.mcp_config is not None
+    if sum([bool(target), stdio, bool(given.descriptor), given.demo, config]) != 1:
         raise CliError(
             "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --mcp-config FILE, "
             "--descriptor FILE, --demo"
