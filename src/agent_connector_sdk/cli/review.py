@@ -153,6 +153,32 @@ def quiet_sdk_loggers() -> Iterator[None]:
 
 
 # ------------------------------------------------------------------------------------- pure parts
+_SHOWN_DEPTH: Final = 128
+"""Nesting of a rejected descriptor the report still carries (JSON and the table's descriptor view)."""
+
+
+def _showable(value: Any) -> bool:
+    """Whether a rejected descriptor can be part of the report: nested at most :data:`_SHOWN_DEPTH`
+    deep and every string (key or value) encodable as UTF-8 (no lone surrogate). Iterative: a
+    descriptor nested past the interpreter's recursion limit is judged, not a crash."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _SHOWN_DEPTH:
+            return False
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend((key, depth + 1) for key in item)
+            stack.extend((member, depth + 1) for member in item.values())
+        elif isinstance(item, list):
+            stack.extend((member, depth + 1) for member in item)
+    return True
+
+
 def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> HeaderPolicy:
     """Each ``x-mcp-header`` argument → its ``Mcp-Param-*`` name, with what the host sends for samples.
 
@@ -485,6 +511,8 @@ async def _listed_reviews(
     ]
     for rejection in rejected:
         descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
+        if descriptor is not None and not _showable(descriptor):
+            descriptor = None  # the reason says what is wrong with it; the report cannot carry it
         reviews.append(
             ToolReview(
                 name=rejection["tool"],
