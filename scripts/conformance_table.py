@@ -354,7 +354,8 @@ def render(
         "",
         "`examples/conformance_client.py` runs the same steps per scenario on a plain `fastmcp.Client` "
         "(`--baseline`: every listed tool is called as listed, headers are whatever the `mcp` SDK mirrors) "
-        "and on our `ContractClient` (admission, argument validation, our header encoding, result checks).",
+        "and on our `ContractClient` in the strict profile (admission, where the project's stricter rules "
+        "reject too; argument validation, our header encoding, result checks).",
         "",
         "Both run on the same `fastmcp.Client` configuration: for `auth/*` scenarios FastMCP's `OAuth` "
         "provider (over the `mcp` SDK's `OAuthClientProvider`: discovery, CIMD / pre-registered / dynamic "

@@ -25,12 +25,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_connector_sdk.cli.config_review import ConfigReviewReport
 from agent_connector_sdk.cli.disclose_report import DiscloseReport
-from agent_connector_sdk.cli.report import ReviewReport
 from agent_connector_sdk.gateway.evidence import GatewayCheck
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
+from agent_connector_sdk.review.config_report import ConfigReviewReport
+from agent_connector_sdk.review.report import ReviewReport
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"

@@ -97,10 +97,10 @@ def log(message: str) -> None:
 # --------------------------------------------------------------------------- packages
 
 
-def _locked_versions() -> dict[str, str]:
-    """``{package: version}`` of the direct dependencies, as the committed lock pins them."""
-    lock = json.loads((PINS / "package-lock.json").read_text())
-    wanted = json.loads((PINS / "package.json").read_text())["dependencies"]
+def _locked_versions(pins: Path = PINS) -> dict[str, str]:
+    """``{package: version}`` of the direct dependencies, as the committed lock in ``pins`` pins them."""
+    lock = json.loads((pins / "package-lock.json").read_text())
+    wanted = json.loads((pins / "package.json").read_text())["dependencies"]
     packages = lock["packages"]
     return {name: packages[f"node_modules/{name}"]["version"] for name in wanted}
 
@@ -112,11 +112,12 @@ def _installed_version(cache: Path, package: str) -> str | None:
     return str(json.loads(manifest.read_text()).get("version"))
 
 
-def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
-    """The pinned peers installed from the committed lock (integrity enforced) into ``cache``."""
-    locked = _locked_versions()
+def ensure_packages(node: Path, cache: Path = CACHE, pins: Path = PINS) -> Path:
+    """The peers pinned in ``pins`` (a ``package.json`` and its lock) installed from the committed lock
+    (integrity enforced) into ``cache``."""
+    locked = _locked_versions(pins)
     same_lock = (cache / "package-lock.json").is_file() and (cache / "package-lock.json").read_bytes() == (
-        PINS / "package-lock.json"
+        pins / "package-lock.json"
     ).read_bytes()
     if same_lock and all(_installed_version(cache, name) == version for name, version in locked.items()):
         return cache
@@ -126,7 +127,7 @@ def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
     log(f"installing {', '.join(f'{n}@{v}' for n, v in locked.items())} into {cache.relative_to(ROOT)}")
     cache.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(PINS / name, cache / name)
+        shutil.copyfile(pins / name, cache / name)
     env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     # `npm install` from an in-sync lock installs exactly the locked versions and refuses any tarball
     # whose sha512 differs from the lock's `integrity`; no install scripts run. (Not `npm ci`: it also
@@ -139,15 +140,17 @@ def ensure_packages(node: Path, cache: Path = CACHE) -> Path:
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    _verify_installed(cache)
+    _verify_installed(cache, pins)
     return cache
 
 
-def _verify_installed(cache: Path) -> None:
+def _verify_installed(cache: Path, pins: Path = PINS) -> None:
     """Every installed package is the locked version, and npm left the lock untouched."""
-    if (cache / "package-lock.json").read_bytes() != (PINS / "package-lock.json").read_bytes():
-        raise RuntimeError("npm changed package-lock.json: interop/package.json and its lock are out of sync")
-    packages = json.loads((PINS / "package-lock.json").read_text())["packages"]
+    if (cache / "package-lock.json").read_bytes() != (pins / "package-lock.json").read_bytes():
+        raise RuntimeError(
+            f"npm changed package-lock.json: {pins.name}/package.json and its lock are out of sync"
+        )
+    packages = json.loads((pins / "package-lock.json").read_text())["packages"]
     for path, entry in packages.items():
         manifest = cache / path / "package.json"
         if path and manifest.is_file():
@@ -197,11 +200,12 @@ class Toolchain:
         return _locked_versions()[package]
 
 
-def _python_pins() -> dict[str, str]:
-    """``{distribution: version}`` from ``interop/python-peers.txt`` (``name[extras]==version`` lines;
-    the extras are pip's business, the version check reads the distribution)."""
+def _python_pins(peers: Path = PYTHON_PEERS) -> dict[str, str]:
+    """``{distribution: version}`` from ``interop/python-peers.txt`` or another ``peers`` file
+    (``name[extras]==version`` lines; the extras are pip's business, the version check reads the
+    distribution)."""
     pins = {}
-    for line in PYTHON_PEERS.read_text().splitlines():
+    for line in peers.read_text().splitlines():
         name, _, version = line.partition("==")
         if line.strip() and not line.startswith("#"):
             pins[name.split("[", 1)[0].strip()] = version.strip()
@@ -221,16 +225,16 @@ def _python_installed(venv: Path, name: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def ensure_python_peers(venv: Path = PYTHON_CACHE) -> Path:
-    """The pinned Python peers (``mcp-server-time``) in a virtual environment this script owns, from
-    PyPI through pip; every pinned version is checked after installing."""
-    pins = _python_pins()
+def ensure_python_peers(venv: Path = PYTHON_CACHE, peers: Path = PYTHON_PEERS) -> Path:
+    """The Python peers pinned in ``peers`` (by default ``mcp-server-time``) in a virtual environment
+    this script owns, from PyPI through pip; every pinned version is checked after installing."""
+    pins = _python_pins(peers)
     if all(_python_installed(venv, name) == version for name, version in pins.items()):
         return venv
     log(f"installing {', '.join(f'{n}=={v}' for n, v in pins.items())} into {venv.relative_to(ROOT)}")
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(PYTHON_PEERS)],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(peers)],
         check=True,
         stdout=subprocess.DEVNULL,
     )

@@ -10,7 +10,8 @@ import pytest
 from fastmcp import FastMCP
 from jsonschema import Draft4Validator, Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
-from agent_connector_sdk.cli.report import (
+from agent_connector_sdk.review.build import build_review_report
+from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
     CompletionProbe,
@@ -21,8 +22,7 @@ from agent_connector_sdk.cli.report import (
     Target,
     ToolReview,
 )
-from agent_connector_sdk.cli.review import build_review_report
-from agent_connector_sdk.cli.sarif import rule_help, sarif_log
+from agent_connector_sdk.review.sarif import rule_help, sarif_log
 
 # In process: these assertions are about exit codes, output and files, not the process itself.
 from tests.support.cli import assert_one_line_error

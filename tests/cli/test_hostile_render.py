@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agent_connector_sdk.cli.render import render_review
-from agent_connector_sdk.cli.report import (
+from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
     CompletionProbe,

@@ -14,7 +14,7 @@ import pytest
 
 from agent_connector_sdk.cli import main
 from agent_connector_sdk.connectors.openapi import document_place
-from agent_connector_sdk.demo.lab_service import lab_service_app
+from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from tests.support.http_server import serve_asgi
 
 
@@ -137,3 +137,19 @@ def test_the_nested_header_finding_says_valid_by_spec_stricter_by_project_rule(
         "x-mcp-header on a nested property: the spec allows it since 2026-06-17; this project's rule keeps "
         "annotations on root properties (earlier clients drop such a tool)"
     )
+
+
+def test_a_call_of_a_tool_the_server_does_not_have_says_so_and_names_the_closest() -> None:
+    with serve_asgi(lab_service_app()) as url:
+        outputs = {}
+        for typed in ("search_evidenc", "zzz"):
+            out = io.StringIO()
+            assert main(["review", url, "--token", OPERATOR_TOKEN, "--call", typed], out) == 0
+            outputs[typed] = out.getvalue()
+    (typo,) = [line for line in outputs["search_evidenc"].splitlines() if line.startswith("call ")]
+    assert typo == (
+        "call     search_evidenc: unknown_tool — no listed or searchable tool has this name "
+        "(did you mean search_evidence?)"
+    )
+    (unlike,) = [line for line in outputs["zzz"].splitlines() if line.startswith("call ")]
+    assert unlike == "call     zzz: unknown_tool — no listed or searchable tool has this name"

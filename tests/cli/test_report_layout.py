@@ -24,7 +24,8 @@ from rich.console import Console
 from agent_connector_sdk.cli import main
 from agent_connector_sdk.cli.console import output_console
 from agent_connector_sdk.cli.render import render_review
-from agent_connector_sdk.cli.report import (
+from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
+from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
     HeaderPolicy,
@@ -33,7 +34,6 @@ from agent_connector_sdk.cli.report import (
     Target,
     ToolReview,
 )
-from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from tests.support.http_server import serve_asgi
 
 if TYPE_CHECKING:
@@ -252,6 +252,7 @@ def test_a_real_npm_servers_review_matches_its_golden_output(
     monkeypatch.chdir(npm_peers.packages)
     monkeypatch.setenv("PATH", f"{npm_peers.node.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)  # plain text, whatever the runner's terminal asks
     argv = [
         "review",
         "--env",

@@ -21,7 +21,6 @@ from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.cli.review import _READS_PER_TOOL, _Enumeration
 from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
@@ -29,6 +28,8 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server.entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+from agent_connector_sdk.review.enumeration import SearchEnumeration
+from agent_connector_sdk.review.live import _READS_PER_TOOL
 from tests.support.cli import run_cli_in_process
 from tests.support.disclosure_servers import static_tool
 from tests.support.http_server import serve_asgi
@@ -119,9 +120,9 @@ class _CappedCatalog:
         return found
 
 
-def _enumerate(names: list[str], cap: int) -> _Enumeration:
+def _enumerate(names: list[str], cap: int) -> SearchEnumeration:
     entries: dict[str, Any] = {}
-    enumeration = _Enumeration(cast(Any, _CappedCatalog(names, cap)), entries)
+    enumeration = SearchEnumeration(cast(Any, _CappedCatalog(names, cap)), entries)
     asyncio.run(enumeration.run([".*"]))
     assert sorted(entries) == sorted(names) and enumeration.incomplete is None
     return enumeration

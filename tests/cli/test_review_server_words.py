@@ -30,7 +30,7 @@ def test_an_absent_structured_content_is_shown_as_absent_not_as_null() -> None:
     from rich.console import Console
 
     from agent_connector_sdk.cli.render import render_review
-    from agent_connector_sdk.cli.report import CallReport, ReviewReport, ReviewSummary, Target
+    from agent_connector_sdk.review.report import CallReport, ReviewReport, ReviewSummary, Target
 
     def rendered(present: bool | None) -> str:
         call = CallReport(

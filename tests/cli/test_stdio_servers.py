@@ -17,9 +17,9 @@ import pytest
 
 from agent_connector_sdk.cli import main
 from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
-from agent_connector_sdk.cli.report import Target
-from agent_connector_sdk.cli.review import ReviewOptions, review_server
-from agent_connector_sdk.cli.stdio_server import informative_line, server_environment
+from agent_connector_sdk.review.live import ReviewOptions, review_server
+from agent_connector_sdk.review.report import Target
+from agent_connector_sdk.review.stdio_server import informative_line, server_environment
 from tests.support.cli import ROOT
 
 SERVER = Path(ROOT) / "tests" / "support" / "stdio_needs_env.py"

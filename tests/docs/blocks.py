@@ -10,11 +10,12 @@ A block is chosen by its fence language and by HTML comments on the lines right 
                             (see :func:`normalise`)
 ``<!-- not-run: why -->``   deliberately not run (counted; the reason is required)
 ``<!-- with-lab -->``       the contract lab (``agent-connector serve``) runs first, on a free port
-                            that replaces ``8000`` in the block (one lab per test module: the lab
-                            keeps no state between requests, and each start costs a process)
+                            that replaces ``8000``, the lab's port, in the block (one lab per test
+                            module: the lab keeps no state between requests, and each start costs a
+                            process)
 ``<!-- serve -->``          a ``python`` server program: not run alone, but started in the
                             background for every later block of the file marked ``with-server``
-``<!-- with-server -->``    the nearest ``serve`` block above runs first, its ``8000`` port replaced
+``<!-- with-server -->``    the nearest ``serve`` block above runs first, its port replaced
 ``<!-- output -->``         a ``text`` block: the output of the runnable block above, compared
 ==========================  =====================================================================
 
@@ -34,16 +35,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 BIN = Path(sys.executable).parent
-DOC_PORT = "8000"
-"""The port the docs write; each run replaces it with a free one."""
+LAB_PORT = "8000"
+"""The contract lab's port in the docs (``agent-connector serve``'s default)."""
+DOC_PORTS = tuple(str(port) for port in range(8000, 8010))
+"""The ports the docs write: the lab's, and one of its own for each other server a quick start starts
+(so a reader who follows them one after another, leaving each running, never finds a port taken).
+Each run replaces each of them with a free port."""
+_BACKGROUND_LINE = re.compile(r"&\s*(?:#.*)?$")
 
 RUNNABLE = frozenset({"python", "sh", "console"})
 MARKERS = frozenset({"not-run", "with-lab", "serve", "with-server", "output"})
@@ -173,6 +179,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_ports() -> dict[str, int]:
+    """A distinct free port for each of :data:`DOC_PORTS` (all held open until all are chosen)."""
+    with ExitStack() as held:
+        sockets = [held.enter_context(socket.socket()) for _ in DOC_PORTS]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return {doc: int(sock.getsockname()[1]) for doc, sock in zip(DOC_PORTS, sockets, strict=True)}
+
+
 def environment() -> dict[str, str]:
     return {
         **os.environ,
@@ -194,8 +209,27 @@ def workdir() -> Iterator[Path]:
         yield path
 
 
-def with_port(text: str, port: int) -> str:
-    return re.sub(rf"(?<=[:= ]){DOC_PORT}\b", str(port), text)
+def with_ports(text: str, ports: Mapping[str, int]) -> str:
+    """``text`` with each documented port (``:8001``, ``--port 8001``, ``port=8001``) replaced by its
+    run's port."""
+    return re.sub(rf"(?<=[:= ])({'|'.join(ports)})\b", lambda match: str(ports[match[1]]), text)
+
+
+def documented_ports(text: str) -> list[str]:
+    """The :data:`DOC_PORTS` ``text`` names, in order of first use."""
+    found = re.findall(rf"(?<=[:= ])({'|'.join(DOC_PORTS)})\b", text)
+    return list(dict.fromkeys(found))
+
+
+def bound_ports(block: Block) -> list[str]:
+    """The documented ports a block starts a server on: a ``serve`` block's, and those of an ``sh``
+    block's background commands (a line ending in ``&``)."""
+    if "serve" in block.markers:
+        return documented_ports(block.text)
+    if block.language != "sh":
+        return []
+    lines = [line for line in block.text.splitlines() if _BACKGROUND_LINE.search(line)]
+    return documented_ports("\n".join(lines))
 
 
 def wait_for_port(port: int, process: subprocess.Popen[str], what: str, timeout: float = 60) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.blocks import console_steps, extract, matches, normalise, strip_comment, with_port
+from tests.docs.blocks import console_steps, extract, matches, normalise, strip_comment, with_ports
 
 
 def _page(tmp_path: Path, text: str) -> Path:
@@ -63,8 +63,9 @@ def test_console_steps_and_ports() -> None:
     assert console_steps("$ a --x  # why\nout\n$ b\n") == [("a --x  # why", "out"), ("b", "")]
     assert strip_comment("agent-connector review URL   # a comment") == "agent-connector review URL"
     assert strip_comment("echo '# not a comment'") == "echo '# not a comment'"
-    assert with_port("http://127.0.0.1:8000/mcp --port 8000 18000 80001", 4321) == (
-        "http://127.0.0.1:4321/mcp --port 4321 18000 80001"
+    ports = {"8000": 4321, "8001": 4322}
+    assert with_ports("http://127.0.0.1:8000/mcp --port 8001 port=8001 18000 80001 8002", ports) == (
+        "http://127.0.0.1:4321/mcp --port 4322 port=4322 18000 80001 8002"
     )
     with pytest.raises(ValueError):
         console_steps("stray output\n$ a\n")

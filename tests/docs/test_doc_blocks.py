@@ -3,6 +3,7 @@ markers). A failure names the file, the line of the block's fence and the block'
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -11,19 +12,22 @@ from pathlib import Path
 import pytest
 
 from tests.docs.blocks import (
-    DOC_PORT,
+    DOC_PORTS,
+    LAB_PORT,
     ROOT,
     RUNNABLE,
     Block,
     background,
+    bound_ports,
     console_steps,
     extract,
     free_port,
+    free_ports,
     matches,
     run_console_step,
     run_program,
     strip_comment,
-    with_port,
+    with_ports,
     workdir,
 )
 
@@ -106,17 +110,21 @@ def lab_port() -> Iterator[int]:
 
 @pytest.mark.parametrize("block", RUNNABLE_BLOCKS, ids=[block.where for block in RUNNABLE_BLOCKS])
 def test_block_runs_as_documented(block: Block, request: pytest.FixtureRequest) -> None:
-    # A with-lab block reaches the shared lab on its port; any other block gets a free port of its own.
-    port = request.getfixturevalue("lab_port") if "with-lab" in block.markers else free_port()
-    text = with_port(block.text, port)
+    # A with-lab block reaches the shared lab on the lab's port; every other documented port becomes a
+    # free port of the block's own (the same one in its serve block).
+    ports = free_ports()
+    if "with-lab" in block.markers:
+        ports[LAB_PORT] = request.getfixturevalue("lab_port")
+    text = with_ports(block.text, ports)
     with ExitStack() as stack:
         cwd = stack.enter_context(workdir())
         if "with-server" in block.markers:
             server = _serve_block(block)
+            (bound,) = bound_ports(server)
             stack.enter_context(
                 background(
-                    [sys.executable, "-c", with_port(server.text, port)],
-                    port,
+                    [sys.executable, "-c", with_ports(server.text, ports)],
+                    ports[bound],
                     cwd,
                     f"the server of {server.describe()} for {block.describe()}",
                 )
@@ -146,12 +154,30 @@ def _run_console(block: Block, text: str, cwd: Path) -> None:
         assert problem is None, f"{block.describe()}: `{command}` printed something else\n{problem}"
 
 
-def test_the_docs_use_one_port_the_runner_replaces() -> None:
-    # Any other fixed port would collide between parallel runs and would not be replaced.
+def test_the_docs_use_ports_the_runner_replaces() -> None:
+    # Any other fixed port a server could be started on would collide between parallel runs and would not
+    # be replaced. (Ports outside 8000–8999 in the docs are addresses that must fail: 9001 for a down
+    # child, 99999 for a refused --port.)
+    fixed = re.compile(r"(?:127\.0\.0\.1:|localhost:|--port |port=)(8\d{3})\b")
     stray = [
-        block.describe()
-        for block in RUNNABLE_BLOCKS
-        for port in ("8001", "8080", "8765")
-        if f":{port}" in block.text
+        f"{block.describe()}: {port}"
+        for block in RUNNABLE_BLOCKS + [b for b in BLOCKS if "serve" in b.markers]
+        for port in fixed.findall(block.text)
+        if port not in DOC_PORTS
     ]
-    assert not stray, f"use port {DOC_PORT} in runnable blocks: {stray}"
+    assert not stray, f"use one of the ports {DOC_PORTS[0]}–{DOC_PORTS[-1]} in runnable blocks: {stray}"
+
+
+def test_each_quick_start_serves_on_a_port_of_its_own() -> None:
+    """A reader who follows the README and the docs one after another, leaving each server running,
+    never finds a port taken: no two blocks start a server on the same port, and none on the lab's
+    (the lab quick start serves it; ``--port 0`` picks a free port and prints it)."""
+    starters: dict[str, list[str]] = {}
+    for block in BLOCKS:
+        if "not-run" not in block.markers:
+            for port in bound_ports(block):
+                starters.setdefault(port, []).append(block.describe())
+    assert LAB_PORT not in starters, starters[LAB_PORT]
+    shared = {port: blocks for port, blocks in starters.items() if len(blocks) > 1}
+    assert not shared, shared
+    assert len(starters) >= 5  # the README's server author and OpenAPI quick starts, server.md, …

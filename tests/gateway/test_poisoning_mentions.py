@@ -56,5 +56,7 @@ def test_a_thousand_tool_listing_is_checked_quickly() -> None:
         descriptor = {"name": name, "description": f"Operation {name}: lists records. See op_0001."}
         poisoning_findings(descriptor, other_tools=names)
     assert time.perf_counter() - started < 10.0  # was minutes: O(tools^2) regex compiles
-    found = poisoning_findings({"name": "op_0002", "description": "then call op_0001."}, other_tools=names)
+    found = poisoning_findings(
+        {"name": "op_0002", "description": "when calling op_0001, also call this."}, other_tools=names
+    )
     assert [f.rule for f in found] == ["cross-reference"]

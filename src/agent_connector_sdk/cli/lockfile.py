@@ -1,48 +1,22 @@
-"""``review --write-lock FILE``, ``review --lock FILE [--approve TOOL…]``: the contract lock as a CI gate.
+"""``review --write-lock FILE``, ``review --lock FILE [--approve TOOL…]``: the contract lock *file*.
 
-The lock itself (contracts, fingerprints, drift, classes) is
-:mod:`agent_connector_sdk.mcp.contracts.lock`; this module only reads and writes the file and folds
-the comparison into the :class:`ReviewReport`. Every tool the review saw with a descriptor is locked
-and compared — listed, found through search (its reconstructed descriptor), and rejected ones too (so
-a rejected tool that changes is still drift). The server key is the reviewed address (URL, stdio
-command line or descriptor files).
-
-``--approve TOOL`` (or ``TOOL@DIGEST``, a prefix of the drift's ``diff_sha256`` as the report shows
-it) takes exactly that tool's current drift into the lock file and leaves every other entry as it
-was; with a digest, the approval holds only if the drift is still the one the reviewer read.
+Reading it (a bad file is one line, exit 2), writing it, and saying what was written; the comparison
+and what an approval changes are the review's (:mod:`agent_connector_sdk.review.lock`).
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
 
-from agent_connector_sdk.cli.errors import CliError, read_operator_file, write_operator_file
-from agent_connector_sdk.cli.render import count
-from agent_connector_sdk.cli.report import (
-    ContractChangeReport,
-    LockCheck,
-    ReviewReport,
-    ToolDriftReport,
-    WordEditReport,
-)
-from agent_connector_sdk.mcp.contracts.confusables import escaped
-from agent_connector_sdk.mcp.contracts.contract_diff import ContractChange
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, ToolDrift, compare_tools
+from agent_connector_sdk.cli.errors import read_operator_file, write_operator_file
+from agent_connector_sdk.mcp.contracts.lock import ContractLock
+from agent_connector_sdk.review.lock import compare_with_lock, locked_server
+from agent_connector_sdk.review.report import ReviewReport
+from agent_connector_sdk.review.wording import count
 
-__all__ = ["apply_lock", "lock_lines", "read_lock", "write_lock"]
-
-MAX_CHANGES: Final = 200
-"""Changes listed per tool (the rest are counted): a rewritten schema should not drown the report."""
-MAX_VALUE: Final = 2_000
-"""Characters of one old or new value's JSON shown in the report; larger ones are summarized."""
-_DIGEST_PREFIX: Final = re.compile(r"^[0-9a-f]{8,64}$")
-FAILING: Final = frozenset({"escalation", "breaking"})
+__all__ = ["apply_lock", "read_lock", "write_lock"]
 
 
 def read_lock(path: Path) -> ContractLock:
@@ -50,104 +24,11 @@ def read_lock(path: Path) -> ContractLock:
     return read_operator_file(path, "lock file", ContractLock.from_json)
 
 
-def _descriptors(report: ReviewReport) -> list[dict[str, object]]:
-    return [tool.descriptor for tool in report.tools if tool.descriptor is not None]
-
-
 def write_lock(report: ReviewReport, path: Path) -> None:
     """Approve every reviewed contract for this server; other servers already in the file are kept."""
-    lock = read_lock(path) if path.exists() else ContractLock()
-    try:
-        lock = lock.with_server(report.target.address, _descriptors(report))
-    except AdmissionError as error:
-        raise CliError(f"cannot lock this server: {error.message}") from None
+    lock, locked = locked_server(report, read_lock(path) if path.exists() else ContractLock())
     write_operator_file(path, lock.to_json(), "lock file")
-    entry = lock.server(report.target.address)
-    locked = len(entry.tools) if entry is not None else 0
     print(f"wrote {path} ({count(locked, 'locked tool')})", file=sys.stderr)
-
-
-def _bounded(value: Any) -> tuple[Any, bool]:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if len(text) <= MAX_VALUE:
-        return value, False
-    kind = type(value).__name__.replace("dict", "object").replace("list", "array").replace("str", "string")
-    return f"<{kind} of {len(text):,} characters of JSON>", True
-
-
-def _change(change: ContractChange) -> ContractChangeReport:
-    old, old_cut = _bounded(change.old)
-    new, new_cut = _bounded(change.new)
-    words = [WordEditReport(op=edit.op, text=edit.text) for edit in change.words]
-    if old_cut or new_cut:
-        words = []
-    return ContractChangeReport(
-        pointer=change.pointer,
-        kind=change.kind,
-        severity=change.severity,
-        reason=change.reason,
-        old=old,
-        new=new,
-        truncated=old_cut or new_cut,
-        words=words,
-    )
-
-
-def _fails(drift: ToolDrift, any_drift: bool) -> bool:
-    if not drift.drifted:
-        return False
-    return any_drift or drift.severity is None or drift.severity in FAILING
-
-
-def _tool_report(drift: ToolDrift, *, approved: bool, any_drift: bool) -> ToolDriftReport:
-    shown = escaped(drift.tool)
-    return ToolDriftReport(
-        tool=drift.tool,
-        status=drift.status,
-        fields=list(drift.fields),
-        previous=drift.previous,
-        severity=drift.severity,
-        changes=[_change(change) for change in drift.changes[:MAX_CHANGES]],
-        changes_omitted=max(0, len(drift.changes) - MAX_CHANGES),
-        confusable_of=drift.confusable_of,
-        escaped=shown if shown != drift.tool else None,
-        digest_only=drift.digest_only,
-        diff_sha256=drift.diff_sha256,
-        approved=approved,
-        fails=not approved and _fails(drift, any_drift),
-    )
-
-
-def _approvals(drift: Sequence[ToolDrift], approve: Sequence[str]) -> list[ToolDrift]:
-    """The drifts ``approve`` names, each checked: a name that matches no drift, or whose drift is not
-    the one its digest names, stops the run (exit 2) before anything is written."""
-    by_name = {d.tool: d for d in drift}
-    chosen: dict[str, ToolDrift] = {}
-    for spec in approve:
-        name, at, digest = spec.rpartition("@") if "@" in spec else (spec, "", "")
-        found = by_name.get(name)
-        if found is None:
-            renamed = next((d.tool for d in drift if d.previous == name), None)
-            if renamed is not None:
-                raise CliError(f"--approve {spec}: {name} was renamed; approve the new name ({renamed})")
-            raise CliError(f"--approve {spec}: no such tool on this server or in the lock")
-        if not found.drifted:
-            raise CliError(f"--approve {spec}: {name} has not drifted, there is nothing to approve")
-        if found.status == "changed" and found.fields == ("name",):
-            raise CliError(
-                f"--approve {spec}: the server lists {name} more than once; no one contract to approve"
-            )
-        if found.fields == ("unfingerprintable",):
-            raise CliError(f"--approve {spec}: {name}'s contract cannot be fingerprinted, nor approved")
-        if at and not _DIGEST_PREFIX.match(digest):
-            raise CliError(f"--approve {spec}: the digest must be 8 to 64 lowercase hex digits")
-        if at and not (found.diff_sha256 or "").startswith(digest):
-            raise CliError(
-                f"--approve {spec}: {name} has drifted differently since (diff {found.diff_sha256 or '?'}); "
-                "review it again"
-            )
-        chosen[name] = found
-    return list(chosen.values())
 
 
 def apply_lock(
@@ -159,59 +40,10 @@ def apply_lock(
     path: Path | None = None,
     any_drift: bool = False,
 ) -> ReviewReport:
-    """``report`` with its :class:`LockCheck`. Each failing drift (escalation, breaking, unknown; any
-    with ``any_drift``) is one more finding. ``approve``: take those tools' drift into the lock file
-    at ``path`` (only their entries change)."""
-    entry = lock.server(report.target.address)
-    descriptors = _descriptors(report)
-    try:
-        drift = compare_tools(entry, descriptors)
-    except AdmissionError as error:
-        raise CliError(f"cannot compare with the lock: {error.message}") from None
-    approved = _approvals(drift, approve) if approve else []
-    if approved and path is not None:
-        key = entry.server if entry is not None else report.target.address
-        updated = lock.with_approvals(key, descriptors, approved)
-        write_operator_file(path, updated.to_json(), "lock file")
-        print(f"wrote {path} (approved {count(len(approved), 'drift')})", file=sys.stderr)
-    names = {d.tool for d in approved}
-    tools = [_tool_report(d, approved=d.tool in names, any_drift=any_drift) for d in drift]
-    drifted = sum(1 for tool in tools if tool.status != "unchanged" and not tool.approved)
-    failing = sum(1 for tool in tools if tool.fails)
-    check = LockCheck(
-        file=file,
-        server=entry.server if entry is not None else report.target.address,
-        entry=entry is not None,
-        tools=tools,
-        drifted=drifted,
-        fail_on="any" if any_drift else "escalation_or_breaking",
-        digest_only=lock.digest_only,
-    )
-    summary = report.summary.model_copy(
-        update={"drifted": drifted, "findings": report.summary.findings + failing}
-    )
-    return report.model_copy(update={"lock": check, "summary": summary})
-
-
-_SERVER_LINE: Final = " " * 6 + '"server": '
-_NAME_LINE: Final = " " * 10 + '"name": '
-
-
-def lock_lines(text: str, server: str) -> dict[str, int]:
-    """Per tool name, the 1-based line of its entry under ``server`` in a lock file's text as
-    :meth:`ContractLock.to_json` writes it (entries at a fixed indentation), for SARIF locations."""
-    lines: dict[str, int] = {}
-    current: object = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        for prefix in (_SERVER_LINE, _NAME_LINE):
-            if not line.startswith(prefix) or line[len(prefix)] == " ":
-                continue
-            try:
-                value = json.loads(line.removeprefix(prefix).rstrip(","))
-            except ValueError:
-                continue
-            if prefix == _SERVER_LINE:
-                current = value
-            elif current == server and isinstance(value, str):
-                lines.setdefault(value, number)
-    return lines
+    """``report`` compared with ``lock``; ``approve``: those tools' drift written into the lock file at
+    ``path`` (only their entries change)."""
+    compared = compare_with_lock(report, lock, file, approve=approve, any_drift=any_drift)
+    if compared.approved_lock is not None and path is not None:
+        write_operator_file(path, compared.approved_lock.to_json(), "lock file")
+        print(f"wrote {path} (approved {count(compared.approved, 'drift')})", file=sys.stderr)
+    return compared.report

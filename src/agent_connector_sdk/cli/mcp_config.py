@@ -28,11 +28,11 @@ import os
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.review.configured import ConfiguredServer
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ConfiguredServer", "gateway_children", "read_mcp_config", "select_servers"]
@@ -41,27 +41,6 @@ _REFERENCE: Final = re.compile(r"\$\{([^}]*)\}")
 _VARIABLE: Final = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)
 _REMOTE_TYPES: Final = {"http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse"}
 _MAX_FILE_BYTES: Final = 4 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class ConfiguredServer:
-    """One entry of the file: ready to connect (``error is None``), or why it cannot be (one line,
-    naming a variable or a field, never a value).
-
-    ``shown`` is the address as the file writes it (references unexpanded): the report's target and
-    the lock's server key. ``command``/``url``/``env``/``headers`` hold the expanded values, used only
-    to connect."""
-
-    name: str
-    kind: Literal["stdio", "http"]
-    shown: str
-    command: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    token: str | None = None
-    error: str | None = None
 
 
 class _Unresolved(Exception):

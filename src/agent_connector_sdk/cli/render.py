@@ -17,23 +17,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from agent_connector_sdk.cli.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
 from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
 from agent_connector_sdk.mcp.schema_disclosure.navigation import type_label
+from agent_connector_sdk.review.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
+from agent_connector_sdk.review.wording import count, short_json
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["count", "render_review", "short_json"]
-
-
-def count(number: int, singular: str, plural: str | None = None) -> str:
-    """``1 tool``, ``2 tools``, with thousands separators."""
-    word = singular if number == 1 else (plural or singular + "s")
-    return f"{number:,} {word}"
-
-
-def short_json(value: Any, limit: int = 120) -> str:
-    """Compact JSON of ``value``, sanitized and capped at about ``limit`` characters."""
-    return sanitize_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
 
 
 _NAME: Final = 160  # tool names are ≤ 128 characters when admitted; rejected ones may be anything
@@ -234,6 +224,8 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         line = f"call     {_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
+        elif call.reason is not None:  # no gate refused it (an unknown tool): the reason says what happened
+            line += f" — {_s(call.reason)}"
         _print(console, line)
         if call.code is not None:
             _print(console, f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")

@@ -215,8 +215,9 @@ def _text_markers(text: str) -> dict[str, int]:
 
 
 def _mentioned(text: str, names: Sequence[str]) -> frozenset[str]:
-    """The names ``text`` mentions by the poisoning rules' ``cross-reference`` test, name by name (a
-    text that names one more tool than before is the escalation, whatever it named already).
+    """The names ``text`` steers by the poisoning rules' ``cross-reference`` test (a sibling named as
+    the trigger of an instruction; a plain pointer is documentation), name by name (a text that steers
+    one more tool than before is the escalation, whatever it steered already).
 
     For ASCII text only the ASCII names that occur in it (lowered) can be mentioned, so only those —
     and every non-ASCII name, which case-insensitive matching may fold onto ASCII — are tested: one
@@ -251,7 +252,7 @@ def _text(kind: ChangeKind, old: Any, new: Any, other_names: Sequence[str]) -> _
             if now.get(rule, 0) > was.get(rule, 0):
                 return "escalation", reason
         if _mentioned(after, other_names) - _mentioned(before, other_names):
-            return "escalation", "now names another tool"
+            return "escalation", "now steers another tool's use"
     if kind == "removed":
         return "compatible", "text removed"
     if kind == "added":
@@ -626,7 +627,7 @@ def diff_contracts(
 ) -> tuple[ContractChange, ...]:
     """Every changed location between two contract views, in pointer order, classified.
 
-    ``other_names``: the other tools' names (text that starts naming one of them is an escalation).
+    ``other_names``: the other tools' names (text that starts steering one of them is an escalation).
     ``set_aside``: top-level fields not compared (a rename sets aside ``name``, and ``title`` when it
     only spells the name). Pure; cost linear in the views' size (arrays are aligned with difflib, which
     is quadratic in the length of one array at worst, bounded by the descriptor bounds of Admit).

@@ -109,7 +109,8 @@ RULES: tuple[Rule, ...] = (
         "cross-reference",
         "project",
         "tool_poisoning",
-        "server/tools#security-considerations: silent on a tool's text naming other tools or servers",
+        "server/tools#security-considerations: silent on a tool's text steering another tool's use"
+        " or naming other servers",
     ),
     Rule(
         "name-charset",

@@ -22,9 +22,16 @@ default and rejections only in the ``strict`` profile; category ``tool_poisoning
   removing the hidden characters above and NFKC
   (fullwidth ``＜IMPORTANT＞`` is ``<IMPORTANT>``), in each string and in the descriptor's prose
   joined (a payload split across fields);
-* ``cross-reference`` — the prose (``title``/``description`` fields, at any depth) names another tool
-  of the same listing, or another server the host knows of: a tool's description should describe
-  that tool, and "when calling send_email, also ..." is how one tool steers another's use;
+* ``cross-reference`` — the prose (``title``/``description`` fields, at any depth) names another
+  server the host knows of, or *steers* another tool of the same listing: names it as the trigger of
+  an instruction ("when calling send_email, also bcc ...", "whenever send_email is used ...",
+  "before/after/each time ... invoking X"). That is tool shadowing: one tool's text changing how
+  another is used. A sibling merely named ("DEPRECATED: use read_text_file instead", "call
+  list_pages to get ids", "works like read_process_output") is ordinary documentation and not a
+  finding: a server controls its own tools already, so pointing at them gives it nothing; the
+  steering shape is still reported because an aggregated listing (a proxy, a gateway) can put
+  another origin's tool next to it. Measured on 13 real servers (``docs/reference.md``), naming
+  siblings is common (desktop-commander: 12 of 26 tools) and steering them is not;
 * ``name-charset`` — a tool name outside the spec's ``[A-Za-z0-9_.-]`` (a Cyrillic ``а`` in
   ``reаd_file``, the Hangul filler U+3164);
 * ``confusable-name`` — a tool name that looks like another name of the same listing (Unicode TR39
@@ -193,9 +200,79 @@ def _mentions(text: str, name: str) -> bool:
     return _mention_pattern(name).search(text) is not None
 
 
+# The trigger of an instruction about another tool's use: "when/whenever/before/after/once/if/each
+# time/every time" followed by "(you|the model ...) call(ing)/us(e|ing)/invok(e|ing)/run(ning)/
+# execut(e|ing) [the] NAME", or by "[the] NAME [tool] is/gets/has been called/used/invoked/run". A
+# mere pointer ("use X instead", "call X to list ids") has no trigger and is documentation.
+_TRIGGER: Final = r"\b(?:when(?:ever)?|before|after|once|if|each\s+time|every\s+time)\s+"
+_ACTOR_WORDS: Final = r"(?:you|we|the\s+(?:model|assistant|agent|ai|llm))\s+"
+_AUXILIARY: Final = r"(?:are|is|have|has)\s+"
+_ACTOR: Final = rf"(?:{_ACTOR_WORDS})?(?:{_AUXILIARY})?"
+_USE_VERB: Final = (
+    r"(?:call(?:s|ed|ing)?|us(?:e|es|ed|ing)|invok(?:e|es|ed|ing)|run(?:s|ning)?|execut(?:e|es|ed|ing))\s+"
+)
+_PASSIVE_USE: Final = r"\s+(?:tool\s+)?(?:is|gets|was|has\s+been)\s+(?:called|used|invoked|run|executed)\b"
+_QUOTE: Final = "[`'\"]?"
+
+
+def _steering_pattern(name: str) -> re.Pattern[str]:
+    mention = rf"(?<![{_NAME_CHARS}]){re.escape(name)}(?![A-Za-z0-9_-])(?!\.[{_NAME_CHARS}])"
+    quoted = rf"(?:the\s+)?{_QUOTE}{mention}{_QUOTE}"
+    return re.compile(
+        rf"{_TRIGGER}(?:{_ACTOR}{_USE_VERB}{quoted}|{quoted}(?:\(\))?{_PASSIVE_USE})", re.IGNORECASE
+    )
+
+
+def _steers(text: str, name: str) -> bool:
+    """Whether ``text`` makes ``name`` (a tool it mentions) the trigger of an instruction: the
+    shadowing shape of ``cross-reference`` (a plain mention of a sibling tool is not a finding)."""
+    return _steering_pattern(name).search(visible_text(text)) is not None
+
+
 # With IGNORECASE an ASCII name character matches exactly the characters whose case fold is its own,
 # plus these two (checked over every code point by tests/contracts/test_poisoning.py).
 _FOLD_LIKE_I: Final = str.maketrans({"\u0130": "i", "\u0131": "i"})
+
+
+_TRIGGER_WORD: Final = re.compile(_TRIGGER[:-1], re.IGNORECASE)  # where a trigger starts
+_RUN: Final = rf"(?P<run>[{_NAME_CHARS}]+)"
+
+
+def _steering_variants() -> tuple[re.Pattern[str], ...]:
+    """:func:`_steering_pattern` with the name left open, one pattern per choice of its optional
+    words (actor, auxiliary, "the"), so each is deterministic up to the name: a maximal run of name
+    characters (a name starts and ends a run, or ends just before the run's final ``.``, as
+    :func:`_mention_tokens` explains). Matched at every trigger, they give exactly the plain names the
+    per-name patterns would find, without compiling one per name."""
+    actors = ("", _ACTOR_WORDS)
+    auxiliaries = ("", _AUXILIARY)
+    the = ("", r"the\s+")
+    active = [
+        rf"{_TRIGGER}{a}{b}{_USE_VERB}{t}{_QUOTE}{_RUN}" for a in actors for b in auxiliaries for t in the
+    ]
+    passive = [rf"{_TRIGGER}{t}{_QUOTE}{_RUN}{_QUOTE}(?:\(\))?{_PASSIVE_USE}" for t in the]
+    return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (*active, *passive))
+
+
+_STEERING_VARIANTS: Final = _steering_variants()
+_PASSIVE_VARIANTS: Final = 2  # the last ones: the name is the whole run (a "." before the verb breaks it)
+
+
+def _steered_keys(visible: str) -> frozenset[str]:
+    """The case-folded plain names ``visible`` steers (the keys :class:`_NameIndex` looks up):
+    O(len(visible)) per trigger. Differentially tested against :func:`_steers`."""
+    keys: set[str] = set()
+    passive_from = len(_STEERING_VARIANTS) - _PASSIVE_VARIANTS
+    for trigger in _TRIGGER_WORD.finditer(visible):
+        for index, variant in enumerate(_STEERING_VARIANTS):
+            match = variant.match(visible, trigger.start())
+            if match is None:
+                continue
+            run = match.group("run")
+            keys.add(run.translate(_FOLD_LIKE_I).casefold())
+            if index < passive_from and run.endswith("."):
+                keys.add(run[:-1].translate(_FOLD_LIKE_I).casefold())
+    return frozenset(keys)
 
 
 class _NameIndex:
@@ -215,6 +292,7 @@ class _NameIndex:
         self.plain: list[tuple[str, str]] = []  # (lowercase = case fold for ASCII, name)
         self.irregular: list[str] = []
         self._patterns: dict[str, re.Pattern[str]] = {}
+        self._steering: dict[str, re.Pattern[str]] = {}
         for name in sorted(set(names)):
             if name.isascii() and _NAME_RUN.fullmatch(name):
                 self.by_token.setdefault(name.lower(), []).append(name)
@@ -227,6 +305,27 @@ class _NameIndex:
         if pattern is None:
             pattern = self._patterns[name] = _mention_pattern(name)
         return pattern.search(text) is not None
+
+    def steered(self, visible: str, names: Iterable[str]) -> set[str]:
+        """Those of ``names`` (mentioned in ``visible``, a :func:`visible_text`) that it steers
+        (:func:`_steers`). Plain names are looked up in :func:`_steered_keys` (compiling a pattern per
+        name made a 1,223-tool listing 20 to 40 times slower); other names keep their pattern."""
+        names = list(names)
+        if not names:
+            return set()
+        keys = _steered_keys(visible)
+        found = set()
+        for name in names:
+            if name.isascii() and _NAME_RUN.fullmatch(name):
+                if name.lower() in keys:
+                    found.add(name)
+                continue
+            pattern = self._steering.get(name)
+            if pattern is None:
+                pattern = self._steering[name] = _steering_pattern(name)
+            if pattern.search(visible):
+                found.add(name)
+        return found
 
     def mentioned(self, text: str, tokens: frozenset[str] | None) -> set[str]:
         """The names ``text`` mentions (``tokens``: :func:`_mention_tokens` of it)."""
@@ -253,7 +352,8 @@ def poisoning_findings(
     (:func:`descriptor_texts`) and its name's characters (``confusable-name`` needs the listing: see
     :func:`poisoning_admission`).
 
-    ``other_tools`` are the other names of the same listing (a tool naming itself is fine);
+    ``other_tools`` are the other names of the same listing (naming them is fine, steering their
+    use is the finding; a tool naming itself is fine);
     ``other_servers`` are names of other servers the host talks to. Names shorter than three
     characters are never matched (too many accidental hits). Non-string fields are skipped: the
     descriptor's shape is the Admit gate's business.
@@ -368,10 +468,13 @@ def _maybe_poisoned(
     joined_prose = "\n".join(prose)
     if len(prose) > 1 and _markup_spans(joined_prose):
         return True  # a payload split across fields, in document order
-    tokens = _mention_tokens(joined_prose)
-    if tools.mentioned(joined_prose, tokens).difference(not_tools):
+    # The visible join is the join of the visible texts (the newline separator composes with nothing
+    # under NFKC), so a mention the string-by-string pass finds is found here too.
+    visible = visible_text(joined_prose)
+    tokens = _mention_tokens(visible)
+    if tools.mentioned(visible, tokens).difference(not_tools):
         return True
-    return bool(servers.mentioned(joined_prose, tokens))
+    return bool(servers.mentioned(visible, tokens))
 
 
 class _Capped:
@@ -437,16 +540,21 @@ def _all_findings(
             continue
         prose_spans += markup
         prose.append(text)
-        tokens = _mention_tokens(text)
-        named_tools = sorted(tools.mentioned(text, tokens).difference(not_tools))
-        named_servers = sorted(servers.mentioned(text, tokens))
+        # Names are looked for in the visible text, as markup is: a soft hyphen or fullwidth letters
+        # must not hide "send_email" from the rule.
+        visible = visible_text(text)
+        tokens = _mention_tokens(visible)
+        named_tools = sorted(tools.steered(visible, tools.mentioned(visible, tokens).difference(not_tools)))
+        named_servers = sorted(servers.mentioned(visible, tokens))
         if named_tools or named_servers:
             parts = []
             if named_tools:
-                parts.append(f"other tools ({', '.join(escaped(tool) for tool in named_tools)})")
+                shown = ", ".join(escaped(tool) for tool in named_tools)
+                parts.append(f"steers the use of other tools ({shown})")
             if named_servers:
-                parts.append(f"other servers ({', '.join(escaped(server) for server in named_servers)})")
-            out.add("cross-reference", f"{where} names {' and '.join(parts)}", path)
+                shown = ", ".join(escaped(server) for server in named_servers)
+                parts.append(f"names other servers ({shown})")
+            out.add("cross-reference", f"{where} {' and '.join(parts)}", path)
     if len(prose) > 1 and _markup_spans("\n".join(prose)) > prose_spans:
         out.add("instruction-markup", "instruction-like markup split across the descriptor's fields", "/")
     return out.done()

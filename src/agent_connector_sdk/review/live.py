@@ -1,4 +1,4 @@
-"""The contract reviewer: run the host side over a real session and say what a host would do.
+"""The live review: run the host side over a real session and say what a host would do.
 
 Thin on purpose: ONE :class:`~agent_connector_sdk.mcp.host.HostSession` for the connection (one core,
 one audit trail, the profile from ``--strict``), with both faces over it: discovery, admission and
@@ -8,13 +8,15 @@ the reconstructed descriptor → validated call). One ``tools/list``: rejected d
 their rejections, header policy from the annotations the core read at Admit (the contracts' codec
 applied to the reviewer's synthetic sample values). Errors arrive as their own families and are
 recorded by class, never decoded from strings; the server's own words (tool text, JSON-RPC message)
-are kept, sanitized and capped. This module only orders those steps and records what they said in a
-:class:`~agent_connector_sdk.cli.report.ReviewReport`.
+are kept, sanitized and capped. This module is the I/O-driving part of the review: it only orders
+those steps and records what they said in a :class:`~agent_connector_sdk.review.report.ReviewReport`,
+built by :mod:`agent_connector_sdk.review.build`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import logging
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -33,42 +35,15 @@ from agent_connector_sdk.cli.errors import (
     ServerUnavailable,
     explain_unreachable,
 )
-from agent_connector_sdk.cli.report import (
-    AdmissionVerdict,
-    CallReport,
-    CompletionProbe,
-    DisclosureCheck,
-    FindingReport,
-    HeaderPolicy,
-    HeaderRule,
-    HeaderSample,
-    ReviewReport,
-    ReviewSummary,
-    SearchReport,
-    ServerIdentity,
-    SkillEntry,
-    Target,
-    ToolReview,
-    output_kind,
-)
-from agent_connector_sdk.cli.stdio_server import environment_hint, informative_line
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
-from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH, Rejection
+from agent_connector_sdk.mcp.contracts.admission import Rejection
 from agent_connector_sdk.mcp.contracts.errors import (
     AdmissionError,
     ContractViolation,
-    HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
-from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
-from agent_connector_sdk.mcp.contracts.headers import (
-    HeaderAnnotation,
-    encode_header_value,
-    header_annotations,
-    header_text,
-)
+from agent_connector_sdk.mcp.contracts.findings import Profile
 from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT, server_text
 from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
@@ -87,25 +62,37 @@ from agent_connector_sdk.mcp.host.options import HostBounds
 from agent_connector_sdk.mcp.host.server_output import StderrRecord
 from agent_connector_sdk.mcp.host.translate import translate_unreadable
 from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
+from agent_connector_sdk.review.build import (
+    admitted_header_policy,
+    build_review_report,
+    finding_reports,
+    header_policy,
+    showable,
+)
+from agent_connector_sdk.review.enumeration import SearchEnumeration
+from agent_connector_sdk.review.report import (
+    AdmissionVerdict,
+    CallReport,
+    CompletionProbe,
+    DisclosureCheck,
+    HeaderPolicy,
+    ReviewReport,
+    SearchReport,
+    ServerIdentity,
+    SkillEntry,
+    Target,
+    ToolReview,
+    output_kind,
+)
+from agent_connector_sdk.review.stdio_server import environment_hint, informative_line
 from agent_connector_sdk.sanitize import sanitize_text
 
-__all__ = [
-    "ReviewOptions",
-    "build_review_report",
-    "header_policy",
-    "quiet_sdk_loggers",
-    "review_server",
-    "summarize",
-    "with_fingerprints",
-]
+__all__ = ["ReviewOptions", "quiet_sdk_loggers", "review_server"]
 
 ProgressHook = Callable[[str, int], None]
 """``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
 ``("advance", 1)`` per disclosure read."""
 
-_STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
-_INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
-_BOOLEAN_SAMPLES: Final = (True, False)
 _SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcore2", "sse_starlette")
 
 
@@ -150,161 +137,6 @@ def quiet_sdk_loggers() -> Iterator[None]:
     finally:
         for name, level in saved.items():
             logging.getLogger(name).setLevel(level)
-
-
-# ------------------------------------------------------------------------------------- pure parts
-_SHOWN_DEPTH: Final = 128
-"""Nesting of a rejected descriptor the report still carries (JSON and the table's descriptor view)."""
-
-
-def _showable(value: Any) -> bool:
-    """Whether a rejected descriptor can be part of the report: nested at most :data:`_SHOWN_DEPTH`
-    deep and every string (key or value) encodable as UTF-8 (no lone surrogate). Iterative: a
-    descriptor nested past the interpreter's recursion limit is judged, not a crash."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > _SHOWN_DEPTH:
-            return False
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(item, dict):
-            stack.extend((key, depth + 1) for key in item)
-            stack.extend((member, depth + 1) for member in item.values())
-        elif isinstance(item, list):
-            stack.extend((member, depth + 1) for member in item)
-    return True
-
-
-def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> HeaderPolicy:
-    """Each ``x-mcp-header`` argument → its ``Mcp-Param-*`` name, with what the host sends for samples.
-
-    For a descriptor the host did not admit (offline review, rejected tools): annotations are read with
-    the spec placement (what the Invoke gate builds headers from); invalid annotations are reported
-    with their category instead of rules. An admitted tool's policy is :func:`admitted_header_policy`.
-    """
-    if descriptor is None:
-        return HeaderPolicy(applicable=applicable)
-    try:
-        annotations = header_annotations(descriptor.get("inputSchema"), placement="spec")
-    except AdmissionError as refusal:
-        return HeaderPolicy(applicable=applicable, category=refusal.category, reason=refusal.message)
-    return _rules(annotations, applicable)
-
-
-def admitted_header_policy(tool: AdmittedTool, *, applicable: bool) -> HeaderPolicy:
-    """The header policy of a tool the host core admitted: the annotations the core read at Admit."""
-    return _rules(tool.headers, applicable)
-
-
-def _rules(annotations: Iterable[HeaderAnnotation], applicable: bool) -> HeaderPolicy:
-    rules = []
-    for annotation in annotations:
-        samples: tuple[Any, ...]
-        if annotation.type == "string":
-            samples = _STRING_SAMPLES
-        elif annotation.type == "integer":
-            samples = _INTEGER_SAMPLES
-        else:
-            samples = _BOOLEAN_SAMPLES
-        rules.append(
-            HeaderRule(
-                argument=annotation.pointer,
-                header=annotation.header,
-                type=annotation.type,
-                samples=[_sample(value, annotation.type) for value in samples],
-            )
-        )
-    return HeaderPolicy(applicable=applicable, rules=rules)
-
-
-def _sample(value: Any, declared: str) -> HeaderSample:
-    try:
-        wire = encode_header_value(header_text(value, declared))
-    except HeaderValueError as refusal:
-        return HeaderSample(value=value, wire=None, encoding="refused", category=refusal.category)
-    return HeaderSample(
-        value=value, wire=wire, encoding="base64" if wire.startswith("=?base64?") else "plain"
-    )
-
-
-def _verdict(name: str | None, rejections: Sequence[Rejection]) -> AdmissionVerdict:
-    for rejection in rejections:
-        if rejection["tool"] == name:
-            return AdmissionVerdict(
-                decision="rejected", category=rejection["category"], reason=rejection["reason"]
-            )
-    return AdmissionVerdict(decision="admitted")
-
-
-def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findings: int = 0) -> ReviewSummary:
-    """Admitted/rejected names and the number of findings (rejections, failed disclosures, a call
-    that was refused, failed or rejected its result)."""
-    admitted = [t.name or "?" for t in tools if t.admission.decision == "admitted"]
-    rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
-    failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
-    call_failed = call is not None and call.outcome not in ("validated", "tool_error")
-    project = sum(len(t.findings) for t in tools) + (len(call.findings) if call is not None else 0)
-    return ReviewSummary(
-        admitted=admitted,
-        rejected=rejected,
-        disclosure_failures=failures,
-        findings=len(rejected) + len(failures) + int(call_failed) + extra_findings,
-        project_findings=project,
-    )
-
-
-def finding_reports(findings: Iterable[Finding]) -> list[FindingReport]:
-    """The report's shape of core findings (rule, category, message, path: never values)."""
-    return [FindingReport(rule=f.rule, category=f.category, message=f.message, path=f.path) for f in findings]
-
-
-def with_fingerprints(tools: Sequence[ToolReview]) -> list[ToolReview]:
-    """Each tool with its contract fingerprint (the contract lock's ``sha256``), when computable."""
-    checked = []
-    for tool in tools:
-        digest: str | None = None
-        if tool.descriptor is not None:
-            try:
-                digest = fingerprint(tool.descriptor).sha256
-            except AdmissionError:
-                digest = None  # not encodable: the lock cannot approve it either
-        checked.append(tool.model_copy(update={"fingerprint": digest}))
-    return checked
-
-
-def build_review_report(
-    *,
-    target: Target,
-    profile: Profile,
-    header_gates: bool,
-    tools: list[ToolReview],
-    server: ServerIdentity | None = None,
-    page_trace: Sequence[str | None] = (),
-    search: SearchReport | None = None,
-    completion: CompletionProbe | None = None,
-    call: CallReport | None = None,
-    skills: list[SkillEntry] | None = None,
-) -> ReviewReport:
-    extra = int(search is not None and search.category is not None)
-    extra += int(completion is not None and completion.category is not None)
-    tools = with_fingerprints(tools)
-    return ReviewReport(
-        target=target,
-        server=server,
-        profile=profile,
-        header_gates="applicable" if header_gates else "not_applicable",
-        page_trace=list(page_trace),
-        search=search,
-        tools=tools,
-        completion=completion,
-        call=call,
-        skills=skills,
-        summary=summarize(tools, call, extra),
-    )
 
 
 # ----------------------------------------------------------------------------------- the session
@@ -511,7 +343,7 @@ async def _listed_reviews(
     ]
     for rejection in rejected:
         descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
-        if descriptor is not None and not _showable(descriptor):
+        if descriptor is not None and not showable(descriptor):
             descriptor = None  # the reason says what is wrong with it; the report cannot carry it
         reviews.append(
             ToolReview(
@@ -543,7 +375,7 @@ async def _review_hidden(
     consumer: SchemaDisclosureConsumer, search_tool: str, options: ReviewOptions, over_http: bool
 ) -> tuple[SearchReport, list[ToolReview], dict[str, DisclosedTool]]:
     entries: dict[str, SchemaNavigation] = {}
-    enumeration = _Enumeration(consumer, entries)
+    enumeration = SearchEnumeration(consumer, entries)
     try:
         await enumeration.run(options.search_patterns)
     except AgentConnectorError as error:
@@ -676,14 +508,6 @@ async def _review_disclosed(
         )
 
 
-# Tool names are 1-128 of [A-Za-z0-9_.-]; the search regex is case-insensitive, so a name's next
-# character, folded, is one of these, or the name ends there (the joined text goes on with a space or
-# stops), or it is a character outside the spec's alphabet.
-_NAME_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
-_END: Final = " "  # the name ends after the prefix (a space never occurs in a spec name)
-_OTHER: Final = "*"  # any character outside the alphabet
-_ALL_SYMBOLS: Final = frozenset((*_NAME_ALPHABET, _END, _OTHER))
-_MAX_SEARCHES: Final = 5_000
 _TOOLS_IN_FLIGHT: Final = 4
 """Searched tools reviewed at once, each with at most :data:`_READS_PER_TOOL` reads in flight: 4 x 2
 stays within a served app's default per-caller bound (``DEFAULT_MAX_IN_FLIGHT_PER_CALLER``, 8, over
@@ -696,150 +520,6 @@ def _first_failure(group: BaseExceptionGroup[Any]) -> BaseException:
     """The first failure in a task group's (possibly nested) group, itself."""
     first = group.exceptions[0]
     return _first_failure(first) if isinstance(first, BaseExceptionGroup) else first
-
-
-def _escaped(name_part: str) -> str:
-    """A name prefix as a literal regex (only ``.`` and ``-`` of the name alphabet are special)."""
-    return "".join("\\" + c if c in ".-" else c for c in name_part)
-
-
-def _region_pattern(prefix: str, symbols: frozenset[str]) -> str:
-    """The regex for the names that start with ``prefix`` (case-insensitively) and go on with one of
-    ``symbols``: FastMCP's text starts with the name, then a space, then description and parameters."""
-    alternatives: list[str] = []
-    characters = "".join(sorted(c for c in symbols if c in _NAME_ALPHABET))
-    if characters:
-        alternatives.append("[" + _escaped(characters) + "]")
-    if _END in symbols:
-        alternatives.append(" |$")
-    if _OTHER in symbols:
-        # Case-folded then negated by the regex engine: exactly what no alphabet class above matches.
-        alternatives.append("[^a-z0-9_.\\- ]")
-    return "^" + _escaped(prefix) + "(?:" + "|".join(alternatives) + ")"
-
-
-def _symbol(name: str, position: int) -> str:
-    """The folded symbol of ``name`` after its first ``position`` characters (see :data:`_ALL_SYMBOLS`)."""
-    if position >= len(name) or name[position] == " ":
-        return _END
-    character = name[position].lower() if name[position].isascii() else name[position]
-    return character if character in _NAME_ALPHABET else _OTHER
-
-
-def _partition(symbols: frozenset[str], observed: Mapping[str, int], cap: int) -> list[frozenset[str]]:
-    """Split a capped region's next symbols into groups each expected below the cap.
-
-    ``observed`` counts the names the capped search returned per symbol (a lower bound of each
-    symbol's true count). Observed symbols are packed greedily into groups of at most half the cap
-    (one over that stands alone); the symbols nobody returned form one more group, searched once.
-    """
-    half = max(1, cap // 2)
-    groups: list[tuple[int, set[str]]] = []
-    for symbol in sorted(observed, key=lambda s: (-observed[s], s)):
-        for index, (load, members) in enumerate(groups):
-            if load + observed[symbol] <= half:
-                members.add(symbol)
-                groups[index] = (load + observed[symbol], members)
-                break
-        else:
-            groups.append((observed[symbol], {symbol}))
-    partition = [frozenset(members) for _, members in groups]
-    unseen = symbols - set(observed)
-    if unseen:
-        partition.append(frozenset(unseen))
-    return partition
-
-
-class _Enumeration:
-    """Every tool behind a search that caps its results (FastMCP's ``max_results``, often 5 or 50).
-
-    FastMCP's regex runs over the tool's name, description and parameters joined by spaces, so a
-    pattern anchored with ``^`` selects by the name's start (see :func:`_region_pattern`). A search
-    returning fewer entries than the most any search returned was not capped (the cap is at least
-    that); one returning as many may have been. A capped region (a name prefix and a set of next
-    symbols) is split by what its search returned: the next symbols seen are grouped so each group
-    should fall below the cap, the unseen ones are searched together, and a group holding every
-    returned name is known capped without a search (one next symbol: the region *is* the longer
-    prefix's). So the searches grow with the number of tools over the cap, not with the alphabet
-    times the name length. Only the default pattern (``.*``) is enumerated like this: a caller's own
-    pattern cannot be combined with a prefix, so a capped one leaves the review ``incomplete`` (said,
-    with the numbers, in the report). So does a capped run of names outside the spec's alphabet, and
-    the search budget (:data:`_MAX_SEARCHES`).
-    """
-
-    def __init__(self, consumer: SchemaDisclosureConsumer, entries: dict[str, SchemaNavigation]) -> None:
-        self.consumer = consumer
-        self.entries = entries
-        self.most = 0
-        self.searches = 0
-        self.incomplete: str | None = None
-
-    async def _search(self, pattern: str) -> list[str]:
-        found = await self.consumer.discover(pattern)
-        self.searches += 1
-        for entry in found:
-            self.entries.setdefault(entry.name, entry)
-        self.most = max(self.most, len(found))
-        return [entry.name for entry in found]
-
-    async def run(self, patterns: Sequence[str]) -> None:
-        results = [await self._search(pattern) for pattern in patterns]
-        counts = [len(names) for names in results]
-        if ".*" not in patterns and counts and max(counts) >= self.most:
-            # A caller's pattern that returned as many as any search did: one broad search (counted,
-            # not reviewed) tells whether that was the cap or simply every match.
-            probe = await self.consumer.discover(".*")
-            self.searches += 1
-            self.most = max(self.most, len(probe))
-        for pattern, names in zip(patterns, results, strict=True):
-            found = len(names)
-            if found == 0 or found < self.most:
-                continue  # fewer than some search returned: not capped
-            if pattern == ".*":
-                await self._split(names)
-            elif self.incomplete is None:
-                self.incomplete = (
-                    f"the search returned its most results ({found}) for {pattern!r}, which may be its "
-                    "cap; only the default pattern is enumerated"
-                )
-
-    async def _split(self, returned: list[str]) -> None:
-        # Each pending region is capped; ``returned`` is what its search gave (all inside it).
-        pending: list[tuple[str, frozenset[str], list[str]]] = [("", _ALL_SYMBOLS, returned)]
-        while pending:
-            prefix, symbols, names = pending.pop()
-            if len(symbols) == 1:
-                (symbol,) = symbols
-                if symbol not in _NAME_ALPHABET:
-                    self.incomplete = "a capped run of names outside the spec's alphabet cannot be split"
-                    continue
-                if len(prefix) + 1 >= MAX_TOOL_NAME_LENGTH:
-                    self.incomplete = "a capped prefix as long as a tool name cannot be split further"
-                    continue
-                pending.append((prefix + symbol, _ALL_SYMBOLS, names))  # the same region, no search
-                continue
-            observed: dict[str, int] = {}
-            for name in names:
-                symbol = _symbol(name, len(prefix))
-                if symbol in symbols:
-                    observed[symbol] = observed.get(symbol, 0) + 1
-            groups = _partition(symbols, observed, self.most)
-            if len(groups) < 2:
-                # The returned names do not tell this region apart (a name the regex engine folds
-                # differently from :func:`_symbol`): no split would make progress.
-                self.incomplete = "a capped run of names the search folds differently cannot be split"
-                continue
-            if self.searches + len(groups) > _MAX_SEARCHES:
-                self.incomplete = f"stopped after {self.searches} searches (the review's search budget)"
-                return
-            for group in groups:
-                inside = [name for name in names if _symbol(name, len(prefix)) in group]
-                if len(inside) >= self.most:
-                    pending.append((prefix, group, inside))  # holds a capped search's every name
-                    continue
-                found = await self._search(_region_pattern(prefix, group))
-                if found and len(found) >= self.most:
-                    pending.append((prefix, group, found))
 
 
 def _disclosed_descriptor(entry: SchemaNavigation, tool: DisclosedTool) -> dict[str, Any]:
@@ -921,11 +601,14 @@ async def _call(
     arguments = dict(options.arguments or {})
     review = next((t for t in tools if t.name == name), None)
     if review is None:
+        # A typo is the usual cause: name the closest tool the server has (sanitized where it is printed).
+        close = difflib.get_close_matches(name, [t.name for t in tools if t.name is not None], n=1)
         return CallReport(
             tool=name,
             outcome="unknown_tool",
             gate="discover",
-            reason="no listed or searchable tool has this name",
+            reason="no listed or searchable tool has this name"
+            + (f" (did you mean {close[0]}?)" if close else ""),
         )
     if review.admission.decision != "admitted":
         return CallReport(

@@ -21,9 +21,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
-from agent_connector_sdk.cli.review import build_review_report, finding_reports, header_policy
-from agent_connector_sdk.cli.sources import load_descriptors
 from agent_connector_sdk.mcp.contracts import (
     ContractError,
     build_parameter_headers,
@@ -32,8 +29,10 @@ from agent_connector_sdk.mcp.contracts import (
 )
 from agent_connector_sdk.mcp.contracts.headers import MAX_SAFE_INTEGER, header_annotations
 from agent_connector_sdk.mcp.host import HostCore, HostOptions, Profile
+from agent_connector_sdk.review.build import build_review_report, finding_reports, header_policy
+from agent_connector_sdk.review.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
 
-__all__ = ["emit_failure_tests", "failure_cases", "review_descriptor_files", "valid_sample"]
+__all__ = ["emit_failure_tests", "failure_cases", "review_descriptors", "valid_sample"]
 
 _WRONG_TYPE: Final[Mapping[str, Any]] = {
     "string": 12345,
@@ -54,8 +53,10 @@ _HEADER_STRINGS: Final = (
 )
 
 
-def review_descriptor_files(paths: Sequence[str], *, profile: Profile = "default") -> ReviewReport:
-    descriptors = [item for path in paths for item in load_descriptors(path)]
+def review_descriptors(
+    descriptors: Sequence[Any], *, address: str, profile: Profile = "default"
+) -> ReviewReport:
+    """The offline review of ``descriptors`` (as read from the files named by ``address``)."""
     if not descriptors:
         raise CliError("the descriptor files hold no tools")
     # The host core's own Admit gate (pure): the same verdicts and findings a live review gets.
@@ -85,7 +86,7 @@ def review_descriptor_files(paths: Sequence[str], *, profile: Profile = "default
             )
         )
     return build_review_report(
-        target=Target(kind="descriptor", address=", ".join(paths)),
+        target=Target(kind="descriptor", address=address),
         profile=profile,
         header_gates=True,
         tools=tools,

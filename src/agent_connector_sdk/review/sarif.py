@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agent_connector_sdk import __version__
-from agent_connector_sdk.cli.render import short_json
-from agent_connector_sdk.cli.report import ReviewReport, ToolReview
 from agent_connector_sdk.mcp.contracts.confusables import escaped as escape_name
 from agent_connector_sdk.mcp.contracts.findings import RULES_BY_ID
+from agent_connector_sdk.review.report import ReviewReport, ToolReview
+from agent_connector_sdk.review.wording import short_json
 
 __all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "RuleHelp", "rule_help", "sarif_log"]
 

@@ -1,0 +1,25 @@
+"""The contract reviewer's report: its model, and building it — beside ``cli/``, which only parses
+arguments and renders.
+
+- :mod:`~agent_connector_sdk.review.report`: the report model (the one wire shape ``review --json``
+  prints; the JSON Schema is generated from it).
+- :mod:`~agent_connector_sdk.review.build`: building the report from what the host core decided
+  (pure).
+- :mod:`~agent_connector_sdk.review.live`: the I/O-driving part — a review of a running server over
+  one host session (HTTP or stdio); :mod:`~agent_connector_sdk.review.enumeration` (every tool behind
+  a capped search) and :mod:`~agent_connector_sdk.review.stdio_server` (a stdio server's environment
+  and the stderr line worth quoting) serve it.
+- :mod:`~agent_connector_sdk.review.offline`: the review of descriptor files, and the failure tests
+  it can emit.
+- :mod:`~agent_connector_sdk.review.lock`, :mod:`~agent_connector_sdk.review.sarif`,
+  :mod:`~agent_connector_sdk.review.pins`: shaping the report into its contract outputs (lock
+  comparison and approvals, SARIF 2.1.0, source pins) — pure; the CLI writes the files.
+- :mod:`~agent_connector_sdk.review.config_report` with :mod:`~agent_connector_sdk.review.configured`:
+  every server of an MCP client's configuration, reviewed at once, as one report.
+
+Nothing here imports from ``agent_connector_sdk.cli`` but its error family (``cli.errors``: the
+exceptions a command's exit code is decided by); ``tests/cli/test_command_bounds.py`` holds the
+package to that. Importing this package loads nothing: the commands import the module they use.
+"""
+
+__all__: list[str] = []
