@@ -8,13 +8,18 @@ hide a dependency):
   (``cli/_options.py``), their work is the ``review`` and ``serving`` packages';
 - the reviewer's report is built outside ``cli/``: ``review/`` and ``serving/`` import nothing from
   ``cli`` but its error family (``cli.errors``: the exceptions a command's exit code is decided by);
-- and ``cli/`` builds no report itself: no module of it constructs a report model class other than the
-  ``Target`` a person names on the command line, nor drives a host session.
+- ``cli/`` builds no report itself: no module of it constructs a report model class other than the
+  ``Target`` a person names on the command line, nor drives a host session;
+- and the report's model and its shaping into contract outputs load no I/O stack (a fresh interpreter
+  imports each and finds no transport, server or event-loop library loaded).
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,3 +123,20 @@ def test_cli_builds_no_report_and_drives_no_host_session() -> None:
         }
     assert built == set(), "cli/ constructs report models: that building belongs in review/"
     assert driven == set(), "cli/ drives a host session: that belongs in review/"
+
+
+IO_STACKS = ("fastmcp", "mcp", "httpx2", "httpcore2", "anyio", "uvicorn", "starlette", "redis")
+
+
+def test_the_report_model_and_its_shaping_load_no_io_stack() -> None:
+    shaping = ("report", "config_report", "lock", "sarif", "pins", "wording")
+    modules = [f"agent_connector_sdk.review.{name}" for name in shaping]
+    probe = (
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        f"print(json.dumps(sorted(m for m in {IO_STACKS!r} if m in sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(done.stdout) == []

@@ -30,8 +30,8 @@ from agent_connector_sdk.cli._options import (
     ServeArguments,
 )
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import (
-    CliError,
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import (
     read_operator_file,
     require_readable_file,
     write_operator_file,

@@ -33,7 +33,8 @@ from cyclopts import Parameter
 
 from agent_connector_sdk.cli._options import ConfigServers, Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
-from agent_connector_sdk.cli.errors import CliError, require_readable_file
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import require_readable_file
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["gateway", "render_evidence"]

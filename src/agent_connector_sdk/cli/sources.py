@@ -13,7 +13,8 @@ from typing import Any, Final
 
 import yaml  # type: ignore[import-untyped]
 
-from agent_connector_sdk.cli.errors import CliError, unreadable_file
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import unreadable_file
 from agent_connector_sdk.connectors.sources import OpenAPISource, load_github_extract
 
 __all__ = [

@@ -20,7 +20,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     header_text,
 )
-from agent_connector_sdk.mcp.host import AdmittedTool
+from agent_connector_sdk.mcp.host.core import AdmittedTool
 from agent_connector_sdk.review.report import (
     CallReport,
     CompletionProbe,

@@ -30,11 +30,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.cli.errors import (
-    CliError,
-    ServerUnavailable,
-    explain_unreachable,
-)
+from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection
@@ -85,6 +81,7 @@ from agent_connector_sdk.review.report import (
     output_kind,
 )
 from agent_connector_sdk.review.stdio_server import environment_hint, informative_line
+from agent_connector_sdk.review.unreachable import explain_unreachable
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ReviewOptions", "quiet_sdk_loggers", "review_server"]
