@@ -63,6 +63,7 @@ from agent_connector_sdk.review.build import (
     build_review_report,
     finding_reports,
     header_policy,
+    showable,
 )
 from agent_connector_sdk.review.enumeration import SearchEnumeration
 from agent_connector_sdk.review.report import (
@@ -339,6 +340,8 @@ async def _listed_reviews(
     ]
     for rejection in rejected:
         descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
+        if descriptor is not None and not showable(descriptor):
+            descriptor = None  # the reason says what is wrong with it; the report cannot carry it
         reviews.append(
             ToolReview(
                 name=rejection["tool"],
