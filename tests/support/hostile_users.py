@@ -71,8 +71,8 @@ async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_v
 
 
 def gateway(target: str, *, call: bool) -> int:
-    from agent_connector_sdk.serving.process import one_line_logging
     from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
+    from agent_connector_sdk.serving.process import one_line_logging
     from tests.support.gateway import rpc, search
     from tests.support.http_server import serve_asgi
 
