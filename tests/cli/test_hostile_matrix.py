@@ -6,7 +6,8 @@ Surfaces (each a real process, measured by :mod:`tests.support.measured_run`):
 * ``library`` — a ``ContractClient`` script as ``docs/host.md`` writes it, logging on at INFO
   (:mod:`tests.support.hostile_users`): exit 3 is an SDK error, printed with its class;
 * ``gateway`` — a gateway whose one child ``odd`` is the hostile server, logging as the CLI's does, and
-  a caller searching and calling through it: what the operator sees is the gateway's stderr.
+  a caller searching and calling through it (directly and through its ``call_tool`` proxy, which must
+  answer alike): what the operator sees is the gateway's stderr, never an "Error calling tool" line.
 
 Every cell asserts the exit code, what is said (substrings of stdout+stderr), the wall time (under
 :data:`WALL_S`), the peak RSS (under 3× the same surface against the clean mode) and zero raw control
@@ -110,7 +111,11 @@ CASES: tuple[Case, ...] = (
             ),
             "gateway": Expect(
                 0,
-                ("child odd down", f"its last stderr line: fatal: out of luck{EVIL_SHOWN}", "lines dropped"),
+                (
+                    "child odd down",
+                    f"its last stderr line: fatal: out of luck{EVIL_SHOWN}",
+                    "more than 1,048,576 bytes of stderr: the rest is dropped",
+                ),
             ),
         },
     ),
@@ -452,6 +457,13 @@ def test_hostile_cell(
         assert words in seen, (words, seen[-3000:])
     for words in expect.never:
         assert words not in seen, (words, seen[-3000:])
+    if surface == "gateway":
+        # A refusal is an expected outcome: never an error line (with a traceback) for the operator.
+        assert "Error calling tool" not in seen and "Traceback" not in seen, seen[-3000:]
+        if "--call" in case.user_args:  # the proxy answers as the direct call does
+            direct = [line.split(":", 1)[1] for line in seen.splitlines() if line.startswith("call ")]
+            proxied = [line.split(":", 1)[1] for line in seen.splitlines() if line.startswith("proxy call ")]
+            assert direct and direct == proxied, seen[-3000:]
     assert not control_characters(run.out) and not control_characters(run.err)
     assert run.wall < WALL_S, run.wall
     assert run.peak_mb < budgets_mb[surface], (run.peak_mb, budgets_mb[surface])

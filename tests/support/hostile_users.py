@@ -10,7 +10,8 @@ as they are); exit 3 on an SDK error, 1 on anything else (a traceback).
 
 ``python -m tests.support.hostile_users gateway TARGET [--call]`` — an operator running a gateway with
 the hostile server as its one child ``odd``, logging as ``agent-connector gateway`` sets it up; a
-caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP. Prints the published names and
+caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP, directly and through the
+gateway's ``call_tool`` proxy. Prints the published names and
 the call's outcome; what the operator sees is the gateway's stderr.
 
 ``TARGET`` is an ``http://`` URL of the hostile server, else a mode of its stdio face.
@@ -87,12 +88,16 @@ def gateway(target: str, *, call: bool) -> int:
         names = sorted(entry["name"] for entry in search(url, "odd_"))
         print("published:", " ".join(ascii(name) for name in names))
         if call:
-            _, message = rpc(url, "tools/call", {"name": "odd_clean", "arguments": {"q": "x"}})
-            if "error" in message:
-                error = message["error"]
-                print("call error:", error["code"], json.dumps(error.get("data", {}), sort_keys=True))
-            else:
-                print("call result:", "error" if message["result"].get("isError") else "ok")
+            # Directly, then through the gateway's call_tool proxy (a refusal there is logged too).
+            direct = {"name": "odd_clean", "arguments": {"q": "x"}}
+            proxied = {"name": "call_tool", "arguments": {"name": "odd_clean", "arguments": {"q": "x"}}}
+            for label, params in (("call", direct), ("proxy call", proxied)):
+                _, message = rpc(url, "tools/call", params)
+                if "error" in message:
+                    error = message["error"]
+                    print(f"{label} error:", error["code"], json.dumps(error.get("data", {}), sort_keys=True))
+                else:
+                    print(f"{label} result:", "error" if message["result"].get("isError") else "ok")
     return 0
 
 
