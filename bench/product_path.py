@@ -8,8 +8,9 @@ plain FastMCP on the same document, every ratio printed in one run with its targ
 Setup (untimed): the pinned ``@octokit/openapi`` description (sha256-verified, :mod:`bench._github`),
 a loopback upstream answering ``GET /emojis``, and two apps over real Streamable HTTP on 127.0.0.1:
 
-* **ours** — exactly what ``serve --openapi`` builds (:func:`agent_connector_sdk.cli.serve.build_openapi_app`:
-  gates, disclosure, search behind the catalog cache), plus a no-op resource ``bench://noop``;
+* **ours** — exactly what ``serve --openapi`` builds
+  (:func:`agent_connector_sdk.serving.openapi_app.build_openapi_app`: gates, disclosure, search behind
+  the catalog cache), plus a no-op resource ``bench://noop``;
 * **plain** — ``FastMCP.from_openapi`` with FastMCP's defaults and a ``RegexSearchTransform(max_results=50)``
   (:mod:`bench._plain_server`), plus the same no-op resource.
 
@@ -63,13 +64,13 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.cli.serve import build_openapi_app, disclosure_read_path
 from agent_connector_sdk.connectors.sources import OpenAPISource
 from agent_connector_sdk.mcp.contracts import admission
 from agent_connector_sdk.mcp.contracts.admission import admit_tools
 from agent_connector_sdk.mcp.contracts.json_schema import clear_validator_cache
 from agent_connector_sdk.mcp.host import core as host_core
 from agent_connector_sdk.mcp.host.core import HostCore
+from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from bench._github import load_github_description
 from bench._plain_server import plain_server
 from bench._timing import best_of

@@ -58,7 +58,7 @@ async def run(url: str, token: str | None) -> int:
             return 0
 
         quoted = await host.call("quote", {"region": "Zürich west", "weight_kg": 2})
-        print(f"quote -> {quoted.structured_content}")
+        print(f"quote -> {sanitize_text(quoted.structured_content, 200)}")
         try:
             await host.call("quote", {"region": "Zürich west", "weight_kg": -1})
             return 1  # not reached: the host refuses invalid arguments
@@ -74,7 +74,7 @@ async def run(url: str, token: str | None) -> int:
     async with ContractClient(fastmcp.Client(url, auth=token), confirming) as host:
         await host.discover_tools()
         booked = await host.call("book", {"region": "Zürich west", "weight_kg": 2})
-        print(f"book -> {booked.structured_content}")
+        print(f"book -> {sanitize_text(booked.structured_content, 200)}")
     calls = [event for event in audit.events() if event.get("event") == "call"]
     print("audit: " + "; ".join(f"{event['tool']} {event['outcome']}" for event in calls))
     return 0

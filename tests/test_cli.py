@@ -9,7 +9,6 @@ import json
 import fastmcp
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -17,6 +16,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     DisclosedTool,
     SchemaDisclosureConsumer,
 )
+from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.http_server import serve_asgi
 
 

@@ -252,6 +252,7 @@ def test_a_real_npm_servers_review_matches_its_golden_output(
     monkeypatch.chdir(npm_peers.packages)
     monkeypatch.setenv("PATH", f"{npm_peers.node.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)  # plain text, whatever the runner's terminal asks
     argv = [
         "review",
         "--env",

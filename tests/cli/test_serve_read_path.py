@@ -13,9 +13,13 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 
-from agent_connector_sdk.cli.serve import build_openapi_app, disclosure_read_path, log_disclosure_read_path
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.lab_service import lab_service_app
+from agent_connector_sdk.serving.openapi_app import (
+    build_openapi_app,
+    disclosure_read_path,
+    log_disclosure_read_path,
+)
 
 
 class RewritesLists(Middleware):

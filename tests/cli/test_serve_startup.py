@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from agent_connector_sdk.cli.serve import built_to_last
+from agent_connector_sdk.serving.process import built_to_last
 
 
 def test_the_build_runs_without_collections_and_its_objects_are_frozen() -> None:

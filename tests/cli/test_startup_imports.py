@@ -41,6 +41,7 @@ ALLOWED_OWN = frozenset(
         "agent_connector_sdk.cli._output",
         "agent_connector_sdk.cli.app",
         "agent_connector_sdk.cli.errors",
+        "agent_connector_sdk.cli.operator_files",
         "agent_connector_sdk.cli.gateway",
         "agent_connector_sdk.cli.state",
         "agent_connector_sdk.errors",

@@ -195,6 +195,8 @@ def test_poisoning_admission_findings_by_default_rejections_in_strict() -> None:
 
 _NAME_ALPHABET = "abkKsSiI_.-09" + "\u212a\u017f\u0131\u0130é "  # KELVIN SIGN, long s, dotless/dotted i
 _names = st.text(alphabet=_NAME_ALPHABET, min_size=1, max_size=6)
+_LISTED = st.sampled_from(["send_email", "search_tools", "call_tool", "Get.Repo", "repo", "ab"])
+_LISTED_NAMES = st.sampled_from(["send_email", "the", "repo.", "Get.Repo", "\u212aelvin", "ab"])
 
 
 @st.composite
@@ -229,6 +231,28 @@ def test_the_name_index_finds_exactly_what_the_pairwise_search_finds(
     assert _NameIndex(names).mentioned(text, tokens) == expected
 
 
+_STEERING_PIECES = st.sampled_from(
+    ["when ", "whenever ", "If ", "each time ", "calling ", "uses ", "run ", "the ", "you ", "the model ",
+     "are ", "is called", " tool", " gets used", "()", "`", "'", ".", ". ", "\n", " ", "x", "ſ", "\u212a"]
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_LISTED_NAMES | _names, min_size=1, max_size=5, unique=True), st.data())
+@example(names=["the", "send_email"], data=None)
+def test_the_steering_lookup_equals_the_per_name_patterns(
+    names: list[str], data: st.DataObject | None
+) -> None:
+    """The variants matched once per trigger find exactly the names each name's own pattern finds."""
+    if data is None:
+        text = "When calling the send_email tool; whenever SEND_EMAIL. is called"
+    else:
+        pieces = st.lists(_STEERING_PIECES | st.sampled_from(names), max_size=12)
+        text = visible_text("".join(data.draw(pieces)))
+    expected = {name for name in names if _steers(text, name)}
+    assert _NameIndex(names).steered(text, names) == expected
+
+
 def test_the_case_fold_prefilter_covers_every_ignorecase_match() -> None:
     """Each character IGNORECASE matches to an ASCII name character folds to it (after _FOLD_LIKE_I):
     so a regex mention of a plain name is always a substring of the folded text."""
@@ -257,9 +281,6 @@ def _pairwise_cross_references(listing: list[dict[str, Any]], admitted: list[str
                     shown = ", ".join(escaped(n) for n in named)  # names are shown escaped
                     found.setdefault(name, []).append(f"{field} steers the use of other tools ({shown})")
     return found
-
-
-_LISTED = st.sampled_from(["send_email", "search_tools", "call_tool", "Get.Repo", "repo", "ab"])
 
 
 @settings(max_examples=200, deadline=None)

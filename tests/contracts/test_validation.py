@@ -71,6 +71,12 @@ def test_invalid_arguments_name_keyword_and_path_never_the_value(
     assert SECRET not in str(err) and SECRET not in repr(err)
 
 
+def test_a_missing_required_argument_is_said_to_be_missing() -> None:
+    err = refusal(REGION_TOOL, {"limit": 2})
+    assert err.message.endswith("'/region' is missing (schema keyword 'required')"), err.message
+    assert "value at" not in err.message  # there is no value to fail a keyword
+
+
 def test_additional_property_is_refused_without_echoing_it() -> None:
     err = refusal(REGION_TOOL, {"region": "eu", SECRET: 1})
     assert err.category == "invalid_arguments"

@@ -3,6 +3,8 @@ docstrings promise: ``make test`` fails when one breaks."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import io
 import os
 import re
@@ -12,10 +14,15 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
+from fastmcp import FastMCP
 
 from agent_connector_sdk.cli import main as agent_connector
+from agent_connector_sdk.mcp.server import gated_http_app
+from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,3 +177,34 @@ def test_the_examples_say_what_is_wrong_in_one_line(gated_server_url: str) -> No
     )
     assert unreachable.returncode == 1 and unreachable.stdout == ""
     assert unreachable.stderr == f"host_calls_tools: {wrong_path}: HTTP 404\n"
+
+
+def _load_example(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_host_script_prints_a_hostile_servers_names_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    """Pointed at another server, the script prints its listing only, every name through the sanitizer."""
+    host_script = _load_example("host_calls_tools")
+    server: FastMCP[Any] = FastMCP("hostile")
+
+    @server.tool(name="evil\x1b[2J\u202ename")
+    def evil() -> str:
+        return "x"
+
+    @server.tool(name="fine")
+    def fine() -> str:
+        return "x"
+
+    with serve_asgi(gated_http_app(server, stateless_http=True)) as url:
+        assert asyncio.run(host_script.run(url, None)) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "connected: protocol 2026-07-28, Mcp-Param-* headers required",
+        "admitted: fine",
+        "rejected: evil\\x1b[2J\\u202ename (malformed)",
+        "not the gated example server (no quote and book to call): done after the listing",
+    ]

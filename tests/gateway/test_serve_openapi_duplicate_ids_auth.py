@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors.sources import OpenAPISource
 from agent_connector_sdk.gateway.auth import AuthSettings
+from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.gateway import rpc
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import RecordingUpstream

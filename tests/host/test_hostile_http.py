@@ -355,6 +355,7 @@ async def test_a_listing_the_server_does_not_serve_is_its_json_rpc_error(base: s
 
 # ------------------------------------------------------------------------------ poisoning everywhere
 EXPECTED_POISONING = {
+    "shadow": {("cross-reference", "/description")},
     "nested": {("instruction-markup", "/inputSchema/properties/q/description")},
     "nested_q": {("instruction-markup", "/description")},
     "enum_tool": {("instruction-markup", "/inputSchema/properties/q/enum/1")},
@@ -381,9 +382,11 @@ async def test_poisoning_is_found_over_the_whole_descriptor_and_in_names(base: s
         }
     assert {name: rules for name, rules in found.items() if rules} == EXPECTED_POISONING
     assert not found["clean"] and not found["clean_too"]  # an annotations title is read, and clean
+    assert not found["pointer"]  # pointers to siblings are documentation
     messages = [f.message for name in report.admitted for f in host.session.core.listed[name].findings]
     assert "name looks like r\\u0435ad_file" in messages
     assert "name differs only in case from delete" in messages
+    assert "description steers the use of other tools (clean)" in messages
     assert not [m for m in messages if "Ignore" in m or "attacker" in m]  # never a quote of the text
 
 
@@ -391,6 +394,6 @@ async def test_strict_rejects_every_poisoned_tool_and_keeps_the_clean_ones(base:
     client = fastmcp.Client(f"{base}/poisoned/mcp", timeout=10)
     async with ContractClient(client, HostOptions(profile="strict", require_confirmation=False)) as host:
         report = await host.discover_tools()
-    assert list(report.admitted) == ["clean", "clean_too"]
+    assert list(report.admitted) == ["clean", "pointer", "clean_too"]
     assert {r["tool"] for r in report.rejected} == set(EXPECTED_POISONING)
     assert {r["category"] for r in report.rejected} == {"tool_poisoning"}

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.cli.sources import load_openapi
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
 from agent_connector_sdk.mcp.contracts.errors import AdmissionError
@@ -46,6 +45,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
+from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.http_server import serve_asgi
 
 TIMELINE = "issues_list_events_for_timeline"

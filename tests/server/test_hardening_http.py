@@ -14,7 +14,6 @@ import pytest
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.cli.serve import build_openapi_app
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
 from agent_connector_sdk.connectors.sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
@@ -30,6 +29,7 @@ from agent_connector_sdk.mcp.server import (
     ServerGates,
     gated_http_app,
 )
+from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import RecordingUpstream, capture_logs, raw_post
 

@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 from urllib.parse import urlsplit
@@ -24,10 +24,14 @@ from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
 
 from agent_connector_sdk import __version__
-from agent_connector_sdk.cli._options import ConfigServers, Host, Port, ReplicaId
+from agent_connector_sdk.cli._options import (
+    DEFAULT_MAX_UPSTREAM_BYTES,
+    ReviewArguments,
+    ServeArguments,
+)
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import (
-    CliError,
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import (
     read_operator_file,
     require_readable_file,
     write_operator_file,
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
 
     from agent_connector_sdk.mcp.contracts.findings import Profile
     from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+    from agent_connector_sdk.review.live import ReviewOptions
     from agent_connector_sdk.review.report import ReviewReport, Target
 
 __all__ = ["app", "main", "main_exit"]
@@ -66,9 +71,11 @@ app = App(
 
 _out = current_output
 
-# connectors.upstream_size.DEFAULT_MAX_UPSTREAM_BYTES, without importing the HTTP stack for `--help`
-# (tests/cli/test_openapi_document_cli.py keeps the two equal).
-_DEFAULT_MAX_UPSTREAM_BYTES = 8 * 1024 * 1024
+_DEFAULT_MAX_UPSTREAM_BYTES = (
+    DEFAULT_MAX_UPSTREAM_BYTES  # tests/cli/test_openapi_document_cli.py reads it here
+)
+_REVIEW_DEFAULTS = ReviewArguments()
+_SERVE_DEFAULTS = ServeArguments()
 
 
 def _console(stream: TextIO) -> Console:
@@ -229,109 +236,7 @@ def review(
             help="Streamable HTTP URL (http://127.0.0.1:8000/mcp), or after `--` a stdio server command"
         ),
     ],
-    stdio: Annotated[str | None, Parameter(help="stdio server command line, e.g. 'python server.py'")] = None,
-    descriptor: Annotated[
-        list[Path] | None,
-        Parameter(help="review tool descriptors from a JSON/YAML file, offline (repeatable)", negative=()),
-    ] = None,
-    emit_tests: Annotated[
-        Path | None, Parameter(help="with --descriptor: write a pytest file of concrete failure cases here")
-    ] = None,
-    demo: Annotated[
-        bool,
-        Parameter(help="start the contract lab on an ephemeral loopback port, review it, stop", negative=()),
-    ] = False,
-    json_output: Annotated[
-        bool,
-        Parameter(
-            name="--json", help="print the report as JSON (schema: review-report.schema.json)", negative=()
-        ),
-    ] = False,
-    strict: Annotated[
-        bool,
-        Parameter(
-            help="strict profile: project rules reject too (not only spec MUST rules); exit 1 when "
-            "anything was rejected or failed",
-            negative=(),
-        ),
-    ] = False,
-    timeout: Annotated[float, Parameter(help="seconds to wait for each answer")] = 30.0,
-    deadline: Annotated[
-        float, Parameter(help="seconds for the whole review: connect, every page, search, disclosures, call")
-    ] = 300.0,
-    header: Annotated[
-        list[str] | None,
-        Parameter(help="extra HTTP header 'Name: value' on every request (repeatable)", negative=()),
-    ] = None,
-    token: Annotated[str | None, Parameter(help="bearer token for the server")] = None,
-    search: Annotated[
-        list[str] | None,
-        Parameter(help="search-tool pattern to find hidden tools (repeatable; default '.*')", negative=()),
-    ] = None,
-    call: Annotated[str | None, Parameter(help="invoke this tool once, through every host gate")] = None,
-    arguments: Annotated[str | None, Parameter(help="JSON object of arguments for --call")] = None,
-    descriptors: Annotated[bool, Parameter(help="also print every descriptor in full", negative=())] = False,
-    pin: Annotated[
-        Path | None, Parameter(help="write the disclosed tools' source_sha256 pins to this JSON file")
-    ] = None,
-    pins: Annotated[
-        Path | None,
-        Parameter(help="refuse disclosures whose source_sha256 this pin file (from --pin) does not list"),
-    ] = None,
-    json_schema: Annotated[
-        bool, Parameter(help="print the JSON Schema of the --json report and exit", negative=())
-    ] = False,
-    write_lock: Annotated[
-        Path | None,
-        Parameter(help="approve every reviewed tool contract: write this contract lock file (per server)"),
-    ] = None,
-    lock: Annotated[
-        Path | None,
-        Parameter(
-            help="compare the tools with this contract lock: unchanged/changed/added/removed/renamed, "
-            "each change with its location, old and new value and class"
-        ),
-    ] = None,
-    approve: Annotated[
-        list[str] | None,
-        Parameter(
-            help="with --lock: approve this tool's drift into the lock file, TOOL or TOOL@DIFF (DIFF: the "
-            "drift's digest as the report shows it, or a prefix); only those entries change (repeatable)",
-            negative=(),
-        ),
-    ] = None,
-    fail_on_any_drift: Annotated[
-        bool,
-        Parameter(
-            help="with --lock: any drift is a finding (--strict exits 1), cosmetic and compatible ones "
-            "too; by default only escalation and breaking drift are",
-            negative=(),
-        ),
-    ] = False,
-    sarif: Annotated[
-        Path | None, Parameter(help="also write the findings as SARIF 2.1.0 to this file (code scanning)")
-    ] = None,
-    env: Annotated[
-        list[str] | None,
-        Parameter(
-            help="stdio: set NAME=VALUE in the server's environment (repeatable; the server gets only "
-            "HOME, PATH, USER... otherwise)",
-            negative=(),
-        ),
-    ] = None,
-    env_pass: Annotated[
-        list[str] | None,
-        Parameter(help="stdio: pass this variable of yours on to the server (repeatable)", negative=()),
-    ] = None,
-    mcp_config: Annotated[
-        Path | None,
-        Parameter(
-            help="review every server of an MCP client's mcpServers JSON file (Claude Desktop, Cursor, "
-            "VS Code, FastMCP); ${VAR} references are read from the environment"
-        ),
-    ] = None,
-    server: ConfigServers = None,
-    concurrency: Annotated[int, Parameter(help="with --mcp-config: servers reviewed at once (1-16)")] = 4,
+    given: ReviewArguments = _REVIEW_DEFAULTS,
 ) -> int:
     """Review an MCP server as a host would: admission, header policy, disclosure, pages, one call.
 
@@ -339,118 +244,163 @@ def review(
     --demo. Exit 0 when the review ran, 1 with --strict when anything was rejected or failed,
     2 when the server could not be reviewed.
     """
-    if json_schema:
+    if given.json_schema:
         from importlib.resources import files
 
         _out().write(
             (files("agent_connector_sdk") / "schemas" / "review-report.schema.json").read_text("utf-8")
         )
         return 0
-    if timeout <= 0:
+    plan = _plan_review(target, given)  # every argument and file error, before the host stack loads
+    out = _out()
+    pin = given.pin
+    if given.descriptor:
+        report = _review_descriptor_files(given.descriptor, given.emit_tests, plan.profile)
+        pin = None  # descriptor files disclose nothing: there is no source to pin
+    else:
+        from agent_connector_sdk.review.live import quiet_sdk_loggers
+
+        options = _review_options(given, plan)
+        if given.mcp_config is not None:
+            with quiet_sdk_loggers():
+                return _review_mcp_config(given, given.mcp_config, options, plan, out)
+        if given.demo:
+            report = _review_demo(options, json_output=given.json_output)
+        else:
+            assert plan.reviewed is not None  # exactly one source was given, and it is not --demo
+            report = _review_live(plan.reviewed, options)
+    return _finish(
+        report,
+        out,
+        json_output=given.json_output,
+        strict=given.strict,
+        descriptors=given.descriptors,
+        pin=pin,
+        contract=plan.contract,
+    )
+
+
+@dataclass(frozen=True)
+class _ReviewPlan:
+    """``review``'s arguments, parsed and checked (nothing has connected to anything yet)."""
+
+    profile: Profile
+    headers: dict[str, str]
+    arguments: dict[str, Any] | None
+    server_env: dict[str, str]
+    contract: _ContractOutputs
+    reviewed: Target | None
+
+
+def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
+    """Every argument and file error of ``review``, each one line (exit 2), in this order."""
+    if given.timeout <= 0:
         raise CliError("--timeout must be a positive number of seconds")
-    if not deadline > 0:  # also refuses NaN
+    if not given.deadline > 0:  # also refuses NaN
         raise CliError("--deadline must be a positive number of seconds")
-    sources = sum([bool(target), stdio is not None, bool(descriptor), demo, mcp_config is not None])
-    if sources != 1:
+    stdio, config = given.stdio is not None, given.mcp_config is not None
+    if sum([bool(target), stdio, bool(given.descriptor), given.demo, config]) != 1:
         raise CliError(
             "review needs exactly one of: URL, --stdio COMMAND (or -- COMMAND), --mcp-config FILE, "
             "--descriptor FILE, --demo"
         )
-    _check_config_options(mcp_config, server, concurrency, call=call, pin=pin)
-    if emit_tests is not None and not descriptor:
+    _check_config_options(given.mcp_config, given.server, given.concurrency, call=given.call, pin=given.pin)
+    if given.emit_tests is not None and not given.descriptor:
         raise CliError("--emit-tests needs --descriptor FILE")
-    if arguments is not None and call is None:
+    if given.arguments is not None and given.call is None:
         raise CliError("--arguments needs --call NAME")
-    parsed_arguments = _parse_arguments(arguments)
-    server_env = _server_environment(
-        env, env_pass, stdio_target=stdio is not None or _is_command(target) or mcp_config is not None
-    )
+    arguments = _parse_arguments(given.arguments)
+    stdio_target = given.stdio is not None or _is_command(target) or given.mcp_config is not None
+    server_env = _server_environment(given.env, given.env_pass, stdio_target=stdio_target)
     # The host profile: spec MUST rules reject in both; project rules (the README's rule table) are
     # findings by default and rejections with --strict.
-    profile: Profile = "strict" if strict else "default"
-    headers = _parse_headers(header or [])
-    if (approve or fail_on_any_drift) and lock is None:
+    profile: Profile = "strict" if given.strict else "default"
+    headers = _parse_headers(given.header or [])
+    if (given.approve or given.fail_on_any_drift) and given.lock is None:
         raise CliError("--approve and --fail-on-any-drift need --lock FILE")
-    if approve and write_lock is not None:
+    if given.approve and given.write_lock is not None:
         raise CliError("--approve updates the --lock file: it does not go with --write-lock")
-    if (approve or fail_on_any_drift) and mcp_config is not None:
+    if (given.approve or given.fail_on_any_drift) and given.mcp_config is not None:
         raise CliError("--approve and --fail-on-any-drift review one server: not with --mcp-config")
-    out = _out()
     contract = _ContractOutputs(
-        lock=_read_lock(lock) if lock is not None else None,
-        lock_file=lock,
-        write_lock=write_lock,
-        sarif=sarif,
-        approve=tuple(approve or ()),
-        any_drift=fail_on_any_drift,
+        lock=_read_lock(given.lock) if given.lock is not None else None,
+        lock_file=given.lock,
+        write_lock=given.write_lock,
+        sarif=given.sarif,
+        approve=tuple(given.approve or ()),
+        any_drift=given.fail_on_any_drift,
     )
-
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
-    reviewed = _reviewed_target(target, stdio) if target or stdio is not None else None
-    if descriptor:
-        from agent_connector_sdk.cli.sources import load_descriptors
-        from agent_connector_sdk.review.offline import emit_failure_tests, review_descriptors
-        from agent_connector_sdk.review.wording import count
+    reviewed = _reviewed_target(target, given.stdio) if target or given.stdio is not None else None
+    return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed)
 
-        paths = [str(path) for path in descriptor]
-        loaded = [item for path in paths for item in load_descriptors(path)]
-        report = review_descriptors(loaded, address=", ".join(paths), profile=profile)
-        if emit_tests is not None:
-            written = emit_failure_tests(report, emit_tests)
-            print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
-        pin = None  # descriptor files disclose nothing: there is no source to pin
-    else:
-        from agent_connector_sdk.review.live import ReviewOptions, quiet_sdk_loggers, review_server
 
-        options = ReviewOptions(
-            profile=profile,
-            timeout=timeout,
-            deadline=deadline,
-            headers=headers,
-            token=token,
-            search_patterns=tuple(search or (".*",)),
-            call=call,
-            arguments=parsed_arguments,
-            source_pins=_read_pins(pins) if pins is not None else None,
-            env=server_env,
-        )
-        if mcp_config is not None:
-            from agent_connector_sdk.cli.config_review import run_config_review
+def _review_options(given: ReviewArguments, plan: _ReviewPlan) -> ReviewOptions:
+    """How to review a server: the profile, timeouts, credentials, search patterns, one call, pins."""
+    from agent_connector_sdk.review.live import ReviewOptions
 
-            with quiet_sdk_loggers():
-                return run_config_review(
-                    mcp_config,
-                    server or [],
-                    options,
-                    extra_env=server_env,
-                    concurrency=concurrency,
-                    out=out,
-                    console=_console(out),
-                    json_output=json_output,
-                    strict=strict,
-                    descriptors=descriptors,
-                    lock=lock,
-                    write_lock=write_lock,
-                    sarif=sarif,
-                )
-        if demo:
-            report = _review_demo(options, json_output=json_output)
-        else:
-            import anyio
-
-            assert reviewed is not None  # exactly one source was given, and it is not --demo
-            with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
-                options = ReviewOptions(**{**options.__dict__, "progress": hook})
-                report = anyio.run(review_server, reviewed, options)
-    return _finish(
-        report,
-        out,
-        json_output=json_output,
-        strict=strict,
-        descriptors=descriptors,
-        pin=pin,
-        contract=contract,
+    return ReviewOptions(
+        profile=plan.profile,
+        timeout=given.timeout,
+        deadline=given.deadline,
+        headers=plan.headers,
+        token=given.token,
+        search_patterns=tuple(given.search or (".*",)),
+        call=given.call,
+        arguments=plan.arguments,
+        source_pins=_read_pins(given.pins) if given.pins is not None else None,
+        env=plan.server_env,
     )
+
+
+def _review_descriptor_files(
+    paths: Sequence[Path], emit_tests: Path | None, profile: Profile
+) -> ReviewReport:
+    """``review --descriptor FILE… [--emit-tests PATH]``: the offline review of the files."""
+    from agent_connector_sdk.cli.sources import load_descriptors
+    from agent_connector_sdk.review.offline import emit_failure_tests, review_descriptors
+    from agent_connector_sdk.review.wording import count
+
+    names = [str(path) for path in paths]
+    loaded = [item for name in names for item in load_descriptors(name)]
+    report = review_descriptors(loaded, address=", ".join(names), profile=profile)
+    if emit_tests is not None:
+        written = emit_failure_tests(report, emit_tests)
+        print(f"wrote {emit_tests} ({count(written, 'failure case')})", file=sys.stderr)
+    return report
+
+
+def _review_mcp_config(
+    given: ReviewArguments, config: Path, options: ReviewOptions, plan: _ReviewPlan, out: TextIO
+) -> int:
+    """``review --mcp-config FILE``: every (or each ``--server``) server of the file; the exit code."""
+    from agent_connector_sdk.cli.config_review import run_config_review
+
+    return run_config_review(
+        config,
+        given.server or [],
+        options,
+        extra_env=plan.server_env,
+        concurrency=given.concurrency,
+        out=out,
+        console=_console(out),
+        json_output=given.json_output,
+        strict=given.strict,
+        descriptors=given.descriptors,
+        lock=given.lock,
+        write_lock=given.write_lock,
+        sarif=given.sarif,
+    )
+
+
+def _review_live(reviewed: Target, options: ReviewOptions) -> ReviewReport:
+    """The review of a running server (its URL or stdio command), with a progress bar on a terminal."""
+    import anyio
+
+    from agent_connector_sdk.review.live import quiet_sdk_loggers, review_server
+
+    with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
+        return anyio.run(review_server, reviewed, replace(options, progress=hook))
 
 
 @dataclass(frozen=True)
@@ -546,293 +496,84 @@ def _write_pins(report: ReviewReport, path: Path) -> None:
     print(f"wrote {path} ({count(pinned, 'pinned tool')})", file=sys.stderr)
 
 
-_DEMO_CALL = ("search_evidence", {"query": "routing audit", "region": "Zürich west", "limit": 3})
-
-
-def _review_demo(options: Any, *, json_output: bool) -> ReviewReport:
+def _review_demo(options: ReviewOptions, *, json_output: bool) -> ReviewReport:
     """``review --demo``: the lab on 127.0.0.1:<ephemeral> with the operator's demo token, one
     disclosed + admitted + validated call of ``search_evidence``, then stop."""
-    import anyio
-    import uvicorn
+    from agent_connector_sdk.review.demo import demo_review_options, running_contract_lab
 
-    from agent_connector_sdk.cli.serve import bind_socket, one_line_logging
-    from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
-    from agent_connector_sdk.review.live import ReviewOptions, quiet_sdk_loggers, review_server
-    from agent_connector_sdk.review.report import Target
-
-    one_line_logging()
-    sock = bind_socket("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/mcp"
-    server = uvicorn.Server(
-        uvicorn.Config(lab_service_app(), log_level="warning", lifespan="on", log_config=None)
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="contract-lab", daemon=True)
-    thread.start()
-    try:
-        while not server.started:
-            if not thread.is_alive():
-                raise CliError("the contract lab did not start")
-            threading.Event().wait(0.02)
+    with running_contract_lab() as url:
         if not json_output:
             print(f"contract lab started at {url} (operator demo token); reviewing it", file=sys.stderr)
-        call, arguments = (options.call, options.arguments) if options.call is not None else _DEMO_CALL
-        demo_options = ReviewOptions(
-            **{
-                **options.__dict__,
-                "token": options.token or OPERATOR_TOKEN,
-                "call": call,
-                "arguments": arguments,
-            }
-        )
-        with quiet_sdk_loggers(), _progress("reading disclosures") as hook:
-            demo_options = ReviewOptions(**{**demo_options.__dict__, "progress": hook})
-            return anyio.run(review_server, Target(kind="http", address=url), demo_options)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+        return _review_live(_target("http", url), demo_review_options(options))
 
 
 # ---------------------------------------------------------------------------------------- serve
 @app.command
-def serve(
-    *,
-    openapi: Annotated[
-        Path | None,
-        Parameter(help="serve this OpenAPI 3.0/3.1 document (JSON or YAML) instead of the contract lab"),
-    ] = None,
-    upstream: Annotated[
-        str | None, Parameter(help="base URL the OpenAPI tools call (default: the document's servers[0].url)")
-    ] = None,
-    host: Host = "127.0.0.1",
-    port: Port = 8000,
-    no_auth: Annotated[
-        bool, Parameter(help="lab: serve without the demo bearer tokens", negative=())
-    ] = False,
-    state: Annotated[
-        str | None,
-        Parameter(
-            help="run as one replica sharing this state (memory:// or redis://HOST:PORT/DB; "
-            "default: $AGENT_CONNECTOR_STATE); see docs/deploy.md"
-        ),
-    ] = None,
-    replica_id: ReplicaId = None,
-    upstream_errors: Annotated[
-        Literal["generic", "echo"],
-        Parameter(
-            help="--openapi: what a caller learns when the upstream answers an error status: "
-            "generic (the status only; the body goes to the log, bounded) or echo (also a bounded "
-            "excerpt of the body, which may carry secrets)"
-        ),
-    ] = "generic",
-    auth_config: Annotated[
-        Path | None,
-        Parameter(
-            help="--openapi: a TOML file whose [auth] table turns on JWT authentication (JWKS URL or "
-            "public key file, issuer, audience) and scopes per tool; see docs/gateway.md"
-        ),
-    ] = None,
-    trusted_proxies: Annotated[
-        list[str] | None,
-        Parameter(
-            help="addresses or CIDR blocks of proxies in front of this server (e.g. the nginx host): "
-            "only their X-Forwarded-For names the caller for rate limits and in-flight caps; "
-            "everyone else is keyed by peer address"
-        ),
-    ] = None,
-    read_timeout: Annotated[
-        float, Parameter(help="seconds a connection may take to send a request's headers, and its body")
-    ] = 10.0,
-    max_in_flight: Annotated[int, Parameter(help="requests served at once (more: HTTP 503)")] = 64,
-    max_in_flight_per_caller: Annotated[
-        int, Parameter(help="requests one caller may have in flight (more: HTTP 429)")
-    ] = 8,
-    max_upstream_bytes: Annotated[
-        int,
-        Parameter(
-            help="--openapi: largest upstream answer a tool reads, in decoded bytes (default 8 MiB); "
-            "a larger one is an upstream_too_large error result"
-        ),
-    ] = _DEFAULT_MAX_UPSTREAM_BYTES,
-    allow_duplicate_operation_ids: Annotated[
-        bool,
-        Parameter(
-            help="--openapi: serve a document that reuses an operationId (refused by default: OpenAPI "
-            "requires uniqueness); every tool derived from the ID inherits its [auth.require] scopes",
-            negative=(),
-        ),
-    ] = False,
-    strict_refs: Annotated[
-        bool,
-        Parameter(
-            help="--openapi: refuse the whole document when a $ref resolves to nothing (default: leave "
-            "out only the operations that reach one, each named in a warning)",
-            negative=(),
-        ),
-    ] = False,
-    insecure_open_bind: Annotated[
-        bool,
-        Parameter(
-            help="serve WITHOUT authentication on a non-loopback --host: anyone who can reach the "
-            "address may call every tool, and no Host/Origin check applies (refused otherwise)",
-            negative=(),
-        ),
-    ] = False,
-) -> int:
+def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     """Serve gated MCP tools behind search, with schema disclosure, over Streamable HTTP.
 
     Default: the contract lab, every gate visible, bearer auth with two documented demo tokens
     (analyst: lab-analyst-demo-token, operator: lab-operator-demo-token); refuses a non-loopback
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
-    if not 0 <= port <= 65535:
-        raise CliError(f"--port must be between 0 and 65535 (got {port})")
-    if upstream is not None and openapi is None:
-        raise CliError("--upstream only applies with --openapi")
-    if upstream_errors != "generic" and openapi is None:
-        raise CliError("--upstream-errors only applies with --openapi")
-    if auth_config is not None and openapi is None:
-        raise CliError("--auth-config only applies with --openapi")
-    openapi_only = {
-        "--max-upstream-bytes": max_upstream_bytes != _DEFAULT_MAX_UPSTREAM_BYTES,
-        "--allow-duplicate-operation-ids": allow_duplicate_operation_ids,
-        "--strict-refs": strict_refs,
-    }
-    for option, given in openapi_only.items():
-        if given and openapi is None:
-            raise CliError(f"{option} only applies with --openapi")
-    if max_upstream_bytes < 1:
-        raise CliError(f"--max-upstream-bytes must be a positive number of bytes (got {max_upstream_bytes})")
-    if not 0 < read_timeout <= 3600:
-        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {read_timeout:g})")
-    if openapi is not None:
-        require_readable_file(openapi)  # a mistyped path answers before the server stack loads
-    from agent_connector_sdk.cli.serve import (
-        bind_socket,
-        build_openapi_app,
-        built_to_last,
-        is_loopback,
-        log_disclosure_read_path,
-        one_line_logging,
-        run_server,
-    )
-    from agent_connector_sdk.mcp.server.completion import trusted_networks
-    from agent_connector_sdk.mcp.server.entry import RequestBounds
+    _check_serve_arguments(given)  # a mistyped option or path answers before the server stack loads
+    from agent_connector_sdk.cli.sources import load_openapi
+    from agent_connector_sdk.serving.assembly import ServeSettings, build_served_app, request_bounds
+    from agent_connector_sdk.serving.openapi_app import log_disclosure_read_path
+    from agent_connector_sdk.serving.process import bind_socket, is_loopback, one_line_logging, run_server
 
-    for proxy in trusted_proxies or ():
-        try:
-            trusted_networks([proxy])
-        except ValueError:
-            shown = json.dumps(proxy)[:80]
-            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
-    try:
-        bounds = RequestBounds(
-            max_in_flight=max_in_flight,
-            max_in_flight_per_caller=max_in_flight_per_caller,
-            body_timeout_seconds=read_timeout,
-            trusted_proxies=tuple(trusted_proxies or ()),
-        )
-    except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
-        raise CliError(f"--{str(error).replace('_', '-')}") from None
-    if upstream is not None:
-        parts = urlsplit(upstream)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise CliError(f"--upstream {json.dumps(upstream)[:80]} is not an http(s) URL")
-    lab_with_tokens = openapi is None and not no_auth
-    if lab_with_tokens and not is_loopback(host):
-        raise CliError(
-            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
-            "(or --no-auth with --insecure-open-bind)"
-        )
-    unauthenticated = (openapi is None and no_auth) or (openapi is not None and auth_config is None)
-    if insecure_open_bind and not unauthenticated:
-        raise CliError("--insecure-open-bind only applies to a server without authentication")
-    if unauthenticated and not is_loopback(host) and not insecure_open_bind:
-        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
-        # it, and FastMCP's Host/Origin check only guards loopback binds.
-        raise CliError(
-            f"refusing to bind {host} without authentication: "
-            + ("pass --auth-config FILE (see docs/gateway.md), " if openapi is not None else "")
-            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
-        )
-    from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state.config import state_url_from_env
-
-    shared = state if state is not None else state_url_from_env()
+    settings = ServeSettings(**asdict(given))
+    bounds = request_bounds(settings)
     out = _out()
     one_line_logging()
-    try:
-        if openapi is not None:
-            from agent_connector_sdk.cli.sources import load_openapi
-
-            with built_to_last():  # ~25 % of a large document's start-up was the collector's
-                app_, tools = build_openapi_app(
-                    load_openapi(str(openapi)),
-                    upstream=upstream,
-                    state=shared,
-                    replica_id=replica_id,
-                    upstream_errors=upstream_errors,
-                    request_bounds=bounds,
-                    auth=_auth_settings(auth_config),
-                    max_upstream_bytes=max_upstream_bytes,
-                    allow_duplicate_operation_ids=allow_duplicate_operation_ids,
-                    strict_refs=strict_refs,
-                )
-            from agent_connector_sdk.cli.render import count
-
-            what = f"{count(tools, 'OpenAPI tool')} behind search"
-        else:
-            from agent_connector_sdk.demo.lab_service import lab_service_app
-
-            app_ = lab_service_app(
-                demo_tokens=not no_auth,
-                state=shared,
-                replica_id=replica_id,
-                trusted_proxies=bounds.trusted_proxies,
-                request_bounds=bounds,
-            )
-    except StateConfigError as error:
-        raise CliError(f"--state: {error.message}") from None
-    except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
-        raise CliError(str(error)) from None
-    if openapi is None:
-        from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
-
-        what = "the contract lab behind search"
-        if not no_auth:
-            what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
-    sock = bind_socket(host, port)  # first: a busy port is the one line a user sees, nothing before it
-    log_disclosure_read_path(app_)
+    served = build_served_app(settings, bounds, load_openapi)
+    sock = bind_socket(given.host, given.port)  # first: a busy port is the one line a user sees
+    log_disclosure_read_path(served.app)
 
     def announce(url: str) -> None:
-        print(f"serving {what} at {url}", file=out, flush=True)
-        if insecure_open_bind and not is_loopback(host):
+        print(f"serving {served.what} at {url}", file=out, flush=True)
+        if given.insecure_open_bind and not is_loopback(given.host):
             print(
-                f"WARNING: no authentication on {host} (--insecure-open-bind): anyone who can reach it "
-                "may call every tool",
+                f"WARNING: no authentication on {given.host} (--insecure-open-bind): anyone who can reach "
+                "it may call every tool",
                 file=sys.stderr,
                 flush=True,
             )
 
     try:
-        run_server(app_, sock, announce, read_timeout_seconds=read_timeout)
+        run_server(served.app, sock, announce, read_timeout_seconds=given.read_timeout)
     finally:
         sock.close()
     return 0
 
 
-def _auth_settings(path: Path | None) -> Any:
-    """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
-    if path is None:
-        return None
-    from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway.auth import load_auth_file
-
-    try:
-        return load_auth_file(path)
-    except GatewayError as error:
-        raise CliError(f"--auth-config: {error.message}") from None
+def _check_serve_arguments(given: ServeArguments) -> None:
+    """``serve``'s argument and file errors that need no server stack, each one line (exit 2)."""
+    if not 0 <= given.port <= 65535:
+        raise CliError(f"--port must be between 0 and 65535 (got {given.port})")
+    without_openapi = given.openapi is None
+    if given.upstream is not None and without_openapi:
+        raise CliError("--upstream only applies with --openapi")
+    if given.upstream_errors != "generic" and without_openapi:
+        raise CliError("--upstream-errors only applies with --openapi")
+    if given.auth_config is not None and without_openapi:
+        raise CliError("--auth-config only applies with --openapi")
+    openapi_only = {
+        "--max-upstream-bytes": given.max_upstream_bytes != DEFAULT_MAX_UPSTREAM_BYTES,
+        "--allow-duplicate-operation-ids": given.allow_duplicate_operation_ids,
+        "--strict-refs": given.strict_refs,
+    }
+    for option, used in openapi_only.items():
+        if used and without_openapi:
+            raise CliError(f"{option} only applies with --openapi")
+    if given.max_upstream_bytes < 1:
+        raise CliError(
+            f"--max-upstream-bytes must be a positive number of bytes (got {given.max_upstream_bytes})"
+        )
+    if not 0 < given.read_timeout <= 3600:
+        raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {given.read_timeout:g})")
+    if given.openapi is not None:
+        require_readable_file(given.openapi)
 
 
 # ------------------------------------------------------------------------------------- disclose

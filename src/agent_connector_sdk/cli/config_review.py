@@ -1,8 +1,9 @@
 """``review --mcp-config FILE``: read the configuration, review it, render and write the outputs.
 
-The reviewing and the report are :mod:`agent_connector_sdk.review.config_report`; this module reads
-the file, prints the reports and one summary table across the servers, and writes the SARIF log and
-the lock file (an entry per server, keyed by the address as the file writes it).
+The reviewing is :mod:`agent_connector_sdk.review.config_review`, the report
+:mod:`agent_connector_sdk.review.config_report`; this module reads the file, prints the reports and one
+summary table across the servers, and writes the SARIF log and the lock file (an entry per server,
+keyed by the address as the file writes it).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from agent_connector_sdk.review.config_report import (
     build_config_report,
     compare_rows_with_lock,
     config_sarif_log,
-    review_configured,
 )
+from agent_connector_sdk.review.config_review import review_configured
 from agent_connector_sdk.review.live import ReviewOptions
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -128,7 +129,7 @@ def run_config_review(
     if sarif is not None:
         import json
 
-        from agent_connector_sdk.cli.errors import write_operator_file
+        from agent_connector_sdk.cli.operator_files import write_operator_file
 
         text = sanitize_json(json.dumps(config_sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
         write_operator_file(sarif, text, "SARIF file")

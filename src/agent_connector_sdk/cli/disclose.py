@@ -12,8 +12,7 @@ from typing import Any
 import anyio
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.cli.serve import SEARCH_TOOL_NAMES, document_refusal
-from agent_connector_sdk.cli.sources import count_operations, document_info
+from agent_connector_sdk.cli.sources import count_operations
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     OpenAPIOperationTool,
@@ -31,6 +30,8 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_manifest,
     reconstruct_schema,
 )
+from agent_connector_sdk.serving.openapi_app import SEARCH_TOOL_NAMES, document_refusal
+from agent_connector_sdk.serving.openapi_document import document_info
 
 __all__ = ["DisclosureRun", "Refusal", "build_disclosures", "verify_disclosure", "write_disclosures"]
 

@@ -1,40 +1,21 @@
-"""One clear line for every way a command cannot do its job (exit code 2), never a traceback.
+"""The CLI's error family: one clear line for every way a command cannot do its job (exit code 2),
+never a traceback.
 
-:class:`CliError` is what commands raise for bad input; :func:`explain_unreachable` turns the host's
-error for a failed exchange (decided by its class: the host translated it once) into one sentence a
-person can act on (refused, timed out, TLS, wrong path, not an MCP endpoint, an HTTP error with the
-server's own words, a protocol version this host does not speak). The server's words (an HTTP error
-body's message, a JSON-RPC error message, the versions it offers) are quoted sanitized and capped
-(:func:`~agent_connector_sdk.sanitize.sanitize_text`), so they can neither draw on the terminal nor
-flood it; a refusal of this host's own (a bound) is never blamed on the server.
+:class:`CliError` is what commands raise for bad input; :class:`ServerUnavailable` says a server could
+not be reviewed at all, in the one sentence
+:func:`~agent_connector_sdk.review.unreachable.explain_unreachable` makes of the host's error. Files an
+operator names are read and written by :mod:`agent_connector_sdk.cli.operator_files`.
 """
 
 from __future__ import annotations
 
-import ssl
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, TypeVar
+from typing import Final, Literal
 
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.sanitize import sanitize_text
 
-if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
-    from agent_connector_sdk.mcp.host.errors import ProtocolError
-
-__all__ = [
-    "CliCategory",
-    "CliError",
-    "ServerUnavailable",
-    "explain_unreachable",
-    "iter_causes",
-    "read_operator_file",
-    "write_operator_file",
-]
+__all__ = ["CliCategory", "CliError", "ServerUnavailable"]
 
 EXIT_USAGE: Final = 2
-
-_T = TypeVar("_T")
 
 CliCategory = Literal["usage", "server_unavailable"]
 
@@ -54,174 +35,7 @@ class CliError(AgentConnectorError):
 
 
 class ServerUnavailable(CliError):
-    """The server could not be reviewed at all (see :func:`explain_unreachable`); ``server_unavailable``."""
+    """The server could not be reviewed at all (one sentence saying why); ``server_unavailable``."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, category="server_unavailable")
-
-
-_WORDS: Final = 200  # characters of the server's own words quoted in one line
-
-
-def iter_causes(error: BaseException) -> Iterator[BaseException]:
-    """``error`` and everything it was raised from or during, exception groups flattened."""
-    seen: set[int] = set()
-    stack = [error]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
-        for linked in (current.__cause__, current.__context__):
-            if linked is not None:
-                stack.append(linked)
-
-
-def _quote(words: str | None) -> str:
-    return f": {sanitize_text(words, _WORDS)}" if words else ""
-
-
-def _http_error(target: str, status: int, words: str | None, credentials: bool = False) -> str:
-    """``target answered HTTP <status>: <the server's words>`` and, where it helps, what to try
-    (``credentials``: a token or an Authorization header was sent, so it was the one refused)."""
-    said = _quote(words)
-    if status == 401 and credentials:
-        return f"{target} answered HTTP 401 (unauthorized){said}; the credentials sent were refused"
-    if status == 401:
-        return f"{target} answered HTTP 401 (unauthorized){said}; pass credentials with --token or --header"
-    if status == 403 and not words:
-        return f"{target} answered HTTP 403 (forbidden): check the credentials and the address used"
-    if status == 404:
-        return f"{target} answered HTTP 404{said or ' Not Found'} (wrong path? FastMCP serves /mcp)"
-    return f"{target} answered HTTP {status}{said}"
-
-
-def _protocol_failure(error: ProtocolError, target: str, timeout: float, credentials: bool) -> str | None:
-    """The sentence for one of the host's protocol families (decided by class, never by message)."""
-    from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
-
-    from agent_connector_sdk.mcp.host.errors import (
-        HttpStatusError,
-        JsonRpcError,
-        MalformedResponse,
-        TransportFailure,
-        UnsupportedVersion,
-    )
-
-    ours = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
-    if isinstance(error, UnsupportedVersion):
-        theirs = sanitize_text(error.offered, 120)
-        return f"{target} speaks MCP protocol version {theirs}; this host speaks {ours}"
-    if isinstance(error, HttpStatusError):
-        return _http_error(target, error.status, error.words, credentials)
-    if isinstance(error, JsonRpcError):
-        if error.code == -32022:  # UnsupportedProtocolVersion, with data.supported
-            data = error.data if isinstance(error.data, dict) else {}
-            theirs = sanitize_text(data.get("supported", "?"), 120)
-            return f"{target} supports MCP protocol versions {theirs}; this host speaks {ours}"
-        words = f"JSON-RPC error {error.code}{_quote(error.message)}"
-        if error.http_status is not None:
-            return _http_error(target, error.http_status, words, credentials)
-        return f"{target} refused the session: {words}"
-    if isinstance(error, MalformedResponse):
-        if error.content_type is not None:
-            shown = sanitize_text(error.content_type or "no content type", 120)
-            return f"not an MCP endpoint: {target} answered with {shown}, not JSON-RPC"
-        return f"{target} sent an answer this host cannot read ({sanitize_text(error.message, 300)})"
-    if isinstance(error, TransportFailure) and error.code == -32001:
-        return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
-    if isinstance(error, TransportFailure) and error.code == -32000:
-        return f"the connection to {target} closed before an answer arrived"
-    return None
-
-
-def explain_unreachable(
-    error: BaseException, *, target: str, timeout: float, credentials: bool = False
-) -> str:
-    """One sentence saying why ``target`` could not be reviewed: by the class of the host's error
-    (an HTTP status with the server's own words, a JSON-RPC error, a version mismatch, an answer that
-    is not JSON-RPC), else by the transport exception underneath (refused, DNS, TLS, timed out,
-    program not found). The server's words are quoted sanitized and capped."""
-    import httpx2
-
-    from agent_connector_sdk.mcp.host.errors import ProtocolError, TransportFailure
-
-    causes = list(iter_causes(error))
-    for cause in causes:
-        if isinstance(cause, ProtocolError):
-            sentence = _protocol_failure(cause, target, timeout, credentials)
-            if sentence is not None:
-                return sentence
-    for cause in causes:
-        if isinstance(cause, ssl.SSLError | ssl.CertificateError):
-            return f"TLS failed for {target}: {type(cause).__name__} (is it https with a valid certificate?)"
-    for cause in causes:
-        if isinstance(cause, ConnectionRefusedError):
-            return f"connection refused: nothing is listening at {target}"
-        if isinstance(cause, OSError) and cause.errno in (-2, -3, -5):  # EAI_NONAME, EAI_AGAIN, EAI_NODATA
-            return f"cannot resolve the host of {target}"
-    for cause in causes:
-        if isinstance(cause, TimeoutError | httpx2.TimeoutException):
-            return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
-    for cause in causes:
-        if isinstance(cause, httpx2.ConnectError | httpx2.NetworkError):
-            return f"cannot connect to {target}: {type(cause).__name__}"
-    for cause in causes:
-        if isinstance(cause, FileNotFoundError):
-            return f"cannot start {target}: program not found (is it installed and on PATH?)"
-        if isinstance(cause, PermissionError):
-            return f"cannot start {target}: permission denied (is the program executable?)"
-    for cause in causes:
-        if isinstance(cause, TransportFailure):
-            return f"the connection to {target} failed: {sanitize_text(cause.message, 200)}"
-    return f"cannot review {target}: {type(error).__name__}"
-
-
-def unreadable_file(path: Path, error: OSError) -> CliError:
-    """The one line for an input file that cannot be read (missing, a directory, no permission)."""
-    if isinstance(error, FileNotFoundError):
-        return CliError(f"{path}: no such file")
-    if isinstance(error, IsADirectoryError):
-        return CliError(f"{path}: is a directory, not a file")
-    return CliError(f"{path}: cannot read ({_os_reason(error)})")
-
-
-def require_readable_file(path: Path) -> None:
-    """Fail on an input file that cannot be opened, before a command loads its heavy stack (the file
-    is read again, whole, where it is parsed; this only opens it)."""
-    try:
-        with path.open("rb"):
-            pass
-    except OSError as error:
-        raise unreadable_file(path, error) from None
-
-
-def read_operator_file(path: Path, what: str, parse: Callable[[bytes], _T]) -> _T:
-    """A file the operator named (a pin file, a contract lock, ...), parsed by its format's own reader.
-
-    Unreadable, or refused by ``parse`` (its format's error: a value-free message), is one line naming
-    the file and why, as a usage error (exit 2).
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise CliError(f"{path}: cannot read the {what} ({_os_reason(error)})") from None
-    try:
-        return parse(data)
-    except AgentConnectorError as error:  # PinFileError, LockFileError, ...
-        raise CliError(f"{path}: {error.message}") from None
-
-
-def write_operator_file(path: Path, text: str, what: str) -> None:
-    """Write a file the operator named (UTF-8); unwritable: one line naming the file and why (exit 2)."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise CliError(f"{path}: cannot write the {what} ({_os_reason(error)})") from None
-
-
-def _os_reason(error: OSError) -> str:
-    return error.strerror or type(error).__name__

@@ -33,7 +33,8 @@ from cyclopts import Parameter
 
 from agent_connector_sdk.cli._options import ConfigServers, Host, Namespace, Port, ReplicaId
 from agent_connector_sdk.cli._output import current_output
-from agent_connector_sdk.cli.errors import CliError, require_readable_file
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import require_readable_file
 from agent_connector_sdk.sanitize import sanitize_json, sanitize_text
 
 __all__ = ["gateway", "render_evidence"]
@@ -112,9 +113,9 @@ def gateway(
         raise CliError("--strict only applies with --check")
     if config is not None:
         require_readable_file(config)  # a mistyped path answers before the gateway stack loads
-    from agent_connector_sdk.cli.serve import bind_socket, is_loopback, one_line_logging, run_server
     from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
     from agent_connector_sdk.gateway.config import check_credentials
+    from agent_connector_sdk.serving.process import bind_socket, is_loopback, one_line_logging, run_server
 
     try:
         extra = tuple(parse_child(text) for text in child or ()) + _configured_children(mcp_config, server)

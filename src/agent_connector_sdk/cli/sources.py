@@ -13,13 +13,12 @@ from typing import Any, Final
 
 import yaml  # type: ignore[import-untyped]
 
-from agent_connector_sdk.cli.errors import CliError, unreadable_file
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.operator_files import unreadable_file
 from agent_connector_sdk.connectors.sources import OpenAPISource, load_github_extract
 
 __all__ = [
-    "concrete_server_url",
     "count_operations",
-    "document_info",
     "load_descriptors",
     "load_openapi",
     "read_structured",
@@ -166,27 +165,6 @@ def count_operations(document: Mapping[str, Any]) -> int:
         if isinstance(item, Mapping)
         for method in item
         if isinstance(method, str) and method.lower() in _HTTP_METHODS
-    )
-
-
-def concrete_server_url(document: Mapping[str, Any]) -> str | None:
-    """The document's ``servers[0].url`` when it is a concrete absolute URL (no ``{variables}``)."""
-    servers = document.get("servers")
-    first = servers[0] if isinstance(servers, list) and servers else None
-    url = first.get("url") if isinstance(first, Mapping) else None
-    if isinstance(url, str) and url.startswith(("http://", "https://")) and "{" not in url:
-        return url
-    return None
-
-
-def document_info(document: Mapping[str, Any]) -> tuple[str, str | None]:
-    """``(title, version)`` from the document's ``info`` (``serverInfo`` of the served tools)."""
-    info = document.get("info")
-    title = info.get("title") if isinstance(info, Mapping) else None
-    version = info.get("version") if isinstance(info, Mapping) else None
-    return (
-        title if isinstance(title, str) and title else "OpenAPI",
-        str(version) if isinstance(version, str | int | float) else None,
     )
 
 

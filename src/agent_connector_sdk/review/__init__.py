@@ -7,15 +7,19 @@ arguments and renders.
   (pure).
 - :mod:`~agent_connector_sdk.review.live`: the I/O-driving part — a review of a running server over
   one host session (HTTP or stdio); :mod:`~agent_connector_sdk.review.enumeration` (every tool behind
-  a capped search) and :mod:`~agent_connector_sdk.review.stdio_server` (a stdio server's environment
-  and the stderr line worth quoting) serve it.
+  a capped search), :mod:`~agent_connector_sdk.review.stdio_server` (a stdio server's environment and
+  the stderr line worth quoting) and :mod:`~agent_connector_sdk.review.unreachable` (why a server
+  could not be reviewed, in one sentence) serve it; :mod:`~agent_connector_sdk.review.demo` runs the
+  contract lab for ``review --demo``.
 - :mod:`~agent_connector_sdk.review.offline`: the review of descriptor files, and the failure tests
   it can emit.
 - :mod:`~agent_connector_sdk.review.lock`, :mod:`~agent_connector_sdk.review.sarif`,
   :mod:`~agent_connector_sdk.review.pins`: shaping the report into its contract outputs (lock
   comparison and approvals, SARIF 2.1.0, source pins) — pure; the CLI writes the files.
-- :mod:`~agent_connector_sdk.review.config_report` with :mod:`~agent_connector_sdk.review.configured`:
-  every server of an MCP client's configuration, reviewed at once, as one report.
+- :mod:`~agent_connector_sdk.review.config_review` (the reviews, at once) and
+  :mod:`~agent_connector_sdk.review.config_report` (one report, pure), over the servers of
+  :mod:`~agent_connector_sdk.review.configured`: every server of an MCP client's configuration.
+- :mod:`~agent_connector_sdk.review.wording`: ``count`` and ``short_json``, shared with the renderer.
 
 Nothing here imports from ``agent_connector_sdk.cli`` but its error family (``cli.errors``: the
 exceptions a command's exit code is decided by); ``tests/cli/test_command_bounds.py`` holds the

@@ -20,7 +20,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_annotations,
     header_text,
 )
-from agent_connector_sdk.mcp.host import AdmittedTool
+from agent_connector_sdk.mcp.host.core import AdmittedTool
 from agent_connector_sdk.review.report import (
     CallReport,
     CompletionProbe,
@@ -42,6 +42,7 @@ __all__ = [
     "build_review_report",
     "finding_reports",
     "header_policy",
+    "showable",
     "summarize",
     "with_fingerprints",
 ]
@@ -49,6 +50,32 @@ __all__ = [
 _STRING_SAMPLES: Final = ("eu-central", "Zürich west", " edge space ")
 _INTEGER_SAMPLES: Final = (42, -7, 9_007_199_254_740_991, 9_007_199_254_740_992)
 _BOOLEAN_SAMPLES: Final = (True, False)
+
+
+_SHOWN_DEPTH: Final = 128
+"""Nesting of a rejected descriptor the report still carries (JSON and the table's descriptor view)."""
+
+
+def showable(value: Any) -> bool:
+    """Whether a rejected descriptor can be part of the report: nested at most :data:`_SHOWN_DEPTH`
+    deep and every string (key or value) encodable as UTF-8 (no lone surrogate). Iterative: a
+    descriptor nested past the interpreter's recursion limit is judged, not a crash."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > _SHOWN_DEPTH:
+            return False
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend((key, depth + 1) for key in item)
+            stack.extend((member, depth + 1) for member in item.values())
+        elif isinstance(item, list):
+            stack.extend((member, depth + 1) for member in item)
+    return True
 
 
 def header_policy(descriptor: Mapping[str, Any] | None, *, applicable: bool) -> HeaderPolicy:

@@ -1,32 +1,24 @@
-"""Every server of an MCP client's configuration reviewed at once: the rows, the report, its SARIF.
+"""Every server of an MCP client's configuration in one report: the rows, the summary, its SARIF.
 
-Each server gets its own review (:func:`~agent_connector_sdk.review.live.review_server`: its own
-session, ``--timeout`` and ``--deadline``), at most ``concurrency`` of them at a time. A server that
-cannot be reviewed (its entry is unusable, it is down, it dies) is its row with the one-line reason;
-the others go on. The outputs cover them all: one JSON document (:class:`ConfigReviewReport`,
-``schemas/review-config-report.schema.json``), one SARIF log with a run per server, each row compared
-with its own entry of a lock (keyed by the address as the file writes it). Reading the configuration
-file, rendering and writing files are the CLI's (:mod:`agent_connector_sdk.cli.config_review`).
+A server that could not be reviewed is its row with the one-line reason. The outputs cover them all:
+one JSON document (:class:`ConfigReviewReport`, ``schemas/review-config-report.schema.json``), one
+SARIF log with a run per server, each row compared with its own entry of a lock (keyed by the address
+as the file writes it). Pure: the reviews themselves run in
+:mod:`agent_connector_sdk.review.config_review`; reading the configuration file, rendering and writing
+files are the CLI's (:mod:`agent_connector_sdk.cli.config_review`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import anyio
 from pydantic import BaseModel, Field
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts.lock import ContractLock
-from agent_connector_sdk.review.configured import ConfiguredServer
-from agent_connector_sdk.review.live import ReviewOptions, review_server
 from agent_connector_sdk.review.lock import compare_with_lock
 from agent_connector_sdk.review.report import REPORT_VERSION, ReviewReport, Target
-from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = [
     "ConfigReviewReport",
@@ -35,7 +27,6 @@ __all__ = [
     "build_config_report",
     "compare_rows_with_lock",
     "config_sarif_log",
-    "review_configured",
 ]
 
 
@@ -88,60 +79,6 @@ def build_config_report(
     config: str, profile: Literal["default", "strict"], rows: list[ServerRow]
 ) -> ConfigReviewReport:
     return ConfigReviewReport(config=config, profile=profile, servers=rows, summary=_summary(rows))
-
-
-def review_configured(
-    servers: Sequence[ConfiguredServer],
-    options: ReviewOptions,
-    *,
-    extra_env: Mapping[str, str],
-    concurrency: int,
-) -> list[ServerRow]:
-    """Review every server (at most ``concurrency`` at once); rows in the configuration's order."""
-    return anyio.run(_review_all, list(servers), options, dict(extra_env), concurrency)
-
-
-async def _review_all(
-    servers: list[ConfiguredServer],
-    options: ReviewOptions,
-    extra_env: dict[str, str],
-    concurrency: int,
-) -> list[ServerRow]:
-    rows: list[ServerRow | None] = [None] * len(servers)
-    limit = anyio.CapacityLimiter(concurrency)
-
-    async def one(index: int, server: ConfiguredServer) -> None:
-        async with limit:
-            rows[index] = await _review_one(server, options, extra_env)
-
-    async with anyio.create_task_group() as group:
-        for index, server in enumerate(servers):
-            group.start_soon(one, index, server)
-    return [row for row in rows if row is not None]
-
-
-async def _review_one(
-    server: ConfiguredServer, options: ReviewOptions, extra_env: dict[str, str]
-) -> ServerRow:
-    target = Target(kind=server.kind, address=server.shown)
-    if server.error is not None:
-        return ServerRow(name=server.name, target=target, status="failed", error=server.error)
-    if server.kind == "stdio":
-        own = replace(
-            options,
-            command=server.command,
-            env={**server.env, **extra_env},
-            cwd=server.cwd,
-        )
-    else:
-        headers = {**server.headers, **options.headers}
-        own = replace(options, url=server.url, headers=headers, token=options.token or server.token)
-    try:
-        report = await review_server(target, own)
-    except (CliError, AgentConnectorError, OSError) as failure:
-        words = failure.message if isinstance(failure, AgentConnectorError) else type(failure).__name__
-        return ServerRow(name=server.name, target=target, status="failed", error=sanitize_text(words, 1_000))
-    return ServerRow(name=server.name, target=target, status="reviewed", report=report)
 
 
 def compare_rows_with_lock(rows: Sequence[ServerRow], approved: ContractLock, file: Path) -> list[ServerRow]:

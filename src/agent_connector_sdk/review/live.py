@@ -30,11 +30,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.cli.errors import (
-    CliError,
-    ServerUnavailable,
-    explain_unreachable,
-)
+from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.contracts import ContractError
 from agent_connector_sdk.mcp.contracts.admission import Rejection
@@ -67,6 +63,7 @@ from agent_connector_sdk.review.build import (
     build_review_report,
     finding_reports,
     header_policy,
+    showable,
 )
 from agent_connector_sdk.review.enumeration import SearchEnumeration
 from agent_connector_sdk.review.report import (
@@ -84,6 +81,7 @@ from agent_connector_sdk.review.report import (
     output_kind,
 )
 from agent_connector_sdk.review.stdio_server import environment_hint, informative_line
+from agent_connector_sdk.review.unreachable import explain_unreachable
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ReviewOptions", "quiet_sdk_loggers", "review_server"]
@@ -342,6 +340,8 @@ async def _listed_reviews(
     ]
     for rejection in rejected:
         descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
+        if descriptor is not None and not showable(descriptor):
+            descriptor = None  # the reason says what is wrong with it; the report cannot carry it
         reviews.append(
             ToolReview(
                 name=rejection["tool"],

@@ -27,8 +27,10 @@ from agent_connector_sdk.mcp.contracts import (
     validate_arguments,
     validate_tool_result,
 )
+from agent_connector_sdk.mcp.contracts.findings import Profile
 from agent_connector_sdk.mcp.contracts.headers import MAX_SAFE_INTEGER, header_annotations
-from agent_connector_sdk.mcp.host import HostCore, HostOptions, Profile
+from agent_connector_sdk.mcp.host.core import HostCore
+from agent_connector_sdk.mcp.host.options import HostOptions
 from agent_connector_sdk.review.build import build_review_report, finding_reports, header_policy
 from agent_connector_sdk.review.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
 

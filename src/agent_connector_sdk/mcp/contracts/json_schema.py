@@ -714,8 +714,11 @@ def _describe(error: jsonschema_rs.ValidationError) -> SchemaFailure:
     keyword = error.kind.name
     parts: list[object] = list(error.instance_path)
     if isinstance(error.kind, jsonschema_rs.ValidationErrorKind.Required):
-        # Point at the missing member: the *name* comes from the schema, so it is safe to show.
+        # Point at the missing member: the *name* comes from the schema, so it is safe to show. There is
+        # no value to fail a keyword: say it is missing.
         parts.append(error.kind.property)
+        path = json_pointer(parts)
+        return SchemaFailure("instance", keyword, path, f"'{path}' is missing (schema keyword '{keyword}')")
     path = json_pointer(parts)
     return SchemaFailure("instance", keyword, path, f"value at '{path}' fails schema keyword '{keyword}'")
 

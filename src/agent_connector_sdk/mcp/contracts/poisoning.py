@@ -205,7 +205,9 @@ def _mentions(text: str, name: str) -> bool:
 # execut(e|ing) [the] NAME", or by "[the] NAME [tool] is/gets/has been called/used/invoked/run". A
 # mere pointer ("use X instead", "call X to list ids") has no trigger and is documentation.
 _TRIGGER: Final = r"\b(?:when(?:ever)?|before|after|once|if|each\s+time|every\s+time)\s+"
-_ACTOR: Final = r"(?:(?:you|we|the\s+(?:model|assistant|agent|ai|llm))\s+)?(?:(?:are|is|have|has)\s+)?"
+_ACTOR_WORDS: Final = r"(?:you|we|the\s+(?:model|assistant|agent|ai|llm))\s+"
+_AUXILIARY: Final = r"(?:are|is|have|has)\s+"
+_ACTOR: Final = rf"(?:{_ACTOR_WORDS})?(?:{_AUXILIARY})?"
 _USE_VERB: Final = (
     r"(?:call(?:s|ed|ing)?|us(?:e|es|ed|ing)|invok(?:e|es|ed|ing)|run(?:s|ning)?|execut(?:e|es|ed|ing))\s+"
 )
@@ -230,6 +232,47 @@ def _steers(text: str, name: str) -> bool:
 # With IGNORECASE an ASCII name character matches exactly the characters whose case fold is its own,
 # plus these two (checked over every code point by tests/contracts/test_poisoning.py).
 _FOLD_LIKE_I: Final = str.maketrans({"\u0130": "i", "\u0131": "i"})
+
+
+_TRIGGER_WORD: Final = re.compile(_TRIGGER[:-1], re.IGNORECASE)  # where a trigger starts
+_RUN: Final = rf"(?P<run>[{_NAME_CHARS}]+)"
+
+
+def _steering_variants() -> tuple[re.Pattern[str], ...]:
+    """:func:`_steering_pattern` with the name left open, one pattern per choice of its optional
+    words (actor, auxiliary, "the"), so each is deterministic up to the name: a maximal run of name
+    characters (a name starts and ends a run, or ends just before the run's final ``.``, as
+    :func:`_mention_tokens` explains). Matched at every trigger, they give exactly the plain names the
+    per-name patterns would find, without compiling one per name."""
+    actors = ("", _ACTOR_WORDS)
+    auxiliaries = ("", _AUXILIARY)
+    the = ("", r"the\s+")
+    active = [
+        rf"{_TRIGGER}{a}{b}{_USE_VERB}{t}{_QUOTE}{_RUN}" for a in actors for b in auxiliaries for t in the
+    ]
+    passive = [rf"{_TRIGGER}{t}{_QUOTE}{_RUN}{_QUOTE}(?:\(\))?{_PASSIVE_USE}" for t in the]
+    return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (*active, *passive))
+
+
+_STEERING_VARIANTS: Final = _steering_variants()
+_PASSIVE_VARIANTS: Final = 2  # the last ones: the name is the whole run (a "." before the verb breaks it)
+
+
+def _steered_keys(visible: str) -> frozenset[str]:
+    """The case-folded plain names ``visible`` steers (the keys :class:`_NameIndex` looks up):
+    O(len(visible)) per trigger. Differentially tested against :func:`_steers`."""
+    keys: set[str] = set()
+    passive_from = len(_STEERING_VARIANTS) - _PASSIVE_VARIANTS
+    for trigger in _TRIGGER_WORD.finditer(visible):
+        for index, variant in enumerate(_STEERING_VARIANTS):
+            match = variant.match(visible, trigger.start())
+            if match is None:
+                continue
+            run = match.group("run")
+            keys.add(run.translate(_FOLD_LIKE_I).casefold())
+            if index < passive_from and run.endswith("."):
+                keys.add(run[:-1].translate(_FOLD_LIKE_I).casefold())
+    return frozenset(keys)
 
 
 class _NameIndex:
@@ -265,9 +308,18 @@ class _NameIndex:
 
     def steered(self, visible: str, names: Iterable[str]) -> set[str]:
         """Those of ``names`` (mentioned in ``visible``, a :func:`visible_text`) that it steers
-        (:func:`_steers`)."""
+        (:func:`_steers`). Plain names are looked up in :func:`_steered_keys` (compiling a pattern per
+        name made a 1,223-tool listing 20 to 40 times slower); other names keep their pattern."""
+        names = list(names)
+        if not names:
+            return set()
+        keys = _steered_keys(visible)
         found = set()
         for name in names:
+            if name.isascii() and _NAME_RUN.fullmatch(name):
+                if name.lower() in keys:
+                    found.add(name)
+                continue
             pattern = self._steering.get(name)
             if pattern is None:
                 pattern = self._steering[name] = _steering_pattern(name)

@@ -1,0 +1,175 @@
+"""``serve``'s assembly: from the settings a person chose to the gated app and the words announcing it.
+
+The command (:func:`agent_connector_sdk.cli.app.serve`) parses and checks what needs no server stack
+(ports, which options go together, a readable document); :func:`request_bounds` checks the rest and
+refuses a bind that would serve without authentication to anyone who can reach it;
+:func:`build_served_app` builds the contract lab or the OpenAPI document's tools (alone, or as one
+replica sharing state). Running it is :mod:`agent_connector_sdk.serving.process`'s.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.connectors.sources import OpenAPISource
+from agent_connector_sdk.connectors.upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.mcp.server.entry import RequestBounds
+from agent_connector_sdk.serving.process import is_loopback
+
+__all__ = ["ServeSettings", "ServedApp", "build_served_app", "request_bounds"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServeSettings:
+    """What to serve and how (``serve``'s options, one field each)."""
+
+    openapi: Path | None = None
+    upstream: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    no_auth: bool = False
+    state: str | None = None
+    replica_id: str | None = None
+    upstream_errors: Literal["generic", "echo"] = "generic"
+    auth_config: Path | None = None
+    trusted_proxies: list[str] | None = None
+    read_timeout: float = 10.0
+    max_in_flight: int = 64
+    max_in_flight_per_caller: int = 8
+    max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES
+    allow_duplicate_operation_ids: bool = False
+    strict_refs: bool = False
+    insecure_open_bind: bool = False
+
+    @property
+    def unauthenticated(self) -> bool:
+        """The lab with ``--no-auth``, or a document without ``--auth-config``."""
+        if self.openapi is None:
+            return self.no_auth
+        return self.auth_config is None
+
+
+@dataclass(frozen=True)
+class ServedApp:
+    """The ASGI app, and what it serves in words (``serving … at URL``)."""
+
+    app: Any
+    what: str
+
+
+def request_bounds(settings: ServeSettings) -> RequestBounds:
+    """The gates' request bounds, after the checks that need the server stack; also refuses a bind the
+    settings do not make safe (public demo tokens, or no authentication, on a non-loopback host)."""
+    from agent_connector_sdk.mcp.server.completion import trusted_networks
+
+    for proxy in settings.trusted_proxies or ():
+        try:
+            trusted_networks([proxy])
+        except ValueError:
+            shown = json.dumps(proxy)[:80]
+            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
+    try:
+        bounds = RequestBounds(
+            max_in_flight=settings.max_in_flight,
+            max_in_flight_per_caller=settings.max_in_flight_per_caller,
+            body_timeout_seconds=settings.read_timeout,
+            trusted_proxies=tuple(settings.trusted_proxies or ()),
+        )
+    except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
+        raise CliError(f"--{str(error).replace('_', '-')}") from None
+    if settings.upstream is not None:
+        parts = urlsplit(settings.upstream)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise CliError(f"--upstream {json.dumps(settings.upstream)[:80]} is not an http(s) URL")
+    host = settings.host
+    if settings.openapi is None and not settings.no_auth and not is_loopback(host):
+        raise CliError(
+            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
+            "(or --no-auth with --insecure-open-bind)"
+        )
+    if settings.insecure_open_bind and not settings.unauthenticated:
+        raise CliError("--insecure-open-bind only applies to a server without authentication")
+    if settings.unauthenticated and not is_loopback(host) and not settings.insecure_open_bind:
+        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
+        # it, and FastMCP's Host/Origin check only guards loopback binds.
+        raise CliError(
+            f"refusing to bind {host} without authentication: "
+            + ("pass --auth-config FILE (see docs/gateway.md), " if settings.openapi is not None else "")
+            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
+        )
+    return bounds
+
+
+def build_served_app(
+    settings: ServeSettings, bounds: RequestBounds, load_document: Callable[[str], OpenAPISource]
+) -> ServedApp:
+    """The contract lab or the OpenAPI document's tools, alone or as one replica sharing ``--state``
+    (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`CliError` line.
+    ``load_document`` reads ``--openapi`` (the CLI's reader: its refusals name the file)."""
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state.config import state_url_from_env
+
+    shared = settings.state if settings.state is not None else state_url_from_env()
+    try:
+        if settings.openapi is not None:
+            return _openapi_app(settings, load_document(str(settings.openapi)), shared, bounds)
+        from agent_connector_sdk.demo.lab_service import lab_service_app
+
+        app = lab_service_app(
+            demo_tokens=not settings.no_auth,
+            state=shared,
+            replica_id=settings.replica_id,
+            trusted_proxies=bounds.trusted_proxies,
+            request_bounds=bounds,
+        )
+    except StateConfigError as error:
+        raise CliError(f"--state: {error.message}") from None
+    except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
+        raise CliError(str(error)) from None
+    from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
+
+    what = "the contract lab behind search"
+    if not settings.no_auth:
+        what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
+    return ServedApp(app, what)
+
+
+def _openapi_app(
+    settings: ServeSettings, document: OpenAPISource, shared: str | None, bounds: RequestBounds
+) -> ServedApp:
+    from agent_connector_sdk.serving.openapi_app import build_openapi_app
+    from agent_connector_sdk.serving.process import built_to_last
+
+    with built_to_last():  # ~25 % of a large document's start-up was the collector's
+        app, tools = build_openapi_app(
+            document,
+            upstream=settings.upstream,
+            state=shared,
+            replica_id=settings.replica_id,
+            upstream_errors=settings.upstream_errors,
+            request_bounds=bounds,
+            auth=_auth_settings(settings.auth_config),
+            max_upstream_bytes=settings.max_upstream_bytes,
+            allow_duplicate_operation_ids=settings.allow_duplicate_operation_ids,
+            strict_refs=settings.strict_refs,
+        )
+    return ServedApp(app, f"{tools:,} OpenAPI tool{'' if tools == 1 else 's'} behind search")
+
+
+def _auth_settings(path: Path | None) -> Any:
+    """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
+    if path is None:
+        return None
+    from agent_connector_sdk.gateway import GatewayError
+    from agent_connector_sdk.gateway.auth import load_auth_file
+
+    try:
+        return load_auth_file(path)
+    except GatewayError as error:
+        raise CliError(f"--auth-config: {error.message}") from None
