@@ -62,8 +62,8 @@ PYTHON_CACHE = ROOT / ".cache" / "poisoning-python"
 INTEROP_PYTHON_CACHE = ROOT / ".cache" / "interop-python"
 FIXTURES = ROOT / "tests" / "contracts" / "real_servers"
 DOCS = ROOT / "docs" / "reference.md"
-BEGIN: Final = "<!-- poisoning-real-servers:begin (python -m scripts.poisoning_real_servers --docs) -->"
-END: Final = "<!-- poisoning-real-servers:end -->"
+BEGIN: Final = "<!-- begin of the table `python -m scripts.poisoning_real_servers --docs` writes -->"
+END: Final = "<!-- end of the table the poisoning script writes -->"
 REVIEW_TIMEOUT_S: Final = 60
 REVIEW_DEADLINE_S: Final = 120
 
