@@ -45,11 +45,8 @@ from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.contracts import ContractError
-from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
-from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.errors import ProtocolError
+from agent_connector_sdk.mcp.contracts import AdmissionReport, ContractError
+from agent_connector_sdk.mcp.host import ContractClient, HostOptions, ProtocolError
 
 
 class ScenarioFailed(Exception):
