@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from mcp.shared import inbound
 
-from agent_connector_sdk.mcp.contracts import headers as ours
+from agent_connector_sdk.core.contracts import _headers as ours
 
 REPEATS = 7
 

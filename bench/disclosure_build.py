@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SourceDigest,
     build_schema_disclosure,

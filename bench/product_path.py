@@ -64,12 +64,12 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.mcp.contracts import admission
-from agent_connector_sdk.mcp.contracts.admission import admit_tools
-from agent_connector_sdk.mcp.contracts.json_schema import clear_validator_cache
-from agent_connector_sdk.mcp.host import core as host_core
-from agent_connector_sdk.mcp.host.core import HostCore
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.core.contracts import _admission as admission
+from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts._json_schema import clear_validator_cache
+from agent_connector_sdk.core.host import _sequence as host_core
+from agent_connector_sdk.core.host._sequence import HostCore
 from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from bench._github import load_github_description
 from bench._plain_server import plain_server
@@ -185,8 +185,8 @@ async def telemetry_part(ours_url: str, repeat: int) -> None:
     """Part 7: the instrumentation's cost with no SDK configured, then a direct call with an SDK on."""
     from opentelemetry import metrics, trace
 
-    from agent_connector_sdk.mcp.host.telemetry import client_operation
-    from agent_connector_sdk.mcp.server.telemetry import SpanProbe, record_gate, traced_request
+    from agent_connector_sdk.mcp.host._telemetry import client_operation
+    from agent_connector_sdk.mcp.server._telemetry import SpanProbe, record_gate, traced_request
 
     async with Client(ours_url) as ours:
         operation = await _tool_named(ours, "emojis")

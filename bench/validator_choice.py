@@ -38,10 +38,10 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # n
 from jsonschema.exceptions import best_match  # type: ignore[import-untyped]  # noqa: E402
 from referencing import Registry  # noqa: E402
 
+from agent_connector_sdk.connectors._sources import load_github_extract  # noqa: E402
 from agent_connector_sdk.connectors.openapi import openapi_operation_tools  # noqa: E402
-from agent_connector_sdk.connectors.sources import load_github_extract  # noqa: E402
+from agent_connector_sdk.core.contracts._validation import validate_instance  # noqa: E402
 from agent_connector_sdk.demo.contract_lab import REGIONS  # noqa: E402
-from agent_connector_sdk.mcp.contracts.validation import validate_instance  # noqa: E402
 
 REPEATS = 5
 TARGET_SECONDS = 0.02  # per timing sample

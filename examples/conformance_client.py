@@ -45,7 +45,7 @@ from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
 from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.contracts import AdmissionReport, ContractError
+from agent_connector_sdk.core.contracts import AdmissionReport, ContractError
 from agent_connector_sdk.mcp.host import ContractClient, HostOptions, ProtocolError
 
 

@@ -23,7 +23,7 @@ import sys
 import fastmcp
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.mcp.contracts import ContractError
+from agent_connector_sdk.core.contracts import ContractError
 from agent_connector_sdk.mcp.host import (
     CallSummary,
     ConfirmationRefused,

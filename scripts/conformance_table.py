@@ -432,7 +432,7 @@ def render(
         "a result, with the SDK's own wire schema, as `complete`.",
         "- `input-required-result-*` (server): FastMCP returns a guard tool's `InputRequiredResult` and "
         "seals `requestState` (AEAD) in every column; ours additionally checks each interim result "
-        "(`contracts.input_required`: shape, and no embedded request for a capability the caller did not "
+        "(`contracts._input_required`: shape, and no embedded request for a capability the caller did not "
         "declare) before it is sent. The fixtures themselves re-ask for missing answers, ignore unknown "
         "keys and refuse an undeclared capability with -32021.",
         "- `http-custom-header-server-validation`: the `mcp` SDK enforces `Mcp-Param-*` parity only for "

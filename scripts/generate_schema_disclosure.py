@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_connector_sdk.cli.disclose_report import DiscloseReport
-from agent_connector_sdk.gateway.evidence import GatewayCheck
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
-from agent_connector_sdk.mcp.schema_disclosure import SchemaFragment, SchemaManifest
+from agent_connector_sdk.core.contracts.lock import ContractLock
+from agent_connector_sdk.core.schema_disclosure import SchemaFragment, SchemaManifest
+from agent_connector_sdk.gateway._evidence import GatewayCheck
 from agent_connector_sdk.review.config_report import ConfigReviewReport
 from agent_connector_sdk.review.report import ReviewReport
 

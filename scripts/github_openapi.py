@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
 
 __all__ = [
     "DOCUMENT_MEMBER",

@@ -492,7 +492,7 @@ async def exercise_host(run: Run, transport: Any, sent_calls: Callable[[], int])
     """
     import fastmcp
 
-    from agent_connector_sdk.mcp.contracts.errors import ArgumentError
+    from agent_connector_sdk.core.contracts.errors import ArgumentError
     from agent_connector_sdk.mcp.host.contract_client import ContractClient
 
     client: fastmcp.Client[Any] = fastmcp.Client(transport, timeout=CALL_TIMEOUT_S)
@@ -757,8 +757,8 @@ def build_gated_lab_app() -> Any:
     whose results are navigation entries, disclosure resources registered, every gate on."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
+    from agent_connector_sdk.core.schema_disclosure import build_schema_disclosure
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions, contract_lab_server
-    from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
     from agent_connector_sdk.mcp.schema_disclosure_provider import (
         describe_schema_tools,
         register_schema_resources,
@@ -911,7 +911,7 @@ def _disclosed_schemas(read: Callable[[str], str], entry: dict[str, Any]) -> tup
 def run_inspector(toolchain: Toolchain) -> Run:
     import hashlib
 
-    from agent_connector_sdk.mcp.contracts.headers import build_parameter_headers
+    from agent_connector_sdk.core.contracts._headers import build_parameter_headers
 
     client = f"MCP Inspector CLI {toolchain.version(INSPECTOR)}"
     run = Run(client, OUR_SERVER, "Streamable HTTP", "2026-07-28")

@@ -38,8 +38,8 @@ async def _exercise(run: Run, url: str, gateway: Any, root: Path) -> None:
     from fastmcp.client.transports.http import StreamableHttpTransport
 
     from agent_connector_sdk.mcp.host import HostOptions
+    from agent_connector_sdk.mcp.host._session import HostSession
     from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-    from agent_connector_sdk.mcp.host.session import HostSession
 
     health = {child.name: child for child in gateway.health()}
     rejected = {

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from agent_connector_sdk.mcp.contracts.poisoning import (
+from agent_connector_sdk.core.contracts._poisoning import (
     POISONING_RULES,
     _mention_tokens,
     _NameIndex,

@@ -9,7 +9,7 @@ import json
 import fastmcp
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.connectors.sources import load_github_extract
+from agent_connector_sdk.connectors._sources import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -35,10 +35,10 @@ def test_disclose_in_process_json_for_one_operation_by_operation_id() -> None:
 
 
 def test_disclose_one_operation_lists_its_fragments_and_reconstructs_them() -> None:
-    """What the removed ``python -m agent_connector_sdk.mcp.schema_disclosure`` demo showed, for a real
+    """What the removed ``python -m agent_connector_sdk.core.schema_disclosure`` demo showed, for a real
     operation: the manifest and fragment URIs, each fragment's size and digest, and the reconstruction."""
     from agent_connector_sdk.cli.disclose import build_disclosures
-    from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
+    from agent_connector_sdk.core.schema_disclosure import read_schema_fragment
 
     code, text = _run("disclose", "--operation", "issues/list-events-for-timeline", "--verify")
     assert code == 0

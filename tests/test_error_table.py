@@ -21,9 +21,8 @@ import pytest
 import agent_connector_sdk
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.connectors.openapi import InvalidOpenAPIDocument, OpenAPIToolsMissing, UpstreamError
-from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.gateway import GatewayError
-from agent_connector_sdk.mcp.contracts.errors import (
+from agent_connector_sdk.core.contracts._source_pins import PinFileError, SourceNotPinned
+from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ArgumentError,
     CompletionError,
@@ -32,23 +31,24 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.mcp.contracts.lock import LockFileError
-from agent_connector_sdk.mcp.contracts.source_pins import PinFileError, SourceNotPinned
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
+from agent_connector_sdk.core.contracts.lock import LockFileError
+from agent_connector_sdk.core.disclosure_navigation import DisclosureReadRefused
+from agent_connector_sdk.core.host._errors import (
+    ConfirmationRefused,
+    InvalidCompletionRequest,
+    ProtocolError,
+    ToolExecutionError,
+)
+from agent_connector_sdk.core.host.bounds import BoundExceeded
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway import GatewayError
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     DisclosureMismatch,
     DisclosureReadFailed,
     DiscoveryFailed,
     StaleSelection,
 )
-from agent_connector_sdk.mcp.host.errors import (
-    ConfirmationRefused,
-    InvalidCompletionRequest,
-    ProtocolError,
-    ToolExecutionError,
-)
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosureError
-from agent_connector_sdk.mcp.schema_disclosure.navigation import DisclosureReadRefused
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
 from agent_connector_sdk.mcp.server import ArgumentsRefused
 from agent_connector_sdk.state import StateConfigError, StateNotInitialized, StateUnavailable

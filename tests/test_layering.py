@@ -47,7 +47,7 @@ def _graph() -> dict[str, set[str]]:
 
 def test_nothing_under_mcp_imports_the_state_package() -> None:
     """``state/`` (shared backends, replica assembly) sits above ``mcp/``: the server side takes a
-    protocol (``contracts.completion.AsyncRateLimiter``) and ``state/`` provides it."""
+    protocol (``contracts._completion.AsyncRateLimiter``) and ``state/`` provides it."""
     upward = {
         (module, imported)
         for module, imports in _graph().items()

@@ -97,7 +97,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "CompletionResult",
         "ContractClient",
     ],
-    "agent_connector_sdk.mcp.contracts": [
+    "agent_connector_sdk.core.contracts": [
         "AdmissionError",
         "AdmissionPolicy",
         "AdmissionReport",
@@ -143,7 +143,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "validate_parameter_headers",
         "validate_tool_result",
     ],
-    "agent_connector_sdk.mcp.contracts.errors": [
+    "agent_connector_sdk.core.contracts.errors": [
         "AdmissionCategory",
         "AdmissionError",
         "ArgumentCategory",
@@ -206,7 +206,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "prepare_invocation",
         "require_json_data",
     ],
-    "agent_connector_sdk.mcp.schema_disclosure": [
+    "agent_connector_sdk.core.schema_disclosure": [
         "FRAGMENT_ENVELOPE_MAX_BYTES",
         "FRAGMENT_TEXT_MAX_BYTES",
         "FRAGMENT_URI_TEMPLATE",
@@ -244,7 +244,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "SelectedTool",
         "StaleSelection",
     ],
-    "agent_connector_sdk.mcp.schema_disclosure.navigation": [
+    "agent_connector_sdk.core.disclosure_navigation": [
         "ArgumentSummary",
         "DisclosureAddress",
         "DisclosureReadRefused",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionCategory, ConsumeCategory
-from agent_connector_sdk.mcp.contracts.findings import RULES, RULES_BY_ID
-from agent_connector_sdk.mcp.contracts.poisoning import POISONING_CATEGORY, POISONING_RULES
+from agent_connector_sdk.core.contracts._findings import RULES, RULES_BY_ID
+from agent_connector_sdk.core.contracts._poisoning import POISONING_CATEGORY, POISONING_RULES
+from agent_connector_sdk.core.contracts.errors import AdmissionCategory, ConsumeCategory
 from tests.test_error_table import _literal_values
 
 REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"

@@ -9,8 +9,8 @@ The front door — the names most code needs, importable from the top::
 Everything else stays at its home module (each declares ``__all__``, pinned by
 ``tests/test_public_api.py``):
 
-* :mod:`agent_connector_sdk.mcp.schema_disclosure` — hash-bound, bounded transport of tool schemas.
-* :mod:`agent_connector_sdk.mcp.contracts` — the five-gate tool contract (Discover, Admit, Invoke,
+* :mod:`agent_connector_sdk.core.schema_disclosure` — hash-bound, bounded transport of tool schemas.
+* :mod:`agent_connector_sdk.core.contracts` — the five-gate tool contract (Discover, Admit, Invoke,
   Execute, Consume), pure and sans-I/O.
 * :mod:`agent_connector_sdk.mcp.host` — one host core per connection (:class:`HostSession`);
   :class:`ContractClient` and :class:`SchemaDisclosureConsumer` are its two faces.
@@ -32,6 +32,7 @@ import importlib
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
     from agent_connector_sdk.audit import BoundedAuditSink
+    from agent_connector_sdk.core.schema_disclosure import build_schema_disclosure
     from agent_connector_sdk.errors import AgentConnectorError
     from agent_connector_sdk.mcp.host import (
         ContractClient,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and IDEs
         HostSession,
         SchemaDisclosureConsumer,
     )
-    from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
     from agent_connector_sdk.mcp.schema_disclosure_provider import (
         describe_schema_tools,
         register_schema_resources,
@@ -59,7 +59,7 @@ _EXPORTS: dict[str, str] = {
     "HostSession": "agent_connector_sdk.mcp.host",
     "SchemaDisclosureConsumer": "agent_connector_sdk.mcp.host",
     "ServerGates": "agent_connector_sdk.mcp.server",
-    "build_schema_disclosure": "agent_connector_sdk.mcp.schema_disclosure",
+    "build_schema_disclosure": "agent_connector_sdk.core.schema_disclosure",
     "describe_schema_tools": "agent_connector_sdk.mcp.schema_disclosure_provider",
     "gated_http_app": "agent_connector_sdk.mcp.server",
     "register_schema_resources": "agent_connector_sdk.mcp.schema_disclosure_provider",

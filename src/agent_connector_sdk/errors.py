@@ -57,7 +57,7 @@ they are, so the same failure has the same class on every path. The tree (module
     └── CliError                                     cli.errors: usage, ServerUnavailable
 
 Project rules that a host reports instead of rejecting are not errors: they are
-:class:`~agent_connector_sdk.mcp.contracts.findings.Finding` values (``ToolResult.findings``,
+:class:`~agent_connector_sdk.core.contracts._findings.Finding` values (``ToolResult.findings``,
 ``AdmittedTool.findings``); the ``strict`` profile raises them as the family above instead.
 
 Messages and attributes never carry argument or header *values* (they name fields, paths, header names

@@ -36,7 +36,7 @@ ALLOWED_FROM_CLI = frozenset({"agent_connector_sdk.cli.errors"})
 INPUT_MODELS = frozenset({"Target"})
 # The host stack a review drives; only the review package connects it.
 HOST_SESSION_MODULES = (
-    "agent_connector_sdk.mcp.host.session",
+    "agent_connector_sdk.mcp.host._session",
     "agent_connector_sdk.mcp.host.contract_client",
     "agent_connector_sdk.mcp.host.disclosure_consumer",
 )

@@ -7,18 +7,18 @@ from __future__ import annotations
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.host._wire import Watch, error_words, read_error
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-from agent_connector_sdk.mcp.host.errors import (
+from agent_connector_sdk.core.host._errors import (
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
     TransportFailure,
     UnsupportedVersion,
 )
-from agent_connector_sdk.mcp.host.options import HostBounds
-from agent_connector_sdk.mcp.host.translate import translate, translate_unreadable
+from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host._translate import translate, translate_unreadable
+from agent_connector_sdk.mcp.host._wire import Watch, error_words, read_error
 from agent_connector_sdk.review.unreachable import explain_unreachable
 
 TARGET = "http://127.0.0.1:1/mcp"

@@ -6,9 +6,9 @@ from typing import Any
 
 import fastmcp
 
+from agent_connector_sdk.core.contracts import admit_tools, validate_arguments, validate_content_block
+from agent_connector_sdk.core.contracts.errors import ArgumentError
 from agent_connector_sdk.demo.contract_lab import EVIDENCE, contract_lab_server
-from agent_connector_sdk.mcp.contracts import admit_tools, validate_arguments, validate_content_block
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError
 
 
 async def _descriptors() -> dict[str, dict[str, Any]]:

@@ -21,13 +21,13 @@ from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
+from agent_connector_sdk.core.schema_disclosure import SourceDigest
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.mcp.server.entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+from agent_connector_sdk.mcp.server._entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
 from agent_connector_sdk.review.enumeration import SearchEnumeration
 from agent_connector_sdk.review.live import _READS_PER_TOOL
 from tests.support.cli import run_cli_in_process

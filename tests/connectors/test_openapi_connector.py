@@ -25,8 +25,8 @@ from agent_connector_sdk.connectors import (
     list_operation_tools,
     openapi_operation_tools,
 )
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, reconstruct_schema
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.core.schema_disclosure import SourceDigest, reconstruct_schema
 from tests.support.http_server import serve_asgi
 
 EXTRACT = GITHUB_EXTRACT_PATH

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.connectors import InvalidOpenAPIDocument, build_openapi_server
-from agent_connector_sdk.connectors.openapi_document import (
+from agent_connector_sdk.connectors._openapi_document import (
     duplicate_operation_ids,
     unresolvable_references,
     without_operations,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, admit_tools, is_sensitive_name
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
+from agent_connector_sdk.core.contracts._admission import AdmissionPolicy, admit_tools, is_sensitive_name
+from agent_connector_sdk.core.contracts.errors import AdmissionError
 
 
 def tool(name: str, properties: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -334,7 +334,7 @@ def test_pattern_that_one_engine_cannot_compile_is_rejected_at_admission(pattern
 
 
 def test_admitted_tools_always_compile_for_argument_validation() -> None:
-    from agent_connector_sdk.mcp.contracts.validation import check_schema
+    from agent_connector_sdk.core.contracts._validation import check_schema
 
     tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^[a-z]+$"}}}}
     report = admit_tools([tool])
@@ -363,8 +363,8 @@ _VALUES = st.recursive(
 
 @given(_VALUES)
 def test_the_byte_prefilter_never_clears_a_descriptor_holding_an_unrepresentable_value(value: Any) -> None:
-    from agent_connector_sdk.mcp.contracts.admission import _check_values, first_invalid_value
-    from agent_connector_sdk.mcp.contracts.json_schema import exact_value_key
+    from agent_connector_sdk.core.contracts._admission import _check_values, first_invalid_value
+    from agent_connector_sdk.core.contracts._json_schema import exact_value_key
 
     descriptor = {"name": "t", "inputSchema": {"type": "object", "default": value}}
     scanned = exact_value_key(descriptor)

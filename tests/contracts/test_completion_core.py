@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.completion import (
+from agent_connector_sdk.core.contracts._completion import (
     MAX_ARGUMENT_VALUE_LENGTH,
     MAX_COMPLETION_VALUES,
     MAX_CONTEXT_ARGUMENTS,
@@ -19,7 +19,7 @@ from agent_connector_sdk.mcp.contracts.completion import (
     filter_completions,
     parse_completion_params,
 )
-from agent_connector_sdk.mcp.contracts.errors import CompletionError
+from agent_connector_sdk.core.contracts.errors import CompletionError
 
 ENVIRONMENTS = ["production", "prod-eu", "preview", "staging", "dev"]
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from fastmcp import FastMCP
 
-from agent_connector_sdk.mcp.contracts.confusables import confusable_with, escaped, skeleton
-from agent_connector_sdk.mcp.contracts.contract_diff import diff_contracts, name_derived_title, word_diff
-from agent_connector_sdk.mcp.contracts.fingerprint import contract_view
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, ToolDrift, compare_tools
+from agent_connector_sdk.core.contracts._confusables import confusable_with, escaped, skeleton
+from agent_connector_sdk.core.contracts._contract_diff import diff_contracts, name_derived_title, word_diff
+from agent_connector_sdk.core.contracts._fingerprint import contract_view
+from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
 
 SERVER = "http://127.0.0.1:9/mcp"
 
@@ -194,8 +194,8 @@ TEXTS = [
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_the_mention_prefilter_finds_exactly_what_the_poisoning_rules_find(text: str) -> None:
-    from agent_connector_sdk.mcp.contracts.contract_diff import _mentioned
-    from agent_connector_sdk.mcp.contracts.poisoning import poisoning_findings
+    from agent_connector_sdk.core.contracts._contract_diff import _mentioned
+    from agent_connector_sdk.core.contracts._poisoning import poisoning_findings
 
     def named(name: str) -> bool:
         found = poisoning_findings({"description": text}, other_tools=[name])

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.fingerprint import contract_view, fingerprint
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, LockFileError, compare_tools
+from agent_connector_sdk.core.contracts._fingerprint import contract_view, fingerprint
+from agent_connector_sdk.core.contracts.errors import AdmissionError
+from agent_connector_sdk.core.contracts.lock import ContractLock, LockFileError, compare_tools
 
 SERVER = "http://127.0.0.1:9/mcp"
 
@@ -182,8 +182,8 @@ def test_runtime_check_is_a_lookup_by_name() -> None:
 
 
 def test_lock_admission_refuses_drift_and_keeps_the_rest() -> None:
-    from agent_connector_sdk.mcp.contracts.admission import admit_tools
-    from agent_connector_sdk.mcp.contracts.lock import lock_admission
+    from agent_connector_sdk.core.contracts._admission import admit_tools
+    from agent_connector_sdk.core.contracts.lock import lock_admission
 
     lock = ContractLock().with_server(SERVER, [_tool("a"), _tool("b"), _tool("old")])
     listing = [_tool("b", description="changed"), _tool("a"), _tool("new"), {"name": "bad"}]

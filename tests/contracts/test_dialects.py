@@ -15,14 +15,13 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
-from agent_connector_sdk.mcp.contracts.admission import SUPPORTED_DIALECTS, AdmissionPolicy, admit_tools
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
-from agent_connector_sdk.mcp.contracts.headers import (
+from agent_connector_sdk.core.contracts._admission import SUPPORTED_DIALECTS, AdmissionPolicy, admit_tools
+from agent_connector_sdk.core.contracts._headers import (
     build_parameter_headers,
     header_annotations,
     validate_parameter_headers,
 )
-from agent_connector_sdk.mcp.contracts.json_schema import (
+from agent_connector_sdk.core.contracts._json_schema import (
     DIALECTS,
     DialectName,
     ValidatorCache,
@@ -30,8 +29,9 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     dialect_of,
     validate_instance,
 )
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.contracts.validation import validate_arguments
+from agent_connector_sdk.core.contracts._results import validate_tool_result
+from agent_connector_sdk.core.contracts._validation import validate_arguments
+from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from tests.support.schema_cases import (
     D4,
     D6,

@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 import fastmcp
 
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.connectors.openapi import build_openapi_server
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, compare_tools
+from agent_connector_sdk.core.contracts.lock import ContractLock, compare_tools
 
 LOCK_PATH = "/repos/{owner}/{repo}/issues/{issue_number}/lock"
 

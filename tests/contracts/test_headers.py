@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from mcp.shared import inbound
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
-from agent_connector_sdk.mcp.contracts.headers import (
+from agent_connector_sdk.core.contracts._headers import (
     MAX_SAFE_INTEGER,
     build_parameter_headers,
     decode_header_value,
@@ -22,6 +21,7 @@ from agent_connector_sdk.mcp.contracts.headers import (
     header_text,
     validate_parameter_headers,
 )
+from agent_connector_sdk.core.contracts.errors import AdmissionError, HeaderMismatch, HeaderValueError
 
 
 def b64(text: str) -> str:

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.contracts.input_required import (
+from agent_connector_sdk.core.contracts._input_required import (
     INPUT_REQUIRED_REQUEST_METHODS,
     is_input_required,
     required_capability,
     validate_input_required_result,
 )
+from agent_connector_sdk.core.contracts.errors import ContractViolation
 
 EVERYTHING: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {"listChanged": True}}
 

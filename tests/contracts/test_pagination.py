@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.errors import PaginationError
-from agent_connector_sdk.mcp.contracts.pagination import CursorWalk, Pagination, apaginate, paginate
+from agent_connector_sdk.core.contracts._pagination import CursorWalk, Pagination, apaginate, paginate
+from agent_connector_sdk.core.contracts.errors import PaginationError
 
 
 class Listing:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.confusables import escaped
-from agent_connector_sdk.mcp.contracts.poisoning import (
+from agent_connector_sdk.core.contracts._confusables import escaped
+from agent_connector_sdk.core.contracts._poisoning import (
     _FOLD_LIKE_I,
     SEARCH_PAIR,
     _mention_tokens,
@@ -139,7 +139,7 @@ def test_a_sibling_pointer_is_documentation_not_a_finding(text: str) -> None:
     ],
 )
 def test_steering_a_sibling_tool_is_shadowing(text: str) -> None:
-    from agent_connector_sdk.mcp.contracts.admission import admit_tools
+    from agent_connector_sdk.core.contracts._admission import admit_tools
 
     listing = [_tool(name="add", description=text), _tool(name="send_email", description="Sends.")]
     report = admit_tools(listing)
@@ -166,8 +166,8 @@ def test_non_strings_are_left_to_the_admit_gate() -> None:
 
 
 def test_poisoning_admission_findings_by_default_rejections_in_strict() -> None:
-    from agent_connector_sdk.mcp.contracts.admission import admit_tools
-    from agent_connector_sdk.mcp.contracts.poisoning import poisoning_admission
+    from agent_connector_sdk.core.contracts._admission import admit_tools
+    from agent_connector_sdk.core.contracts._poisoning import poisoning_admission
 
     listing = [
         _tool(name="clean", description="Adds."),
@@ -288,7 +288,7 @@ def _pairwise_cross_references(listing: list[dict[str, Any]], admitted: list[str
 def test_poisoning_admission_cross_references_equal_the_pairwise_search(
     names: list[str], data: st.DataObject
 ) -> None:
-    from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+    from agent_connector_sdk.core.contracts._admission import AdmissionReport
 
     listing = [_tool(name=name, description=data.draw(_texts(names))) for name in names]
     report = AdmissionReport(admitted={d["name"]: d for d in listing}, rejected=[])
@@ -324,7 +324,7 @@ _MARKUP_SPANS = [
     st.lists(_MARKUP_PIECES, max_size=14).map("".join) | st.text(max_size=40) | st.sampled_from(_MARKUP_SPANS)
 )
 def test_the_markup_and_hidden_prefilters_equal_the_regexes(text: str) -> None:
-    from agent_connector_sdk.mcp.contracts.poisoning import (
+    from agent_connector_sdk.core.contracts._poisoning import (
         _HIDDEN_CLASSES,
         _MARKUP,
         _markup_spans,
@@ -377,7 +377,7 @@ _STRINGY = st.lists(_PIECES, min_size=0, max_size=3).map(" ".join)
 def test_the_joined_first_pass_never_clears_what_the_string_by_string_pass_finds(
     title: str, description: str, properties: dict[str, str], enum: list[str]
 ) -> None:
-    from agent_connector_sdk.mcp.contracts.poisoning import _all_findings, _maybe_poisoned, _NameIndex
+    from agent_connector_sdk.core.contracts._poisoning import _all_findings, _maybe_poisoned, _NameIndex
 
     descriptor: dict[str, Any] = {
         "name": "t",
@@ -434,7 +434,7 @@ def test_an_emoji_with_its_variation_selector_and_a_docs_link_are_not_findings()
 
 
 def test_names_outside_the_charset_and_look_alikes_are_findings_shown_escaped() -> None:
-    from agent_connector_sdk.mcp.contracts.admission import AdmissionReport
+    from agent_connector_sdk.core.contracts._admission import AdmissionReport
 
     names = ["read_file", "r\u0435ad_file", "read\u3164file", "Delete", "delete", "list"]
     listing = [_tool(name=name, description="d") for name in names]

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.admission import admit_tools
-from agent_connector_sdk.mcp.contracts.poisoning import (
+from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts._poisoning import (
     _mention_tokens,
     _NameIndex,
     descriptor_texts,

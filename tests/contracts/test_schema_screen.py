@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts import admission, json_schema
-from agent_connector_sdk.mcp.contracts._sizes import json_bound_crossed, screened_bound_crossed
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
-from agent_connector_sdk.mcp.contracts.json_schema import (
+from agent_connector_sdk.core.contracts import _admission as admission
+from agent_connector_sdk.core.contracts import _json_schema as json_schema
+from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
+from agent_connector_sdk.core.contracts._json_schema import (
     ALL_DIALECTS,
     DIALECTS,
     ValidatorCache,
@@ -29,6 +29,7 @@ from agent_connector_sdk.mcp.contracts.json_schema import (
     screen_schemas,
     validate_instance,
 )
+from agent_connector_sdk.core.contracts._sizes import json_bound_crossed, screened_bound_crossed
 
 DIALECT_URIS = [d.uri for d in DIALECTS.values()] + [d.uri + "#" for d in DIALECTS.values()]
 PATTERNS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.trace_context import (
+from agent_connector_sdk.core.contracts._trace_context import (
     MAX_TRACESTATE_MEMBERS,
     TraceContext,
     parse_trace_context,

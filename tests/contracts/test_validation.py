@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts._pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError
-from agent_connector_sdk.mcp.contracts.validation import (
+from agent_connector_sdk.core.contracts._pointers import json_pointer
+from agent_connector_sdk.core.contracts._validation import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,
     default_validator_cache,
     validate_arguments,
     validate_instance,
 )
+from agent_connector_sdk.core.contracts.errors import ArgumentError
 from tests.support.schema_cases import (
     DYNAMIC_TREE_SCHEMA,
     EMBEDDED_RESOURCE_SCHEMA,

@@ -1,7 +1,7 @@
 """The instance engine (jsonschema_rs) against python-jsonschema: same verdicts, documented differences.
 
 ``validate_instance`` checks schemas with python-jsonschema and validates instances with jsonschema_rs
-(see the module docstring of ``contracts.validation``). These tests hold the two engines to the same
+(see the module docstring of ``contracts._validation``). These tests hold the two engines to the same
 validity verdict on every schema/instance pair the contract tests use and on generated small schemas,
 and pin the places where we ship a deliberate difference (``pattern`` regex dialect, ``format``,
 depth, non-JSON values).
@@ -20,8 +20,9 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from referencing import Registry
 
-from agent_connector_sdk.mcp.contracts import json_schema, validation
-from agent_connector_sdk.mcp.contracts.validation import (
+from agent_connector_sdk.core.contracts import _json_schema as json_schema
+from agent_connector_sdk.core.contracts import _validation as validation
+from agent_connector_sdk.core.contracts._validation import (
     MAX_INSTANCE_DEPTH,
     ValidatorCache,
     validate_instance,

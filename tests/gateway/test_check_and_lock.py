@@ -15,8 +15,8 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli import main
+from agent_connector_sdk.core.contracts.lock import ContractLock
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.serving.process import _LOGGERS
 from tests.support.gateway import call, rpc, wait_for

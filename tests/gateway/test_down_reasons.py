@@ -11,8 +11,8 @@ import time
 import pytest
 
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
-from agent_connector_sdk.gateway.generations import ChildTool
-from agent_connector_sdk.gateway.reasons import StderrTail, child_target, failure_cause
+from agent_connector_sdk.gateway._generations import ChildTool
+from agent_connector_sdk.gateway._reasons import StderrTail, child_target, failure_cause
 
 
 def test_targets_never_show_credentials() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from agent_connector_sdk.gateway import GatewayError
-from agent_connector_sdk.gateway.federation import PrefixPlan, search_front
+from agent_connector_sdk.gateway._federation import PrefixPlan, search_front
 
 CHARS = "abcXYZ019_.-"
 

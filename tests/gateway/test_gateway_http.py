@@ -14,8 +14,8 @@ import httpx2
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.schema_disclosure._encoding import canonical_json_bytes, sha256_hex
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.mcp.schema_disclosure.encoding import canonical_json_bytes, sha256_hex
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import call, rpc, search
 from tests.support.gateway_children import Misbehaving, recording, weather_server

@@ -15,8 +15,8 @@ from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
-from agent_connector_sdk.gateway.auth import AuthSettings
-from agent_connector_sdk.gateway.generations import RESERVED_TOOL_NAMES
+from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway._generations import RESERVED_TOOL_NAMES
 from tests.support.gateway import rpc, wait_for
 from tests.support.gateway_children import Misbehaving
 from tests.support.http_server import serve_asgi

@@ -1,4 +1,4 @@
-"""The fast cross-reference test of ``contracts.poisoning`` equals its regex, mention for mention
+"""The fast cross-reference test of ``contracts._poisoning`` equals its regex, mention for mention
 (differential, hypothesis), and a 1,000-tool listing is checked in well under a second per 100 tools."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.poisoning import (
+from agent_connector_sdk.core.contracts._poisoning import (
     _mention_tokens,
     _mentioned,
     _mentions,

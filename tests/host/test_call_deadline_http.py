@@ -16,8 +16,8 @@ import pytest
 from fastmcp import FastMCP
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.support.http_server import serve_asgi
 

@@ -16,7 +16,8 @@ from fastmcp.server.dependencies import get_http_request
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.authorization import require_scopes
 
-from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
+from agent_connector_sdk.core.contracts.errors import HeaderValueError
+from agent_connector_sdk.core.host._errors import TransportFailure
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -25,7 +26,6 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SchemaDisclosureConsumer,
     SelectedTool,
 )
-from agent_connector_sdk.mcp.host.errors import TransportFailure
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
 from tests.support.audit import recorded
 from tests.support.disclosure_servers import StaticTool, big_input_schema, build_server, static_tool
@@ -163,8 +163,8 @@ async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_hea
 
 
 async def test_a_byte_cap_hit_inside_a_fragment_read_is_that_bound_named(served: tuple[str, Any]) -> None:
-    from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-    from agent_connector_sdk.mcp.host.options import HostBounds
+    from agent_connector_sdk.core.host._options import HostBounds
+    from agent_connector_sdk.core.host.bounds import BoundExceeded
 
     url, _ = served
     client: Client[Any] = Client(url, auth="reader-token")

@@ -15,7 +15,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.resources.base import ResourceContent, ResourceResult
 from fastmcp.server.middleware import Middleware
 
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError, ContractViolation
+from agent_connector_sdk.core.contracts.errors import ArgumentError, ContractViolation
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,

@@ -25,8 +25,7 @@ from fastmcp.server.middleware import Middleware
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
-from agent_connector_sdk.mcp.contracts.errors import (
+from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ArgumentError,
     ContractError,
@@ -34,16 +33,17 @@ from agent_connector_sdk.mcp.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.mcp.host import HostBounds, HostOptions
-from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.core import ToolResult
-from agent_connector_sdk.mcp.host.errors import (
+from agent_connector_sdk.core.host._errors import (
     InvalidCompletionRequest,
     JsonRpcError,
     ProtocolError,
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.core.host._sequence import ToolResult
+from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
+from agent_connector_sdk.mcp.host import HostBounds, HostOptions
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.server import ServerGates
 from tests.support.audit import recorded
 from tests.support.http_server import serve_asgi

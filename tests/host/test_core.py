@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
+from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
+from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractViolation
+from agent_connector_sdk.core.host._sequence import MAX_OUTSTANDING_CALLS
 from agent_connector_sdk.mcp.host import (
     AdmittedTool,
     HostCore,
@@ -18,7 +19,6 @@ from agent_connector_sdk.mcp.host import (
     header_map,
     may_write,
 )
-from agent_connector_sdk.mcp.host.core import MAX_OUTSTANDING_CALLS
 
 ROUTE: dict[str, Any] = {
     "name": "route",

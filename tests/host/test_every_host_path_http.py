@@ -19,9 +19,9 @@ import fastmcp
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
 from agent_connector_sdk.mcp.host import HostOptions, Profile
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (

@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, list_operation_tools
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError, ContractViolation
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.core.contracts.errors import ArgumentError, ContractViolation
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,

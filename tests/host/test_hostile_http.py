@@ -18,18 +18,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.contracts.errors import PaginationError
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
-from agent_connector_sdk.mcp.host._wire import ValueCounter
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.host.errors import (
+from agent_connector_sdk.core.contracts.errors import PaginationError
+from agent_connector_sdk.core.contracts.lock import ContractLock
+from agent_connector_sdk.core.host._errors import (
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
 )
-from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions
+from agent_connector_sdk.core.host._options import HostBounds, HostOptions
+from agent_connector_sdk.core.host.bounds import BoundExceeded
+from agent_connector_sdk.mcp.host._wire import ValueCounter
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from tests.support.audit import recorded
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi

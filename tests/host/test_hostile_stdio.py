@@ -13,10 +13,10 @@ import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 from mcp.client.session import ClientSession
 
+from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host import HostOptions, HostSession
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded
-from agent_connector_sdk.mcp.host.options import HostBounds
 from tests.support.cli import ROOT
 
 

@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.audit import AuditEvent
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy, admit_keyed, admit_tools
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.findings import Finding
-from agent_connector_sdk.mcp.contracts.json_schema import exact_value_key
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
-from agent_connector_sdk.mcp.host import core as host_core
-from agent_connector_sdk.mcp.host.core import LISTING_MEMO_ENTRIES, HostCore
-from agent_connector_sdk.mcp.host.options import HostOptions
+from agent_connector_sdk.core.contracts._admission import AdmissionPolicy, admit_keyed, admit_tools
+from agent_connector_sdk.core.contracts._findings import Finding
+from agent_connector_sdk.core.contracts._json_schema import exact_value_key
+from agent_connector_sdk.core.contracts.errors import AdmissionError
+from agent_connector_sdk.core.contracts.lock import ContractLock
+from agent_connector_sdk.core.host import _sequence as host_core
+from agent_connector_sdk.core.host._options import HostOptions
+from agent_connector_sdk.core.host._sequence import LISTING_MEMO_ENTRIES, HostCore
 
 SPEC = AdmissionPolicy(profile="spec")
 

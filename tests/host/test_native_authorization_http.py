@@ -15,7 +15,7 @@ import pytest
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.utilities.authorization import require_scopes
 
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+from agent_connector_sdk.core.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (

@@ -24,21 +24,21 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agent_connector_sdk.cli.sources import load_openapi
+from agent_connector_sdk.core.contracts.errors import AdmissionError
+from agent_connector_sdk.core.disclosure_navigation import (
+    SchemaNavigation,
+    build_navigation_entry,
+    summarize_tool_hints,
+)
+from agent_connector_sdk.core.host._errors import ConfirmationRefused
+from agent_connector_sdk.core.schema_disclosure import build_schema_disclosure
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
 from agent_connector_sdk.mcp.host import CallSummary, HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     SchemaDisclosureConsumer,
     StaleSelection,
-)
-from agent_connector_sdk.mcp.host.errors import ConfirmationRefused
-from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
-from agent_connector_sdk.mcp.schema_disclosure.navigation import (
-    SchemaNavigation,
-    build_navigation_entry,
-    summarize_tool_hints,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,

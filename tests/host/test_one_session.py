@@ -6,7 +6,7 @@ import fastmcp
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ContractViolation
+from agent_connector_sdk.core.contracts.errors import AdmissionError, ContractViolation
 from agent_connector_sdk.mcp.host import (
     CallerScope,
     ContractClient,

@@ -16,8 +16,8 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 
+from agent_connector_sdk.core.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.host import HostOptions, ParamHeaderChannel, prepare_invocation
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.support.audit import recorded

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.host.core import _private_copy
+from agent_connector_sdk.core.host._sequence import _private_copy
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),

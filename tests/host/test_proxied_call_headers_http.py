@@ -16,8 +16,8 @@ import fastmcp
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
-from agent_connector_sdk.mcp.contracts.errors import ArgumentError, HeaderValueError
 from agent_connector_sdk.mcp.host import (
     CallerScope,
     ContractClient,
@@ -96,7 +96,7 @@ async def test_a_proxied_call_crosses_the_inner_tools_invoke_gate(lab: tuple[str
 
 
 def test_an_unrepresentable_inner_header_value_is_refused_before_sending() -> None:
-    from agent_connector_sdk.mcp.host.core import HostCore
+    from agent_connector_sdk.core.host._sequence import HostCore
 
     core = HostCore(HostOptions(confirm_write=lambda summary: True))
     count = {"type": "integer", "x-mcp-header": "Count"}

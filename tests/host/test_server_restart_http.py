@@ -17,6 +17,7 @@ import httpx2
 import pytest
 from fastmcp import Client
 
+from agent_connector_sdk.core.host._errors import TransportFailure
 from agent_connector_sdk.demo.lab_service import lab_service_app
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -24,7 +25,6 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     DisclosureConsumerError,
     SchemaDisclosureConsumer,
 )
-from agent_connector_sdk.mcp.host.errors import TransportFailure
 from tests.support.http_server import serve_asgi
 
 

@@ -21,8 +21,8 @@ import pytest
 from fastmcp.client.transports import PythonStdioTransport
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.admission import AdmissionPolicy
+from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
 from agent_connector_sdk.mcp.host import HostOptions
 from scripts import interop, interop_search
 
@@ -234,7 +234,7 @@ def test_the_strict_profile_rejects_what_the_default_profile_reports(
     import fastmcp
     from fastmcp.client.transports import StdioTransport
 
-    from agent_connector_sdk.mcp.contracts.errors import ContractViolation
+    from agent_connector_sdk.core.contracts.errors import ContractViolation
     from agent_connector_sdk.mcp.host.contract_client import ContractClient
 
     async def strict_calls() -> tuple[ContractViolation, ContractViolation]:

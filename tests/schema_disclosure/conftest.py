@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure
 from tests.support.disclosures import make_disclosure
 
 

@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure
 from scripts.generate_schema_disclosure import build_artifacts, main, render
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
     SchemaDisclosureError,
     build_schema_disclosure,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
     SourceDigest,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.mcp.schema_disclosure.navigation import summarize_arguments
+from agent_connector_sdk.core.disclosure_navigation import summarize_arguments
 
 
 def _label(schema: Any) -> str:

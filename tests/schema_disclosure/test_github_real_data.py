@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.connectors import OpenAPIOperationTool, openapi_operation_tools
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
     SourceDigest,

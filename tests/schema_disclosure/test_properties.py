@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
     SchemaFragment,
@@ -16,7 +16,7 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_fragment,
     reconstruct_schema,
 )
-from agent_connector_sdk.mcp.schema_disclosure.models import IDENTITY_FIELDS
+from agent_connector_sdk.core.schema_disclosure._models import IDENTITY_FIELDS
 
 # Text that exercises the encoder: astral plane, control characters, quotes and backslashes,
 # everything but lone surrogates (which are not text and are refused elsewhere).

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
     SchemaFragment,
@@ -203,8 +203,8 @@ def _forge(
     document: bytes, input_schema: Any, output_schema: Any
 ) -> tuple[SchemaManifest, list[SchemaFragment]]:
     """A self-consistent manifest + fragments for arbitrary document bytes (what an attacker could serve)."""
-    from agent_connector_sdk.mcp.schema_disclosure import canonical_json_bytes
-    from agent_connector_sdk.mcp.schema_disclosure.build import split_utf8
+    from agent_connector_sdk.core.schema_disclosure import canonical_json_bytes
+    from agent_connector_sdk.core.schema_disclosure._build import split_utf8
 
     digest = hashlib.sha256(document).hexdigest()
     pieces = split_utf8(document)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
-from agent_connector_sdk.mcp.schema_disclosure.cache import (
+from agent_connector_sdk.core.schema_disclosure import SourceDigest
+from agent_connector_sdk.core.schema_disclosure._cache import (
     BoundedLRU,
     DisclosureCache,
     DisclosureOrigin,

@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
-from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureCache, DisclosureOrigin
-from agent_connector_sdk.mcp.schema_disclosure.navigation import build_navigation_entry
+from agent_connector_sdk.core.disclosure_navigation import build_navigation_entry
+from agent_connector_sdk.core.schema_disclosure import SourceDigest
+from agent_connector_sdk.core.schema_disclosure._cache import DisclosureCache, DisclosureOrigin
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
@@ -231,7 +231,7 @@ class FastPathEqualsExactPath(RuleBasedStateMachine):
 
         async def both() -> tuple[Any, Any, Any, Any, bool]:
             fast_tool = exact_tool = None
-            from agent_connector_sdk.mcp.schema_disclosure.navigation import parse_disclosure_uri
+            from agent_connector_sdk.core.disclosure_navigation import parse_disclosure_uri
 
             address = parse_disclosure_uri(uri)
             if address is not None:

@@ -9,14 +9,14 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.server.transforms.search import RegexSearchTransform
 
+from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
 from agent_connector_sdk.connectors.openapi import (
     build_openapi_server,
     build_tool_disclosures,
     tool_disclosure_origins,
 )
-from agent_connector_sdk.connectors.sources import GITHUB_EXTRACT_PATH
-from agent_connector_sdk.mcp.schema_disclosure import SourceDigest, canonical_json_bytes
-from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureOrigin
+from agent_connector_sdk.core.schema_disclosure import SourceDigest, canonical_json_bytes
+from agent_connector_sdk.core.schema_disclosure._cache import DisclosureOrigin
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,

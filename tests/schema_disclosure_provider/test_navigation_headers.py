@@ -8,12 +8,12 @@ import pytest
 from fastmcp import Client
 from pydantic import ValidationError
 
-from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.schema_disclosure.navigation import (
+from agent_connector_sdk.core.disclosure_navigation import (
     MAX_NAVIGATION_HEADERS,
     SchemaNavigation,
     build_navigation_entry,
 )
+from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from tests.support.disclosure_servers import build_server, static_tool
 
 ANNOTATED: dict[str, Any] = {

@@ -9,13 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.mcp.schema_disclosure import (
-    SchemaDisclosure,
-    build_schema_disclosure,
-    parse_fragment,
-    parse_manifest,
-)
-from agent_connector_sdk.mcp.schema_disclosure.navigation import (
+from agent_connector_sdk.core.disclosure_navigation import (
     MAX_DESCRIPTION_CHARS,
     MAX_SUMMARY_ARGUMENTS,
     DisclosureReadRefused,
@@ -25,6 +19,12 @@ from agent_connector_sdk.mcp.schema_disclosure.navigation import (
     authorize_disclosure_read,
     build_navigation_entry,
     parse_disclosure_uri,
+)
+from agent_connector_sdk.core.schema_disclosure import (
+    SchemaDisclosure,
+    build_schema_disclosure,
+    parse_fragment,
+    parse_manifest,
 )
 from tests.support.disclosure_servers import OUTPUT_SCHEMA, big_input_schema
 from tests.support.disclosure_uris import guessed_uris

@@ -15,7 +15,7 @@ from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.utilities.authorization import require_scopes
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, reconstruct_schema
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, reconstruct_schema
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
 from tests.support.disclosure_reads import error_of, expected_refusal, read_all, search
 from tests.support.disclosure_servers import big_input_schema, build_server, static_tool

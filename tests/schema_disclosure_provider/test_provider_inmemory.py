@@ -11,13 +11,13 @@ from fastmcp import Client, FastMCP
 from fastmcp.server.transforms.search import RegexSearchTransform
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.schema_disclosure import (
-    reconstruct_schema,
-)
-from agent_connector_sdk.mcp.schema_disclosure.navigation import (
+from agent_connector_sdk.core.disclosure_navigation import (
     MAX_DESCRIPTION_CHARS,
     MAX_SUMMARY_ARGUMENTS,
     SchemaNavigation,
+)
+from agent_connector_sdk.core.schema_disclosure import (
+    reconstruct_schema,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     SchemaResourceRegistrationError,

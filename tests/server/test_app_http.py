@@ -16,16 +16,16 @@ import pytest
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
+from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.contracts._results import validate_tool_result
+from agent_connector_sdk.core.host._errors import JsonRpcError
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_app,
     contract_lab_completions,
     contract_lab_server,
 )
-from agent_connector_sdk.mcp.contracts.completion import RateLimiter
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.errors import JsonRpcError
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import LAB_TOKENS, post_on
@@ -289,7 +289,7 @@ def test_completion_values_capped_with_total_and_has_more() -> None:
 @pytest.fixture
 def fallbacks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names the output check had to resolve itself (a second lookup), recorded as they happen."""
-    from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+    from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
 
     resolved: list[str] = []
     original = OutputSelfCheck._published_tool
@@ -306,7 +306,7 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(fallbacks: list[
     """With the resolution hook installed the check never resolves a tool a second time (it reads the
     call's record); without it (a server where only the middleware was added) it falls back to
     ``server.get_tool``. In memory here; over HTTP in the next test."""
-    from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
+    from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
 
     gated = contract_lab_server()
     gated_http_app(gated)
@@ -357,7 +357,7 @@ def test_output_check_reads_the_call_record_over_http_on_both_transports_and_thr
 def test_installing_twice_does_not_stack_gates() -> None:
     from agent_connector_sdk.mcp.compat import installed_tool_resolution
     from agent_connector_sdk.mcp.server import OutputSelfCheck
-    from agent_connector_sdk.mcp.server.resolution import ResolutionGate
+    from agent_connector_sdk.mcp.server._resolution import ResolutionGate
 
     server = contract_lab_server()
     transforms = len(server.transforms)

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, ContractViolation, HeaderMismatch
-from agent_connector_sdk.mcp.contracts.headers import header_annotations, validate_parameter_headers
-from agent_connector_sdk.mcp.contracts.results import validate_tool_result
-from agent_connector_sdk.mcp.contracts.validation import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.core.contracts._headers import header_annotations, validate_parameter_headers
+from agent_connector_sdk.core.contracts._results import validate_tool_result
+from agent_connector_sdk.core.contracts._validation import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.core.contracts.errors import AdmissionError, ContractViolation, HeaderMismatch
 
 
 def test_exact_key_separates_values_python_calls_equal() -> None:

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.entry import MAX_VERDICTS, EntryFront
+from agent_connector_sdk.mcp.server._entry import MAX_VERDICTS, EntryFront
 
 HOSTS = st.sampled_from(
     [b"127.0.0.1:8000", b"localhost:8000", b"[::1]:8000", b"evil.example", b"api.example:443", b"", b"a b"]

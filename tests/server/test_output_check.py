@@ -8,7 +8,7 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from agent_connector_sdk.mcp.contracts import validate_tool_result
+from agent_connector_sdk.core.contracts import validate_tool_result
 from agent_connector_sdk.mcp.server import ServerGates, first_conforming_placeholder
 
 WRAPPED_STRING = {

@@ -13,9 +13,9 @@ from fastmcp.exceptions import ToolError
 from fastmcp.tools.function_tool import FunctionTool
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.contracts import validate_tool_result
+from agent_connector_sdk.core.contracts import validate_tool_result
 from agent_connector_sdk.mcp.server import ServerGates
-from agent_connector_sdk.mcp.server.output_check import ModelsItsFailures
+from agent_connector_sdk.mcp.server._output_check import ModelsItsFailures
 
 ENVELOPE = {
     "type": "object",

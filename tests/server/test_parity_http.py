@@ -16,7 +16,7 @@ from pydantic import Field
 from starlette.middleware import Middleware
 
 from agent_connector_sdk.mcp.server import GatedEntry, HeaderParityGate, ServerGates, gated_http_app
-from agent_connector_sdk.mcp.server.resolution import install_resolution
+from agent_connector_sdk.mcp.server._resolution import install_resolution
 from tests.support.http_server import serve_asgi
 from tests.support.parity import (
     PROTOCOL_VERSION,

@@ -1,4 +1,4 @@
-"""Header parity checked inside FastMCP's own tool resolution (``resolution.py``), over real HTTP.
+"""Header parity checked inside FastMCP's own tool resolution (``mcp/server/_resolution.py``), over real HTTP.
 
 ``gated_http_app`` does not resolve the tool a second time in ASGI for 2026-07-28 calls: the check runs
 on the tool FastMCP itself resolved to run. (The raw-HTTP parity matrix runs against both entry points

@@ -26,10 +26,10 @@ from fastmcp.server.auth.providers.jwt import RSAKeyPair
 from joserfc import jwk, jwt
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.gateway.auth import AuthSettings, lifetime_refusal
+from agent_connector_sdk.gateway._auth import AuthSettings, lifetime_refusal
 from agent_connector_sdk.mcp.server import RequestBounds, gated_http_app
-from agent_connector_sdk.mcp.server.completion import UNVERIFIED_FORWARDED_KEY, network_caller_key
-from agent_connector_sdk.state.redis_backend import RedisStateBackend
+from agent_connector_sdk.mcp.server._completion import UNVERIFIED_FORWARDED_KEY, network_caller_key
+from agent_connector_sdk.state._redis_backend import RedisStateBackend
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META
 from tests.support.replica import initialize_catalog, lab_replica, post

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.state import MemoryStateBackend, StateNotInitialized, StateUnavailable
-from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
+from agent_connector_sdk.state._catalog_switch import SharedToolSwitch
 from tests.support.cluster import (
     EU,
     US,

@@ -13,8 +13,8 @@ import fastmcp
 import pytest
 import redis as redis_sync
 
+from agent_connector_sdk.core.contracts._completion import RateLimiter
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
-from agent_connector_sdk.mcp.contracts.completion import RateLimiter
 from agent_connector_sdk.state import (
     CatalogSignals,
     MemoryStateBackend,
@@ -25,10 +25,10 @@ from agent_connector_sdk.state import (
     describe_state_url,
     open_state_backend,
 )
-from agent_connector_sdk.state import memory as memory_module
-from agent_connector_sdk.state import redis_backend as redis_module
-from agent_connector_sdk.state.catalog_switch import SharedToolSwitch
-from agent_connector_sdk.state.redis_backend import RedisStateBackend
+from agent_connector_sdk.state import _memory as memory_module
+from agent_connector_sdk.state import _redis_backend as redis_module
+from agent_connector_sdk.state._catalog_switch import SharedToolSwitch
+from agent_connector_sdk.state._redis_backend import RedisStateBackend
 from tests.support.services import RedisServer, StreamEntries, redis_server
 
 
@@ -65,7 +65,7 @@ async def test_window_admits_exactly_the_limit_then_tells_how_long_to_wait(backe
 
 
 async def test_in_process_backend_is_the_completion_default_rate_limiter() -> None:
-    """Same rule, same answers as ``contracts.completion.RateLimiter`` on one fake clock."""
+    """Same rule, same answers as ``contracts._completion.RateLimiter`` on one fake clock."""
     now = [100.0]
     backend = MemoryStateBackend(clock=lambda: now[0])
     shared = backend.rate_limiter("completion", max_requests=2, window_seconds=10.0)
@@ -403,9 +403,9 @@ class _LostLimiter:
 
 @pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
 async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
+    from agent_connector_sdk.core.host._errors import JsonRpcError
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
     from agent_connector_sdk.mcp.host.contract_client import ContractClient
-    from agent_connector_sdk.mcp.host.errors import JsonRpcError
     from agent_connector_sdk.mcp.server import gated_http_app
 
     chosen: Any = {

@@ -9,7 +9,7 @@ import pytest
 from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaFragment,
     SchemaManifest,
     parse_fragment,

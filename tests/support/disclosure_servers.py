@@ -15,7 +15,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from fastmcp.utilities.authorization import AuthCheck
 from pydantic import Field
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, build_schema_disclosure
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     SchemaDisclosureRegistry,
     describe_schema_tools,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure
 
 BASE_REFERENCE_URI = "https://example.invalid/not-a-disclosure"
 

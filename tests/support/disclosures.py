@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, build_schema_disclosure
 
 SOURCE = b"test source document"
 

@@ -20,8 +20,8 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
+from agent_connector_sdk.core.schema_disclosure import build_schema_disclosure
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
-from agent_connector_sdk.mcp.schema_disclosure import build_schema_disclosure
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,

@@ -41,10 +41,10 @@ def _client(target: str) -> Any:
 
 
 async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_values: int | None) -> int:
+    from agent_connector_sdk.core.host._errors import JsonRpcError
+    from agent_connector_sdk.core.host._options import HostBounds
     from agent_connector_sdk.errors import AgentConnectorError
     from agent_connector_sdk.mcp.host import ContractClient, HostOptions
-    from agent_connector_sdk.mcp.host.errors import JsonRpcError
-    from agent_connector_sdk.mcp.host.options import HostBounds
 
     logging.basicConfig(level=logging.INFO)
     bounds = HostBounds(max_message_values=max_values) if max_values else HostBounds()

@@ -12,20 +12,20 @@ import httpx2
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
+from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, build_schema_disclosure
+from agent_connector_sdk.core.schema_disclosure._uris import manifest_uri
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_completions,
     contract_lab_server,
 )
-from agent_connector_sdk.mcp.contracts.completion import RateLimiter
-from agent_connector_sdk.mcp.schema_disclosure import SchemaDisclosure, build_schema_disclosure
-from agent_connector_sdk.mcp.schema_disclosure.uris import manifest_uri
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
 from agent_connector_sdk.state import StateBackend
-from agent_connector_sdk.state.catalog_switch import ADMIN_SCOPE
-from agent_connector_sdk.state.redis_backend import RedisStateBackend
+from agent_connector_sdk.state._catalog_switch import ADMIN_SCOPE
+from agent_connector_sdk.state._redis_backend import RedisStateBackend
 from agent_connector_sdk.state.replica import ReplicaApp, build_replica_app
 from tests.support.raw_http import LAB_TOKENS, post_on
 

@@ -45,8 +45,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_connector_sdk.mcp.contracts.findings import Profile
-    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+    from agent_connector_sdk.core.contracts._findings import Profile
+    from agent_connector_sdk.core.contracts._source_pins import SourcePins
     from agent_connector_sdk.review.live import ReviewOptions
     from agent_connector_sdk.review.report import ReviewReport, Target
 
@@ -480,7 +480,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
-    from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+    from agent_connector_sdk.core.contracts._source_pins import SourcePins
 
     return read_operator_file(path, "pin file", SourcePins.from_json)
 
@@ -725,7 +725,7 @@ def _render_fragments(disclosure: Any, console: Console) -> None:
     """One disclosure's fragments: the URI a host reads, its size and its digest."""
     from rich.markup import escape
 
-    from agent_connector_sdk.mcp.schema_disclosure import read_schema_fragment
+    from agent_connector_sdk.core.schema_disclosure import read_schema_fragment
 
     manifest = disclosure.manifest
     console.print(f"manifest {escape(sanitize_text(manifest.manifest_uri, 400))}")

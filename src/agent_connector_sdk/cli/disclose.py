@@ -13,14 +13,14 @@ import anyio
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import count_operations
+from agent_connector_sdk.connectors._sources import OpenAPISource
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     OpenAPIOperationTool,
     build_openapi_server,
     list_operation_tools,
 )
-from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
     SourceDigest,

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent_connector_sdk.mcp.schema_disclosure import SchemaManifest
+from agent_connector_sdk.core.schema_disclosure import SchemaManifest
 
 __all__ = ["DiscloseReport", "DisclosedTool", "RefusedOperation", "disclose_report"]
 

@@ -16,7 +16,7 @@ default), then the children are closed together (see ``Gateway.stop``).
 
 ``--check`` connects, prints each child's compatibility evidence and exits: 0 when every child was
 reachable, 2 when one was not; with ``--strict`` also 1 on any rejected tool or failed probe.
-``--check --json`` prints one :class:`~agent_connector_sdk.gateway.evidence.GatewayCheck` object
+``--check --json`` prints one :class:`~agent_connector_sdk.gateway._evidence.GatewayCheck` object
 (``schemas/gateway-check.schema.json``).
 """
 
@@ -114,7 +114,7 @@ def gateway(
     if config is not None:
         require_readable_file(config)  # a mistyped path answers before the gateway stack loads
     from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
-    from agent_connector_sdk.gateway.config import check_credentials
+    from agent_connector_sdk.gateway._config import check_credentials
     from agent_connector_sdk.serving.process import bind_socket, is_loopback, one_line_logging, run_server
 
     try:
@@ -143,7 +143,7 @@ def gateway(
     if no_auth and not is_loopback(host):
         raise CliError(f"refusing to bind {host} without authentication: use a loopback --host")
     from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state.config import state_url_from_env
+    from agent_connector_sdk.state._config import state_url_from_env
 
     shared = state if state is not None else state_url_from_env()
     try:
@@ -189,7 +189,7 @@ def _configured_children(path: Path | None, names: list[str] | None) -> tuple[An
 
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
     from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway.evidence import check_report, collect_evidence
+    from agent_connector_sdk.gateway._evidence import check_report, collect_evidence
 
     try:
         await front.start(supervise=False)
@@ -216,7 +216,7 @@ def _s(value: Any, limit: int = 200) -> str:
 
 
 def render_evidence(report: Any) -> list[str]:
-    """Lines for a person (a :class:`~agent_connector_sdk.gateway.evidence.GatewayCheck`); every
+    """Lines for a person (a :class:`~agent_connector_sdk.gateway._evidence.GatewayCheck`); every
     child-controlled string passes the one sanitizer."""
     lines: list[str] = []
     for item in report.children:

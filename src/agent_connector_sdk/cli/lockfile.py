@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_connector_sdk.cli.operator_files import read_operator_file, write_operator_file
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
+from agent_connector_sdk.core.contracts.lock import ContractLock
 from agent_connector_sdk.review.lock import compare_with_lock, locked_server
 from agent_connector_sdk.review.report import ReviewReport
 from agent_connector_sdk.review.wording import count

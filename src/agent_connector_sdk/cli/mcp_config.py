@@ -245,11 +245,11 @@ def _expand(text: str, environ: Mapping[str, str], workspace: Path, where: str) 
 
 
 def gateway_children(servers: Sequence[ConfiguredServer]) -> tuple[Any, ...]:
-    """``gateway --mcp-config``: each server as a :class:`~agent_connector_sdk.gateway.config.ChildSpec`.
+    """``gateway --mcp-config``: each server as a :class:`~agent_connector_sdk.gateway._config.ChildSpec`.
     The gateway fails closed on its configuration: an unusable entry, or a name the gateway cannot
     publish tools under, is one :class:`CliError` naming the server."""
     from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway.config import ChildSpec
+    from agent_connector_sdk.gateway._config import ChildSpec
 
     children = []
     for server in servers:

@@ -33,12 +33,12 @@ What this module adds:
   result saying the status and a generic message. The upstream's body is logged (bounded, escaped,
   with the call's argument values replaced) and reaches the caller only with
   ``upstream_errors="echo"`` (``serve --upstream-errors=echo``): an error body may carry secrets.
-* **failures inside the contract** (:mod:`.openapi_failures`): each tool's output schema also
+* **failures inside the contract** (:mod:`._openapi_failures`): each tool's output schema also
   describes its failure envelope (category, message, upstream status, the document's declared error
   body), and the tool supplies that envelope for every failed call, so an ``isError`` result conforms;
-* **bounded upstream answers** (:mod:`.upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
+* **bounded upstream answers** (:mod:`._upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
   enforced while the answer is read (``upstream_too_large``);
-* **document checks before any tool exists** (:mod:`.openapi_document`): duplicate ``operationId``s
+* **document checks before any tool exists** (:mod:`._openapi_document`): duplicate ``operationId``s
   and reserved tool names refused, operations reaching an unresolvable ``$ref`` left out with the reason.
 
 Arguments are validated against each tool's published ``inputSchema`` on the server by the Execute gate
@@ -70,34 +70,34 @@ from fastmcp.utilities.openapi import HTTPRoute
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
-from agent_connector_sdk.connectors.openapi_document import (
+from agent_connector_sdk.connectors._openapi_document import (
     document_operations,
     duplicate_operation_ids,
     place,
     unresolvable_references,
     without_operations,
 )
-from agent_connector_sdk.connectors.openapi_failures import (
+from agent_connector_sdk.connectors._openapi_failures import (
     ErrorBodies,
     declared_error_bodies,
     error_body_schema_for,
     failure_content,
     with_failure_envelope,
 )
-from agent_connector_sdk.connectors.upstream_size import (
+from agent_connector_sdk.connectors._upstream_size import (
     DEFAULT_MAX_UPSTREAM_BYTES,
     UpstreamAnswerTooLarge,
     UpstreamSizeBound,
     bounded_upstream,
 )
-from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.contracts.validation import validate_instance
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.contracts._validation import validate_instance
+from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SourceDigest,
     build_schema_disclosure,
 )
-from agent_connector_sdk.mcp.schema_disclosure.cache import DisclosureOrigin
+from agent_connector_sdk.core.schema_disclosure._cache import DisclosureOrigin
+from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = [
     "FORWARDED_CALLER_HEADERS",
@@ -120,7 +120,7 @@ __all__ = [
 
 class InvalidOpenAPIDocument(AgentConnectorError, ValueError):
     """``invalid_document``: the document cannot be served as it is (FastMCP's OpenAPI parser refused
-    it, or a check of :mod:`.openapi_document` did). The message names the first offending place and
+    it, or a check of :mod:`._openapi_document` did). The message names the first offending place and
     rule, never the document's values (the parser's own error lists them all). ``rule`` names the
     connector's own check that refused it (``unique_operation_ids``, ``resolvable_refs``,
     ``reserved_names``), ``None`` for the parser's refusals: what an option can relax."""
@@ -204,7 +204,7 @@ class UpstreamError(AgentConnectorError, ToolError):
     and was not read further.
 
     A ``ToolError``, so the call ends as an ``isError`` result whose ``structuredContent`` is the
-    tool's failure envelope (:mod:`.openapi_failures`); its text names the tool and the status or the
+    tool's failure envelope (:mod:`._openapi_failures`); its text names the tool and the status or the
     bound, never the upstream's body unless the server was built with ``upstream_errors="echo"``
     (then ``body`` is the parsed body when it conforms to what the document declares for the status).
     """
@@ -659,7 +659,7 @@ def build_openapi_server(
     ``max_upstream_bytes`` bounds each upstream answer's decoded body (a larger one is an
     ``upstream_too_large`` error result, read no further than the bound).
 
-    Every tool with an output schema publishes its failures too (:mod:`.openapi_failures`): an
+    Every tool with an output schema publishes its failures too (:mod:`._openapi_failures`): an
     ``isError`` result carries a conforming failure envelope.
 
     Refused (:class:`InvalidOpenAPIDocument`, naming the places): two operations with one

@@ -49,10 +49,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 from agent_connector_sdk import __version__
+from agent_connector_sdk.core.contracts._completion import RateLimiter
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.contracts.completion import RateLimiter
-from agent_connector_sdk.mcp.server.app import gated_http_app
-from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions, Suggestion
+from agent_connector_sdk.mcp.server._completion import AuthorizedCompletions, Suggestion
+from agent_connector_sdk.mcp.server._gates import gated_http_app
 
 __all__ = [
     "ENVIRONMENTS",

@@ -21,24 +21,24 @@ from fastmcp.server.auth import AuthProvider
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
+from agent_connector_sdk.core.schema_disclosure import (
+    SchemaDisclosure,
+    SourceDigest,
+    build_schema_disclosure,
+    canonical_json_bytes,
+)
 from agent_connector_sdk.demo.contract_lab import (
     EVIDENCE_SCOPE,
     PRODUCTION_SCOPE,
     contract_lab_completions,
     contract_lab_server,
 )
-from agent_connector_sdk.mcp.schema_disclosure import (
-    SchemaDisclosure,
-    SourceDigest,
-    build_schema_disclosure,
-    canonical_json_bytes,
-)
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
 from agent_connector_sdk.skills import skills_provider
 
 __all__ = [

@@ -5,9 +5,9 @@
 ``docs/gateway.md``.
 """
 
-from agent_connector_sdk.gateway.app import SCHEMA_DIGEST_META_KEY, Gateway, GatewayTool
-from agent_connector_sdk.gateway.config import ChildSpec, GatewayConfig, load_config, parse_child
-from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway._app import SCHEMA_DIGEST_META_KEY, Gateway, GatewayTool
+from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, load_config, parse_child
+from agent_connector_sdk.gateway._errors import GatewayError
 
 __all__ = [
     "SCHEMA_DIGEST_META_KEY",

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from agent_connector_sdk.gateway.errors import GatewayError
+from agent_connector_sdk.gateway._errors import GatewayError
 
 
 def read_toml(path: Path) -> dict[str, Any]:

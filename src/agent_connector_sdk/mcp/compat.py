@@ -23,7 +23,7 @@ Server side (``agent_connector_sdk.mcp.server``, ``demo``):
   ``FastMCP.get_tool``: FastMCP has no hook between "resolved, filtered, authorized" and "run", and its
   ``call_tool`` resolves through ``self.get_tool``.
 
-Disclosure read path (``mcp/server/disclosure.py``: resolving one tool by name instead of listing
+Disclosure read path (``mcp/server/_disclosure_provider.py``: resolving one tool by name instead of listing
 the whole catalog; on another FastMCP version :data:`SCALE_READ_PATH_SUPPORTED` is false and reads keep
 the exact full-catalog path, so an upgrade can cost speed, never correctness):
 
@@ -32,7 +32,7 @@ the exact full-catalog path, so an upgrade can cost speed, never correctness):
 * :func:`dispatch_list_tools_middleware` — ``FastMCP._dispatch_component_middleware``;
 * :func:`catalog_bypassed` — ``CatalogTransform._bypass``.
 
-Catalog cache (``mcp/server/catalog.py``; same version gate):
+Catalog cache (``mcp/server/_catalog.py``; same version gate):
 
 * :func:`replace_tool_catalog` / :func:`installed_tool_catalog` — an instance attribute shadowing
   ``CatalogTransform.get_tool_catalog`` (what a search transform's search and proxy read);

@@ -1,12 +1,12 @@
 """Schema disclosure resources behind a FastMCP search transform — the public face.
 
 This path is our published contract (other code imports these names from here); the implementation
-lives in the server layer, :mod:`agent_connector_sdk.mcp.server.disclosure`. Intended use::
+lives in the server layer, :mod:`agent_connector_sdk.mcp.server._disclosure_provider`. Intended use::
 
     search = RegexSearchTransform(search_result_serializer=describe_schema_tools)
     server.add_transform(search)
     register_schema_resources(server, search, disclosures)   # alias -> SchemaDisclosure | DisclosureOrigin
-    cache_tool_catalog(server, search)   # optional: agent_connector_sdk.mcp.server.catalog (see there)
+    cache_tool_catalog(server, search)   # optional: agent_connector_sdk.mcp.server._catalog (see there)
 
 What a search pattern matches: FastMCP's ``RegexSearchTransform`` tests a case-insensitive regex
 (``(?i)`` prepended; no lookarounds or backreferences; at most 1,000 characters) against one string per
@@ -18,5 +18,5 @@ order; ``agent-connector review`` splits a capped search by name prefix to reach
 """
 
 # Exactly the implementation's public names (its ``__all__``), so the two lists cannot drift apart.
-from agent_connector_sdk.mcp.server.disclosure import *  # noqa: F403
-from agent_connector_sdk.mcp.server.disclosure import __all__ as __all__
+from agent_connector_sdk.mcp.server._disclosure_provider import *  # noqa: F403
+from agent_connector_sdk.mcp.server._disclosure_provider import __all__ as __all__

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError, HeaderValueError
-from agent_connector_sdk.mcp.contracts.findings import Finding, Profile
-from agent_connector_sdk.mcp.contracts.fingerprint import fingerprint
-from agent_connector_sdk.mcp.contracts.headers import (
+from agent_connector_sdk.core.contracts._findings import Finding, Profile
+from agent_connector_sdk.core.contracts._fingerprint import fingerprint
+from agent_connector_sdk.core.contracts._headers import (
     HeaderAnnotation,
     encode_header_value,
     header_annotations,
     header_text,
 )
-from agent_connector_sdk.mcp.host.core import AdmittedTool
+from agent_connector_sdk.core.contracts.errors import AdmissionError, HeaderValueError
+from agent_connector_sdk.core.host._sequence import AdmittedTool
 from agent_connector_sdk.review.report import (
     CallReport,
     CompletionProbe,

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent_connector_sdk.mcp.contracts.lock import ContractLock
+from agent_connector_sdk.core.contracts.lock import ContractLock
 from agent_connector_sdk.review.lock import compare_with_lock
 from agent_connector_sdk.review.report import REPORT_VERSION, ReviewReport, Target
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from agent_connector_sdk.mcp.contracts.admission import MAX_TOOL_NAME_LENGTH
+from agent_connector_sdk.core.contracts._admission import MAX_TOOL_NAME_LENGTH
+from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.mcp.host.disclosure_consumer import SchemaDisclosureConsumer
-from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 
 __all__ = ["SearchEnumeration"]
 

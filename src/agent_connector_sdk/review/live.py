@@ -31,19 +31,25 @@ from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
-from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.contracts import ContractError
-from agent_connector_sdk.mcp.contracts.admission import Rejection
-from agent_connector_sdk.mcp.contracts.errors import (
+from agent_connector_sdk.core.contracts import ContractError
+from agent_connector_sdk.core.contracts._admission import Rejection
+from agent_connector_sdk.core.contracts._findings import Profile
+from agent_connector_sdk.core.contracts._results import SERVER_TEXT_LIMIT, server_text
+from agent_connector_sdk.core.contracts._source_pins import SourceNotPinned, SourcePins
+from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ContractViolation,
     PaginationError,
 )
-from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.results import SERVER_TEXT_LIMIT, server_text
-from agent_connector_sdk.mcp.contracts.source_pins import SourceNotPinned, SourcePins
+from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
+from agent_connector_sdk.core.host._errors import HttpStatusError, JsonRpcError, ProtocolError
+from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host.bounds import BoundExceeded
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded, operation_deadline
+from agent_connector_sdk.mcp.host._deadline import operation_deadline
+from agent_connector_sdk.mcp.host._server_output import StderrRecord
+from agent_connector_sdk.mcp.host._translate import translate_unreadable
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -53,11 +59,6 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     SelectedTool,
     StaleSelection,
 )
-from agent_connector_sdk.mcp.host.errors import HttpStatusError, JsonRpcError, ProtocolError
-from agent_connector_sdk.mcp.host.options import HostBounds
-from agent_connector_sdk.mcp.host.server_output import StderrRecord
-from agent_connector_sdk.mcp.host.translate import translate_unreadable
-from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
 from agent_connector_sdk.review.build import (
     admitted_header_policy,
     build_review_report,

@@ -1,7 +1,7 @@
 """The contract lock folded into the review report (pure: report and lock in, report out).
 
 The lock itself (contracts, fingerprints, drift, classes) is
-:mod:`agent_connector_sdk.mcp.contracts.lock`; this module compares the reviewed tools with it and
+:mod:`agent_connector_sdk.core.contracts.lock`; this module compares the reviewed tools with it and
 puts the comparison in the :class:`ReviewReport`, and says which approvals ``--approve`` takes into
 the lock; reading and writing the file is the CLI's (:mod:`agent_connector_sdk.cli.lockfile`). Every
 tool the review saw with a descriptor is locked and compared — listed, found through search (its
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.mcp.contracts.confusables import escaped
-from agent_connector_sdk.mcp.contracts.contract_diff import ContractChange
-from agent_connector_sdk.mcp.contracts.errors import AdmissionError
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, ToolDrift, compare_tools
+from agent_connector_sdk.core.contracts._confusables import escaped
+from agent_connector_sdk.core.contracts._contract_diff import ContractChange
+from agent_connector_sdk.core.contracts.errors import AdmissionError
+from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
 from agent_connector_sdk.review.report import (
     ContractChangeReport,
     LockCheck,

@@ -8,7 +8,7 @@ unsafe integer (beyond ±2⁵³−1) or a number in an integer header, and resul
 has the wrong root type. Every candidate is checked against the host's gates *now* and only kept if
 they refuse it, so the emitted file holds no case that cannot fail. Header cases assert that Unicode
 and edge-whitespace values travel base64-wrapped and round-trip exactly. The emitted tests import
-only ``agent_connector_sdk.mcp.contracts``: they pin the host's behaviour for these descriptors.
+only ``agent_connector_sdk.core.contracts``: they pin the host's behaviour for these descriptors.
 (``hypothesis-jsonschema`` generates *valid* instances and does not cover 2020-12; the refusals here
 are the point, so they are derived directly.)
 """
@@ -21,16 +21,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.mcp.contracts import (
+from agent_connector_sdk.core.contracts import (
     ContractError,
     build_parameter_headers,
     validate_arguments,
     validate_tool_result,
 )
-from agent_connector_sdk.mcp.contracts.findings import Profile
-from agent_connector_sdk.mcp.contracts.headers import MAX_SAFE_INTEGER, header_annotations
-from agent_connector_sdk.mcp.host.core import HostCore
-from agent_connector_sdk.mcp.host.options import HostOptions
+from agent_connector_sdk.core.contracts._findings import Profile
+from agent_connector_sdk.core.contracts._headers import MAX_SAFE_INTEGER, header_annotations
+from agent_connector_sdk.core.host._options import HostOptions
+from agent_connector_sdk.core.host._sequence import HostCore
 from agent_connector_sdk.review.build import build_review_report, finding_reports, header_policy
 from agent_connector_sdk.review.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
 
@@ -247,7 +247,7 @@ import json
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts import (
+from agent_connector_sdk.core.contracts import (
     ContractError,
     build_parameter_headers,
     decode_header_value,

@@ -1,12 +1,12 @@
 """``review --pin FILE``: the reviewed ``source_sha256`` of every verified disclosure (pure shaping).
 
-Per alias, for this server, in the :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourcePins`
+Per alias, for this server, in the :class:`~agent_connector_sdk.core.contracts._source_pins.SourcePins`
 format that ``review --pins`` (and the disclosure consumer) read; the CLI writes the file.
 """
 
 from __future__ import annotations
 
-from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
+from agent_connector_sdk.core.contracts._source_pins import SourcePins
 from agent_connector_sdk.review.report import ReviewReport
 
 __all__ = ["reviewed_source_pins"]

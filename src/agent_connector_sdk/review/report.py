@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_connector_sdk.mcp.contracts.lock import DriftStatus
+from agent_connector_sdk.core.contracts.lock import DriftStatus
 
 __all__ = [
     "REPORT_VERSION",

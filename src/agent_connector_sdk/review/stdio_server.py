@@ -88,7 +88,7 @@ def informative_line(tail: bytes | None) -> str | None:
     ...``, ``npm ERR!``), else the last non-blank line: a server that fails to bind its port logs the
     error and then "Application shutdown complete", and only the first of those helps. ``tail`` is
     the last bytes the server wrote (a bounded
-    :class:`~agent_connector_sdk.mcp.host.server_output.StderrRecord`); only its last 64 KiB are read."""
+    :class:`~agent_connector_sdk.mcp.host._server_output.StderrRecord`); only its last 64 KiB are read."""
     if not tail:
         return None
     text = tail[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")

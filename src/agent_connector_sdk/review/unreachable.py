@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
-    from agent_connector_sdk.mcp.host.errors import ProtocolError
+    from agent_connector_sdk.core.host._errors import ProtocolError
 
 __all__ = ["explain_unreachable", "iter_causes"]
 
@@ -66,7 +66,7 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float, credent
     """The sentence for one of the host's protocol families (decided by class, never by message)."""
     from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
-    from agent_connector_sdk.mcp.host.errors import (
+    from agent_connector_sdk.core.host._errors import (
         HttpStatusError,
         JsonRpcError,
         MalformedResponse,
@@ -110,7 +110,7 @@ def explain_unreachable(
     program not found). The server's words are quoted sanitized and capped."""
     import httpx2
 
-    from agent_connector_sdk.mcp.host.errors import ProtocolError, TransportFailure
+    from agent_connector_sdk.core.host._errors import ProtocolError, TransportFailure
 
     causes = list(iter_causes(error))
     for cause in causes:

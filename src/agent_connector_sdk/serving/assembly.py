@@ -17,9 +17,9 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.connectors.upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
-from agent_connector_sdk.mcp.server.entry import RequestBounds
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.mcp.server._entry import RequestBounds
 from agent_connector_sdk.serving.process import is_loopback
 
 __all__ = ["ServeSettings", "ServedApp", "build_served_app", "request_bounds"]
@@ -66,7 +66,7 @@ class ServedApp:
 def request_bounds(settings: ServeSettings) -> RequestBounds:
     """The gates' request bounds, after the checks that need the server stack; also refuses a bind the
     settings do not make safe (public demo tokens, or no authentication, on a non-loopback host)."""
-    from agent_connector_sdk.mcp.server.completion import trusted_networks
+    from agent_connector_sdk.mcp.server._completion import trusted_networks
 
     for proxy in settings.trusted_proxies or ():
         try:
@@ -113,7 +113,7 @@ def build_served_app(
     (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`CliError` line.
     ``load_document`` reads ``--openapi`` (the CLI's reader: its refusals name the file)."""
     from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state.config import state_url_from_env
+    from agent_connector_sdk.state._config import state_url_from_env
 
     shared = settings.state if settings.state is not None else state_url_from_env()
     try:
@@ -167,7 +167,7 @@ def _auth_settings(path: Path | None) -> Any:
     if path is None:
         return None
     from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway.auth import load_auth_file
+    from agent_connector_sdk.gateway._auth import load_auth_file
 
     try:
         return load_auth_file(path)

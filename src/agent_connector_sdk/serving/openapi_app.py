@@ -9,22 +9,22 @@ import logging
 from typing import TYPE_CHECKING, Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     UpstreamErrorMode,
     build_openapi_server,
     tool_disclosure_origins,
 )
-from agent_connector_sdk.connectors.sources import OpenAPISource
-from agent_connector_sdk.connectors.upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
-from agent_connector_sdk.mcp.server.entry import RequestBounds
+from agent_connector_sdk.mcp.server._entry import RequestBounds
 from agent_connector_sdk.serving.openapi_document import concrete_server_url, document_info
 from agent_connector_sdk.serving.process import SERVE_LOGGER
 
 if TYPE_CHECKING:
     # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
     # ~0.3 s of every `serve` start-up that only `--auth-config` needs (it imports it when used).
-    from agent_connector_sdk.gateway.auth import AuthSettings
+    from agent_connector_sdk.gateway._auth import AuthSettings
 
 __all__ = [
     "SEARCH_TOOL_NAMES",
@@ -65,13 +65,13 @@ def build_openapi_app(
     warning line. Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
-    from agent_connector_sdk.mcp.schema_disclosure import SourceDigest
+    from agent_connector_sdk.core.schema_disclosure import SourceDigest
     from agent_connector_sdk.mcp.schema_disclosure_provider import (
         describe_schema_tools,
         register_schema_resources,
     )
     from agent_connector_sdk.mcp.server import gated_http_app
-    from agent_connector_sdk.mcp.server.catalog import cache_tool_catalog
+    from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
 
     base_url = upstream if upstream is not None else concrete_server_url(source.document)
     if base_url is None:

@@ -6,8 +6,8 @@ Only the protocols, errors, the in-process backend and URL parsing are imported 
 backend is imported by :func:`open_state_backend` when a Redis URL is given, so the extra stays optional.
 """
 
-from agent_connector_sdk.mcp.contracts.completion import AsyncRateLimiter
-from agent_connector_sdk.state.base import (
+from agent_connector_sdk.core.contracts._completion import AsyncRateLimiter
+from agent_connector_sdk.state._base import (
     MAX_DISABLED_TOOLS,
     AuditSink,
     CatalogSignals,
@@ -18,13 +18,13 @@ from agent_connector_sdk.state.base import (
     StateNotInitialized,
     StateUnavailable,
 )
-from agent_connector_sdk.state.config import (
+from agent_connector_sdk.state._config import (
     STATE_URL_ENV,
     describe_state_url,
     open_state_backend,
     state_url_from_env,
 )
-from agent_connector_sdk.state.memory import InProcessRateLimiter, MemoryCatalogSignals, MemoryStateBackend
+from agent_connector_sdk.state._memory import InProcessRateLimiter, MemoryCatalogSignals, MemoryStateBackend
 
 __all__ = [
     "MAX_DISABLED_TOOLS",

@@ -4,8 +4,8 @@ What ``gated_http_app`` builds, plus what a replica behind a load balancer needs
 
 - **shared completion limit** — the ``AuthorizedCompletions`` limiter is replaced by the backend's
   limiter ``completion`` with the same limits, so a caller spread over N replicas gets the limit once,
-  not N times; an unreachable store refuses completions (fail closed, see ``server.completion``);
-- **shared tool switch** — a :class:`~agent_connector_sdk.state.catalog_switch.SharedToolSwitch` on the
+  not N times; an unreachable store refuses completions (fail closed, see ``server._completion``);
+- **shared tool switch** — a :class:`~agent_connector_sdk.state._catalog_switch.SharedToolSwitch` on the
   server, refreshed once per request before FastMCP sees it (one generation read), and, on a server
   with ``auth``, the ``admin_set_tool_enabled`` tool (scope ``catalog:admin``);
 - **shared audit** — header-gate audit events go to the backend's sink (Redis: a capped stream);
@@ -34,17 +34,17 @@ from fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from agent_connector_sdk.mcp.server.app import gated_http_app
-from agent_connector_sdk.mcp.server.completion import AuthorizedCompletions
-from agent_connector_sdk.mcp.server.output_check import OutputSelfCheck
-from agent_connector_sdk.state.base import StateBackend, validate_namespace
-from agent_connector_sdk.state.catalog_switch import (
+from agent_connector_sdk.mcp.server._completion import AuthorizedCompletions
+from agent_connector_sdk.mcp.server._gates import gated_http_app
+from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+from agent_connector_sdk.state._base import StateBackend, validate_namespace
+from agent_connector_sdk.state._catalog_switch import (
     ADMIN_SCOPE,
     DEFAULT_MAX_STALENESS_SECONDS,
     SharedToolSwitch,
     add_admin_tool,
 )
-from agent_connector_sdk.state.config import open_state_backend
+from agent_connector_sdk.state._config import open_state_backend
 
 __all__ = ["COMPLETION_LIMITER", "REPLICA_HEADER", "ReplicaApp", "build_replica_app"]
 
@@ -169,13 +169,13 @@ def build_replica_app(
     **http_app_kwargs: Any,
 ) -> ReplicaApp:
     """The gated ASGI app of one replica of ``server`` sharing ``state`` (a backend, or a URL for
-    :func:`~agent_connector_sdk.state.config.open_state_backend`; ``None`` = embedded).
+    :func:`~agent_connector_sdk.state._config.open_state_backend`; ``None`` = embedded).
 
     Call it once per server, after configuring transforms, instead of ``gated_http_app``.
     ``namespace`` names the catalog the tool switch shares (replicas of one catalog use the same one).
     ``admin_scope=None`` leaves the admin tool out (it is also left out on a server without ``auth``).
     ``max_staleness_seconds`` bounds how long the replica serves its last confirmed switched-off set
-    while the store is unreachable (``state.catalog_switch``).
+    while the store is unreachable (``state._catalog_switch``).
     Other keyword arguments go to ``server.http_app`` (``stateless_http`` is forced on).
     """
     validate_namespace(namespace)

@@ -1,16 +1,17 @@
 """The host side: one core every client path runs (Discover → Admit → Invoke → Consume).
 
-* :mod:`.core` — the sans-I/O gate sequence (:class:`HostCore`, :class:`AdmittedTool`,
+* :mod:`~agent_connector_sdk.core.host._sequence` — the sans-I/O gate sequence (:class:`HostCore`,
+  :class:`AdmittedTool`,
   :class:`PreparedCall`, :class:`ToolResult`);
-* :mod:`.options` — :class:`HostOptions` (policy, profile, audit, confirmation, :class:`HostBounds`):
-  one frozen value per session;
-* :mod:`.session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`, ONE per
+* :mod:`~agent_connector_sdk.core.host._options` — :class:`HostOptions` (policy, profile, audit, confirmation,
+  :class:`HostBounds`): one frozen value per session;
+* :mod:`._session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`, ONE per
   connection), with the connection's revision, transport and header-gate applicability
   (:class:`ConnectionReport`);
 * :mod:`._param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
-* :mod:`.errors` — the protocol and tool-execution failure families, all made by :mod:`.translate`
-  (``map_errors``: the one place foreign failures become the host's);
-* :mod:`.debounce` — debounced completion requests for a host UI.
+* :mod:`~agent_connector_sdk.core.host._errors` — the protocol and tool-execution failure families, all made
+  by :mod:`._translate` (``map_errors``: the one place foreign failures become the host's);
+* :mod:`._debounce` — debounced completion requests for a host UI.
 
 The two faces people use, thin over one session (a reviewer builds one :class:`HostSession` and both
 faces over it): :class:`ContractClient` (:mod:`.contract_client`,
@@ -19,13 +20,20 @@ behind a search transform, reconstructed from schema disclosures).
 """
 
 # The faces last: they build on the modules above (importing them first would be circular).
-from agent_connector_sdk.mcp.host._param_headers import (
-    TRANSPORT_EXCEPTIONS,
-    ParamHeaderChannel,
-    is_local_transport_error,
+from agent_connector_sdk.core.host._errors import (
+    ConfirmationRefused,
+    HttpStatusError,
+    InvalidCompletionRequest,
+    JsonRpcError,
+    MalformedResponse,
+    ProtocolCategory,
+    ProtocolError,
+    ToolExecutionError,
+    TransportFailure,
+    UnsupportedVersion,
 )
-from agent_connector_sdk.mcp.host.contract_client import ContractClient
-from agent_connector_sdk.mcp.host.core import (
+from agent_connector_sdk.core.host._options import HostBounds, HostOptions, Profile
+from agent_connector_sdk.core.host._sequence import (
     AdmittedTool,
     HostCore,
     Invocation,
@@ -38,32 +46,22 @@ from agent_connector_sdk.mcp.host.core import (
     prepare_invocation,
     require_json_data,
 )
-from agent_connector_sdk.mcp.host.debounce import CompletionDebouncer
-from agent_connector_sdk.mcp.host.disclosure_consumer import (
-    CallerScope,
-    DisclosedTool,
-    SchemaDisclosureConsumer,
-)
-from agent_connector_sdk.mcp.host.errors import (
-    ConfirmationRefused,
-    HttpStatusError,
-    InvalidCompletionRequest,
-    JsonRpcError,
-    MalformedResponse,
-    ProtocolCategory,
-    ProtocolError,
-    ToolExecutionError,
-    TransportFailure,
-    UnsupportedVersion,
-)
-from agent_connector_sdk.mcp.host.options import HostBounds, HostOptions, Profile
-from agent_connector_sdk.mcp.host.session import (
+from agent_connector_sdk.mcp.host._debounce import CompletionDebouncer
+from agent_connector_sdk.mcp.host._param_headers import ParamHeaderChannel
+from agent_connector_sdk.mcp.host._session import (
     CallSummary,
     ConfirmWrite,
     ConnectionReport,
     HeaderGates,
     HostSession,
     TransportKind,
+)
+from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS, is_local_transport_error
+from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.mcp.host.disclosure_consumer import (
+    CallerScope,
+    DisclosedTool,
+    SchemaDisclosureConsumer,
 )
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Deliver computed ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST of a ``fastmcp.Client``.
 
-The host core computes the headers itself (``contracts.headers.parameter_headers``: our stricter
+The host core computes the headers itself (``contracts._headers.parameter_headers``: our stricter
 encoding, one header per annotation) and needs them on the HTTP request that carries *this* call and
 on no other. The ``mcp`` SDK cannot do it: it mirrors ``x-mcp-header`` only for tools it listed itself
 (a search transform hides them) and with the spec's looser encoding.
@@ -22,9 +22,6 @@ reports its header gates as not applicable.
 Fails closed: when the transport is Streamable HTTP, the client is connected and its HTTP client was
 not built by our factory (the channel was created after connecting), headers cannot be delivered, and
 :meth:`~ParamHeaderChannel.require_deliverable` refuses *before* anything is sent.
-
-Also here: what a transport failure looks like through the SDK (:data:`TRANSPORT_EXCEPTIONS`,
-:func:`is_local_transport_error`).
 """
 
 from __future__ import annotations
@@ -36,41 +33,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-import anyio
 import fastmcp
 import httpx2
-import mcp_types
 from fastmcp.client.transports.http import StreamableHttpTransport
-from mcp.shared.exceptions import MCPError
 
+from agent_connector_sdk.core.contracts.errors import HeaderValueError
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
-from agent_connector_sdk.mcp.contracts.errors import HeaderValueError
 
 __all__ = [
-    "TRANSPORT_EXCEPTIONS",
     "ParamHeaderChannel",
-    "is_local_transport_error",
 ]
 
 _MCP_PARAM_PREFIX: Final = "mcp-param-"
-
-TRANSPORT_EXCEPTIONS: Final[tuple[type[BaseException], ...]] = (
-    httpx2.HTTPError,
-    OSError,  # includes TimeoutError
-    anyio.ClosedResourceError,
-    anyio.BrokenResourceError,
-)
-"""Exceptions a ``fastmcp.Client`` session lets escape when the HTTP/stream transport fails."""
-
-_LOCAL_TRANSPORT_CODES: Final = frozenset({mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT})
-
-
-def is_local_transport_error(error: MCPError) -> bool:
-    """True for the ``MCPError`` codes the SDK synthesizes locally for a lost connection or a timeout.
-
-    A server sending the same codes is indistinguishable; both mean "the result is unknown".
-    """
-    return error.code in _LOCAL_TRANSPORT_CODES
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ factory-wrapping technique as :mod:`._param_headers`) and, for every POST respon
   for ``Accept-Encoding: identity``, so the bytes counted are the bytes parsed (a compressed body,
   which could expand without bound, is refused). The SDK reports the interrupted read as a parse error
   or a closed stream; :meth:`HttpGuard.watch` tells the host that it was this cap, so the refusal is
-  :class:`~.bounds.BoundExceeded` (``max_message_bytes``), never a transport error blamed on the server;
+  :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded` (``max_message_bytes``), never a transport
+  error blamed on the server;
 * keeps the status and the server's own words of the last HTTP error answer (a JSON-RPC error's
   ``code`` and ``message``, else the first line of the body): the SDK folds every error status into
   one JSON-RPC stand-in (and a 401 whose body is a JSON-RPC ``-32001`` looks exactly like a local
@@ -18,7 +19,7 @@ factory-wrapping technique as :mod:`._param_headers`) and, for every POST respon
   (reverse proxies' error pages are often larger than the cap);
 * records a ``Content-Encoding`` the host did not ask for (the body is refused unread: the size
   counted must be the size parsed) and sets the SDK's SSE event limit to ``max_message_bytes``, so
-  each of these is named as what it is (:mod:`.translate`), not as a size or transport failure.
+  each of these is named as what it is (:mod:`._translate`), not as a size or transport failure.
 
 Raw pages: the host session reads ``tools/list`` pages through
 :func:`~agent_connector_sdk.mcp.compat.send_unvalidated_request` (no SDK result model: one malformed

@@ -34,12 +34,12 @@ from typing import Any
 import fastmcp
 import mcp_types
 
-from agent_connector_sdk.mcp.contracts.admission import AdmissionReport, Rejection
-from agent_connector_sdk.mcp.contracts.errors import ContractViolation
-from agent_connector_sdk.mcp.host.core import ToolResult
-from agent_connector_sdk.mcp.host.errors import InvalidCompletionRequest
-from agent_connector_sdk.mcp.host.options import HostOptions
-from agent_connector_sdk.mcp.host.session import ConnectionReport, HostSession, SessionFace, as_session
+from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
+from agent_connector_sdk.core.contracts.errors import ContractViolation
+from agent_connector_sdk.core.host._errors import InvalidCompletionRequest
+from agent_connector_sdk.core.host._options import HostOptions
+from agent_connector_sdk.core.host._sequence import ToolResult
+from agent_connector_sdk.mcp.host._session import ConnectionReport, HostSession, SessionFace, as_session
 
 __all__ = ["CompletionResult", "ContractClient"]
 
@@ -57,19 +57,19 @@ class CompletionResult:
 
 
 class ContractClient(SessionFace):
-    """The host core as a client of listed tools: a face over one :class:`~.session.HostSession`.
+    """The host core as a client of listed tools: a face over one :class:`~.HostSession`.
 
     ``connection`` is a ``fastmcp.Client`` (a session is built for it with ``options``) or an existing
-    :class:`~.session.HostSession` (then ``options`` must be ``None``: the session already has them),
+    :class:`~.HostSession` (then ``options`` must be ``None``: the session already has them),
     e.g. the one a :class:`~.disclosure_consumer.SchemaDisclosureConsumer` uses on the same
     connection. ``async with`` connects it.
 
     ``discover_tools`` must run before ``call``: only admitted tools are callable. ``audit`` is the
-    session's bounded sink (:class:`~.options.HostOptions` ``audit``; default a
+    session's bounded sink (:class:`~.HostOptions` ``audit``; default a
     :class:`~agent_connector_sdk.audit.BoundedAuditSink`) of events naming tools, headers, categories
-    and outcomes — never argument or header values. Write confirmation: see :class:`~.session.HostSession`.
-    Bounds (:class:`~.options.HostOptions` ``bounds``): what it takes from the server at most; a bound
-    hit is :class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`.
+    and outcomes — never argument or header values. Write confirmation: see :class:`~.HostSession`.
+    Bounds (:class:`~.HostOptions` ``bounds``): what it takes from the server at most; a bound
+    hit is :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`.
     """
 
     def __init__(

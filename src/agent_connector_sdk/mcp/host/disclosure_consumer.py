@@ -43,15 +43,14 @@ import fastmcp
 import mcp_types
 from pydantic import ValidationError
 
-from agent_connector_sdk.errors import AgentConnectorError, Gate
-from agent_connector_sdk.mcp.contracts._pointers import json_pointer
-from agent_connector_sdk.mcp.contracts.source_pins import SourcePins
-from agent_connector_sdk.mcp.host.bounds import BoundExceeded, check_navigation_entries, operation_deadline
-from agent_connector_sdk.mcp.host.core import AdmittedTool, ToolResult
-from agent_connector_sdk.mcp.host.errors import JsonRpcError, MalformedResponse, ProtocolError
-from agent_connector_sdk.mcp.host.options import HostOptions
-from agent_connector_sdk.mcp.host.session import HostSession, SessionFace, as_session
-from agent_connector_sdk.mcp.schema_disclosure import (
+from agent_connector_sdk.core.contracts._pointers import json_pointer
+from agent_connector_sdk.core.contracts._source_pins import SourcePins
+from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
+from agent_connector_sdk.core.host._errors import JsonRpcError, MalformedResponse, ProtocolError
+from agent_connector_sdk.core.host._options import HostOptions
+from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
+from agent_connector_sdk.core.host.bounds import BoundExceeded, check_navigation_entries
+from agent_connector_sdk.core.schema_disclosure import (
     MAX_DOCUMENT_BYTES,
     SchemaDisclosureCategory,
     SchemaDisclosureError,
@@ -62,7 +61,9 @@ from agent_connector_sdk.mcp.schema_disclosure import (
     parse_manifest,
     reconstruct_schema,
 )
-from agent_connector_sdk.mcp.schema_disclosure.navigation import SchemaNavigation
+from agent_connector_sdk.errors import AgentConnectorError, Gate
+from agent_connector_sdk.mcp.host._deadline import operation_deadline
+from agent_connector_sdk.mcp.host._session import HostSession, SessionFace, as_session
 
 __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
@@ -231,7 +232,7 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
 class SchemaDisclosureConsumer(SessionFace):
     """Discover, read, verify and call tools disclosed by a schema disclosure provider.
 
-    ``connection`` is the :class:`~.session.HostSession` of the caller's connection (shared with a
+    ``connection`` is the :class:`~.HostSession` of the caller's connection (shared with a
     ``ContractClient`` on the same connection: one core, one audit trail), or the caller's
     ``fastmcp.Client``, for which a session is built with ``options`` (its session carries the caller's
     credentials; nothing else is created). ``scope`` identifies the caller.
@@ -244,14 +245,14 @@ class SchemaDisclosureConsumer(SessionFace):
     against the session core's own admitted copies of the schemas, so mutating or re-assembling a
     :class:`DisclosedTool` cannot change what is enforced.
 
-    ``source_pins`` (a :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourcePins`, keyed by
+    ``source_pins`` (a :class:`~agent_connector_sdk.core.contracts._source_pins.SourcePins`, keyed by
     ``scope.server``) makes ``disclose`` refuse a manifest whose ``source_sha256`` is not pinned, before
-    any fragment is read, with :class:`~agent_connector_sdk.mcp.contracts.source_pins.SourceNotPinned`.
+    any fragment is read, with :class:`~agent_connector_sdk.core.contracts._source_pins.SourceNotPinned`.
 
-    Policy, profile, audit sink and write confirmation are the session's :class:`~.options.HostOptions`.
+    Policy, profile, audit sink and write confirmation are the session's :class:`~.HostOptions`.
     ``session`` is the :class:`~agent_connector_sdk.mcp.host.HostSession` it runs. Its bounds
     (``HostOptions.bounds``): a search answering more than ``max_navigation_entries``, a disclosure
-    past ``deadline_s`` are refused (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`); the
+    past ``deadline_s`` are refused (:class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`); the
     bytes read for one disclosure are at most ``max_schema_bytes`` plus the envelope (``too_large``).
     """
 
@@ -297,7 +298,7 @@ class SchemaDisclosureConsumer(SessionFace):
         listed and admitted (the first discovery lists ``tools/list`` once when the session has not),
         its arguments and result are checked against its descriptor, and the call is audited. It is the
         host's own control-plane call, so it is not put to write confirmation
-        (:meth:`~.session.HostSession.call_control`). Its failures arrive as themselves
+        (:meth:`~.HostSession.call_control`). Its failures arrive as themselves
         (``AdmissionError``, ``ContractViolation``, ``JsonRpcError``, ``TransportFailure``).
         """
         if self.session.core.last_report is None:
@@ -355,7 +356,7 @@ class SchemaDisclosureConsumer(SessionFace):
 
     async def verify(self, selection: SelectedTool) -> DisclosedTool:
         """Steps 2–3: read the manifest and all fragments of ``selection`` and verify them, within the
-        bounds' ``deadline_s`` (:class:`~agent_connector_sdk.mcp.host.bounds.BoundExceeded`).
+        bounds' ``deadline_s`` (:class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`).
 
         The result is not callable until :meth:`admit` admits it (a reviewer shows what verified even
         when the host's policy then refuses it).

@@ -1,9 +1,9 @@
 """The one per-request record of a gated ``tools/call``: what each gate learnt, for the next one to read.
 
-The resolution hook (:mod:`.resolution`) records that it judged the call's headers (when the ASGI
-entry, :mod:`.entry`, handed it a handshake-era call before dispatch, or during dispatch) and the tool
+The resolution hook (:mod:`._resolution`) records that it judged the call's headers (when the ASGI
+entry, :mod:`._entry`, handed it a handshake-era call before dispatch, or during dispatch) and the tool
 it resolved and checked (and, through a search proxy, the proxied
-tool); the output self-check (:mod:`.output_check`) reads the tool that ran. Each writes or reads the
+tool); the output self-check (:mod:`._output_check`) reads the tool that ran. Each writes or reads the
 record here and never calls back into the module before it, so a call reads top-down.
 
 Where it lives: over HTTP in the request's ASGI scope (``scope["state"]``, which Starlette's

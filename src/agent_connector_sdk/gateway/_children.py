@@ -1,0 +1,565 @@
+"""One child server as the gateway holds it: a host connection, its admitted catalog, its health.
+
+Each :class:`Child` is a *host* toward its server: one :class:`~agent_connector_sdk.mcp.host.HostSession`
+per connection (the host core with the gateway's :class:`~agent_connector_sdk.mcp.host.HostOptions`),
+so its tools are discovered page by page, admitted one by one (a rejected descriptor is never exposed)
+and every result is consumed against the admitted descriptor before it goes anywhere. ``Mcp-Param-*``
+headers toward the child are computed by that core from the call's *arguments* (never copied from the
+caller's request), and the child's HTTP client carries only the headers its spec names.
+
+Lifecycle, run by :meth:`Child.supervise` (one task per child):
+
+* ``connecting`` → connect + discover within ``connect_timeout``; success publishes a catalog
+  (:mod:`._generations`) and the child is ``up``; failure makes it ``down``;
+* ``down``: its tools stay published (the caller can still find them) but every call is refused at
+  once with ``child_unavailable``; reconnects back off exponentially (0.5 s doubling to ``max_backoff``);
+* ``up``: re-lists every ``refresh`` seconds, and after ``notifications/tools/list_changed`` —
+  debounced: notifications are coalesced, and two re-lists of one child are at least
+  ``relist_interval`` seconds apart, so a child streaming ``list_changed`` costs at most one re-list
+  per interval. A re-list that differs moves the catalog's generation. A transport failure during a
+  call makes the child ``down`` and wakes the supervisor.
+
+A slow child's call is abandoned after ``call_timeout`` (``child_timeout``); other children are not
+affected because every call runs in its caller's own task. ``degrade_after`` consecutive timeouts
+mark the child ``degraded`` in its health (calls still go through: the next answer restores ``up``).
+
+Every state change is one log line on this module's logger (down, up, reconnected, degraded,
+recovered, generation moved, tools rejected): child and tool names (sanitized), categories and
+counts, never an argument, header or credential value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, Literal
+
+import anyio
+import fastmcp
+import mcp_types
+from fastmcp.client.logging import LogMessage
+from fastmcp.client.messages import MessageHandler
+from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports.http import StreamableHttpTransport
+
+from agent_connector_sdk.core.contracts._admission import AdmissionReport
+from agent_connector_sdk.core.host._errors import TransportFailure
+from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
+from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.gateway._federation import federate, merge_listing, search_front
+from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
+from agent_connector_sdk.gateway._locks import LockWatch
+from agent_connector_sdk.gateway._reasons import StderrTail, child_target, describe_failure
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host import HostOptions
+from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.sanitize import sanitize_text
+
+__all__ = ["Child", "ChildHealth", "ChildState"]
+
+# Named as before the file moved: operators filter logs on this name.
+logger = logging.getLogger("agent_connector_sdk.gateway.children")
+
+ChildState = Literal["connecting", "up", "down", "closed"]
+HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
+"""What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
+_FIRST_BACKOFF: Final = 0.5
+FEDERATION_DUTY_SPACING: Final = 9.0
+"""A search-first child is re-listed at most every nine times its last federation's duration."""
+FEDERATION_TIMEOUT: Final = 900.0
+"""Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
+from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
+far longer than a listing."""
+_CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
+_CLOSE_BOUND: Final = 6.0
+"""Seconds a session gets to close: the ``mcp`` SDK ends a stdio child in at most ~4 s (stdin closed,
+2 s, SIGTERM to its process group, 2 s, SIGKILL), which also ends a stopped (SIGSTOP) child."""
+_LOGGED_REJECTIONS: Final = 10
+"""Rejected tools named in one log line; the rest are counted (``--check`` lists them all)."""
+
+
+def _shown(text: object, limit: int = 120) -> str:
+    """A child-controlled string as it may enter a log line: sanitized and bounded."""
+    return sanitize_text(str(text), limit)
+
+
+@dataclass(frozen=True, slots=True)
+class ChildHealth:
+    """What ``/healthz`` and ``gateway --check`` show about one child (names and counts, no values)."""
+
+    name: str
+    transport: str
+    state: HealthState
+    generation: int | None
+    tools: int
+    rejected: int
+    last_error: str | None
+    protocol_version: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "transport": self.transport,
+            "state": self.state,
+            "generation": self.generation,
+            "tools": self.tools,
+            "rejected": self.rejected,
+            "last_error": self.last_error,
+            "protocol_version": self.protocol_version,
+        }
+
+
+class _ListChanged(MessageHandler):
+    """Wakes the child's supervisor on ``notifications/tools/list_changed``."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+
+    async def on_tool_list_changed(self, message: mcp_types.ToolListChangedNotification) -> None:
+        self._wake()
+
+
+class Child:
+    """One child: spec, connection, catalog and state (see the module docstring).
+
+    ``publish(child, catalog)`` is called with every new catalog (first listing and every generation
+    move); the gateway applies it to its server synchronously.
+    """
+
+    def __init__(
+        self,
+        spec: ChildSpec,
+        config: GatewayConfig,
+        options: HostOptions,
+        publish: Callable[[Child, ChildCatalog], None],
+        *,
+        environ: Mapping[str, str] | None = None,
+        lock: LockWatch | None = None,
+    ) -> None:
+        self.spec = spec
+        self._lock = lock
+        self.config = config
+        # A search-first child's hidden tools are held by the host core as disclosed tools: it must
+        # remember as many as a listing may hold, or it would forget admitted tools (federation).
+        self.options = replace(options, max_disclosed=max(options.max_disclosed, options.bounds.max_tools))
+        self._publish = publish
+        self._environ = environ
+        self.state: ChildState = "connecting"
+        self.catalog: ChildCatalog | None = None
+        self.last_error: str | None = None
+        self.reason: str | None = None
+        """Why the child is down, for operators and callers: its URL or command and the cause
+        (:func:`~._reasons.describe_failure`; never a stderr line, see :attr:`stderr_line`); or, while
+        it is degraded, how many calls timed out."""
+        self._stderr: StderrTail | None = None
+        self._process: Any = None
+        self.session: HostSession | None = None
+        self._wake = asyncio.Event()
+        self._relist_requested = False
+        self.reconnects = 0
+        self.listed_at: float | None = None
+        self.relists = 0
+        """Re-lists done on an open connection (periodic or after ``list_changed``), for operators."""
+        self.timeouts = 0
+        """Consecutive calls that timed out; ``degrade_after`` of them mark the child degraded."""
+        self._was_up = False
+        self.server_info: tuple[str | None, str | None] = (None, None)
+        """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
+        self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.federated_searches = 0
+        self.federation_seconds = 0.0
+        """How long the last federation of this child's hidden catalog took (0: not search-first)."""
+        """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def degraded(self) -> bool:
+        return self.state == "up" and self.timeouts >= self.config.degrade_after
+
+    def health(self) -> ChildHealth:
+        catalog = self.catalog
+        session = self.session
+        return ChildHealth(
+            name=self.name,
+            transport=self.spec.transport,
+            state="degraded" if self.degraded else self.state,
+            generation=None if catalog is None else catalog.generation,
+            tools=0 if catalog is None else len(catalog.tools),
+            rejected=0 if catalog is None else len(catalog.rejected),
+            last_error=self.last_error,
+            protocol_version=None if session is None else session.protocol_version,
+        )
+
+    # -- connection ------------------------------------------------------------------------------
+    def _client(self) -> fastmcp.Client[Any]:
+        headers, env = resolve_credentials(self.spec, self._environ)
+        handler = _ListChanged(self.request_relist)
+        transport: Any
+        if self.spec.url is not None:
+            # Only the spec's headers: nothing of any caller's request is ever put on this client.
+            transport = StreamableHttpTransport(self.spec.url, headers=headers)
+        else:
+            command = self.spec.command
+            if self._stderr is None:
+                # Its lines still reach our stderr, sanitized, capped and prefixed; the last one is kept.
+                self._stderr = StderrTail(label=f"child {self.name}")
+            # keep_alive=False: closing the session ends the process (stdin closed, then SIGTERM, then
+            # SIGKILL). fastmcp's default keeps it running until the transport itself is closed, so a
+            # reconnect or a shutdown would leave the old process behind (a stopped one for good).
+            transport = StdioTransport(
+                command=command[0],
+                args=list(command[1:]),
+                env=env or None,
+                cwd=self.spec.cwd,
+                log_file=self._stderr.file,
+                keep_alive=False,
+            )
+        return fastmcp.Client(
+            transport, timeout=self.config.call_timeout, message_handler=handler, log_handler=self._child_log
+        )
+
+    async def _child_log(self, message: LogMessage) -> None:
+        """A child's ``notifications/message``: only its level is noted. fastmcp's default handler
+        writes the message's data into the gateway's log at the child's level, and a child's words
+        may quote a caller's argument values (the client opts in to every child's debug logs)."""
+        logger.debug("child %s sent a log message at %s", self.name, message.level)
+
+    async def connect(self) -> ChildCatalog:
+        """Connect, discover and admit; publish the catalog and mark the child ``up``.
+
+        A child that does not finish within ``connect_timeout`` is ``GatewayError("child_timeout")``; any
+        other failure is raised as it happened (``TransportFailure``, ``JsonRpcError``,
+        ``PaginationError``...). Either way the child is left ``down``."""
+        await self._drop_session()
+        # The state stays what it was ("connecting" at first, "down" while reconnecting) until this works.
+        try:
+            options = self.options if self._lock is None else self._lock.options(self.spec, self.options)
+            session = HostSession(self._client(), options)  # before connect: the header hook
+            self.session = session
+            with anyio.fail_after(self.config.connect_timeout):
+                # The stdio transport starts the process in this task's context: keep it, to say how
+                # it ended (its exit status) if the child goes down.
+                with compat.observe_stdio_processes(self._remember_process):
+                    await session.connect()
+                info = session.client.server_info
+                self.server_info = (None, None) if info is None else (info.name, info.version)
+                report = await session.discover_tools()
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError(
+                "child_timeout", f"child {self.name} did not connect within {self.config.connect_timeout:g} s"
+            ) from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
+            raise
+        try:
+            catalog = await self._publish_listing(session, report)
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError(
+                "child_timeout",
+                f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
+            ) from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            # Raised as it happened (the family says what failed); the child is down meanwhile.
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
+            raise
+        reconnected = self._was_up
+        self.state = "up"
+        self.last_error = None
+        self.reason = None
+        self.timeouts = 0
+        self._was_up = True
+        (logger.warning if reconnected else logger.info)(
+            "child %s %s: %d tools, %d rejected, generation %d, revision %s",
+            self.name,
+            "reconnected" if reconnected else "up",
+            len(catalog.tools),
+            len(catalog.rejected),
+            catalog.generation,
+            _shown(session.protocol_version or "-", 40),
+        )
+        return catalog
+
+    async def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
+        """The child's catalog from its admitted listing (federating a search-first child's hidden
+        tools, within :data:`FEDERATION_TIMEOUT`), published when its generation moved."""
+        previous = self.catalog
+        digests: dict[str, str] | None = None
+        front = search_front(report.admitted)
+        if front is not None:
+            # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
+            # federated one by one (enumerated, verified against the child's digests, admitted).
+            started = time.monotonic()
+            with anyio.fail_after(FEDERATION_TIMEOUT):
+                federation = await federate(session, front, child=self.name, verified=self._verified)
+            self.federation_seconds = time.monotonic() - started
+            self._verified = federation.verified
+            self.federated_searches = federation.searches
+            report = merge_listing(report, front, federation)
+            digests = federation.schema_digests
+        catalog = build_catalog(
+            self.name, report, page_trace=session.cursor_trace, previous=previous, schema_digests=digests
+        )
+        self.listed_at = time.monotonic()
+        if previous is None or catalog.generation != previous.generation:
+            self.catalog = catalog
+            self._publish(self, catalog)
+            self._log_catalog(previous, catalog)
+        else:
+            self.catalog = catalog  # same content; the newest evidence (page trace) is kept
+        return catalog
+
+    def _log_catalog(self, previous: ChildCatalog | None, catalog: ChildCatalog) -> None:
+        """One line when the generation moved, one when the rejected set changed (names, categories)."""
+        if previous is not None:
+            before = {name: tool.descriptor_sha256 for name, tool in previous.tools.items()}
+            diff = diff_catalogs(before, catalog)
+            logger.warning(
+                "child %s generation moved %d -> %d: %d added, %d changed, %d removed, %d rejected",
+                self.name,
+                previous.generation,
+                catalog.generation,
+                len(diff.added),
+                len(diff.changed),
+                len(diff.removed),
+                len(catalog.rejected),
+            )
+        if catalog.rejected and (previous is None or previous.rejected != catalog.rejected):
+            named = ", ".join(
+                f"{_shown(r.tool if r.tool is not None else '(no name)', 130)} ({r.category})"
+                for r in catalog.rejected[:_LOGGED_REJECTIONS]
+            )
+            more = len(catalog.rejected) - _LOGGED_REJECTIONS
+            logger.warning(
+                "child %s tools rejected (%d): %s%s",
+                self.name,
+                len(catalog.rejected),
+                named,
+                f" and {more} more" if more > 0 else "",
+            )
+
+    async def relist(self) -> ChildCatalog:
+        """Re-list now (the generation moves only if the catalog differs)."""
+        session = self.session
+        if session is None or self.state != "up":
+            return await self.connect()
+        self.relists += 1
+        if self._lock is not None:  # an updated lock file applies from this listing on
+            self._lock.refresh()
+            session.core.lock = self._lock.entry(self.spec)
+        try:
+            with anyio.fail_after(self.config.connect_timeout):
+                report = await session.discover_tools()
+            return await self._publish_listing(session, report)
+        except TimeoutError as error:
+            await self._down("child_timeout", error)
+            raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
+        except (AgentConnectorError, OSError, RuntimeError) as error:
+            await self._down(str(getattr(error, "category", type(error).__name__)), error)
+            raise
+
+    async def _down(self, category: str, error: BaseException | None = None) -> None:
+        process = self._process
+        if process is not None and error is not None:
+            # The pipe closes before the process is reaped: give its exit status a moment to arrive.
+            with anyio.move_on_after(0.5):
+                while process.returncode is None:
+                    await anyio.sleep(0.02)
+        self._set_down(category, error)
+        await self._drop_session()
+
+    def _remember_process(self, process: Any) -> None:
+        self._process = process
+
+    def _set_down(self, category: str, error: BaseException | None) -> None:
+        """Mark the child down with its reason; one log line when it was not down already for the same
+        reason (a child failing every reconnect is logged once, not once per backoff step)."""
+        if self.state == "closed":
+            return
+        reason = self._explain(error)
+        if self.state != "down" or self.reason != reason or self.last_error != category:
+            stderr = f"; its last stderr line: {self.stderr_line}" if self.stderr_line else ""
+            logger.warning(
+                "child %s down: %s (%s)%s", self.name, reason or "no reason known", category, stderr
+            )
+        self.state = "down"
+        self.last_error = category
+        self.reason = reason
+        self.timeouts = 0
+
+    def _explain(self, error: BaseException | None) -> str | None:
+        if isinstance(error, GatewayError) and error.category == "invalid_config":
+            # A configuration the child cannot be reached with: the message says what (a variable's
+            # name, never its value).
+            return _shown(f"{child_target(self.spec)}: {error.message}", 300)
+        if error is None:
+            return None
+        process = self._process
+        status = None if process is None else process.returncode
+        return describe_failure(self.spec, error, exit_status=status if isinstance(status, int) else None)
+
+    @property
+    def stderr_line(self) -> str | None:
+        """A stdio child's last non-empty stderr line (sanitized, bounded): for the operator's log and
+        evidence only — a child's stderr may quote what callers sent it."""
+        return None if self._stderr is None else self._stderr.last_line
+
+    async def _drop_session(self) -> None:
+        session, self.session = self.session, None
+        if session is None:
+            return
+        with contextlib.suppress(Exception):
+            with anyio.move_on_after(_CLOSE_BOUND):
+                await session.close()
+
+    def request_relist(self) -> None:
+        self._relist_requested = True
+        self._wake.set()
+
+    def mark_down(
+        self, category: str, session: HostSession | None = None, error: BaseException | None = None
+    ) -> None:
+        """A call saw the transport fail: stop sending calls here and let the supervisor reconnect.
+        ``session``: the session the call used; a failure on a session already replaced (a call that
+        outlived a reconnect) says nothing about the new one."""
+        if session is not None and session is not self.session:
+            return
+        if self.state == "up":
+            self._set_down(category, error)
+            self._wake.set()
+
+    # -- the supervisor ----------------------------------------------------------------------------
+    async def supervise(self) -> None:
+        """Keep the child connected and its catalog current until cancelled (or closed).
+
+        Re-lists are debounced: a ``list_changed`` wakes the loop, which waits until ``relist_interval``
+        has passed since the last listing (notifications meanwhile only set the same flag), then
+        re-lists once. A periodic ``refresh`` re-lists too. A reconnect is a listing of its own."""
+        delay = _FIRST_BACKOFF
+        while self.state != "closed":
+            if self.state != "up":
+                try:
+                    await self.connect()
+                    delay = _FIRST_BACKOFF
+                    self.reconnects += 1
+                except _CONNECT_FAILURES:
+                    await self._sleep(delay)
+                    delay = min(delay * 2, self.config.max_backoff)
+                    continue
+            due = (self.listed_at or time.monotonic()) + max(self.config.refresh, self.federation_spacing)
+            while self.state == "up" and not self._relist_requested and time.monotonic() < due:
+                await self._sleep(due - time.monotonic())
+            if self.state != "up":
+                continue  # a call saw the transport fail: reconnect (that lists afresh)
+            # Coalesce: whatever arrives until the interval has passed is answered by one re-list.
+            earliest = (self.listed_at or 0.0) + max(self.config.relist_interval, self.federation_spacing)
+            if time.monotonic() < earliest:
+                await asyncio.sleep(earliest - time.monotonic())
+            if self.state == "up":
+                self._relist_requested = False
+                with contextlib.suppress(*_CONNECT_FAILURES):
+                    await self.relist()
+
+    @property
+    def federation_spacing(self) -> float:
+        """The least time between two re-lists of a search-first child: nine times its last federation,
+        so enumerating its hidden catalog again (hundreds of searches at GitHub size) takes at most a
+        tenth of the gateway's and the child's time, however short ``refresh`` or ``relist_interval``."""
+        return FEDERATION_DUTY_SPACING * self.federation_seconds
+
+    async def _sleep(self, seconds: float) -> None:
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.0))
+
+    async def close(self) -> None:
+        self.state = "closed"
+        self._wake.set()
+        await self._drop_session()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    # -- calls -----------------------------------------------------------------------------------------
+    async def call(self, tool: ChildTool, arguments: Mapping[str, Any] | None) -> ToolResult:
+        """Call ``tool`` through the host core: Invoke (arguments, ``Mcp-Param-*`` from the body),
+        Execute at the child, Consume (the result against the admitted descriptor).
+
+        Gateway refusals are ``GatewayError``: ``child_unavailable`` (down or reconnecting),
+        ``child_timeout`` (no answer within ``call_timeout``), ``tool_changed`` (the child's catalog moved
+        past this tool). The host's own families pass through as raised: ``TransportFailure`` (the child
+        is then marked down), ``JsonRpcError`` (the child's error), ``ContractError`` (Invoke or Consume
+        refused)."""
+        session = self.session
+        if self.state != "up" or session is None:
+            why = f" ({self.reason})" if self.reason else ""
+            raise GatewayError("child_unavailable", f"child {self.name} is {self.state}{why}")
+        catalog = self.catalog
+        current = None if catalog is None else catalog.tools.get(tool.exposed)
+        if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
+            raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
+        target: AdmittedTool | str = tool.name
+        if tool.schema_sha256 is not None:
+            # A federated tool: the host core's copy admitted from the verified disclosure, called by name.
+            admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
+            if admitted is None:
+                raise GatewayError("tool_changed", f"{tool.exposed} is not held for child {self.name}")
+            target = admitted
+        if session.tools_changed:
+            # The child said its tools changed. Re-listing is the supervisor's (debounced) job, not
+            # every call's: the host session would otherwise re-list before each call of a storm.
+            # Until that re-list, calls are judged against the contract the gateway admitted.
+            session.tools_changed = False
+            self.request_relist()
+        try:
+            with anyio.fail_after(self.config.call_timeout):
+                result = await session.call(target, arguments)
+        except TimeoutError:
+            self._timed_out(session)
+            raise GatewayError(
+                "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
+            ) from None
+        except TransportFailure as failure:
+            if failure.code == mcp_types.REQUEST_TIMEOUT:
+                self._timed_out(session)
+            else:
+                self.mark_down("transport_failure", session, failure)
+            raise
+        except AgentConnectorError:
+            self._answered(session)  # the child answered (an error, or a result its contract refuses)
+            raise
+        self._answered(session)
+        return result
+
+    def _timed_out(self, session: HostSession) -> None:
+        if session is not self.session or self.state != "up":
+            return
+        self.timeouts += 1
+        if self.timeouts == self.config.degrade_after:
+            self.last_error = "child_timeout"
+            self.reason = _shown(
+                f"child_timeout ({self.timeouts} consecutive calls got no answer within "
+                f"{self.config.call_timeout:g} s)",
+                300,
+            )
+            logger.warning("child %s degraded: %s", self.name, self.reason)
+
+    def _answered(self, session: HostSession) -> None:
+        if session is not self.session or not self.timeouts:
+            return
+        if self.degraded:
+            logger.warning("child %s recovered: answered after %d timed-out calls", self.name, self.timeouts)
+            self.last_error = None
+            self.reason = None
+        self.timeouts = 0

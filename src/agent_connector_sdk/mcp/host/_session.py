@@ -1,0 +1,662 @@
+"""The host core over a real ``fastmcp.Client`` session: the thin I/O around :class:`~.HostCore`.
+
+:class:`HostSession` is what every host path runs: ``ContractClient`` is a face of it, the disclosure
+consumer calls through it, the CLI reviewer discovers through it. It only moves wire dicts between the
+session and the core, and translates the SDK's failures into the :mod:`~agent_connector_sdk.core.host._errors`
+families.
+
+What it adds to the core is the connection's facts (:class:`ConnectionReport`):
+
+* ``protocol_version`` — the revision the client negotiated (``2026-07-28`` via ``server/discover``, or
+  an older one such as ``2025-11-25`` via the ``initialize`` handshake; the ``fastmcp.Client``'s
+  default ``mode="auto"`` falls back by itself);
+* ``transport`` — ``streamable_http``, ``stdio``, ``in_memory`` or ``other``;
+* ``header_gates`` — ``required`` (Streamable HTTP at 2026-07-28: ``Mcp-Param-*`` headers are an
+  obligation and are sent), ``optional`` (Streamable HTTP at an older revision: no obligation, sent
+  anyway because gateways may route on them and a gated server checks them on older calls too),
+  ``not_applicable`` (no HTTP headers exist on this transport; reported, never silently skipped).
+"""
+
+from __future__ import annotations
+
+import inspect
+import shlex
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypeAlias, cast
+
+import fastmcp
+import mcp_types
+from fastmcp.client.transports import FastMCPTransport, StdioTransport
+from fastmcp.client.transports.http import StreamableHttpTransport
+from mcp.client import ClientRequestContext, InputRequiredRoundsExceededError
+from mcp.shared.exceptions import MCPError
+from mcp_types.methods import validate_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter, ValidationError
+
+from agent_connector_sdk.audit import AuditSink
+from agent_connector_sdk.core.contracts._admission import AdmissionReport
+from agent_connector_sdk.core.contracts._input_required import (
+    is_input_required,
+    validate_input_required_result,
+)
+from agent_connector_sdk.core.contracts._pagination import apaginate
+from agent_connector_sdk.core.contracts.errors import (
+    ConfirmationCategory,
+    ContractError,
+    ContractViolation,
+    PaginationError,
+)
+from agent_connector_sdk.core.host._errors import (
+    ConfirmationRefused,
+    HttpStatusError,
+    JsonRpcError,
+    MalformedResponse,
+    ProtocolError,
+    ToolExecutionError,
+    TransportFailure,
+)
+from agent_connector_sdk.core.host._options import HostBounds, HostOptions
+from agent_connector_sdk.core.host._sequence import (
+    AdmittedTool,
+    HeaderGates,
+    HostCore,
+    PreparedCall,
+    ToolResult,
+    may_write,
+)
+from agent_connector_sdk.core.host.bounds import (
+    BoundExceeded,
+    check_list_items,
+    check_listing_size,
+    check_result_size,
+)
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host._deadline import operation_deadline
+from agent_connector_sdk.mcp.host._param_headers import (
+    ParamHeaderChannel,
+)
+from agent_connector_sdk.mcp.host._server_output import StderrRelay, sanitized_log_message
+from agent_connector_sdk.mcp.host._telemetry import (
+    client_operation,
+    in_operation,
+    record_admission,
+    record_result,
+)
+from agent_connector_sdk.mcp.host._translate import map_errors, translate
+from agent_connector_sdk.mcp.host._wire import HttpGuard, StdioLineCap
+
+__all__ = [
+    "CallSummary",
+    "CatalogKind",
+    "ConfirmWrite",
+    "ConnectionReport",
+    "HeaderGates",
+    "HostSession",
+    "SessionFace",
+    "TransportKind",
+    "as_session",
+]
+
+JsonObject: TypeAlias = dict[str, Any]
+TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
+CatalogKind = Literal["prompts", "resources", "resourceTemplates"]
+_CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
+    "prompts": (mcp_types.ListPromptsRequest, "prompts/list"),
+    "resources": (mcp_types.ListResourcesRequest, "resources/list"),
+    "resourceTemplates": (mcp_types.ListResourceTemplatesRequest, "resources/templates/list"),
+}
+_RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionReport:
+    """Which revision and transport this host session used, and whether header gates apply."""
+
+    protocol_version: str | None
+    transport: TransportKind
+    header_gates: HeaderGates
+
+    @property
+    def discovery(self) -> Literal["server/discover", "initialize"] | None:
+        """How the revision was negotiated: the 2026-07-28 probe, or the older handshake."""
+        if self.protocol_version is None:
+            return None
+        return "server/discover" if self.protocol_version in MODERN_PROTOCOL_VERSIONS else "initialize"
+
+
+@dataclass(frozen=True, slots=True)
+class CallSummary:
+    """What a write-confirmation callback is shown: identity and hints, argument *names* only."""
+
+    tool: str
+    origin: str
+    annotations: Mapping[str, Any]
+    arguments: tuple[str, ...]
+    headers: tuple[str, ...]
+
+
+ConfirmWrite: TypeAlias = Callable[[CallSummary], "bool | Awaitable[bool]"]
+"""The host's write confirmation: ``True`` lets a call of a tool that may write go ahead (may be async)."""
+
+
+def server_key(client: fastmcp.Client[Any]) -> str:
+    """The key a contract lock files this connection's server under: the Streamable HTTP URL, or the
+    stdio command line (what ``agent-connector review`` was given); ``""`` for other transports."""
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return str(transport.url)
+    if isinstance(transport, StdioTransport):
+        return shlex.join([transport.command, *transport.args])
+    return ""
+
+
+def transport_kind(client: fastmcp.Client[Any]) -> TransportKind:
+    transport = client.transport
+    if isinstance(transport, StreamableHttpTransport):
+        return "streamable_http"
+    if isinstance(transport, StdioTransport):
+        return "stdio"
+    if isinstance(transport, FastMCPTransport):
+        return "in_memory"
+    return "other"
+
+
+class HostSession:
+    """Run the host core over ``client`` (a ``fastmcp.Client``): ONE per connection.
+
+    It holds the connection's one :class:`~.HostCore` and one
+    :class:`~.param_headers.ParamHeaderChannel`; ``options`` (:class:`~.HostOptions`, frozen)
+    say how it admits, audits, confirms and bounds.
+    The faces (``ContractClient``, ``SchemaDisclosureConsumer``) are built *over* a session, so a host
+    that uses both on one connection shares one core: one set of admitted tools, one audit trail.
+
+    Create it before the client connects when the transport is Streamable HTTP, so the ``Mcp-Param-*``
+    hook is in the HTTP client built on connect (otherwise a call that needs headers is refused as
+    ``undeliverable`` rather than sent without them).
+
+    Write confirmation is on by default (the disclosure contract keeps it mandatory: a verified schema
+    says how to call a tool, never that the host may): before every call of a tool that may write
+    (:func:`~.may_write` — annotations that do not say ``readOnlyHint: true``, or that say
+    ``destructiveHint: true``) ``confirm_write`` is asked with a value-free :class:`CallSummary`; without
+    a callback such a call is refused (``confirmation_required``). ``HostOptions(require_confirmation=False)``
+    is the host's explicit opt-out (e.g. a test harness or a batch job whose operator confirmed up front).
+    """
+
+    def __init__(self, client: fastmcp.Client[Any], options: HostOptions | None = None) -> None:
+        self.client = client
+        self.options = options if options is not None else HostOptions()
+        self.bounds: HostBounds = self.options.bounds
+        self.core = HostCore(self.options)
+        if self.options.lock is not None and len(self.options.lock.servers) != 1:
+            # Several servers in the lock: this connection's entry is the one filed under its address.
+            self.core.lock = self.options.lock.server(server_key(client))
+        # notifications/tools/list_changed: the catalog is stale; re-list (and re-apply the lock) before
+        # the next call of a listed tool. Set from the session's receive loop, read on our own task.
+        self.tools_changed = False
+        compat.on_tool_list_changed(client, self._tools_list_changed)
+        self.stderr_relay: StderrRelay | None = None
+        if self.options.sanitize_server_output:
+            compat.filter_server_logs(client, sanitized_log_message)
+            transport = client.transport
+            if isinstance(transport, StdioTransport) and transport.log_file is None:
+                # Inherited, the server's stderr would reach the terminal raw.
+                self.stderr_relay = StderrRelay(Path(transport.command).name)
+                transport.log_file = self.stderr_relay.writer
+        # A lone surrogate or a schema nested past the SDK's parser costs its own tool, not the page.
+        compat.install_tolerant_json_reader()
+        self._channel = ParamHeaderChannel(client)
+        # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
+        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
+        self.stdio_cap = StdioLineCap(
+            self.bounds.max_message_bytes, max_values=self.bounds.max_message_values
+        )
+        self._confirm_write: ConfirmWrite | None = self.options.confirm_write
+        self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
+        self.cursor_trace: list[str | None] = []
+
+    # -- connection facts --------------------------------------------------------------------------
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision (``None`` before connecting)."""
+        return self.client.protocol_version if self.client.is_connected() else None
+
+    @property
+    def transport(self) -> TransportKind:
+        return transport_kind(self.client)
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        if not self._channel.carries_headers:
+            return "not_applicable"
+        version = self.protocol_version
+        return "optional" if version is not None and version not in MODERN_PROTOCOL_VERSIONS else "required"
+
+    @property
+    def report(self) -> ConnectionReport:
+        return ConnectionReport(self.protocol_version, self.transport, self.header_gates)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    async def connect(self) -> None:
+        """Connect the client; a failure is the host's family (:func:`~._translate.map_errors`): an
+        unreachable server a ``TransportFailure``, a server's error a ``JsonRpcError`` or
+        ``HttpStatusError`` with its words, no common revision ``UnsupportedVersion`` (never fastmcp's
+        bare ``RuntimeError``); a stdio server line over ``max_message_bytes`` is
+        :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`."""
+        with self.http_guard.watch() as watch:
+            try:
+                # The stdio reader starts in the connecting task's context: the line cap holds for it.
+                with compat.stdio_line_cap(self.stdio_cap):
+                    await cast(Any, self.client).__aenter__()
+            except BaseException as error:
+                if not watch.errors and self.http_guard.last_error is not None:
+                    # The handshake may POST from the session's own task: the guard's last answer.
+                    watch.errors.append(self.http_guard.last_error)
+                mapped = translate(error, self.bounds, what="connecting", watch=watch, stdio=self.stdio_cap)
+                if mapped is None or mapped is error:
+                    raise
+                raise mapped from error
+        self.core.audit({"event": "connect", **_report_event(self.report)})
+
+    async def close(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc: BaseException | None = None,
+        tb: TracebackType | None = None,
+    ) -> None:
+        # Closing a session whose server vanished (or sent garbage) fails like a call: same families,
+        # never an exception group of private transport errors.
+        try:
+            with map_errors(self.bounds, what="closing"):
+                await cast(Any, self.client).__aexit__(exc_type, exc, tb)
+        finally:
+            if self.stderr_relay is not None and not self.client.is_connected():
+                self.stderr_relay.close()
+
+    # -- Discover + Admit --------------------------------------------------------------------------
+    async def discover_tools(self) -> AdmissionReport:
+        """Page through ``tools/list`` (raw wire pages) and admit the descriptors.
+
+        Raises ``PaginationError`` (Discover) when the cursor chain cannot be followed safely; the
+        trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``. One
+        ``tools/list`` CLIENT span covers every page and carries Admit's verdict (:mod:`._telemetry`).
+        """
+        with client_operation("tools/list", protocol_version=self.protocol_version) as operation:
+            report = await self._discover_tools()
+            if operation.span.is_recording():
+                findings = sum(len(self.core.listed_tool(name).findings) for name in report.admitted)
+                rejected = {str(r["tool"]): str(r["category"]) for r in report.rejected}
+                record_admission(operation, len(report.admitted), rejected, findings)
+            return report
+
+    async def _discover_tools(self) -> AdmissionReport:
+
+        listed = 0
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            # Raw: each descriptor is judged alone by Admit (an SDK result model fails the whole page).
+            page = await self.request(
+                mcp_types.ListToolsRequest(params=params), gate="discover", validate=False
+            )
+            tools = page.get("tools")
+            listed += len(tools) if isinstance(tools, list) else 0
+            check_listing_size(listed, self.bounds)
+            return page
+
+        try:
+            async with operation_deadline(self.bounds, "tools/list"):
+                pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key="tools")
+        except PaginationError as error:
+            self.cursor_trace = list(error.trace)
+            self.core.discovery_failed(error.category, pages=len(error.trace))
+            raise
+        self.cursor_trace = list(pages.trace)
+        self.tools_changed = False
+        return self.core.admit_listing(list(pages.items), pages=len(pages.trace))
+
+    async def list_catalog(self, kind: CatalogKind) -> list[JsonObject]:
+        """Every prompt, resource or resource template the server lists (``kind``: ``prompts``,
+        ``resources``, ``resourceTemplates``), raw wire dicts in server order, under the session's
+        bounds: ``max_pages`` (a cursor chain that never ends is a ``PaginationError``), ``max_list_items``
+        over all pages, ``max_message_bytes`` per page and ``deadline_s`` for the whole listing (each a
+        :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`). Use it instead of
+        ``fastmcp.Client.list_prompts()`` and its siblings, which follow a server's cursors without end. An
+        item that is not a JSON object is dropped (a listing is information, never a gate)."""
+        request_type, method = _CATALOG_REQUESTS[kind]
+        listed = 0
+
+        async def fetch_page(cursor: str | None) -> Mapping[str, Any]:
+            nonlocal listed
+            params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            page = await self.request(request_type(params=params), gate="discover", validate=False)
+            items = page.get(kind)
+            listed += len(items) if isinstance(items, list) else 0
+            check_list_items(listed, self.bounds, method)
+            return page
+
+        async with operation_deadline(self.bounds, method):
+            pages = await apaginate(fetch_page, max_pages=self.bounds.max_pages, items_key=kind)
+        return [item for item in pages.items if isinstance(item, dict)]
+
+    def _tools_list_changed(self) -> None:
+        self.tools_changed = True
+        self.core.audit({"event": "tools_list_changed"})
+
+    # -- Invoke + Execute + Consume ----------------------------------------------------------------
+    async def call(
+        self,
+        tool: AdmittedTool | str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        raise_on_error: bool = False,
+    ) -> ToolResult:
+        """Call an admitted tool (an :class:`AdmittedTool`, or the name of a listed one) through every
+        host-side gate and return the validated result.
+
+        Admit: ``AdmissionError('not_admitted')``. Invoke: argument, header and deliverability
+        refusals, and ``ConfirmationRefused`` for an unconfirmed tool that may write. Execute: the
+        server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
+        ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
+        """
+        if self.tools_changed and (not isinstance(tool, AdmittedTool) or tool.origin == "listing"):
+            # The server said its tools changed since they were admitted: admit them again first, so a
+            # drifted contract is refused (contract_drift) instead of called under the old verdict.
+            await self.discover_tools()
+            tool = tool.name if isinstance(tool, AdmittedTool) else tool
+        admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
+        result = await self._run(admitted, arguments, confirm=True)
+        if result.is_error and raise_on_error:
+            raise ToolExecutionError(admitted.name, result)
+        return result
+
+    async def call_control(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a listed tool the *host itself* uses to run the session (the disclosure consumer's
+        search tool): admitted, invoked, consumed and audited by the core like any call, but never put
+        to write confirmation — that question is for a model's
+        actions, and a host that had to confirm its own catalog searches could not discover at all.
+        """
+        admitted = self.core.listed_tool(name)
+        return await self._run(admitted, arguments, confirm=False)
+
+    async def _run(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
+        """One call through Invoke, Execute and Consume, in one ``tools/call NAME`` CLIENT span."""
+        with client_operation("tools/call", tool=admitted.name, protocol_version=self.protocol_version) as op:
+            result = await self._run_gates(admitted, arguments, confirm=confirm)
+            record_result(op, is_error=bool(result.is_error))
+            return result
+
+    async def _run_gates(
+        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+    ) -> ToolResult:
+        self.core.header_gates = self.header_gates
+        prepared = self.core.invoke(admitted, arguments)
+        try:
+            self._channel.require_deliverable(prepared.headers)
+        except ContractError as refusal:
+            self.core.refused(admitted, refusal.category, call=prepared)
+            raise
+        if confirm:
+            await self._confirm(prepared)
+
+        async def send(responses: mcp_types.InputResponses | None, state: str | None) -> Any:
+            # SEP-2322: a retry is a new request (fresh JSON-RPC id) carrying the same arguments and
+            # headers, the client's answers and the server's requestState echoed byte-exact (or none).
+            params = mcp_types.CallToolRequestParams(
+                name=admitted.name,
+                arguments=prepared.arguments,
+                input_responses=responses,
+                request_state=state,
+            )
+            with self._channel.sending(admitted.name, prepared.headers):
+                raw = await self.request(
+                    mcp_types.CallToolRequest(params=params), gate="consume", call=prepared
+                )
+            if not is_input_required(raw):
+                return raw
+            try:
+                # The SDK's own dispatch refuses embedded requests this client did not declare.
+                validate_input_required_result(raw, request_method="tools/call", client_capabilities=None)
+            except ContractViolation as violation:
+                self.core.refused(admitted, violation.category, call=prepared)
+                raise
+            return mcp_types.InputRequiredResult.model_validate(raw)
+
+        # The deadline covers what the server controls (the exchange and its input_required rounds),
+        # not the host's own confirmation above.
+        try:
+            async with operation_deadline(self.bounds, f"the call of {admitted.name!r}"):
+                raw = await self._exchange(prepared, send)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
+        try:
+            check_result_size(raw, self.bounds)
+        except BoundExceeded:
+            self.core.refused(admitted, "bound_exceeded", call=prepared)
+            raise
+        return self.core.consume(prepared, raw)
+
+    async def _exchange(
+        self,
+        prepared: PreparedCall,
+        send: Callable[[mcp_types.InputResponses | None, str | None], Awaitable[Any]],
+    ) -> JsonObject:
+        """Send the call and drive its SEP-2322 input_required rounds to a final result."""
+        admitted = prepared.tool
+        first = await send(None, None)
+        # The SDK's multi-round-trip driver answers each round through the wrapped client's sampling /
+        # elicitation / roots callbacks and retries until a final result (or its round limit).
+        try:
+            raw = cast(
+                JsonObject,
+                await compat.run_input_required_driver(
+                    first,
+                    dispatch=self._dispatch_input_request,
+                    retry=send,
+                    max_rounds=self.client.input_required_max_rounds,
+                ),
+            )
+        except InputRequiredRoundsExceededError as error:
+            self.core.refused(admitted, "input_required_rounds_exceeded", call=prepared)
+            raise ContractViolation(
+                "input_required_rounds_exceeded", "the server kept asking for input past the round limit"
+            ) from error
+        except MCPError as error:
+            # Only our own dispatch raises MCPError here (a peer's errors arrive as JsonRpcError): this
+            # client declined an embedded request, e.g. one for a capability it has no callback for.
+            self.core.refused(admitted, "input_request_refused", call=prepared)
+            raise ContractViolation(
+                "input_request_refused", f"an embedded input request was refused locally (code {error.code})"
+            ) from error
+        return raw
+
+    async def _confirm(self, prepared: PreparedCall) -> None:
+        tool = prepared.tool
+        if not self._require_confirmation or not may_write(tool):
+            return
+        category: ConfirmationCategory
+        if self._confirm_write is None:
+            category, message = "confirmation_required", "the tool may write and the host has no confirmation"
+        else:
+            summary = CallSummary(
+                tool=tool.name,
+                origin=tool.origin,
+                annotations=dict(tool.annotations),
+                arguments=tuple(sorted(prepared.arguments)),
+                headers=tuple(prepared.headers),
+            )
+            try:
+                verdict = self._confirm_write(summary)
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception:  # a failing callback is a refusal, never a silent go-ahead
+                verdict = False
+            if verdict is True:
+                self.core.audit({"event": "confirm", "tool": tool.name, "outcome": "confirmed"})
+                return
+            category, message = "not_confirmed", "the host's confirmation declined the call"
+        self.core.refused(tool, category, call=prepared)
+        raise ConfirmationRefused(category, message, tool=tool.name)
+
+    async def _dispatch_input_request(
+        self, key: str, request: mcp_types.InputRequest
+    ) -> mcp_types.InputResponse | mcp_types.ErrorData:
+        session = self.client.session
+        meta = request.params.meta if request.params is not None else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        return await session.dispatch_input_request(context, request)
+
+    def _complete_when_untagged(self, request: Any, error: ValidationError) -> JsonObject | None:
+        """The result the SDK refused only for lacking ``resultType``, read as ``"complete"``; else None.
+
+        schema.ts (2026-07-28, ``Result.resultType``): when the field is absent "the client MUST treat
+        the absent field as ``"complete"``". ``mcp`` 2.3 validates 2026-07-28 results with the field
+        required, so such a result would fail before our gates; it is re-validated here, by the SDK's
+        own wire schema, with the tag the spec says it means (any other defect still fails).
+        """
+        untagged = [
+            failure
+            for failure in error.errors()
+            if failure.get("type") == "missing" and tuple(failure.get("loc", ()))[-1:] == ("resultType",)
+        ]
+        raw = untagged[0].get("input") if untagged else None
+        version = self.client.session.protocol_version
+        if not isinstance(raw, dict) or "resultType" in raw or version is None:
+            return None
+        tagged = {**raw, "resultType": "complete"}
+        try:
+            validate_server_result(str(request.method), version, tagged)
+        except (ValidationError, KeyError, ValueError):
+            return None
+        return tagged
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    async def request(
+        self,
+        request: Any,
+        *,
+        gate: Literal["discover", "consume"] = "consume",
+        call: PreparedCall | None = None,
+        validate: bool = True,
+    ) -> JsonObject:
+        """Send one request and return the raw result dict; every failure is translated once, here
+        (:func:`~._translate.map_errors`), into the host's families, keeping the server's code and words.
+
+        ``validate=False`` skips the SDK's result model (the caller judges the raw dict); a response
+        over ``max_message_bytes`` is :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`, whatever
+        the SDK made of it.
+        """
+        method = str(getattr(request, "method", "request"))
+        if not in_operation():  # a request of its own (a disclosure read, a prompt listing): its own span
+            with client_operation(method, protocol_version=self.protocol_version):
+                return await self.request(request, gate=gate, call=call, validate=validate)
+        with self.http_guard.watch() as watch:
+            try:
+                with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):
+                    return await self._request(request, gate=gate, call=call, validate=validate)
+            except (ProtocolError, BoundExceeded) as error:
+                if call is not None:
+                    self.core.refused(call.tool, _failed_outcome(error), call=call, **_error_code(error))
+                raise
+
+    async def _request(
+        self,
+        request: Any,
+        *,
+        gate: Literal["discover", "consume"],
+        call: PreparedCall | None,
+        validate: bool,
+    ) -> JsonObject:
+        try:
+            if not validate:
+                raw = await compat.send_unvalidated_request(self.client.session, request)
+                if not isinstance(raw, dict):
+                    raise MalformedResponse(f"the {request.method} result is not a JSON object")
+                return cast(JsonObject, raw)
+            # A raw dict result type keeps the wire shape (and keeps the SDK's per-tool caches out of it).
+            raw = await self.client.session.send_request(request, cast(Any, _RAW_RESULT))
+            return cast(JsonObject, raw)
+        except ValidationError as error:
+            untagged = self._complete_when_untagged(request, error)
+            if untagged is not None:
+                return untagged
+            # The SDK checks result shapes for the negotiated revision before we see them. Only the
+            # location and error type are reported: pydantic's messages would quote the values.
+            first = error.errors()[0] if error.errors() else {"loc": (), "type": "invalid"}
+            path = "/" + "/".join(str(part) for part in first.get("loc", ()))
+            if gate == "discover":
+                raise MalformedResponse(f"malformed {request.method} result at {path}") from error
+            if call is not None:
+                self.core.refused(call.tool, "malformed_result", call=call)
+            raise ContractViolation(
+                "malformed_result", f"result does not match the MCP schema at {path}", path=path
+            ) from error
+
+
+def as_session(connection: fastmcp.Client[Any] | HostSession, options: HostOptions | None) -> HostSession:
+    """The session a face runs over: ``connection`` itself when it is a :class:`HostSession` (then
+    ``options`` must be ``None``), else a new session for that client.
+
+    A session should wrap the client before it connects: the ``Mcp-Param-*`` hook lives in the HTTP
+    client the transport builds on connect (otherwise calls that need headers are refused).
+    """
+    if isinstance(connection, HostSession):
+        if options is not None:
+            raise ValueError("the session already has its options; pass options to HostSession")
+        return connection
+    return HostSession(connection, options)
+
+
+class SessionFace:
+    """What both faces (``ContractClient``, ``SchemaDisclosureConsumer``) read straight from their one
+    session: the connection facts and the audit sink — written once here, not once per face."""
+
+    session: HostSession
+
+    @property
+    def audit(self) -> AuditSink:
+        """The session's sink (:class:`~.HostOptions` ``audit``), shared by both faces."""
+        return self.session.core.audit
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated revision, e.g. ``2026-07-28`` or ``2025-11-25`` (``None`` before connecting)."""
+        return self.session.protocol_version
+
+    @property
+    def header_gates(self) -> HeaderGates:
+        """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
+        return self.session.header_gates
+
+
+def _failed_outcome(error: ProtocolError | BoundExceeded) -> str:
+    """The audit outcome of a call whose exchange failed: the family, never the server's words."""
+    if isinstance(error, BoundExceeded):
+        return "bound_exceeded"
+    if isinstance(error, TransportFailure):
+        return "transport_failure"
+    return "protocol_error"
+
+
+def _error_code(error: ProtocolError | BoundExceeded) -> dict[str, int]:
+    """The JSON-RPC code or HTTP status of a failed exchange, for the audit event (numbers only)."""
+    if isinstance(error, JsonRpcError):
+        return {"code": error.code}
+    if isinstance(error, HttpStatusError):
+        return {"http_status": error.status}
+    return {}
+
+
+def _report_event(report: ConnectionReport) -> dict[str, Any]:
+    return {
+        "protocol_version": report.protocol_version,
+        "transport": report.transport,
+        "header_gates": report.header_gates,
+    }

@@ -1,0 +1,178 @@
+"""The one translator of the host: foreign failures in, the host's error tree out.
+
+Every host read and call goes through :meth:`~.HostSession.request` (connecting and closing
+through the session too), and every failure on those paths passes :func:`map_errors` — the way
+``httpx`` maps ``httpcore``'s exceptions in one context manager. What comes in is foreign: the
+``mcp`` SDK's ``MCPError`` (the server's error object, or one the SDK made up on this side), fastmcp's
+``RuntimeError`` around a failed connect, ``httpx2``/``anyio``/``OSError`` transport exceptions, the
+host's own wire guard (:mod:`._wire`) cutting a read short, and exception groups of any of these.
+What goes out is one of:
+
+* :class:`~.JsonRpcError` — the *server's* error object: its code, its words (sanitized and
+  capped), its ``data``, and the HTTP status it came with. A server's ``-32000 "backend on fire"`` is
+  this, never a closed connection;
+* :class:`~.HttpStatusError` — an HTTP error status with no readable JSON-RPC error: the status
+  and the server's words from a body of any size (read up to a cap);
+* :class:`~.UnsupportedVersion` — no protocol revision in common, with what the server offered;
+* :class:`~.MalformedResponse` — this host could not read the answer (not JSON-RPC, refused by
+  the parser, compressed though identity was asked): a local failure, saying why;
+* :class:`~.TransportFailure` — the connection failed, closed or timed out (observed locally);
+* :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded` — a :class:`~.HostBounds` cap of this host was
+  hit (a read cut at ``max_message_bytes``, an SSE event over it, a message nested past the parser).
+
+The host's own errors (:class:`~agent_connector_sdk.errors.AgentConnectorError`) pass through as
+they are; anything else (a programming error, a cancellation) is not translated. Which of the SDK's
+errors were made up locally is read by :func:`~agent_connector_sdk.mcp.compat.sdk_local_failure`, the
+one place that knows the SDK's texts; nothing downstream decodes a message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
+
+from agent_connector_sdk.core.host._errors import (
+    HttpStatusError,
+    JsonRpcError,
+    MalformedResponse,
+    TransportFailure,
+    UnsupportedVersion,
+)
+from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host.bounds import BoundExceeded
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS
+from agent_connector_sdk.mcp.host._wire import StdioLineCap, Watch
+
+__all__ = ["map_errors", "translate", "translate_unreadable"]
+
+
+@contextmanager
+def map_errors(
+    bounds: HostBounds, *, what: str, watch: Watch | None = None, stdio: StdioLineCap | None = None
+) -> Iterator[None]:
+    """Run the block; a foreign failure in it is raised as the host's family (see the module
+    docstring), from the original. ``what`` names the operation in value-free messages."""
+    try:
+        yield
+    except BaseException as error:
+        mapped = translate(error, bounds, what=what, watch=watch, stdio=stdio)
+        if mapped is None or mapped is error:
+            raise
+        raise mapped from error
+
+
+def translate(
+    error: BaseException,
+    bounds: HostBounds,
+    *,
+    what: str,
+    watch: Watch | None = None,
+    stdio: StdioLineCap | None = None,
+) -> AgentConnectorError | None:
+    """The host's error for ``error``, or ``None`` when it is not a failure of the exchange."""
+    if isinstance(error, AgentConnectorError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        leaves = [translate(leaf, bounds, what=what, watch=watch, stdio=stdio) for leaf in error.exceptions]
+        return next((leaf for leaf in leaves if leaf is not None), None)
+    if not isinstance(error, Exception):
+        return None  # cancellation, KeyboardInterrupt, SystemExit: never turned into a failure
+    bound = _bound_hit(watch, stdio, bounds)
+    if bound is not None:
+        return bound
+    if watch is not None and watch.encoding is not None:
+        return MalformedResponse(
+            f"{what}: the answer came with Content-Encoding {watch.encoding}, which this host did not ask "
+            "for (it reads identity only)"
+        )
+    if isinstance(error, MCPError):
+        return _from_error_object(error.code, error.message, error.data, bounds, what=what, watch=watch)
+    if isinstance(error, RuntimeError):
+        offered = compat.sdk_version_mismatch(str(error))
+        if offered is not None:
+            return UnsupportedVersion(offered, tuple(SUPPORTED_PROTOCOL_VERSIONS))
+        if error.__cause__ is not None:
+            return translate(error.__cause__, bounds, what=what, watch=watch, stdio=stdio)
+        return None
+    if isinstance(error, TRANSPORT_EXCEPTIONS):
+        return TransportFailure(f"{what}: transport failed: {type(error).__name__}")
+    return None
+
+
+def translate_unreadable(error: Exception, bounds: HostBounds, *, what: str) -> AgentConnectorError:
+    """The host's error for a message the SDK could not read and handed to the client's message
+    handler instead (it then drops it; the request it answered waits for its timeout): a message
+    nested past the parser is :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded`
+    (``max_schema_depth``), anything else
+    :class:`~.MalformedResponse`; which, :func:`~agent_connector_sdk.mcp.compat.sdk_unreadable_line`
+    says."""
+    if compat.sdk_unreadable_line(error).kind == "too_deep":
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    return MalformedResponse(f"{what}: a message from the server is not JSON-RPC this host parses")
+
+
+def _bound_hit(watch: Watch | None, stdio: StdioLineCap | None, bounds: HostBounds) -> BoundExceeded | None:
+    if stdio is not None and stdio.too_deep:
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    if (watch is not None and watch.capped == "max_message_values") or (
+        stdio is not None and stdio.values_tripped
+    ):
+        return BoundExceeded(
+            "max_message_values",
+            bounds.max_message_values,
+            "a response held more values than this host parses",
+        )
+    if (watch is not None and watch.capped is not None) or (stdio is not None and stdio.tripped):
+        return BoundExceeded(
+            "max_message_bytes", bounds.max_message_bytes, "a response was larger than this host reads"
+        )
+    return None
+
+
+def _from_error_object(
+    code: int, message: str, data: Any, bounds: HostBounds, *, what: str, watch: Watch | None
+) -> AgentConnectorError:
+    http = watch.errors[-1] if watch is not None and watch.errors else None
+    local = compat.sdk_local_failure(code, message)
+    if local is None:
+        # The server's own error object (also when it came with an HTTP error status).
+        return JsonRpcError(code, message, data, http_status=http.status if http is not None else None)
+    kind = local.kind
+    if kind == "http_status" and http is not None:
+        if http.code is not None:  # a JSON-RPC error body the SDK could not take whole (cut at the cap)
+            return JsonRpcError(http.code, http.message or "", None, http_status=http.status)
+        return HttpStatusError(http.status, http.message)
+    if kind == "too_deep":
+        return BoundExceeded(
+            "max_schema_depth", bounds.max_schema_depth, "an answer nests deeper than this host parses"
+        )
+    if kind == "event_too_large":
+        return BoundExceeded(
+            "max_message_bytes", bounds.max_message_bytes, "an SSE event was larger than this host reads"
+        )
+    if kind == "parse":
+        reason = f" ({local.detail})" if local.detail else ""
+        return MalformedResponse(f"{what}: the answer is not JSON-RPC this host parses{reason}")
+    if kind == "content_type":
+        shown = local.detail or "no content type"
+        return MalformedResponse(
+            f"{what}: the answer is {shown}, not JSON-RPC", content_type=local.detail or ""
+        )
+    if kind == "no_answer":
+        return MalformedResponse(f"{what}: the server answered without a result (202 Accepted or a redirect)")
+    if kind == "timeout":
+        return TransportFailure(f"{what}: timed out waiting for the answer", code=code)
+    # "closed", or an HTTP stand-in without a guard to say which status it was.
+    return TransportFailure(
+        f"{what}: the connection closed before an answer arrived (code {code})", code=code
+    )
