@@ -1,9 +1,11 @@
 """The public API, pinned (in the manner of httpx's exported-members test).
 
 Each public module's ``__all__`` must equal the list below: adding, renaming or dropping a public
-name is then a visible, reviewed change to this file, never an accident. Every module of the package
-must also declare an ``__all__`` whose names all resolve, and every error class exported anywhere
-must descend from the one error root.
+name is then a visible, reviewed change to this file, never an accident. The list is also the list of
+public faces: every other module is an implementation module, named ``_name`` (the command line's
+command modules aside). Every module of the package, private ones included, must also declare an
+``__all__`` whose names all resolve, and every error class exported anywhere must descend from the
+one error root.
 """
 
 from __future__ import annotations
@@ -290,7 +292,95 @@ PUBLIC_API: dict[str, list[str]] = {
         "first_conforming_placeholder",
         "gated_http_app",
     ],
+    "agent_connector_sdk.sanitize": [
+        "DEFAULT_LIMIT",
+        "UNSAFE_CHARACTERS",
+        "sanitize_json",
+        "sanitize_text",
+    ],
+    # Packages that only hold their faces (their docstrings say what is where).
+    "agent_connector_sdk.core": [],
+    "agent_connector_sdk.core.host": [],
+    "agent_connector_sdk.mcp": [],
+    "agent_connector_sdk.demo": [],
+    "agent_connector_sdk.core.contracts.lock": [
+        "ContractLock",
+        "DriftStatus",
+        "LOCK_VERSION",
+        "LockFileError",
+        "LockedServer",
+        "LockedTool",
+        "ToolDrift",
+        "compare_tools",
+        "diff_digest",
+        "lock_admission",
+    ],
+    "agent_connector_sdk.core.host.bounds": [
+        "BoundCategory",
+        "BoundExceeded",
+        "bounded_policy",
+        "check_list_items",
+        "check_listing_size",
+        "check_navigation_entries",
+        "check_result_size",
+    ],
+    "agent_connector_sdk.connectors.openapi": [
+        "FORWARDED_CALLER_HEADERS",
+        "InvalidOpenAPIDocument",
+        "OpenAPIOperationTool",
+        "OpenAPIServer",
+        "OpenAPIToolsMissing",
+        "UPSTREAM_ERROR_MODES",
+        "UpstreamError",
+        "UpstreamErrorMode",
+        "UpstreamHeaderPolicy",
+        "build_openapi_server",
+        "build_tool_disclosures",
+        "http_method_annotations",
+        "list_operation_tools",
+        "openapi_operation_tools",
+        "tool_disclosure_origins",
+    ],
+    "agent_connector_sdk.demo.lab_service": [
+        "ANALYST_TOKEN",
+        "DEMO_TOKENS",
+        "OPERATOR_TOKEN",
+        "PINNED_TOOLS",
+        "demo_token_verifier",
+        "lab_service_app",
+        "lab_service_server",
+        "server_tool_disclosures",
+    ],
+    "agent_connector_sdk.gateway": [
+        "ChildSpec",
+        "Gateway",
+        "GatewayConfig",
+        "GatewayError",
+        "GatewayTool",
+        "SCHEMA_DIGEST_META_KEY",
+        "load_config",
+        "parse_child",
+    ],
+    "agent_connector_sdk.skills": [
+        "REVIEWER_SKILL",
+        "reviewer_skill",
+        "skills_provider",
+    ],
+    "agent_connector_sdk.state.replica": [
+        "COMPLETION_LIMITER",
+        "REPLICA_HEADER",
+        "ReplicaApp",
+        "build_replica_app",
+    ],
 }
+# The published path of the disclosure core (fixed by our wire contract): the same names, the same
+# objects as its home in the pure layer (test_fixed_public_paths_are_faces_of_their_homes).
+PUBLIC_API["agent_connector_sdk.mcp.schema_disclosure"] = PUBLIC_API[
+    "agent_connector_sdk.core.schema_disclosure"
+]
+# Modules that are neither pinned faces nor ``_private``: the command line's command modules (they
+# name commands), and the one seam of private FastMCP/mcp access, whose path the project's rules fix.
+UNPINNED = ("agent_connector_sdk.cli.", "agent_connector_sdk.mcp.compat")
 
 
 @pytest.mark.parametrize("module_name", sorted(PUBLIC_API))
@@ -300,12 +390,48 @@ def test_public_modules_export_exactly_the_pinned_names(module_name: str) -> Non
 
 
 def _all_modules() -> list[str]:
+    """Every module, implementation modules included (``__main__`` runs the CLI: not imported)."""
     prefix = agent_connector_sdk.__name__ + "."
     found = [agent_connector_sdk.__name__]
     for info in pkgutil.walk_packages(agent_connector_sdk.__path__, prefix):
-        if not info.name.rsplit(".", 1)[-1].startswith("_"):
+        if info.name.rsplit(".", 1)[-1] != "__main__":
             found.append(info.name)
     return found
+
+
+def _is_public(module_name: str) -> bool:
+    return not any(part.startswith("_") for part in module_name.split("."))
+
+
+def test_every_public_module_is_a_pinned_face() -> None:
+    """A module is a public face (pinned above) or an implementation module (``_name``): a new public
+    module is a reviewed change to this file, and the faces stay few."""
+    unpinned = [
+        name
+        for name in _all_modules()
+        if _is_public(name) and name not in PUBLIC_API and not name.startswith(UNPINNED)
+    ]
+    assert unpinned == []
+    assert [name for name in PUBLIC_API if name not in _all_modules()] == []
+
+
+@pytest.mark.parametrize(
+    ("face", "home"),
+    [
+        ("agent_connector_sdk.mcp.schema_disclosure", "agent_connector_sdk.core.schema_disclosure"),
+        (
+            "agent_connector_sdk.mcp.schema_disclosure_provider",
+            "agent_connector_sdk.mcp.server._disclosure_provider",
+        ),
+    ],
+)
+def test_fixed_public_paths_are_faces_of_their_homes(face: str, home: str) -> None:
+    """The two published paths keep working: every name of the home is there, as the same object."""
+    face_module = importlib.import_module(face)
+    home_module = importlib.import_module(home)
+    assert sorted(face_module.__all__) == sorted(home_module.__all__)
+    for name in home_module.__all__:
+        assert getattr(face_module, name) is getattr(home_module, name), name
 
 
 @pytest.mark.parametrize("module_name", _all_modules())

@@ -8,6 +8,8 @@ from typing import Any
 
 from agent_connector_sdk.gateway._errors import GatewayError
 
+__all__ = ["read_toml"]
+
 
 def read_toml(path: Path) -> dict[str, Any]:
     """The TOML document at ``path``; unreadable or not TOML is one ``GatewayError("invalid_config")``
