@@ -1,22 +1,25 @@
 """The host side: one core every client path runs (Discover → Admit → Invoke → Consume).
 
-* :mod:`~agent_connector_sdk.core.host._sequence` — the sans-I/O gate sequence (:class:`HostCore`,
-  :class:`AdmittedTool`,
-  :class:`PreparedCall`, :class:`ToolResult`);
-* :mod:`~agent_connector_sdk.core.host._options` — :class:`HostOptions` (policy, profile, audit, confirmation,
-  :class:`HostBounds`): one frozen value per session;
+The pure half lives in the pure layer, :mod:`agent_connector_sdk.core.host`: the sans-I/O gate sequence
+(``_sequence``: :class:`HostCore`, :class:`AdmittedTool`, :class:`PreparedCall`, :class:`ToolResult`),
+:class:`HostOptions` with :class:`HostBounds` (``_options``: one frozen value per session), the bounds
+as checks (``bounds``) and the protocol and tool-execution failure families (``_errors``). Here, the
+I/O around it:
+
 * :mod:`._session` — the same core over a real ``fastmcp.Client`` (:class:`HostSession`, ONE per
   connection), with the connection's revision, transport and header-gate applicability
   (:class:`ConnectionReport`);
+* :mod:`._translate` — ``map_errors``: the one place foreign failures become the host's families;
+  :mod:`._transport_errors` says what a transport failure looks like through the ``mcp`` SDK;
 * :mod:`._param_headers` — delivering ``Mcp-Param-*`` headers on exactly one ``tools/call`` POST;
-* :mod:`~agent_connector_sdk.core.host._errors` — the protocol and tool-execution failure families, all made
-  by :mod:`._translate` (``map_errors``: the one place foreign failures become the host's);
+* :mod:`._deadline` — one operation's deadline (a cancel scope);
+* :mod:`._wire` — what the host reads off the wire itself (byte caps, HTTP error words, raw pages);
 * :mod:`._debounce` — debounced completion requests for a host UI.
 
 The two faces people use, thin over one session (a reviewer builds one :class:`HostSession` and both
-faces over it): :class:`ContractClient` (:mod:`.contract_client`,
-tools from ``tools/list``) and :class:`SchemaDisclosureConsumer` (:mod:`.disclosure_consumer`, tools
-behind a search transform, reconstructed from schema disclosures).
+faces over it): :class:`ContractClient` (:mod:`.contract_client`, tools from ``tools/list``) and
+:class:`SchemaDisclosureConsumer` (:mod:`.disclosure_consumer`, tools behind a search transform,
+reconstructed from schema disclosures).
 """
 
 # The faces last: they build on the modules above (importing them first would be circular).
