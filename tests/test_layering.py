@@ -25,7 +25,7 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("MCP adapters", ("mcp",)),
     ("assemblies", ("state", "connectors", "skills")),
     ("applications", ("demo", "gateway")),
-    ("command line", ("cli", "review")),
+    ("command line", ("cli", "review", "serving")),
 ]
 # Inside the pure layer, bottom to top: the wire format (with the canonical encoding) under the gates,
 # the gates under the disclosure navigation (it summarizes headers), all of them under the host core.
