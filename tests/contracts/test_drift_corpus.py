@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.mcp.contracts.lock import ContractLock, compare_tools
+from agent_connector_sdk.core.contracts.lock import ContractLock, compare_tools
 
 CORPUS = Path(__file__).parent / "drift_corpus"
 SERVER = "http://127.0.0.1:9/mcp"
