@@ -9,35 +9,23 @@ except two true-size cases (100,000 tools in a page; a 100 MB text block).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import threading
-import time
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
+from tests.support.measured_run import Measured, run_measured
 
 BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029")
 STDIO_SERVER = (sys.executable, "-m", "tests.support.hostile_server")
 
 
-@dataclass(frozen=True)
-class Review:
-    code: int
-    out: bytes
-    err: bytes
-    wall: float
-    peak_mb: float
-
+class Review(Measured):
     @property
     def line(self) -> str:
         lines = [line for line in self.err.decode().splitlines() if line.strip()]
@@ -45,62 +33,11 @@ class Review:
         return lines[0]
 
 
-# The child reports its own peak (VmHWM, per address space) at exit: wait4's ru_maxrss also counts the
-# address space it was spawned from, i.e. this test process, whose RSS grows over the module.
-_PEAK_PROBE = (
-    "import atexit, os\n"
-    "def _peak():\n"
-    "    with open('/proc/self/status') as status, open(os.environ['REVIEW_PEAK_FILE'], 'w') as out:\n"
-    "        out.write(next(line for line in status if line.startswith('VmHWM:')))\n"
-    "atexit.register(_peak)\n"
-    "from agent_connector_sdk.cli import main_exit\n"
-    "main_exit()\n"
-)
-
-
 def review(*args: str, timeout: float = 180, env_extra: dict[str, str] | None = None) -> Review:
-    """``agent-connector review ARGS`` in a fresh interpreter; its own peak RSS (VmHWM at exit, or
-    ``wait4``'s when the process died before it could say)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "src"), ROOT]), "COLUMNS": "200"}
-    env.update(env_extra or {})
-    env.pop("NO_COLOR", None)
-    peak_file = tempfile.NamedTemporaryFile(prefix="review-peak-", delete=False)  # noqa: SIM115
-    peak_file.close()
-    env["REVIEW_PEAK_FILE"] = peak_file.name
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-c", _PEAK_PROBE, "review", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        env=env,
-        cwd=ROOT,
-    )
-    streams: dict[str, bytes] = {}
-    readers = [
-        threading.Thread(target=lambda name=name, pipe=pipe: streams.__setitem__(name, pipe.read()))
-        for name, pipe in (("out", process.stdout), ("err", process.stderr))
-    ]
-    for reader in readers:
-        reader.start()
-    killer = threading.Timer(timeout, process.kill)
-    killer.start()
-    try:
-        _, status, usage = os.wait4(process.pid, 0)
-    finally:
-        killer.cancel()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    for reader in readers:
-        reader.join()
-    peak_mb = usage.ru_maxrss / 1024
-    try:
-        with open(peak_file.name, encoding="ascii") as reported:
-            words = reported.read().split()
-        if len(words) >= 2 and words[1].isdigit():
-            peak_mb = int(words[1]) / 1024  # VmHWM is in kB
-    finally:
-        os.unlink(peak_file.name)
-    return Review(process.returncode, streams["out"], streams["err"], time.monotonic() - started, peak_mb)
+    """``agent-connector review ARGS`` in a fresh interpreter, measured (``tests.support.measured_run``:
+    its own peak RSS, VmHWM at exit, or ``wait4``'s when the process died before it could say)."""
+    run = run_measured("agent_connector_sdk.cli", ["review", *args], timeout=timeout, env_extra=env_extra)
+    return Review(run.code, run.out, run.err, run.wall, run.peak_mb)
 
 
 def assert_no_control_bytes(run: Review) -> None:

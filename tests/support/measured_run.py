@@ -53,9 +53,13 @@ def control_characters(data: bytes) -> list[str]:
     return [hex(ord(c)) for c in text if c != "\n" and (unicodedata.category(c) in ("Cc", "Cs") or c in BIDI)]
 
 
-def run_measured(module: str, args: Sequence[str], *, timeout: float = 60) -> Measured:
-    """``python -m MODULE ARGS`` from the repository root, measured (see the module docstring)."""
+def run_measured(
+    module: str, args: Sequence[str], *, timeout: float = 60, env_extra: dict[str, str] | None = None
+) -> Measured:
+    """``python -m MODULE ARGS`` from the repository root, measured (see the module docstring);
+    ``env_extra`` is added to this process's environment."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.join(ROOT, "src"), ROOT]), "COLUMNS": "200"}
+    env.update(env_extra or {})
     env.pop("NO_COLOR", None)
     peak_file = tempfile.NamedTemporaryFile(prefix="measured-peak-", delete=False)  # noqa: SIM115
     peak_file.close()
