@@ -65,6 +65,7 @@ PUBLIC_API: dict[str, list[str]] = {
     "agent_connector_sdk.errors": [
         "AgentConnectorError",
         "Gate",
+        "iter_causes",
     ],
     "agent_connector_sdk.cli": [
         "app",

@@ -68,9 +68,11 @@ sanitized and capped, never in ``str()``.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from typing import ClassVar, Literal
 
-__all__ = ["AgentConnectorError", "Gate"]
+__all__ = ["AgentConnectorError", "Gate", "iter_causes"]
 
 Gate = Literal["discover", "admit", "invoke", "execute", "consume"]
 """The five gates of a tool call (see the README's "Tool contracts")."""
@@ -99,3 +101,20 @@ class AgentConnectorError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(category={self.category!r}, message={self.message!r})"
+
+
+def iter_causes(error: BaseException, *, limit: int = 32) -> Iterator[BaseException]:
+    """``error`` and what it was raised from or during, nearest first (``__cause__`` before
+    ``__context__``, an exception group's members in order), each once, at most ``limit`` of them: a
+    foreign library's chain may be long or cyclic, and its messages are read only by class."""
+    seen: set[int] = set()
+    pending: deque[BaseException] = deque([error])
+    while pending and len(seen) < limit:
+        current = pending.popleft()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        pending.extend(linked for linked in (current.__cause__, current.__context__) if linked is not None)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import errno as errno_codes
 import os
 import re
-from collections.abc import Iterator
 from typing import Final, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
 from agent_connector_sdk.core.host._errors import JsonRpcError, TransportFailure
+from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.gateway._config import ChildSpec
 from agent_connector_sdk.mcp.host._server_output import StderrRelay
 
@@ -43,22 +43,6 @@ def child_target(spec: ChildSpec) -> str:
     return f"command {program}" + (f" (+{extra} arguments)" if extra else "")
 
 
-def _chain(error: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    pending = [error]
-    while pending and len(seen) < 32:
-        current = pending.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(current.exceptions)
-        for linked in (current.__cause__, current.__context__):
-            if linked is not None:
-                pending.append(linked)
-
-
 def _errno_words(number: int) -> str:
     name = errno_codes.errorcode.get(number)
     return os.strerror(number).lower() if name is not None else f"errno {number}"
@@ -67,7 +51,7 @@ def _errno_words(number: int) -> str:
 def failure_cause(error: BaseException) -> str:
     """A few words for what failed: ``connection refused``, ``timed out``, ``the connection closed``,
     ``JSON-RPC error -32603``… (the exception's type name when nothing better is known)."""
-    chain = list(_chain(error))
+    chain = list(iter_causes(error))
     for item in chain:  # the operating system's own word first, wherever it sits in the chain
         if isinstance(item, OSError) and item.errno:
             return _errno_words(item.errno)

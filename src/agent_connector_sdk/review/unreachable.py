@@ -12,35 +12,18 @@ server. The live review raises it as :class:`~agent_connector_sdk.cli.errors.Ser
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
+from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
     from agent_connector_sdk.core.host._errors import ProtocolError
 
-__all__ = ["explain_unreachable", "iter_causes"]
+__all__ = ["explain_unreachable"]
 
 
 _WORDS: Final = 200  # characters of the server's own words quoted in one line
-
-
-def iter_causes(error: BaseException) -> Iterator[BaseException]:
-    """``error`` and everything it was raised from or during, exception groups flattened."""
-    seen: set[int] = set()
-    stack = [error]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        if isinstance(current, BaseExceptionGroup):
-            stack.extend(current.exceptions)
-        for linked in (current.__cause__, current.__context__):
-            if linked is not None:
-                stack.append(linked)
 
 
 def _quote(words: str | None) -> str:
