@@ -355,6 +355,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "server_tool_disclosures",
     ],
     "agent_connector_sdk.gateway": [
+        "CONTRACT_BINDING_META_KEY",
         "ChildSpec",
         "Gateway",
         "GatewayConfig",

@@ -15,7 +15,13 @@ from fastmcp import FastMCP
 from fastmcp.tools.base import ToolResult
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.gateway import SCHEMA_DIGEST_META_KEY, ChildSpec, Gateway, GatewayConfig
+from agent_connector_sdk.gateway import (
+    CONTRACT_BINDING_META_KEY,
+    SCHEMA_DIGEST_META_KEY,
+    ChildSpec,
+    Gateway,
+    GatewayConfig,
+)
 from tests.support.composition_child import FILE_TEXT, files_server
 from tests.support.gateway import call, parse_message, search
 from tests.support.http_server import serve_asgi
@@ -126,25 +132,34 @@ def rpc_with_meta(url: str, params: dict[str, Any], meta: dict[str, Any]) -> tup
     return response.status_code, parse_message(response)
 
 
-def test_a_call_bound_to_the_digest_it_read_runs_and_a_stale_digest_is_refused_over_the_wire(
+def test_a_call_bound_to_the_contract_it_read_runs_and_a_stale_binding_is_refused_over_the_wire(
     stack: tuple[str, Gateway, Any],
 ) -> None:
     url, _, child = stack
     (entry,) = [e for e in search(url, "files_meta") if e["name"] == "files_meta"]
-    bound = {SCHEMA_DIGEST_META_KEY: entry["schema_sha256"]}
-    status, message = rpc_with_meta(url, {"name": "files_meta", "arguments": {}}, bound)
-    assert status == 200 and "result" in message and message["result"].get("isError") is not True
+    assert entry["contract_sha256"] != entry["schema_sha256"]
+    for key in (CONTRACT_BINDING_META_KEY, SCHEMA_DIGEST_META_KEY):  # the old key binds the contract too
+        bound = {key: entry["contract_sha256"]}
+        status, message = rpc_with_meta(url, {"name": "files_meta", "arguments": {}}, bound)
+        assert status == 200 and "result" in message and message["result"].get("isError") is not True
 
     before = len(child.seen_meta)
-    stale = {SCHEMA_DIGEST_META_KEY: "0" * 64}
-    for params in (
-        {"name": "files_meta", "arguments": {}},
-        {"name": "call_tool", "arguments": {"name": "files_meta", "arguments": {}}},
+    for stale in (
+        {CONTRACT_BINDING_META_KEY: "0" * 64},
+        {SCHEMA_DIGEST_META_KEY: "0" * 64},
+        # A schema digest binds the schemas only: refused, with the key to use instead.
+        {SCHEMA_DIGEST_META_KEY: entry["schema_sha256"]},
     ):
-        status, message = rpc_with_meta(url, params, stale)
-        assert "result" not in message, message
-        assert message["error"]["code"] == -32015
-        assert message["error"]["data"]["category"] == "tool_changed"
+        for params in (
+            {"name": "files_meta", "arguments": {}},
+            {"name": "call_tool", "arguments": {"name": "files_meta", "arguments": {}}},
+        ):
+            status, message = rpc_with_meta(url, params, stale)
+            assert "result" not in message, message
+            assert message["error"]["code"] == -32015
+            assert message["error"]["data"]["category"] == "tool_changed"
+            if stale.get(SCHEMA_DIGEST_META_KEY) == entry["schema_sha256"]:
+                assert CONTRACT_BINDING_META_KEY in message["error"]["message"]
     assert len(child.seen_meta) == before  # nothing reached the child
 
 

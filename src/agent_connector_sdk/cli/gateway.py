@@ -197,6 +197,9 @@ async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
         raise CliError(f"--check: {error.message}") from None
     try:
         evidence = [await collect_evidence(child) for child in front.children.values()]
+        # A key under a child that never listed could not be resolved: serving would hold that child's
+        # tools back until it does, so the check cannot say the configuration is sound.
+        pending = front.pending_requirements()
     finally:
         await front.stop()
     report = check_report(evidence)
@@ -206,6 +209,12 @@ async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
     else:
         for line in render_evidence(report):
             print(line, file=out)
+    if pending:
+        owner = pending[0].split("_", 1)[0]
+        raise CliError(
+            f"--check: [auth.require] {pending[0]} is not resolved: child {owner} did not list its tools "
+            f"({len(pending)} unresolved)"
+        )
     if any(item.state not in ("up", "degraded") for item in report.children):
         return 2
     return 1 if strict and not report.passed else 0

@@ -158,6 +158,12 @@ class SchemaNavigation(BaseModel):
     annotations: ToolHints | None = None
     """The tool's hints, so write confirmation decides on the same ``readOnlyHint``/``destructiveHint``
     a listed tool would carry. ``None``: not stated (an older provider, or a tool without hints)."""
+    contract_sha256: Sha256Hex | None = None
+    """The tool's contract fingerprint as published (:func:`~agent_connector_sdk.core.contracts.
+    _fingerprint.fingerprint`, the lock's ``sha256``: name, title, description, icons, both schemas,
+    annotations, execution, host-facing ``_meta``, header map): the value a caller binds a call to. A
+    call bound to it runs only against exactly that contract. ``None``: not stated (an older provider,
+    or a contract that cannot be fingerprinted)."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -287,6 +293,7 @@ def build_navigation_entry(
     output_schema: Any,
     memo: SchemaIdentityMemo | None = None,
     annotations: Mapping[str, Any] | None = None,
+    contract_sha256: str | None = None,
 ) -> dict[str, Any]:
     """The ``schema-navigation`` entry for one tool, as a JSON-ready dict valid for :class:`SchemaNavigation`.
 
@@ -295,6 +302,7 @@ def build_navigation_entry(
     ``manifest_uri`` names the resource a provider serves for the tool as it is now. ``memo`` (optional)
     skips re-hashing schemas fingerprinted before; the entry is the same. ``annotations`` (optional) are
     the tool's wire-form ``annotations``; their boolean hints travel in the entry (:class:`ToolHints`).
+    ``contract_sha256`` (optional): the tool's contract fingerprint as published, stated as it is.
     """
     cut = description is not None and len(description) > MAX_DESCRIPTION_CHARS
     arguments, omitted = summarize_arguments(input_schema)
@@ -314,6 +322,8 @@ def build_navigation_entry(
         "headers": summarize_parameter_headers(input_schema),
         "annotations": summarize_tool_hints(annotations),
     }
+    if contract_sha256 is not None:
+        entry["contract_sha256"] = contract_sha256
     try:
         if memo is None:
             digests, count = _document_identity(input_schema, output_schema)

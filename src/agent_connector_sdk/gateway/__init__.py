@@ -5,11 +5,17 @@
 ``docs/gateway.md``.
 """
 
-from agent_connector_sdk.gateway._app import SCHEMA_DIGEST_META_KEY, Gateway, GatewayTool
+from agent_connector_sdk.gateway._app import (
+    CONTRACT_BINDING_META_KEY,
+    SCHEMA_DIGEST_META_KEY,
+    Gateway,
+    GatewayTool,
+)
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, load_config, parse_child
 from agent_connector_sdk.gateway._errors import GatewayError
 
 __all__ = [
+    "CONTRACT_BINDING_META_KEY",
     "SCHEMA_DIGEST_META_KEY",
     "ChildSpec",
     "Gateway",

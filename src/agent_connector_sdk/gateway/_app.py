@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import copy
 import logging
+from dataclasses import replace
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, ClassVar, Final
 
@@ -65,9 +66,11 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 )
 from agent_connector_sdk.mcp.server import ServerGates
 from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server._disclosure_provider import published_contract_sha256
 from agent_connector_sdk.mcp.server._output_check import WireRefusal
 
 __all__ = [
+    "CONTRACT_BINDING_META_KEY",
     "SCHEMA_DIGEST_META_KEY",
     "STOP_GRACE",
     "Gateway",
@@ -155,12 +158,21 @@ def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
         otel_context.detach(token)
 
 
-SCHEMA_DIGEST_META_KEY: Final = "agent-connector-sdk/schema_sha256"
-"""The ``_meta`` key of a ``tools/call`` by which a caller binds the call to the disclosure it read: the
-``schema_sha256`` of the tool's navigation entry or manifest. When it is not the digest of the tool the
-gateway publishes now, the call is refused ``tool_changed`` (JSON-RPC error, code
-``REFUSAL_CODES["tool_changed"]``) and nothing reaches the child. Without the key a call runs against
+CONTRACT_BINDING_META_KEY: Final = "agent-connector-sdk/contract_sha256"
+"""The ``_meta`` key of a ``tools/call`` by which a caller binds the call to the contract it read: the
+``contract_sha256`` of the tool's navigation entry (the lock's contract fingerprint: schemas,
+description, title, icons, annotations, execution, host-facing ``_meta``, header map). When it is not
+the fingerprint of the tool the gateway publishes now, the call is refused ``tool_changed`` (JSON-RPC
+error, code ``REFUSAL_CODES["tool_changed"]`` = -32015) and nothing reaches the child, on both call
+routes (a direct call and the search transform's ``call_tool``). Without a binding a call runs against
 the current tool."""
+
+SCHEMA_DIGEST_META_KEY: Final = "agent-connector-sdk/schema_sha256"
+"""The binding key before the contract fingerprint (it carried the entry's ``schema_sha256``, which
+covers the schemas only, so a flip of ``readOnlyHint`` or of the description went unseen). Still
+recognised, and judged as :data:`CONTRACT_BINDING_META_KEY`: it binds only when its value is the
+contract fingerprint. A schema digest under it is refused ``tool_changed`` with a message naming the
+new key — a caller that skipped a confirmation for the contract it read must never run another one."""
 
 
 class GatewayTool(Tool):
@@ -172,6 +184,7 @@ class GatewayTool(Tool):
     _child: Child | None = PrivateAttr(default=None)
     _source: ChildTool | None = PrivateAttr(default=None)
     _schema_sha256: str | None = PrivateAttr(default=None)
+    _contract_sha256: str | None = PrivateAttr(default=None)
 
     @classmethod
     def of(cls, child: Child, source: ChildTool, scopes: tuple[str, ...] = ()) -> GatewayTool:
@@ -211,14 +224,36 @@ class GatewayTool(Tool):
             self._schema_sha256 = compute_schema_digests(self.parameters, self.output_schema).schema_sha256
         return self._schema_sha256
 
+    @property
+    def contract_sha256(self) -> str:
+        """The contract fingerprint this tool is published with (its navigation entry's
+        ``contract_sha256``, what a caller binds a call to); computed once, the tool is never edited.
+        A contract that cannot be fingerprinted binds nothing: ``""`` equals no caller's value."""
+        if self._contract_sha256 is None:
+            self._contract_sha256 = published_contract_sha256(self) or ""
+        return self._contract_sha256
+
+    def _check_binding(self, child: str, meta: Mapping[str, Any] | None) -> None:
+        """Refuse (``tool_changed``) a call bound to another contract than the one published now."""
+        if meta is None:
+            return
+        for key in (CONTRACT_BINDING_META_KEY, SCHEMA_DIGEST_META_KEY):
+            bound = meta.get(key)
+            if bound is None or bound == self.contract_sha256:
+                continue
+            message = f"{self.name} is not the tool the call was bound to"
+            if key == SCHEMA_DIGEST_META_KEY and bound == self.schema_sha256:
+                message = (
+                    f"{self.name}: a call bound by {SCHEMA_DIGEST_META_KEY} covers the schemas only; bind "
+                    f"{CONTRACT_BINDING_META_KEY} to the navigation entry's contract_sha256"
+                )
+            raise wire_refusal(self.name, child, GatewayError("tool_changed", message))
+
     async def run(self, arguments: dict[str, Any]) -> FastMCPToolResult:
         child, source = self._child, self._source
         assert child is not None and source is not None
         meta = caller_meta()
-        bound = None if meta is None else meta.get(SCHEMA_DIGEST_META_KEY)
-        if bound is not None and bound != self.schema_sha256:
-            changed = GatewayError("tool_changed", f"{self.name} is not the tool the call was bound to")
-            raise wire_refusal(self.name, child.name, changed)
+        self._check_binding(child.name, meta)
         try:
             with child_trace_context(meta):
                 result = await child.call(source, arguments)
@@ -314,6 +349,10 @@ class Gateway:
         self._started = False
         self.health_detail = health_detail
         self.unmatched: tuple[str, ...] = ()
+        self.held: dict[str, tuple[str, ...]] = {}
+        """Children whose tools are held back (not published), with the ``[auth.require]`` keys naming
+        them that their listing does not resolve."""
+        self._resolved_once: set[str] = set()
         self.start_error: GatewayError | None = None
         """Why :meth:`start` refused to serve (also raised; kept for a server whose lifespan ran it)."""
         """``[auth.require]`` keys that stopped naming anything after a re-list (the gateway is degraded)."""
@@ -389,6 +428,18 @@ class Gateway:
             for name, tool in self._tools.items()
             if tool.source.child == child.name
         }
+        held = self._held_keys(child.name, catalog)
+        if held != self.held.get(child.name, ()):
+            self._log_held(child.name, held)
+        if held:
+            # Names resolve or the tools stay closed: a requirement naming no tool of this listing may be
+            # a typo, or guard a tool now listed under another name; publishing the child's tools now
+            # could serve one under a weaker scope than the operator wrote. None is published until
+            # every key naming the child resolves (a later listing, or a corrected configuration).
+            self.held[child.name] = held
+            catalog = replace(catalog, tools={})
+        else:
+            self.held.pop(child.name, None)
         diff = diff_catalogs(published, catalog)
         for name in (*diff.removed, *diff.changed):
             self.server.local_provider.remove_tool(name)
@@ -417,15 +468,42 @@ class Gateway:
                 "changed": len(diff.changed),
                 "removed": len(diff.removed),
                 "rejected": [{"tool": r.tool, "category": r.category} for r in catalog.rejected],
+                "held_back": bool(held),
             }
         )
         if self._registry is not None:  # after start-up (start-up refuses an unmatched key outright)
             self._recheck_requirements()
 
+    def _held_keys(self, child: str, catalog: ChildCatalog) -> tuple[str, ...]:
+        """The ``[auth.require]`` keys naming a tool of ``child`` (``child_tool``) that ``catalog`` does
+        not resolve: neither a tool it publishes nor one admission rejected (a real name, never exposed)."""
+        auth = self.config.auth
+        if auth is None:
+            return ()
+        return tuple(
+            key
+            for key in auth.require
+            if key != child and _owner(key) == child and not _key_resolves(catalog, key)
+        )
+
+    def _log_held(self, child: str, held: tuple[str, ...]) -> None:
+        if not held:
+            logger.warning("child %s: every [auth.require] key naming it resolves: its tools are published", child)
+            return
+        for key in held:
+            wording = "no longer names a" if key in self._resolved_once else "names no"
+            logger.warning(
+                "[auth.require] %s %s tool child %s lists: its tools are held back (not published)",
+                key,
+                wording,
+                child,
+            )
+
     def unmatched_requirements(self) -> tuple[str, ...]:
         """``[auth.require]`` keys that name neither a child nor a tool some listed child lists (published,
         or rejected by admission: a real name, never exposed). A key under a child that has not listed
-        yet (down since start-up) is not judged until it lists."""
+        yet (down since start-up) is not judged until it lists: until then that child publishes nothing
+        it did not list (:attr:`held`), and when it lists, an unresolved key holds its tools back."""
         auth = self.config.auth
         if auth is None:
             return ()
@@ -433,29 +511,37 @@ class Gateway:
         for key in auth.require:
             if key in self.children:
                 continue
-            owner = self.children.get(key.split("_", 1)[0])
+            owner = self.children.get(_owner(key))
             if owner is None:
                 unmatched.append(key)
                 continue
             catalog = owner.catalog
-            if catalog is None or key in catalog.tools:
+            if catalog is None:
                 continue
-            child = owner.name
-            if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
+            if _key_resolves(catalog, key):
+                self._resolved_once.add(key)
+            else:
                 unmatched.append(key)
         return tuple(unmatched)
 
+    def pending_requirements(self) -> tuple[str, ...]:
+        """``[auth.require]`` keys under a child that has never listed (down since start-up), so they
+        could not be resolved yet: ``gateway --check`` says so (a key that never resolves is an error)."""
+        auth = self.config.auth
+        if auth is None:
+            return ()
+        return tuple(
+            key
+            for key in auth.require
+            if key not in self.children
+            and (owner := self.children.get(_owner(key))) is not None
+            and owner.catalog is None
+        )
+
     def _recheck_requirements(self) -> None:
-        """After a generation move: a requirement that stopped matching degrades the gateway (logged once
-        per change), since the tool it guarded may come back under another name."""
-        unmatched = self.unmatched_requirements()
-        if unmatched != self.unmatched:
-            for key in unmatched:
-                if key not in self.unmatched:
-                    logger.warning(
-                        "[auth.require] %s no longer names a child or a listed tool: gateway degraded", key
-                    )
-            self.unmatched = unmatched
+        """After a generation move: a requirement that does not resolve degrades the gateway (a
+        ``/healthz`` finding; the child's tools are held back and :meth:`_log_held` named the key)."""
+        self.unmatched = self.unmatched_requirements()
 
     def _scopes(self, child: str, exposed: str) -> tuple[str, ...]:
         auth = self.config.auth
@@ -480,8 +566,14 @@ class Gateway:
         children = [health.as_json() for health in self.health()]
         status = _status([health["state"] for health in children])
         if self.unmatched and status == "ok":
-            status = "degraded"  # a requirement names nothing any more: the log line names it
-        body = {"status": status, "children": children, "unmatched_requirements": len(self.unmatched)}
+            status = "degraded"  # a requirement resolves to nothing: the log line names it
+        body = {
+            "status": status,
+            "children": children,
+            "unmatched_requirements": len(self.unmatched),
+            # Child names only (health is unauthenticated): whose tools an unresolved key holds back.
+            "held_back": sorted(self.held),
+        }
         return JSONResponse(body, status_code=503 if status == "down" else 200)
 
     # -- serving ---------------------------------------------------------------------------------------
@@ -514,6 +606,19 @@ class Gateway:
 
     def _route_health(self, path: str) -> None:
         self.server.custom_route(path, methods=["GET"], include_in_schema=False)(self._healthz)
+
+
+def _owner(key: str) -> str:
+    """The child an ``[auth.require]`` key belongs to: a child name (no ``_`` in one) or ``child_tool``."""
+    return key.split("_", 1)[0]
+
+
+def _key_resolves(catalog: ChildCatalog, key: str) -> bool:
+    """Whether ``catalog`` lists the gateway tool ``key`` (published, or rejected by admission)."""
+    if key in catalog.tools:
+        return True
+    child = catalog.child
+    return any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected)
 
 
 def _status(states: list[str]) -> str:

@@ -66,6 +66,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import PrivateAttr
 
+from agent_connector_sdk.core.contracts._fingerprint import fingerprint
+from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import (
     DisclosureReadRefused,
     VisibleToolSchemas,
@@ -166,7 +168,20 @@ def _navigation_entry(tool: Tool) -> dict[str, Any]:
         output_schema=tool.output_schema,
         memo=_SHARED_IDENTITY_MEMO,
         annotations=_wire_annotations(tool),
+        contract_sha256=published_contract_sha256(tool),
     )
+
+
+def published_contract_sha256(tool: Tool) -> str | None:
+    """The contract fingerprint of ``tool`` as this server publishes it (its ``tools/list`` form): the
+    lock's ``sha256`` over name, title, description, icons, schemas, annotations, execution, host-facing
+    ``_meta`` and header map. ``None`` when the contract cannot be fingerprinted (nesting too deep, a
+    number the encoding refuses). What a navigation entry states and a bound call is checked against."""
+    try:
+        descriptor = tool.to_mcp_tool().model_dump(by_alias=True, mode="json", exclude_none=True)
+        return fingerprint(descriptor).sha256
+    except (AdmissionError, SchemaDisclosureError, ValueError):
+        return None
 
 
 class _DisclosureNotFound(FastMCPError, MCPError):
