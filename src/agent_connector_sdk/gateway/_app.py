@@ -57,6 +57,7 @@ from agent_connector_sdk.gateway._config import GatewayConfig
 from agent_connector_sdk.gateway._errors import GatewayError, refusal_code
 from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway._locks import LockWatch
+from agent_connector_sdk.gateway._watch import PING_INTERVAL, watch_child
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
@@ -348,6 +349,8 @@ class Gateway:
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
         self.health_detail = health_detail
+        self.ping_interval = PING_INTERVAL
+        """Seconds a child may be quiet before the gateway pings it (:mod:`._watch`)."""
         self.unmatched: tuple[str, ...] = ()
         self.held: dict[str, tuple[str, ...]] = {}
         """Children whose tools are held back (not published), with the ``[auth.require]`` keys naming
@@ -386,6 +389,11 @@ class Gateway:
             return
         self._tasks = [
             asyncio.create_task(child.supervise(), name=f"gateway-child-{child.name}")
+            for child in self.children.values()
+        ]
+        # Health that watches: a quiet child is pinged, so a hung one is degraded without any call.
+        self._tasks += [
+            asyncio.create_task(watch_child(child, self.ping_interval), name=f"gateway-watch-{child.name}")
             for child in self.children.values()
         ]
 

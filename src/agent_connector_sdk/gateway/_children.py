@@ -21,7 +21,9 @@ Lifecycle, run by :meth:`Child.supervise` (one task per child):
 
 A slow child's call is abandoned after ``call_timeout`` (``child_timeout``); other children are not
 affected because every call runs in its caller's own task. ``degrade_after`` consecutive timeouts
-mark the child ``degraded`` in its health (calls still go through: the next answer restores ``up``).
+mark the child ``degraded`` in its health (calls still go through: the next answer restores ``up``);
+every timeout sets ``last_error``. A quiet child is pinged by the gateway's health watcher
+(:mod:`._watch`): an unanswered ping degrades it at once, without any caller's call.
 
 Every state change is one log line on this module's logger (down, up, reconnected, degraded,
 recovered, generation moved, tools rejected): child and tool names (sanitized), categories and
@@ -169,6 +171,8 @@ class Child:
         self.timeouts = 0
         """Consecutive calls that timed out; ``degrade_after`` of them mark the child degraded."""
         self._was_up = False
+        self.last_answer = time.monotonic()
+        """When the child last answered (connected, a call, a ping): the health watcher pings after quiet."""
         self.server_info: tuple[str | None, str | None] = (None, None)
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
         self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -275,6 +279,7 @@ class Child:
             await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
         reconnected = self._was_up
+        self.last_answer = time.monotonic()
         self.state = "up"
         self.last_error = None
         self.reason = None
@@ -546,8 +551,8 @@ class Child:
         if session is not self.session or self.state != "up":
             return
         self.timeouts += 1
+        self.last_error = "child_timeout"  # every timeout shows, degraded or not yet
         if self.timeouts == self.config.degrade_after:
-            self.last_error = "child_timeout"
             self.reason = _shown(
                 f"child_timeout ({self.timeouts} consecutive calls got no answer within "
                 f"{self.config.call_timeout:g} s)",
@@ -555,8 +560,27 @@ class Child:
             )
             logger.warning("child %s degraded: %s", self.name, self.reason)
 
+    def ping_timed_out(self, session: HostSession) -> None:
+        """The health watcher's ``ping`` got no answer within ``call_timeout`` (:mod:`._watch`): a child
+        that cannot answer a ping is hung, so it is degraded at once."""
+        if session is not self.session or self.state != "up":
+            return
+        was_degraded = self.degraded
+        self.timeouts = max(self.timeouts + 1, self.config.degrade_after)
+        self.last_error = "child_timeout"
+        if not was_degraded:
+            self.reason = f"child_timeout (no answer to a ping within {self.config.call_timeout:g} s)"
+            logger.warning("child %s degraded: %s", self.name, self.reason)
+
+    def heard_from(self, session: HostSession) -> None:
+        """The child answered (a call, or the health watcher's ``ping``)."""
+        self._answered(session)
+
     def _answered(self, session: HostSession) -> None:
-        if session is not self.session or not self.timeouts:
+        if session is not self.session:
+            return
+        self.last_answer = time.monotonic()
+        if not self.timeouts:
             return
         if self.degraded:
             logger.warning("child %s recovered: answered after %d timed-out calls", self.name, self.timeouts)

@@ -1,0 +1,108 @@
+"""Health that watches: the gateway pings a quiet child, so a hung one (a stopped stdio process) is
+``degraded`` with ``last_error`` set without any caller's call, and recovers when it answers again; a
+single call that times out sets ``last_error`` even before ``degrade_after`` timeouts degrade it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
+from agent_connector_sdk.gateway._watch import PING_INTERVAL
+from agent_connector_sdk.mcp.server import gated_http_app
+from tests.support.gateway import rpc, wait_for
+from tests.support.http_server import serve_asgi
+from tests.support.operator_children import operator_server
+
+STDIO_OPS = (sys.executable, "-m", "tests.support.operator_children", "stdio")
+HANG_GUARD = 60.0
+"""Seconds a wait may take before the test fails: far above ``PING_INTERVAL + call_timeout`` (5 s)."""
+
+
+def _children_running(marker: bytes) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and marker in command:
+            found.add(int(entry.name))
+    return found
+
+
+def _child_health(url: str, name: str) -> dict[str, Any]:
+    body = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10).json()
+    (found,) = [child for child in body["children"] if child["name"] == name]
+    return dict(found)
+
+
+def test_a_stopped_child_is_degraded_without_any_call_and_recovers_when_it_answers() -> None:
+    marker = b"tests.support.operator_children"
+    before = _children_running(marker)
+    stopped: int | None = None
+    try:
+        with serve_asgi(gated_http_app(operator_server("web"), stateless_http=True)) as web_url:
+            config = GatewayConfig(
+                children=(ChildSpec("ops", command=STDIO_OPS), ChildSpec("web", url=web_url)),
+                call_timeout=2,
+                connect_timeout=60,  # a loaded machine starts a Python child slowly; not under test
+                shutdown_grace=1,
+            )
+            gateway = Gateway(config)
+            with serve_asgi(gateway.http_app(), timeout_graceful_shutdown=1) as url:
+                wait_for(lambda: gateway.children["ops"].state == "up", timeout=HANG_GUARD, what="ops up")
+                (stopped,) = _children_running(marker) - before
+                health = _child_health(url, "ops")
+                assert health["state"] == "up" and health["last_error"] is None
+                ops = gateway.children["ops"]
+                os.kill(stopped, signal.SIGSTOP)
+                started = time.monotonic()
+                wait_for(
+                    lambda: _child_health(url, "ops")["state"] == "degraded",
+                    timeout=HANG_GUARD,
+                    what="the stopped child to show degraded",
+                )
+                took = time.monotonic() - started
+                health = _child_health(url, "ops")
+                assert health["last_error"] == "child_timeout", health
+                assert ops.reason is not None and "ping" in ops.reason
+                assert _child_health(url, "web")["state"] == "up"  # the other child is not affected
+                # Nothing but the watcher touched it: no caller's call was ever made.
+                assert ops.relists == 0 and ops.timeouts >= config.degrade_after
+                print(f"degraded {took:.1f} s after SIGSTOP (ping every {PING_INTERVAL:g} s, timeout 2 s)")
+
+                os.kill(stopped, signal.SIGCONT)
+                wait_for(
+                    lambda: _child_health(url, "ops")["state"] == "up",
+                    timeout=HANG_GUARD,
+                    what="the child to recover once it answers a ping",
+                )
+                assert _child_health(url, "ops")["last_error"] is None
+    finally:
+        if stopped is not None:
+            try:
+                os.kill(stopped, signal.SIGCONT)
+                os.kill(stopped, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # ended with the gateway, as it should
+
+
+def test_one_call_timeout_sets_last_error_before_the_child_is_degraded() -> None:
+    with serve_asgi(gated_http_app(operator_server("web"), stateless_http=True)) as web_url:
+        config = GatewayConfig(children=(ChildSpec("web", url=web_url),), call_timeout=1, degrade_after=3)
+        gateway = Gateway(config)
+        with serve_asgi(gateway.http_app()) as url:
+            _, message = rpc(url, "tools/call", {"name": "web_nap", "arguments": {"seconds": 4}})
+            assert message["error"]["data"]["category"] == "child_timeout", message
+            health = _child_health(url, "web")
+            assert health["state"] == "up" and health["last_error"] == "child_timeout"
