@@ -214,3 +214,43 @@ def test_a_refusal_through_the_call_tool_proxy_logs_no_error_line(stack: tuple[s
     assert all(r.levelno < logging.INFO and not r.exc_info for r in calling), [
         (r.levelname, r.getMessage()) for r in calling
     ]
+
+
+def test_call_tool_naming_a_synthetic_tool_is_a_clear_refusal_without_an_error_line(
+    stack: tuple[str, Gateway, Any],
+) -> None:
+    """FastMCP's proxy raises a ValueError for ``call_tool(name="search_tools")``, which its server
+    logged at ERROR with a traceback on every call (a caller could flood alerting with it)."""
+    import logging
+
+    url = stack[0]
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep(logging.DEBUG)
+    watched = [logging.getLogger(), logging.getLogger("fastmcp")]  # fastmcp's does not propagate
+    for logger in watched:
+        logger.addHandler(keep)
+    level = logging.getLogger("fastmcp").level
+    logging.getLogger("fastmcp").setLevel(logging.DEBUG)
+    try:
+        messages = [
+            rpc_with_meta(url, {"name": "call_tool", "arguments": {"name": inner, "arguments": {}}}, {})[1]
+            for inner in ("search_tools", "call_tool")
+        ]
+    finally:
+        logging.getLogger("fastmcp").setLevel(level)
+        for logger in watched:
+            logger.removeHandler(keep)
+    for inner, message in zip(("search_tools", "call_tool"), messages, strict=True):
+        assert "result" not in message, message
+        assert message["error"]["code"] == -32602
+        assert message["error"]["message"] == (
+            f"'{inner}' is the server's own search tool: call it directly, not through 'call_tool'"
+        )
+    assert records, "the probe sees the server's records"
+    loud = [(r.name, r.levelname, r.getMessage()) for r in records if r.levelno >= logging.WARNING]
+    assert loud == [], loud

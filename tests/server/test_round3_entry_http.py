@@ -214,6 +214,8 @@ def test_200_slow_unauthenticated_senders_cannot_starve_a_token_holder(served: _
         ({"iat": int(time.time()) - 60, "exp": int(time.time()) + 2 * 86_400}, 401),  # lives two days
         ({"iat": None, "exp": int(time.time()) + 3600}, 200),  # no iat: the remaining lifetime counts
         ({"exp": "tomorrow"}, 401),
+        ({"iat": int(time.time()) + 3600, "exp": int(time.time()) + 3900}, 401),  # issued an hour ahead
+        ({"iat": int(time.time()) + 5, "exp": int(time.time()) + 600}, 200),  # within the clock leeway
     ],
 )
 def test_token_lifetime_rules_over_http(served: _Served, claims: dict[str, Any], status: int) -> None:
@@ -251,6 +253,8 @@ def test_the_lifetime_rule_names_its_reason_without_values() -> None:
     assert lifetime_refusal({"exp": now + 10, "iat": now - 100}, 60, False, now) == (
         "lifetime exceeds max_token_lifetime_seconds"
     )
+    assert lifetime_refusal({"exp": now + 50, "iat": now + 31}, 60, False, now) == "iat is in the future"
+    assert lifetime_refusal({"exp": now + 50, "iat": now + 30}, 60, False, now) is None  # the leeway
 
 
 # ------------------------------------------------------------------------------- forwarded hops

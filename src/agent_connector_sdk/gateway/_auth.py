@@ -22,7 +22,8 @@ Tokens are verified by FastMCP's ``JWTVerifier`` (signature, issuer, audience, `
 required scopes), then bounded in time here (:func:`bounded_lifetime_verifier`): a token without a
 numeric ``exp`` is refused unless ``accept_tokens_without_exp`` says otherwise (a signed token without it
 would be valid forever), and one whose lifetime (``exp - iat``) or remaining lifetime (``exp - now``)
-exceeds ``max_token_lifetime_seconds`` is refused (``exp: 1e300`` is not "valid for a day").
+exceeds ``max_token_lifetime_seconds`` is refused (``exp: 1e300`` is not "valid for a day"), and so is
+one issued (``iat``) more than 30 s (:data:`CLOCK_LEEWAY_SECONDS`) in the future.
 
 Each requirement becomes FastMCP's own ``require_scopes(...)`` on the tool, so search results,
 disclosure reads and calls agree per caller (one component-auth rule serves all three, and the exact
@@ -45,6 +46,7 @@ from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._toml import read_toml
 
 __all__ = [
+    "CLOCK_LEEWAY_SECONDS",
     "DEFAULT_MAX_TOKEN_LIFETIME_SECONDS",
     "AuthSettings",
     "auth_from_table",
@@ -58,6 +60,10 @@ _logger = logging.getLogger("agent_connector_sdk.gateway.auth")
 
 DEFAULT_MAX_TOKEN_LIFETIME_SECONDS: Final = 86_400
 """Longest token lifetime accepted unless ``[auth] max_token_lifetime_seconds`` says otherwise (a day)."""
+
+CLOCK_LEEWAY_SECONDS: Final = 30
+"""How far ahead of this machine's clock a token's ``iat`` may be (issuer clocks drift); FastMCP allows
+``nbf`` the same."""
 
 _SCOPE: Final = re.compile(r"[\x21\x23-\x5b\x5d-\x7e]{1,128}")  # RFC 6749 scope-token
 _ALGORITHMS: Final = frozenset(
@@ -190,7 +196,8 @@ def lifetime_refusal(
     claims: Mapping[str, Any], max_lifetime_seconds: int, accept_tokens_without_exp: bool, now: float
 ) -> str | None:
     """Why verified ``claims`` break the lifetime rule, or ``None``: ``exp`` missing (unless accepted)
-    or not a finite number; ``exp - iat`` or ``exp - now`` beyond ``max_lifetime_seconds``."""
+    or not a finite number; ``exp - iat`` or ``exp - now`` beyond ``max_lifetime_seconds``; ``iat``
+    more than :data:`CLOCK_LEEWAY_SECONDS` in the future."""
     expires = claims.get("exp")
     if expires is None:
         return None if accept_tokens_without_exp else "no exp claim"
@@ -202,6 +209,10 @@ def lifetime_refusal(
     if issued is not None:
         if not _finite_number(issued):
             return "iat is not a finite number"
+        if issued > now + CLOCK_LEEWAY_SECONDS:
+            # Issued "later" than now: the issuer's clock is off, or the token was minted to outlive
+            # max_token_lifetime_seconds (a lifetime measured from a future iat starts late).
+            return "iat is in the future"
         if expires - issued > max_lifetime_seconds:
             return "lifetime exceeds max_token_lifetime_seconds"
     return None

@@ -64,6 +64,7 @@ from typing import Any, Protocol, runtime_checkable
 import mcp_types
 from fastmcp.exceptions import DisabledError, FastMCPError, NotFoundError, ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult, Tool, ToolResult
 from fastmcp.utilities.json_schema import is_object_schema
 from mcp.shared.exceptions import MCPError
@@ -72,6 +73,7 @@ from agent_connector_sdk.core.contracts._input_required import validate_input_re
 from agent_connector_sdk.core.contracts._results import validate_tool_result
 from agent_connector_sdk.core.contracts._validation import validate_instance
 from agent_connector_sdk.core.contracts.errors import ContractViolation
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server._record import resolved_tool
 from agent_connector_sdk.mcp.server._telemetry import record_gate
@@ -199,6 +201,22 @@ def consumed_by_relay(tool: Tool | None, result: object) -> bool:
     return relays_results(tool) and getattr(result, "consumed_against_published_contract", False) is True
 
 
+def _synthetic_through_proxy(context: MiddlewareContext[mcp_types.CallToolRequestParams], name: str) -> str | None:
+    """The synthetic tool (``search_tools``, ``call_tool``) a search transform's ``call_tool`` proxy
+    named ``name`` is asked to run, else ``None``. Looks at the server's own transforms only (a few)."""
+    arguments = context.message.arguments
+    inner = arguments.get("name") if isinstance(arguments, Mapping) else None
+    server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+    if not isinstance(inner, str) or server is None:
+        return None
+    for transform in server.transforms:
+        if isinstance(transform, CatalogTransform) and compat.search_proxy_tool_name(transform) == name:
+            names = compat.synthetic_tool_names(transform)
+            if names is not None and inner in names:
+                return inner
+    return None
+
+
 _CHECKS_AROUND: ContextVar[int] = ContextVar("output_checks_around", default=0)
 """How many :meth:`OutputSelfCheck.on_call_tool` are running around this one: more than none when a
 tool calls another through the server (a search transform's ``call_tool`` proxy)."""
@@ -232,6 +250,15 @@ class OutputSelfCheck(Middleware):
         call_next: CallNext[mcp_types.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
         name = context.message.name
+        synthetic = _synthetic_through_proxy(context, name)
+        if synthetic is not None:
+            # FastMCP's proxy raises a ValueError for it, which its server logs at ERROR with a
+            # traceback on every call: a caller could flood alerting. A caller's mistake, answered
+            # as one, before anything runs.
+            raise MCPError(
+                code=mcp_types.INVALID_PARAMS,
+                message=f"{synthetic!r} is the server's own search tool: call it directly, not through {name!r}",
+            )
         around = _CHECKS_AROUND.get()
         token = _CHECKS_AROUND.set(around + 1)
         try:
