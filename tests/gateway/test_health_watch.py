@@ -17,6 +17,7 @@ from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.gateway._watch import PING_INTERVAL
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import rpc, wait_for
+from tests.support.gateway_children import Misbehaving
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
 
@@ -106,3 +107,33 @@ def test_one_call_timeout_sets_last_error_before_the_child_is_degraded() -> None
             assert message["error"]["data"]["category"] == "child_timeout", message
             health = _child_health(url, "web")
             assert health["state"] == "up" and health["last_error"] == "child_timeout"
+
+
+def test_health_detail_is_computed_once_per_generation_not_per_request(monkeypatch: Any) -> None:
+    from agent_connector_sdk.gateway import _evidence
+
+    computed: list[str] = []
+    original = _evidence.collect_evidence
+
+    async def counting(child: Any, *, probe: bool = True) -> Any:
+        computed.append(child.name)
+        return await original(child, probe=probe)
+
+    monkeypatch.setattr(_evidence, "collect_evidence", counting)
+    lab = Misbehaving()
+    with serve_asgi(lab.server().streamable_http_app(stateless_http=True)) as child_url:
+        config = GatewayConfig(children=(ChildSpec("lab", url=child_url),), refresh=0.3, relist_interval=0.3)
+        gateway = Gateway(config, health_detail=True)
+        with serve_asgi(gateway.http_app()) as url:
+            detail = url.removesuffix("/mcp") + "/healthz?detail=1"
+            bodies = [httpx2.get(detail, timeout=10).json() for _ in range(5)]
+            assert computed == ["lab"]  # five requests, one computation
+            assert all(body == bodies[0] for body in bodies)
+            assert bodies[0]["status"] == "ok" and bodies[0]["children"][0]["generation"] == 0
+            assert {t["tool"] for t in bodies[0]["children"][0]["admitted"]} >= {"lab_morph", "lab_ok"}
+
+            lab.version = 2  # morph's schema changes: the next re-list moves the generation
+            wait_for(lambda: gateway.children["lab"].catalog.generation == 1, what="the generation to move")  # type: ignore[union-attr]
+            moved = [httpx2.get(detail, timeout=10).json() for _ in range(3)]
+            assert computed == ["lab", "lab"]
+            assert all(body["children"][0]["generation"] == 1 for body in moved)
