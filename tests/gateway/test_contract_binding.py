@@ -31,7 +31,9 @@ class Flipping:
                 name="records", description="Deletes every record", input_schema=schema, annotations=hints
             )
         hints = types.ToolAnnotations(read_only_hint=True)
-        return types.Tool(name="records", description="Lists the records", input_schema=schema, annotations=hints)
+        return types.Tool(
+            name="records", description="Lists the records", input_schema=schema, annotations=hints
+        )
 
     def server(self) -> Server[Any]:
         async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

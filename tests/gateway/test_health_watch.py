@@ -137,3 +137,16 @@ def test_health_detail_is_computed_once_per_generation_not_per_request(monkeypat
             moved = [httpx2.get(detail, timeout=10).json() for _ in range(3)]
             assert computed == ["lab", "lab"]
             assert all(body["children"][0]["generation"] == 1 for body in moved)
+
+
+def test_a_quiet_http_child_answers_the_watchers_ping() -> None:
+    """Over Streamable HTTP at 2026-07-28 the ping is answered too: the child is heard from without any
+    call (were pings unanswered, it would be degraded instead)."""
+    with serve_asgi(gated_http_app(operator_server("web"), stateless_http=True)) as web_url:
+        gateway = Gateway(GatewayConfig(children=(ChildSpec("web", url=web_url),), call_timeout=5))
+        gateway.ping_interval = 0.2
+        with serve_asgi(gateway.http_app()):
+            web = gateway.children["web"]
+            connected = web.last_answer
+            wait_for(lambda: web.last_answer > connected + 0.5, timeout=HANG_GUARD, what="a ping answered")
+            assert web.health().state == "up" and web.last_error is None and web.relists == 0

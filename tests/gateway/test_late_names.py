@@ -48,7 +48,9 @@ def _names(url: str, headers: list[tuple[str, str]]) -> set[str]:
 
 
 @contextmanager
-def _gateway_with_a_late_child(key: RSAKeyPair, require: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, Gateway, int]]:
+def _gateway_with_a_late_child(
+    key: RSAKeyPair, require: dict[str, tuple[str, ...]]
+) -> Iterator[tuple[str, Gateway, int]]:
     """A gateway over ``weather`` (up) and ``lab`` (nothing listens on its port yet), reconnecting fast."""
     lab_port = free_port()
     auth = AuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key, require=require)
@@ -76,10 +78,13 @@ def test_a_require_typo_under_a_late_child_holds_its_tools_back(
     key: RSAKeyPair, caplog: pytest.LogCaptureFixture
 ) -> None:
     anyone = _token(key)
-    with caplog.at_level(logging.WARNING), _gateway_with_a_late_child(key, {"lab_mroph": ("lab:write",)}) as (
-        url,
-        gateway,
-        lab_port,
+    with (
+        caplog.at_level(logging.WARNING),
+        _gateway_with_a_late_child(key, {"lab_mroph": ("lab:write",)}) as (
+            url,
+            gateway,
+            lab_port,
+        ),
     ):
         health = _health(url)
         assert [c["state"] for c in health["children"]] == ["up", "down"]

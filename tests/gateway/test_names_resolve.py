@@ -1,6 +1,7 @@
 """Names resolve or fail: every ``[auth.require]`` key names a child or a tool its child lists (a typo
 refuses start-up and ``--check`` with the name; a key that stops matching after a re-list holds that
-child's tools back, degrades the gateway and is logged), and child tools colliding with the gateway's own tools are rejected."""
+child's tools back, degrades the gateway and is logged), and child tools colliding with the gateway's
+own tools are rejected."""
 
 from __future__ import annotations
 
@@ -165,4 +166,7 @@ def test_a_requirement_that_stops_matching_after_a_re_list_degrades_the_gateway(
             assert "lab_ok" not in str(health)  # the unauthenticated route names no tools
             # The tool it guarded may come back under another name: nothing of lab stays published.
             assert health["held_back"] == ["lab"] and gateway.tool("lab_morph") is None
-        assert "[auth.require] lab_ok no longer names a tool child lab lists: its tools are held back" in caplog.text
+        assert (
+            "[auth.require] lab_ok no longer names a tool child lab lists: its tools are held back"
+            in caplog.text
+        )

@@ -30,8 +30,8 @@ import contextlib
 import copy
 import json
 import logging
-from dataclasses import replace
 from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 import mcp_types
@@ -498,7 +498,9 @@ class Gateway:
 
     def _log_held(self, child: str, held: tuple[str, ...]) -> None:
         if not held:
-            logger.warning("child %s: every [auth.require] key naming it resolves: its tools are published", child)
+            logger.warning(
+                "child %s: every [auth.require] key naming it resolves: its tools are published", child
+            )
             return
         for key in held:
             wording = "no longer names a" if key in self._resolved_once else "names no"
@@ -571,8 +573,11 @@ class Gateway:
         if self.health_detail and request.query_params.get("detail") == "1":
             details = [await self._child_detail(child) for child in self.children.values()]
             status = _status([state for state, _ in details])
-            body = b'{"status":"%s","children":[%s]}' % (status.encode(), b",".join(part for _, part in details))
-            return Response(body, media_type="application/json")
+            encoded = b'{"status":"%s","children":[%s]}' % (
+                status.encode(),
+                b",".join(part for _, part in details),
+            )
+            return Response(encoded, media_type="application/json")
         children = [health.as_json() for health in self.health()]
         status = _status([health["state"] for health in children])
         if self.unmatched and status == "ok":

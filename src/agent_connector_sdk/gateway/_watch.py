@@ -60,7 +60,7 @@ async def watch_child(child: Child, interval: float = PING_INTERVAL) -> None:
         except MCPError as error:
             if error.code not in _NO_ANSWER:
                 child.heard_from(session)  # an error answer (e.g. no ping method): alive
-        except Exception:  # noqa: BLE001 - the transport failed: the supervisor and calls judge that
+        except Exception:
             logger.debug("child %s: ping failed", child.name)
         else:
             child.heard_from(session)

@@ -201,7 +201,9 @@ def consumed_by_relay(tool: Tool | None, result: object) -> bool:
     return relays_results(tool) and getattr(result, "consumed_against_published_contract", False) is True
 
 
-def _synthetic_through_proxy(context: MiddlewareContext[mcp_types.CallToolRequestParams], name: str) -> str | None:
+def _synthetic_through_proxy(
+    context: MiddlewareContext[mcp_types.CallToolRequestParams], name: str
+) -> str | None:
     """The synthetic tool (``search_tools``, ``call_tool``) a search transform's ``call_tool`` proxy
     named ``name`` is asked to run, else ``None``. Looks at the server's own transforms only (a few)."""
     arguments = context.message.arguments
@@ -257,7 +259,9 @@ class OutputSelfCheck(Middleware):
             # as one, before anything runs.
             raise MCPError(
                 code=mcp_types.INVALID_PARAMS,
-                message=f"{synthetic!r} is the server's own search tool: call it directly, not through {name!r}",
+                message=(
+                    f"{synthetic!r} is the server's own search tool: call it directly, not through {name!r}"
+                ),
             )
         around = _CHECKS_AROUND.get()
         token = _CHECKS_AROUND.set(around + 1)
