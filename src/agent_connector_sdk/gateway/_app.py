@@ -351,8 +351,9 @@ class Gateway:
         self._started = False
         self.health_detail = health_detail
         self.ping_interval = PING_INTERVAL
-        self._details: dict[str, tuple[tuple[Any, ...], str, bytes]] = {}
         """Seconds a child may be quiet before the gateway pings it (:mod:`._watch`)."""
+        self._details: dict[str, tuple[tuple[Any, ...], str, bytes]] = {}
+        """Per child: the health-detail key (generation, state...), its state and its evidence JSON."""
         self.unmatched: tuple[str, ...] = ()
         self.held: dict[str, tuple[str, ...]] = {}
         """Children whose tools are held back (not published), with the ``[auth.require]`` keys naming
@@ -490,11 +491,15 @@ class Gateway:
         auth = self.config.auth
         if auth is None:
             return ()
-        return tuple(
-            key
-            for key in auth.require
-            if key != child and _owner(key) == child and not _key_resolves(catalog, key)
-        )
+        held: list[str] = []
+        for key in auth.require:
+            if key == child or _owner(key) != child:
+                continue
+            if _key_resolves(catalog, key):
+                self._resolved_once.add(key)
+            else:
+                held.append(key)
+        return tuple(held)
 
     def _log_held(self, child: str, held: tuple[str, ...]) -> None:
         if not held:

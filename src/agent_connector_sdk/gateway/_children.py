@@ -173,6 +173,8 @@ class Child:
         self._was_up = False
         self.last_answer = time.monotonic()
         """When the child last answered (connected, a call, a ping): the health watcher pings after quiet."""
+        self.hung = False
+        """The health watcher's ping went unanswered (the child is degraded until it answers anything)."""
         self.server_info: tuple[str | None, str | None] = (None, None)
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
         self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -280,6 +282,7 @@ class Child:
             raise
         reconnected = self._was_up
         self.last_answer = time.monotonic()
+        self.hung = False
         self.state = "up"
         self.last_error = None
         self.reason = None
@@ -568,18 +571,26 @@ class Child:
         was_degraded = self.degraded
         self.timeouts = max(self.timeouts + 1, self.config.degrade_after)
         self.last_error = "child_timeout"
+        self.hung = True
         if not was_degraded:
             self.reason = f"child_timeout (no answer to a ping within {self.config.call_timeout:g} s)"
             logger.warning("child %s degraded: %s", self.name, self.reason)
 
     def heard_from(self, session: HostSession) -> None:
-        """The child answered (a call, or the health watcher's ``ping``)."""
-        self._answered(session)
+        """The child answered the health watcher's ``ping``: alive. That ends a degradation the
+        watcher caused (:meth:`ping_timed_out`), not one of calls timing out: a child that answers
+        pings while its calls time out has slow tools, and only a call's answer says otherwise."""
+        if session is not self.session:
+            return
+        self.last_answer = time.monotonic()
+        if self.hung:
+            self._answered(session)
 
     def _answered(self, session: HostSession) -> None:
         if session is not self.session:
             return
         self.last_answer = time.monotonic()
+        self.hung = False
         if not self.timeouts:
             return
         if self.degraded:

@@ -8,7 +8,8 @@ seconds, bounded by ``call_timeout``:
 
 * no answer in time: the child is ``degraded`` at once, ``last_error`` ``child_timeout`` (a ping costs
   the child nothing, so one unanswered ping says more than one slow call);
-* an answer: a degraded child recovers (the same rule as an answered call);
+* an answer: a child the watcher degraded recovers; one degraded by calls timing out stays degraded
+  until a call is answered (it answers pings, its tools are slow: the ``degrade_after`` rule holds);
 * a transport failure: nothing here (a call or the supervisor's next listing sees it and reconnects).
 
 A hung child is therefore ``degraded`` within ``PING_INTERVAL + call_timeout`` seconds. A child that
