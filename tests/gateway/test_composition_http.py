@@ -237,9 +237,10 @@ def test_call_tool_naming_a_synthetic_tool_is_a_clear_refusal_without_an_error_l
     level = logging.getLogger("fastmcp").level
     logging.getLogger("fastmcp").setLevel(logging.DEBUG)
     try:
+        inner_arguments = {"search_tools": {"pattern": "."}, "call_tool": {"name": "files_meta"}}
         messages = [
-            rpc_with_meta(url, {"name": "call_tool", "arguments": {"name": inner, "arguments": {}}}, {})[1]
-            for inner in ("search_tools", "call_tool")
+            rpc_with_meta(url, {"name": "call_tool", "arguments": {"name": inner, "arguments": given}}, {})[1]
+            for inner, given in inner_arguments.items()
         ]
     finally:
         logging.getLogger("fastmcp").setLevel(level)
