@@ -18,10 +18,15 @@ are ASCII; they may differ on key order for non-BMP keys (code points vs UTF-16 
 spelling (Python ``repr`` vs ECMAScript). A fingerprint is only ever compared with one computed here.
 
 The hashed value is ``{field: value}`` over the fields present (``headers`` always: ``{}`` without
-annotations, ``null`` when the annotations are invalid), after one normalization that makes *reordering*
-not drift: object keys are sorted by the encoding, and the order-free arrays of JSON Schema —
-``required`` and ``type`` lists — are sorted. Other arrays (``enum``, ``prefixItems``, ``anyOf``, ...)
-keep their order.
+annotations, ``null`` when the annotations are invalid), after one normalization that makes what
+provably means the same not drift: object keys are sorted by the encoding; the order-free arrays of
+JSON Schema — ``required`` and ``type`` lists — are sorted (other arrays, ``enum``, ``prefixItems``,
+``anyOf``, ..., keep their order); and, in version 2, numbers are read by value (``1``, ``1.0`` and
+``1e0`` are one number to JSON Schema: an integral float is written as the integer) and a schema's
+local ``$ref`` to ``#/$defs/NAME`` (or ``#/definitions/NAME``) standing alone is replaced by the
+definition it names (:func:`inline_local_refs`: only where that is provably the same schema — no
+``$id``, no dynamic reference, no cycle — and within a size bound; a definition no reference is left
+to is dropped).
 
 Three digests come out, all lowercase hex SHA-256:
 
@@ -51,6 +56,7 @@ __all__ = [
     "ContractField",
     "ContractFingerprint",
     "contract_view",
+    "equivalent_view",
     "fingerprint",
     "fingerprint_view",
 ]
@@ -154,6 +160,123 @@ def _normalize(item: Any, depth: int) -> Any:
     return item
 
 
+_MAX_INLINED_NODES: Final = 50_000
+"""Nodes a schema may grow to by inlining its local references (past it, it is kept as written)."""
+_DEF_KEYS: Final = ("$defs", "definitions")
+_BASE_CHANGING: Final = frozenset(
+    {"$id", "id", "$dynamicRef", "$recursiveRef", "$dynamicAnchor", "$recursiveAnchor"}
+)
+
+
+def _integral_numbers(value: Any) -> Any:
+    """``value`` with every integral finite float written as the integer (``1.0`` → ``1``): JSON
+    Schema compares numbers by value, so the two spellings mean the same. Copy on write."""
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        copy: dict[str, Any] | None = None
+        for key, child in value.items():
+            new = _integral_numbers(child)
+            if new is not child:
+                if copy is None:
+                    copy = dict(value)
+                copy[key] = new
+        return value if copy is None else copy
+    if isinstance(value, list):
+        items: list[Any] | None = None
+        for index, child in enumerate(value):
+            new = _integral_numbers(child)
+            if new is not child:
+                if items is None:
+                    items = list(value)
+                items[index] = new
+        return value if items is None else items
+    return value
+
+
+def _def_target(ref: Any, definitions: Mapping[str, Mapping[str, Any]]) -> tuple[str, str] | None:
+    if not isinstance(ref, str):
+        return None
+    for key in _DEF_KEYS:
+        prefix = f"#/{key}/"
+        if ref.startswith(prefix):
+            name = ref[len(prefix) :]
+            if "/" in name or "%" in name:
+                return None
+            name = name.replace("~1", "/").replace("~0", "~")
+            if name in definitions.get(key, {}):
+                return key, name
+    return None
+
+
+def _base_changing(value: Any, root: bool = True) -> bool:
+    if isinstance(value, dict):
+        if any(key in _BASE_CHANGING for key in value if not (root and key in ("$id", "id"))):
+            return True
+        return any(_base_changing(child, False) for child in value.values())
+    if isinstance(value, list):
+        return any(_base_changing(child, False) for child in value)
+    return False
+
+
+def inline_local_refs(schema: Any) -> Any:
+    """``schema`` with each ``{"$ref": "#/$defs/NAME"}`` (or ``#/definitions/NAME``, and nothing else
+    in that object) replaced by the definition it names, recursively, and the definitions no reference
+    is left to dropped: the same schema written inline. Left as written (the same object) when that is
+    not provably the same: a nested ``$id`` or a dynamic reference (the base a ``#`` is read from could
+    move), or when inlining would pass :data:`_MAX_INLINED_NODES`. A reference on a cycle stays a
+    reference (and keeps its definition)."""
+    if not isinstance(schema, dict) or not any(isinstance(schema.get(key), dict) for key in _DEF_KEYS):
+        return schema
+    definitions = {key: schema[key] for key in _DEF_KEYS if isinstance(schema.get(key), dict)}
+    if _base_changing(schema):
+        return schema
+    budget = [_MAX_INLINED_NODES]
+    kept: set[tuple[str, str]] = set()
+
+    def walk(value: Any, active: tuple[tuple[str, str], ...]) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise OverflowError
+        if isinstance(value, dict):
+            target = _def_target(value.get("$ref"), definitions) if len(value) == 1 else None
+            if target is not None:
+                if target in active:
+                    kept.add(target)
+                    return value
+                return walk(definitions[target[0]][target[1]], (*active, target))
+            if "$ref" in value:
+                target = _def_target(value["$ref"], definitions)
+                if target is not None:
+                    kept.add(target)
+            return {key: walk(child, active) for key, child in value.items()}
+        if isinstance(value, list):
+            return [walk(child, active) for child in value]
+        return value
+
+    try:
+        body = {key: walk(child, ()) for key, child in schema.items() if key not in definitions}
+        pending = list(kept)
+        done: set[tuple[str, str]] = set()
+        kept_defs: dict[str, dict[str, Any]] = {}
+        while pending:  # a kept definition is inlined too, and keeps whatever it refers to
+            target = pending.pop()
+            if target in done:
+                continue
+            done.add(target)
+            before = set(kept)
+            kept_defs.setdefault(target[0], {})[target[1]] = walk(
+                definitions[target[0]][target[1]], (target,)
+            )
+            pending.extend(kept - before)
+    except (OverflowError, RecursionError):
+        return schema
+    for key in _DEF_KEYS:
+        if key in kept_defs:
+            body[key] = dict(sorted(kept_defs[key].items()))
+    return body
+
+
 def _header_map(input_schema: Any) -> dict[str, str] | None:
     try:
         annotations = header_annotations(input_schema, placement="spec")
@@ -180,8 +303,22 @@ def contract_view(descriptor: Mapping[str, Any], version: FingerprintVersion = 2
         meta = _host_meta(descriptor["_meta"])
         if meta is not None:
             view["_meta"] = _normalized(meta)
+    if version == 2:
+        view = equivalent_view(view)
     view["headers"] = _header_map(descriptor.get("inputSchema"))
     return view
+
+
+def equivalent_view(view: Mapping[str, Any]) -> dict[str, Any]:
+    """``view`` (a version 2 :func:`contract_view`, or a lock's stored contract) with what provably
+    means the same written one way: integral numbers as integers everywhere, local references of the
+    schemas inlined. Idempotent; returns an equal dict when there is nothing to rewrite (so a contract
+    stored before this normalization existed is compared as it would be written now)."""
+    out = {field: _integral_numbers(value) for field, value in view.items()}
+    for field in ("inputSchema", "outputSchema"):
+        if field in out:
+            out[field] = inline_local_refs(out[field])
+    return out
 
 
 def _canonical(value: Any) -> bytes:

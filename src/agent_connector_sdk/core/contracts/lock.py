@@ -68,6 +68,7 @@ from agent_connector_sdk.core.contracts._fingerprint import (
     ContractField,
     ContractFingerprint,
     contract_view,
+    equivalent_view,
     fingerprint,
     fingerprint_view,
 )
@@ -490,6 +491,15 @@ def _against(
         return ToolDrift(current.name, "changed", changed, digest_only=True, diff_sha256=digest)
     if locked.sha256 == current.digests.sha256:
         return ToolDrift(current.name, "unchanged")
+    # A contract stored before a normalization existed (1.0 for 1, a $ref for its definition) is read
+    # as it would be written now: what provably means the same is not drift.
+    # (``==`` would hold 1.0 and 1 equal: the digests say whether the rewriting changed anything.)
+    rewritten = equivalent_view(old_view)
+    rewritten_sha256 = fingerprint_view(rewritten).sha256
+    if rewritten_sha256 == current.digests.sha256:
+        return ToolDrift(current.name, "unchanged")
+    if rewritten_sha256 != locked.sha256:
+        old_view = rewritten
     changed = tuple(
         field for field in CONTRACT_FIELDS if locked.fields.get(field) != current.digests.fields.get(field)
     )
