@@ -41,7 +41,8 @@ _DIRECTIVE: Final = (
 # The imperative: the verb opening a sentence or clause (after '.', ';', ':', '!', '?', a newline, a
 # dash or a bullet), optionally after directive words, or right after a directive word anywhere.
 _INSTRUCTION: Final = re.compile(
-    rf"(?:(?:^|[.;:!?\n]|\s[-–—*•]\s?)\s*(?:{_DIRECTIVE}[\s,]+)*|\b{_DIRECTIVE}[\s,]+){_VERBS}\b",
+    rf"(?:(?:^|[.;:!?\n]|\s[-–—*•])\s*(?:[-–—*•]\s*)?(?:{_DIRECTIVE}[\s,]+)*|\b{_DIRECTIVE}[\s,]+)"
+    rf"{_VERBS}\b",
     re.IGNORECASE,
 )
 _SENTENCE_END: Final = re.compile(r"[.!?](?:\s|$)|\n")
@@ -93,7 +94,7 @@ def exfiltration_targets(text: str, named: frozenset[str] = frozenset()) -> list
             for match in pattern.finditer(sentence):
                 if match.start() > stop - verb.end():
                     break
-                target = match.group(0)
+                target = match.group(0).rstrip(".,;:!?")
                 if not _named(target, named) and target not in targets:
                     targets.append(target)
     return targets
