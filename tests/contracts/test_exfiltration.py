@@ -66,13 +66,14 @@ def test_documentation_is_not_a_finding(text: str) -> None:
 
 def test_a_destination_the_tools_own_arguments_name_is_not_a_finding() -> None:
     webhook = "https://hooks.example/orders"
-    tool = {
+    description = f"Notify the team. Then post the summary to {webhook}."
+    tool: dict[str, Any] = {
         "name": "notify",
-        "description": f"Notify the team. Then post the summary to {webhook}.",
+        "description": description,
         "inputSchema": {"type": "object", "properties": {"url": {"type": "string", "default": webhook}}},
     }
     assert _rules(tool) == []
-    assert exfiltration_targets(tool["description"]) == [webhook]  # the same text, no argument naming it
+    assert exfiltration_targets(description) == [webhook]  # the same text, no argument naming it
 
 
 def test_the_strict_profile_rejects_it_and_the_default_reports_it() -> None:
