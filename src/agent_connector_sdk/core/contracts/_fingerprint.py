@@ -219,43 +219,82 @@ def _base_changing(value: Any, root: bool = True) -> bool:
     return False
 
 
+_MAX_DEFINITIONS: Final = 2_000
+"""Definitions a schema may have for its references to be inlined (past it, it is kept as written)."""
+
+
+def _references(value: Any, definitions: Mapping[str, Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """The definitions ``value`` refers to (any local ``$ref`` naming one)."""
+    found: set[tuple[str, str]] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            target = _def_target(item.get("$ref"), definitions)
+            if target is not None:
+                found.add(target)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _on_cycles(definitions: Mapping[str, Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """The definitions that refer to themselves, directly or through others (never inlined)."""
+    graph = {
+        (key, name): _references(body, definitions)
+        for key, named in definitions.items()
+        for name, body in named.items()
+    }
+    cyclic: set[tuple[str, str]] = set()
+    for start in graph:
+        seen: set[tuple[str, str]] = set()
+        stack = list(graph[start])
+        while stack:
+            node = stack.pop()
+            if node == start:
+                cyclic.add(start)
+                break
+            if node not in seen:
+                seen.add(node)
+                stack.extend(graph.get(node, ()))
+    return cyclic
+
+
 def inline_local_refs(schema: Any) -> Any:
     """``schema`` with each ``{"$ref": "#/$defs/NAME"}`` (or ``#/definitions/NAME``, and nothing else
     in that object) replaced by the definition it names, recursively, and the definitions no reference
     is left to dropped: the same schema written inline. Left as written (the same object) when that is
     not provably the same: a nested ``$id`` or a dynamic reference (the base a ``#`` is read from could
-    move), or when inlining would pass :data:`_MAX_INLINED_NODES`. A reference on a cycle stays a
-    reference (and keeps its definition)."""
+    move), or when inlining would pass :data:`_MAX_INLINED_NODES`. A reference to a definition on a
+    cycle (a tree that refers to itself) stays a reference and keeps its definition, and so does one
+    with sibling keywords (draft-07 ignores them, 2020-12 applies them). Idempotent."""
     if not isinstance(schema, dict) or not any(isinstance(schema.get(key), dict) for key in _DEF_KEYS):
         return schema
     definitions = {key: schema[key] for key in _DEF_KEYS if isinstance(schema.get(key), dict)}
-    if _base_changing(schema):
+    if _base_changing(schema) or sum(len(named) for named in definitions.values()) > _MAX_DEFINITIONS:
         return schema
+    cyclic = _on_cycles(definitions)
     budget = [_MAX_INLINED_NODES]
     kept: set[tuple[str, str]] = set()
 
-    def walk(value: Any, active: tuple[tuple[str, str], ...]) -> Any:
+    def walk(value: Any) -> Any:
         budget[0] -= 1
         if budget[0] < 0:
             raise OverflowError
         if isinstance(value, dict):
-            target = _def_target(value.get("$ref"), definitions) if len(value) == 1 else None
+            target = _def_target(value.get("$ref"), definitions)
+            if target is not None and len(value) == 1 and target not in cyclic:
+                return walk(definitions[target[0]][target[1]])
             if target is not None:
-                if target in active:
-                    kept.add(target)
-                    return value
-                return walk(definitions[target[0]][target[1]], (*active, target))
-            if "$ref" in value:
-                target = _def_target(value["$ref"], definitions)
-                if target is not None:
-                    kept.add(target)
-            return {key: walk(child, active) for key, child in value.items()}
+                kept.add(target)
+            return {key: walk(child) for key, child in value.items()}
         if isinstance(value, list):
-            return [walk(child, active) for child in value]
+            return [walk(child) for child in value]
         return value
 
     try:
-        body = {key: walk(child, ()) for key, child in schema.items() if key not in definitions}
+        body = {key: walk(child) for key, child in schema.items() if key not in definitions}
         pending = list(kept)
         done: set[tuple[str, str]] = set()
         kept_defs: dict[str, dict[str, Any]] = {}
@@ -265,9 +304,7 @@ def inline_local_refs(schema: Any) -> Any:
                 continue
             done.add(target)
             before = set(kept)
-            kept_defs.setdefault(target[0], {})[target[1]] = walk(
-                definitions[target[0]][target[1]], (target,)
-            )
+            kept_defs.setdefault(target[0], {})[target[1]] = walk(definitions[target[0]][target[1]])
             pending.extend(kept - before)
     except (OverflowError, RecursionError):
         return schema
