@@ -105,7 +105,10 @@ def test_a_new_property_whose_description_is_poisoned_is_an_escalation_for_its_t
 
 @pytest.mark.parametrize("spelled", [1.0, 1e0, 10e-1])
 def test_an_equal_number_spelled_otherwise_has_the_same_fingerprint(spelled: float) -> None:
-    one = {"name": "t", "inputSchema": {"type": "object", "properties": {"n": {"minimum": 1, "const": 1}}}}
+    one: dict[str, Any] = {
+        "name": "t",
+        "inputSchema": {"type": "object", "properties": {"n": {"minimum": 1, "const": 1}}},
+    }
     other = copy.deepcopy(one)
     other["inputSchema"]["properties"]["n"] = {"minimum": spelled, "const": spelled}
     assert fingerprint(one) == fingerprint(other)
@@ -149,7 +152,7 @@ def test_a_reference_is_kept_where_inlining_is_not_provably_the_same(schema: dic
 def test_a_reference_with_siblings_or_on_a_cycle_stays_a_reference_with_its_definition() -> None:
     siblings = {"properties": {"a": {"$ref": "#/$defs/s", "description": "x"}}, "$defs": {"s": ADDRESS}}
     assert inline_local_refs(siblings) == siblings  # draft-07 ignores siblings of $ref, 2020-12 does not
-    tree = {
+    tree: dict[str, Any] = {
         "type": "object",
         "properties": {"root": {"$ref": "#/$defs/node"}},
         "$defs": {"node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}}},
@@ -165,7 +168,7 @@ def test_a_reference_with_siblings_or_on_a_cycle_stays_a_reference_with_its_defi
 
 def test_inlining_that_would_grow_past_its_bound_keeps_the_schema_as_written() -> None:
     # Each level refers to the next twice: inlined, 2**20 copies of the leaf.
-    defs = {
+    defs: dict[str, Any] = {
         f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]} for i in range(20)
     }
     defs["d20"] = {"type": "string"}
