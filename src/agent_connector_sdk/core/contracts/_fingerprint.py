@@ -123,13 +123,15 @@ def _normalized(value: Any) -> Any:
     is left for the schema check to judge. Depth is bounded (200), below the interpreter's recursion
     limit, so a hostile nesting is a refusal, not a RecursionError.
     """
-    return _normalize(value, 0)
+    return _normalize(value, 0, False)
 
 
-def _normalize(item: Any, depth: int) -> Any:
+def _normalize(item: Any, depth: int, integral: bool) -> Any:
     if depth > _MAX_DEPTH:
         raise AdmissionError("malformed", "descriptor nests too deeply to fingerprint")
     kind = type(item)
+    if kind is float:  # version 2: an integral number is written as the integer (1.0 is 1)
+        return int(item) if integral and item.is_integer() else item
     if kind is dict or (kind is not list and isinstance(item, dict)):
         copy: dict[str, Any] | None = None if kind is dict else dict(item)
         for member, child in item.items():
@@ -142,7 +144,7 @@ def _normalize(item: Any, depth: int) -> Any:
                 if type(child) is list and new == child:
                     new = child
             else:
-                new = _normalize(child, depth + 1)
+                new = _normalize(child, depth + 1, integral)
             if new is not child:
                 if copy is None:
                     copy = dict(item)
@@ -151,7 +153,7 @@ def _normalize(item: Any, depth: int) -> Any:
     if kind is list or isinstance(item, list):
         items: list[Any] | None = None if kind is list else list(item)
         for index, child in enumerate(item):
-            new = _normalize(child, depth + 1)
+            new = _normalize(child, depth + 1, integral)
             if new is not child:
                 if items is None:
                     items = list(item)
@@ -335,13 +337,18 @@ def contract_view(descriptor: Mapping[str, Any], version: FingerprintVersion = 2
     """The normalized ``{field: value}`` a fingerprint hashes (fields absent from the descriptor are
     absent here; ``headers`` is always present; ``_meta`` only when it holds a host-facing key)."""
     fields = _DESCRIPTOR_FIELDS if version == 2 else _DESCRIPTOR_FIELDS_V1
-    view: dict[str, Any] = {field: _normalized(descriptor[field]) for field in fields if field in descriptor}
+    integral = version == 2
+    view: dict[str, Any] = {
+        field: _normalize(descriptor[field], 0, integral) for field in fields if field in descriptor
+    }
     if version == 2 and "_meta" in descriptor:
         meta = _host_meta(descriptor["_meta"])
         if meta is not None:
-            view["_meta"] = _normalized(meta)
+            view["_meta"] = _normalize(meta, 0, integral)
     if version == 2:
-        view = equivalent_view(view)
+        for field in ("inputSchema", "outputSchema"):
+            if field in view:
+                view[field] = inline_local_refs(view[field])
     view["headers"] = _header_map(descriptor.get("inputSchema"))
     return view
 
