@@ -196,3 +196,12 @@ def test_the_normalization_is_idempotent_on_every_real_listing_and_corpus_catalo
         assert fingerprint_view(equivalent_view(view)) == fingerprint_view(view), tool["name"]
         with_refs += '"$ref"' in json.dumps(tool.get("inputSchema"))
     assert with_refs >= 3  # the listings do hold references: the property is not vacuous
+
+
+def test_inlining_that_would_nest_deeper_than_a_contract_may_keeps_the_schema_as_written() -> None:
+    """A chain of 150 definitions, each used once: shallow as written, 300 levels deep inlined."""
+    defs: dict[str, Any] = {f"d{i}": {"properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}} for i in range(150)}
+    defs["d150"] = {"type": "string"}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}}, "$defs": defs}
+    assert inline_local_refs(schema) is schema
+    fingerprint({"name": "deep", "inputSchema": schema})  # still fingerprinted, as written

@@ -268,7 +268,8 @@ def inline_local_refs(schema: Any) -> Any:
     in that object) replaced by the definition it names, recursively, and the definitions no reference
     is left to dropped: the same schema written inline. Left as written (the same object) when that is
     not provably the same: a nested ``$id`` or a dynamic reference (the base a ``#`` is read from could
-    move), or when inlining would pass :data:`_MAX_INLINED_NODES`. A reference to a definition on a
+    move), or when inlining would pass :data:`_MAX_INLINED_NODES` or nest deeper than a contract may
+    (200: what cannot be fingerprinted cannot be approved). A reference to a definition on a
     cycle (a tree that refers to itself) stays a reference and keeps its definition, and so does one
     with sibling keywords (draft-07 ignores them, 2020-12 applies them). Idempotent."""
     if not isinstance(schema, dict) or not any(isinstance(schema.get(key), dict) for key in _DEF_KEYS):
@@ -280,23 +281,23 @@ def inline_local_refs(schema: Any) -> Any:
     budget = [_MAX_INLINED_NODES]
     kept: set[tuple[str, str]] = set()
 
-    def walk(value: Any) -> Any:
+    def walk(value: Any, depth: int) -> Any:
         budget[0] -= 1
-        if budget[0] < 0:
+        if budget[0] < 0 or depth > _MAX_DEPTH:  # no bigger, and no deeper than a contract may nest
             raise OverflowError
         if isinstance(value, dict):
             target = _def_target(value.get("$ref"), definitions)
             if target is not None and len(value) == 1 and target not in cyclic:
-                return walk(definitions[target[0]][target[1]])
+                return walk(definitions[target[0]][target[1]], depth)
             if target is not None:
                 kept.add(target)
-            return {key: walk(child) for key, child in value.items()}
+            return {key: walk(child, depth + 1) for key, child in value.items()}
         if isinstance(value, list):
-            return [walk(child) for child in value]
+            return [walk(child, depth + 1) for child in value]
         return value
 
     try:
-        body = {key: walk(child) for key, child in schema.items() if key not in definitions}
+        body = {key: walk(child, 1) for key, child in schema.items() if key not in definitions}
         pending = list(kept)
         done: set[tuple[str, str]] = set()
         kept_defs: dict[str, dict[str, Any]] = {}
@@ -306,7 +307,7 @@ def inline_local_refs(schema: Any) -> Any:
                 continue
             done.add(target)
             before = set(kept)
-            kept_defs.setdefault(target[0], {})[target[1]] = walk(definitions[target[0]][target[1]])
+            kept_defs.setdefault(target[0], {})[target[1]] = walk(definitions[target[0]][target[1]], 2)
             pending.extend(kept - before)
     except (OverflowError, RecursionError):
         return schema
