@@ -8,7 +8,7 @@ and its :mod:`._fingerprint` digests. ``agent-connector review URL --write-lock 
 * ``unchanged`` — same contract under the same name;
 * ``changed`` — same name, different contract; ``fields`` names the top-level fields that changed and
   ``changes`` says what changed, where (a JSON pointer), from what to what, and what kind of change
-  it is (:mod:`._contract_diff`: escalation, breaking, compatible or cosmetic);
+  it is (:mod:`._contract_diff`: escalation, breaking, compatible, narrowing or cosmetic);
 * ``added`` — a name the lock does not know (an escalation: a capability nobody approved);
 * ``removed`` — a locked name the server no longer offers (breaking);
 * ``renamed`` — a new name whose contract, with the name and a title that only spells the name set
