@@ -116,11 +116,13 @@ def test_lock_written_then_reordering_is_clean_and_drift_fails_strict(tmp_path: 
         "find_region": ("renamed", ["name"], "lookup"),
         "legacy": ("removed", [], None),
     }
-    # Three are escalation or breaking (added, removed, renamed); the reworded description is not.
-    assert report["summary"]["drifted"] == 4 and report["summary"]["findings"] == 3
+    # Three are escalation or breaking (added, removed, renamed); the reworded description is compatible,
+    # and a lock is an approval: the model reads it, so it fails too (unless --allow-compatible).
+    assert report["summary"]["drifted"] == 4 and report["summary"]["findings"] == 4
+    assert report["lock"]["fail_on"] == "reapproval"
     tools = {t["tool"]: t for t in report["lock"]["tools"]}
     assert [(t, tools[t]["severity"], tools[t]["fails"]) for t in sorted(tools)] == [
-        ("add", "compatible", False),
+        ("add", "compatible", True),
         ("extra", "escalation", True),
         ("find_region", "breaking", True),
         ("legacy", "breaking", True),
@@ -151,7 +153,7 @@ def test_lock_written_then_reordering_is_clean_and_drift_fails_strict(tmp_path: 
     ]
     named = {r["locations"][0]["logicalLocations"][0]["name"]: r for r in run["results"]}
     assert set(named) == {"add", "extra", "find_region", "legacy"}
-    assert named["add"]["level"] == "warning" and named["extra"]["level"] == "error"
+    assert named["add"]["level"] == "error" and named["extra"]["level"] == "error"  # both fail the gate
     assert "rounding" in named["add"]["message"]["text"]  # old and new values, bounded
     (where,) = named["add"]["locations"]
     assert where["logicalLocations"][1] == {

@@ -15,12 +15,14 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.core.contracts.lock import ContractLock
+from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts.lock import ContractLock, lock_admission
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.serving.process import _LOGGERS
+from tests.contracts.test_drift_corpus import EQUIVALENT_ENCODINGS, RUG_PULLS, WORK, _catalog
 from tests.support.gateway import call, rpc, wait_for
-from tests.support.gateway_children import Misbehaving, weather_server
+from tests.support.gateway_children import CatalogChild, Misbehaving, weather_server
 from tests.support.gateway_log import gateway_log
 from tests.support.http_server import serve_asgi
 
@@ -214,3 +216,70 @@ def test_a_child_without_a_lock_entry_publishes_nothing(
         "gateway", "--check", "--lock", str(tmp_path / "missing.json"), "--child", f"weather={weather}"
     )
     assert code == 2 and out == ""
+
+
+def test_the_rug_pulls_review_fails_on_are_withdrawn_by_the_gateway_lock(tmp_path: Path) -> None:
+    """``gateway --lock`` withdraws each tool of the drift corpus's seven rug pulls (the classes
+    ``review --strict`` fails on), and publishes the tools whose contract only changed encoding (an
+    equal number spelled otherwise, a ``$ref`` inlined): what provably means the same is no drift."""
+    approved = _catalog(WORK)
+    child = CatalogChild(approved)
+    lock_file = tmp_path / "workspace.lock.json"
+    # The mcp 2.3 low-level server leaves `execution` out of its listings (it offers no tasks), so the
+    # task-support rug pull cannot travel over this wire: the Admit test below covers it.
+    over_the_wire = [mutation for mutation in RUG_PULLS if mutation.id != "task-support-opened"]
+    with serve_asgi(child.server().streamable_http_app(stateless_http=True)) as url:
+        assert cli("review", url, "--write-lock", str(lock_file))[0] == 0
+        pulled = json.loads(json.dumps(approved))
+        for mutation in (*over_the_wire, *EQUIVALENT_ENCODINGS):
+            for step in mutation.steps:
+                step(pulled)
+        child.tools = pulled
+        code, out = cli("gateway", "--check", "--json", "--lock", str(lock_file), "--child", f"work={url}")
+        # The same listing reviewed against the same lock fails --strict on the same tools.
+        review_code, review_out = cli("review", url, "--lock", str(lock_file), "--strict", "--json")
+    assert code == 0, out
+    (work,) = json.loads(out)["children"]
+    withdrawn = {r["tool"]: r for r in work["rejected"]}
+    rug_pulled = {expected.tool for mutation in over_the_wire for expected in mutation.expect}
+    assert rug_pulled == {"get_order", "read_file", "delete_file", "send_email", "list_orders"}
+    assert set(withdrawn) == rug_pulled
+    assert {r["category"] for r in withdrawn.values()} == {"contract_drift"}
+    assert [tool["child_tool"] for tool in work["admitted"]] == ["export_report"]  # not pulled here
+    assert review_code == 1
+    failing = {drift["tool"] for drift in json.loads(review_out)["lock"]["tools"] if drift["fails"]}
+    assert failing == rug_pulled
+
+
+def test_an_equivalent_encoding_stays_published_under_the_gateway_lock(tmp_path: Path) -> None:
+    approved = _catalog(WORK)
+    child = CatalogChild(approved)
+    lock_file = tmp_path / "workspace.lock.json"
+    with serve_asgi(child.server().streamable_http_app(stateless_http=True)) as url:
+        assert cli("review", url, "--write-lock", str(lock_file))[0] == 0
+        spelled = json.loads(json.dumps(approved))
+        for mutation in EQUIVALENT_ENCODINGS:
+            for step in mutation.steps:
+                step(spelled)
+        assert spelled != approved
+        child.tools = spelled
+        code, out = cli("gateway", "--check", "--json", "--lock", str(lock_file), "--child", f"work={url}")
+    assert code == 0, out
+    (work,) = json.loads(out)["children"]
+    assert work["rejected"] == []
+    assert len(work["admitted"]) == len(approved)
+
+
+@pytest.mark.parametrize("mutation", RUG_PULLS, ids=lambda mutation: mutation.id)
+def test_the_lock_admission_the_gateway_runs_withdraws_each_rug_pull(mutation: Any) -> None:
+    """The gateway holds each child to its lock through the host core's Admit
+    (:func:`lock_admission`): each of the seven rug pulls, task support included, is withdrawn there."""
+    approved = _catalog(WORK)
+    pulled = json.loads(json.dumps(approved))
+    for step in mutation.steps:
+        step(pulled)
+    lock = ContractLock().with_server("work", approved)
+    report = lock_admission(pulled, admit_tools(pulled), lock.server("work"))
+    (expected,) = mutation.expect
+    assert [(r["tool"], r["category"]) for r in report.rejected] == [(expected.tool, "contract_drift")]
+    assert set(report.admitted) == {tool["name"] for tool in approved} - {expected.tool}

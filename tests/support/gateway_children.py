@@ -119,6 +119,23 @@ class Misbehaving:
         return Server("misbehaving", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+class CatalogChild:
+    """A low-level ``mcp`` server listing exactly ``tools`` (wire descriptors, replaceable between
+    listings): how a server's catalog changes under an approved lock."""
+
+    def __init__(self, tools: list[dict[str, Any]]) -> None:
+        self.tools = tools
+
+    def server(self) -> Server[Any]:
+        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in self.tools])
+
+        async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=params.name)])
+
+        return Server("catalog", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 def recording(app: Any, log: list[dict[str, str]]) -> Any:
     """ASGI wrapper: every HTTP request's headers (lowercased names) appended to ``log``."""
 

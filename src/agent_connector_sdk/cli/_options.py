@@ -122,8 +122,17 @@ class ReviewArguments:
     fail_on_any_drift: Annotated[
         bool,
         Parameter(
-            help="with --lock: any drift is a finding (--strict exits 1), cosmetic and compatible ones "
-            "too; by default only escalation and breaking drift are",
+            help="with --lock: any drift is a finding (--strict exits 1), cosmetic and narrowing ones "
+            "too; by default every change a person must re-approve is (escalation, breaking, compatible)",
+            negative=(),
+        ),
+    ] = False
+    allow_compatible: Annotated[
+        bool,
+        Parameter(
+            help="with --lock: compatible drift (reworded text the model reads, a non-boolean default) is "
+            "not a finding; only escalation and breaking drift fail --strict (an opt-out: by default a "
+            "lock is an approval, and every change a person must re-approve fails)",
             negative=(),
         ),
     ] = False

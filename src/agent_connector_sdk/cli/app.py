@@ -316,8 +316,10 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
     # findings by default and rejections with --strict.
     profile: Profile = "strict" if given.strict else "default"
     headers = _parse_headers(given.header or [])
-    if (given.approve or given.fail_on_any_drift) and given.lock is None:
-        raise CliError("--approve and --fail-on-any-drift need --lock FILE")
+    if (given.approve or given.fail_on_any_drift or given.allow_compatible) and given.lock is None:
+        raise CliError("--approve, --fail-on-any-drift and --allow-compatible need --lock FILE")
+    if given.fail_on_any_drift and given.allow_compatible:
+        raise CliError("--fail-on-any-drift and --allow-compatible ask for opposite gates: choose one")
     if given.approve and given.write_lock is not None:
         raise CliError("--approve updates the --lock file: it does not go with --write-lock")
     if (given.approve or given.fail_on_any_drift) and given.mcp_config is not None:
@@ -329,6 +331,7 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
         sarif=given.sarif,
         approve=tuple(given.approve or ()),
         any_drift=given.fail_on_any_drift,
+        allow_compatible=given.allow_compatible,
     )
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
     reviewed = _reviewed_target(target, given.stdio) if target or given.stdio is not None else None
@@ -390,6 +393,7 @@ def _review_mcp_config(
         lock=given.lock,
         write_lock=given.write_lock,
         sarif=given.sarif,
+        allow_compatible=given.allow_compatible,
     )
 
 
@@ -413,6 +417,7 @@ class _ContractOutputs:
     sarif: Path | None = None
     approve: tuple[str, ...] = ()
     any_drift: bool = False
+    allow_compatible: bool = False
 
 
 def _read_lock(path: Path) -> Any:
@@ -457,6 +462,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
             approve=contract.approve,
             path=contract.lock_file,
             any_drift=contract.any_drift,
+            allow_compatible=contract.allow_compatible,
         )
     if contract.write_lock is not None:
         write_lock(report, contract.write_lock)

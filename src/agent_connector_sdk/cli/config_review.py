@@ -108,6 +108,7 @@ def run_config_review(
     lock: Path | None,
     write_lock: Path | None,
     sarif: Path | None,
+    allow_compatible: bool = False,
 ) -> int:
     """``review --mcp-config``: read, select, review, write every output; the exit code.
 
@@ -122,7 +123,7 @@ def run_config_review(
     approved = read_lock(lock) if lock is not None else None  # a bad lock fails before any review
     rows = review_configured(servers, options, extra_env=extra_env, concurrency=concurrency)
     if approved is not None and lock is not None:
-        rows = compare_rows_with_lock(rows, approved, lock)
+        rows = compare_rows_with_lock(rows, approved, lock, allow_compatible=allow_compatible)
     report = build_config_report(str(config), options.profile, rows)
     if write_lock is not None:
         _write_locks(report, write_lock)

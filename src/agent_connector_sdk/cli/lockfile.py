@@ -39,10 +39,13 @@ def apply_lock(
     approve: Sequence[str] = (),
     path: Path | None = None,
     any_drift: bool = False,
+    allow_compatible: bool = False,
 ) -> ReviewReport:
     """``report`` compared with ``lock``; ``approve``: those tools' drift written into the lock file at
     ``path`` (only their entries change)."""
-    compared = compare_with_lock(report, lock, file, approve=approve, any_drift=any_drift)
+    compared = compare_with_lock(
+        report, lock, file, approve=approve, any_drift=any_drift, allow_compatible=allow_compatible
+    )
     if compared.approved_lock is not None and path is not None:
         write_operator_file(path, compared.approved_lock.to_json(), "lock file")
         print(f"wrote {path} (approved {count(compared.approved, 'drift')})", file=sys.stderr)

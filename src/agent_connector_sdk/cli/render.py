@@ -393,8 +393,10 @@ _SEVERITY_STYLE: Final = {
     "escalation": "bold red",
     "breaking": "red",
     "compatible": "yellow",
+    "narrowing": "dim",
     "cosmetic": "dim",
 }
+_CALLOUT_WORDS: Final = {"address": "address", "url": "URL", "path": "path", "instruction": "instruction"}
 _CONTEXT: Final = 40  # characters of unchanged text kept on each side of a word-level change
 
 
@@ -457,6 +459,13 @@ def _render_drift(drift: ToolDriftReport, console: Console) -> None:
             f"  [dim]— {_s(change.reason, 200)}[/dim]",
             soft_wrap=True,
         )
+        # What the new text adds that a word diff lets a reader miss: each on its own line.
+        for callout in change.callouts:
+            _print(
+                console,
+                f"             [bold]adds {_CALLOUT_WORDS[callout.kind]}[/bold]: {_s(callout.text, 200)}",
+                soft_wrap=True,
+            )
     if drift.changes_omitted:
         _print(console, f"           … {count(drift.changes_omitted, 'more change')} not listed (see --json)")
 
@@ -467,7 +476,11 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
         lock = report.lock
         where = "" if lock.entry else " (no entry for this server: every tool is new)"
         failing = sum(1 for drift in lock.tools if drift.fails)
-        rule = "any drift" if lock.fail_on == "any" else "escalation and breaking drift"
+        rule = {
+            "any": "any drift",
+            "escalation_or_breaking": "escalation and breaking drift",
+            "reapproval": "every change to re-approve",
+        }[lock.fail_on]
         _print(
             console,
             f"lock     {_s(lock.file)} for {_s(lock.server)}{where}: "

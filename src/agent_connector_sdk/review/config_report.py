@@ -81,19 +81,23 @@ def build_config_report(
     return ConfigReviewReport(config=config, profile=profile, servers=rows, summary=_summary(rows))
 
 
-def compare_rows_with_lock(rows: Sequence[ServerRow], approved: ContractLock, file: Path) -> list[ServerRow]:
-    """Each reviewed row's report against its own entry of the lock."""
-    return [_compared(row, approved, file) for row in rows]
+def compare_rows_with_lock(
+    rows: Sequence[ServerRow], approved: ContractLock, file: Path, *, allow_compatible: bool = False
+) -> list[ServerRow]:
+    """Each reviewed row's report against its own entry of the lock (``allow_compatible``: only
+    escalation and breaking drift are findings)."""
+    return [_compared(row, approved, file, allow_compatible) for row in rows]
 
 
-def _compared(row: ServerRow, approved: Any, file: Path) -> ServerRow:
+def _compared(row: ServerRow, approved: Any, file: Path, allow_compatible: bool = False) -> ServerRow:
     """The row's report against its own entry of the lock (matched exactly by address: a lock of one
     server would otherwise apply to every server of the configuration)."""
     if row.report is None:
         return row
     entries = [entry for entry in approved.servers if entry.server == row.report.target.address]
     own = approved.model_copy(update={"servers": entries}) if entries else ContractLock()
-    return row.model_copy(update={"report": compare_with_lock(row.report, own, str(file)).report})
+    compared = compare_with_lock(row.report, own, str(file), allow_compatible=allow_compatible)
+    return row.model_copy(update={"report": compared.report})
 
 
 def config_sarif_log(report: ConfigReviewReport) -> dict[str, Any]:

@@ -23,11 +23,13 @@ from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.core.contracts._confusables import escaped
-from agent_connector_sdk.core.contracts._contract_diff import ContractChange
+from agent_connector_sdk.core.contracts._contract_diff import REAPPROVAL, ContractChange
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
 from agent_connector_sdk.review.report import (
+    CalloutReport,
     ContractChangeReport,
+    FailOn,
     LockCheck,
     ReviewReport,
     ToolDriftReport,
@@ -41,7 +43,11 @@ MAX_CHANGES: Final = 200
 MAX_VALUE: Final = 2_000
 """Characters of one old or new value's JSON shown in the report; larger ones are summarized."""
 _DIGEST_PREFIX: Final = re.compile(r"^[0-9a-f]{8,64}$")
-FAILING: Final = frozenset({"escalation", "breaking"})
+FAILING: Final[dict[str, frozenset[str]]] = {
+    "reapproval": frozenset(REAPPROVAL),
+    "escalation_or_breaking": frozenset({"escalation", "breaking"}),
+}
+"""Per ``fail_on`` mode, the classes that are findings (``any``: every drift is)."""
 
 
 def _descriptors(report: ReviewReport) -> list[dict[str, object]]:
@@ -82,16 +88,17 @@ def _change(change: ContractChange) -> ContractChangeReport:
         new=new,
         truncated=old_cut or new_cut,
         words=words,
+        callouts=[CalloutReport(kind=callout.kind, text=callout.text) for callout in change.callouts],
     )
 
 
-def _fails(drift: ToolDrift, any_drift: bool) -> bool:
+def _fails(drift: ToolDrift, fail_on: FailOn) -> bool:
     if not drift.drifted:
         return False
-    return any_drift or drift.severity is None or drift.severity in FAILING
+    return fail_on == "any" or drift.severity is None or drift.severity in FAILING[fail_on]
 
 
-def _tool_report(drift: ToolDrift, *, approved: bool, any_drift: bool) -> ToolDriftReport:
+def _tool_report(drift: ToolDrift, *, approved: bool, fail_on: FailOn) -> ToolDriftReport:
     shown = escaped(drift.tool)
     return ToolDriftReport(
         tool=drift.tool,
@@ -106,7 +113,7 @@ def _tool_report(drift: ToolDrift, *, approved: bool, any_drift: bool) -> ToolDr
         digest_only=drift.digest_only,
         diff_sha256=drift.diff_sha256,
         approved=approved,
-        fails=not approved and _fails(drift, any_drift),
+        fails=not approved and _fails(drift, fail_on),
     )
 
 
@@ -159,10 +166,14 @@ def compare_with_lock(
     *,
     approve: Sequence[str] = (),
     any_drift: bool = False,
+    allow_compatible: bool = False,
 ) -> LockComparison:
-    """``report`` with its :class:`LockCheck`. Each failing drift (escalation, breaking, unknown; any
-    with ``any_drift``) is one more finding. ``approve``: those tools' drift taken into the lock
-    (only their entries change); a name or digest that does not hold stops before anything changes."""
+    """``report`` with its :class:`LockCheck`. Each failing drift is one more finding: by default
+    every change a person must re-approve (escalation, breaking, compatible, and unknown: format 1);
+    with ``allow_compatible`` only escalation, breaking and unknown; with ``any_drift`` any drift.
+    ``approve``: those tools' drift taken into the lock (only their entries change); a name or digest
+    that does not hold stops before anything changes."""
+    fail_on: FailOn = "any" if any_drift else "escalation_or_breaking" if allow_compatible else "reapproval"
     entry = lock.server(report.target.address)
     descriptors = _descriptors(report)
     try:
@@ -175,7 +186,7 @@ def compare_with_lock(
         key = entry.server if entry is not None else report.target.address
         updated = lock.with_approvals(key, descriptors, approved)
     names = {d.tool for d in approved}
-    tools = [_tool_report(d, approved=d.tool in names, any_drift=any_drift) for d in drift]
+    tools = [_tool_report(d, approved=d.tool in names, fail_on=fail_on) for d in drift]
     drifted = sum(1 for tool in tools if tool.status != "unchanged" and not tool.approved)
     failing = sum(1 for tool in tools if tool.fails)
     check = LockCheck(
@@ -184,7 +195,7 @@ def compare_with_lock(
         entry=entry is not None,
         tools=tools,
         drifted=drifted,
-        fail_on="any" if any_drift else "escalation_or_breaking",
+        fail_on=fail_on,
         digest_only=lock.digest_only,
     )
     summary = report.summary.model_copy(

@@ -21,8 +21,10 @@ __all__ = [
     "REPORT_VERSION",
     "AdmissionVerdict",
     "CallReport",
+    "CalloutReport",
     "CompletionProbe",
     "DisclosureCheck",
+    "FailOn",
     "FindingReport",
     "HeaderPolicy",
     "HeaderRule",
@@ -152,7 +154,8 @@ class ToolReview(BaseModel):
     )
 
 
-DriftClass = Literal["escalation", "breaking", "compatible", "cosmetic"]
+DriftClass = Literal["escalation", "breaking", "compatible", "narrowing", "cosmetic"]
+FailOn = Literal["reapproval", "escalation_or_breaking", "any"]
 
 
 class WordEditReport(BaseModel):
@@ -161,6 +164,17 @@ class WordEditReport(BaseModel):
     model_config = _FROZEN
     op: Literal["equal", "delete", "insert"]
     text: str
+
+
+class CalloutReport(BaseModel):
+    """Something a text change adds that a reviewer must not miss in a word diff."""
+
+    model_config = _FROZEN
+    kind: Literal["address", "url", "path", "instruction"] = Field(
+        description="an e-mail address, a URL, a file path, or a sentence shaped like an instruction to "
+        "the model"
+    )
+    text: str = Field(description="what the new text adds, as the server wrote it")
 
 
 class ContractChangeReport(BaseModel):
@@ -173,8 +187,9 @@ class ContractChangeReport(BaseModel):
     )
     kind: Literal["added", "removed", "changed"]
     severity: DriftClass = Field(
-        description="escalation (may now do, take or show more), breaking (valid calls or read outputs may "
-        "now fail), compatible (read it; grants and breaks nothing), cosmetic (whitespace, order, defaults)"
+        description="escalation (may now do, take or show more, or looks safer), breaking (valid calls or "
+        "read outputs may now fail), compatible (what the model reads changed: re-read and re-approve it), "
+        "narrowing (only returns less), cosmetic (provably the same: whitespace, order, defaults)"
     )
     reason: str = Field(description="the rule that classed it (never a value)")
     old: Any = Field(default=None, description="the approved value (null when added)")
@@ -184,6 +199,10 @@ class ContractChangeReport(BaseModel):
     )
     words: list[WordEditReport] = Field(
         default_factory=list, description="descriptions and titles: the word-level diff of old to new"
+    )
+    callouts: list[CalloutReport] = Field(
+        default_factory=list,
+        description="text changes: each address, URL, path and instruction-shaped sentence the new text adds",
     )
 
 
@@ -229,10 +248,11 @@ class LockCheck(BaseModel):
     entry: bool = Field(description="false when the lock has no entry for this server (all tools added)")
     tools: list[ToolDriftReport]
     drifted: int = Field(description="tools whose status is not unchanged (approved ones not counted)")
-    fail_on: Literal["escalation_or_breaking", "any"] = Field(
-        default="escalation_or_breaking",
-        description="which drift is a finding (--strict exits 1): escalation and breaking (and unknown, "
-        "format 1) by default; any with --fail-on-any-drift",
+    fail_on: FailOn = Field(
+        default="reapproval",
+        description="which drift is a finding (--strict exits 1): every change a person must re-approve "
+        "(escalation, breaking, compatible, and unknown: format 1) by default; escalation and breaking "
+        "only with --allow-compatible; any with --fail-on-any-drift",
     )
     digest_only: bool = Field(
         default=False, description="some entries hold digests only (a format 1 lock): re-write it"

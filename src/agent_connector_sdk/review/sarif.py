@@ -7,11 +7,14 @@ class (``spec``: the specification says MUST, rejected everywhere; ``project``: 
 stricter rule, a finding by default) and help naming the spec clause or project rule. There is one
 result per rejection or finding, naming the tool (``logicalLocations``, kind ``function``), with the
 tool's contract fingerprint as a partial fingerprint so a code-scanning UI tracks it across runs.
-Levels: ``error`` for rejections, failures and escalation or breaking drift, ``warning`` for
-project-rule findings and compatible drift, ``note`` for cosmetic drift. Contract-lock drift has one
-result per changed location (rule ``lock/<class>``, the pointer as a ``member`` logical location, the
-tool's entry in the lock file as the physical location); its messages carry the old and new values,
-sanitized and cut short. Other messages are the review's own value-free reasons.
+Levels: ``error`` for rejections, failures and drift that fails the gate (escalation, breaking, and
+compatible unless ``--allow-compatible``), ``warning`` for project-rule findings and compatible drift
+that does not fail, ``note`` for narrowing and cosmetic drift. A text change's callouts (an address,
+a URL, a path, an instruction-shaped sentence it adds) are in its message and its ``properties``.
+Contract-lock drift has one result per changed location (rule ``lock/<class>``, the pointer as a
+``member`` logical location, the tool's entry in the lock file as the physical location); its
+messages carry the old and new values, sanitized and cut short. Other messages are the review's own
+value-free reasons.
 
 Validated in the tests against the official SARIF 2.1.0 JSON schema (``sarif-2.1.0-rtm.5.json`` as
 Microsoft's ``@microsoft/jest-sarif`` package ships it).
@@ -91,10 +94,11 @@ _HELP: Final[dict[str, RuleHelp]] = {
     ),
     "lock/escalation": RuleHelp(
         "project",
-        "Contract lock, escalation: since it was approved the tool may do, take or show more — a new "
-        "write/destructive/open-world hint, an input constraint removed or widened, a new required argument "
-        "or header annotation, a switch's default changed, instruction-like text added, a new tool, a "
-        "look-alike name; approve with review --lock FILE --approve TOOL@DIFF",
+        "Contract lock, escalation: since it was approved the tool may do, take or show more, or looks "
+        "safer than it is — a hint moved, a new argument (even optional), an input constraint removed or "
+        "widened, a header annotation added, removed or renamed, task support offered, a switch's default "
+        "changed, instruction-like, exfiltration or safety-claim text added, a new tool, a look-alike "
+        "name; approve with review --lock FILE --approve TOOL@DIFF",
     ),
     "lock/breaking": RuleHelp(
         "project",
@@ -103,8 +107,14 @@ _HELP: Final[dict[str, RuleHelp]] = {
     ),
     "lock/compatible": RuleHelp(
         "project",
-        "Contract lock, compatible: a change to read (wording, a new optional argument, a narrower output) "
-        "that grants and breaks nothing",
+        "Contract lock, compatible: what the model reads changed (wording of a description, title or "
+        "example, a default): a person must re-read and re-approve it; fails --strict unless "
+        "--allow-compatible",
+    ),
+    "lock/narrowing": RuleHelp(
+        "project",
+        "Contract lock, narrowing: the tool only returns less (an output constraint added, an output member "
+        "now guaranteed); nothing a model reads or a host decides on changed",
     ),
     "lock/cosmetic": RuleHelp(
         "project",
@@ -166,14 +176,24 @@ class _Result:
     tool_name: str | None = None
     pointer: str | None = None
     lock_line: int | None = None
+    callouts: tuple[tuple[str, str], ...] = ()
 
 
 _LOCK_LEVELS: Final[dict[str, Level]] = {
     "escalation": "error",
     "breaking": "error",
     "compatible": "warning",
+    "narrowing": "note",
     "cosmetic": "note",
 }
+
+
+def _lock_level(severity: str, fails: bool) -> Level:
+    """A class's level, ``error`` whenever the drift fails the gate (compatible under the default)."""
+    level = _LOCK_LEVELS[severity]
+    return "error" if fails and severity in ("escalation", "breaking", "compatible") else level
+
+
 _STATUS_WORDS: Final = {
     "added": "added since the lock was approved",
     "removed": "removed since the lock was approved",
@@ -211,7 +231,7 @@ def _lock_results(
                 message += f"; {name} looks like {drift.confusable_of!r}"
             yield _Result(
                 f"lock/{drift.severity}",
-                _LOCK_LEVELS[drift.severity],
+                _lock_level(drift.severity, drift.fails),
                 message,
                 tool,
                 drift.tool,
@@ -226,14 +246,18 @@ def _lock_results(
             if change.kind != "removed":
                 shown += short_json(change.new, 80)
             message = f"{change.severity} at {change.pointer} ({change.kind}): {change.reason}; {shown}"
+            called = tuple((callout.kind, short_json(callout.text, 120)) for callout in change.callouts)
+            if called:
+                message += "; adds " + "; ".join(f"{kind} {text}" for kind, text in called)
             yield _Result(
                 f"lock/{change.severity}",
-                _LOCK_LEVELS[change.severity],
+                _lock_level(change.severity, drift.fails),
                 message,
                 tool,
                 drift.tool,
                 pointer=change.pointer,
                 lock_line=line,
+                callouts=called,
             )
 
 
@@ -345,6 +369,10 @@ def sarif_log(report: ReviewReport, *, lock_lines: Mapping[str, int] | None = No
             entry["partialFingerprints"] = {"toolContract/v1": result.tool.fingerprint}
         if name is not None:
             entry["properties"] = {"tool": name}
+        if result.callouts:
+            entry.setdefault("properties", {})["callouts"] = [
+                {"kind": kind, "text": text} for kind, text in result.callouts
+            ]
         sarif_results.append(entry)
     return {
         "$schema": SARIF_SCHEMA,

@@ -4,21 +4,32 @@
 so reordered keys and ``required``/``type`` arrays are already equal) and returns one
 :class:`ContractChange` per changed location: an RFC 6901 pointer into the contract
 (``/inputSchema/properties/path/pattern``, ``/annotations/readOnlyHint``, ``/_meta/ui/resourceUri``),
-the old and the new value, a word-level diff for descriptions and titles, and a class:
+the old and the new value, a word-level diff for descriptions and titles (with what the new text
+*adds* that a reviewer must not miss called out: an address, a URL, a path, an instruction-shaped
+sentence), and a class. Classes follow **who must look**: a lock is an approval, so every change a
+person would have to approve again fails the gate (``review --lock --strict``) by default.
 
-* ``escalation`` — the tool may now do, receive or show more than what was approved: a new
-  write/destructive/open-world capability (annotation hints, with the spec's defaults), an input
-  constraint removed or widened, a new required argument, a new header annotation, a changed default of
-  a boolean switch, instruction-like or invisible text added (the poisoning rules), a new UI resource,
-  an icon from a new origin;
+* ``escalation`` — the tool may now do, take or show more than what was approved, or looks safer than
+  it is: a hint moving either way (``destructiveHint`` true → false makes hosts skip confirmation), a
+  new argument (even an optional one: a ``bcc``), an input constraint removed or widened (an argument
+  no longer required too), a header annotation added, removed or renamed (gateways and proxies route
+  and authorize by it), task support offered, a changed default of a boolean switch, text that gains
+  instruction-like markup, hidden characters, an exfiltration instruction, a safety claim or another
+  tool's name (a title), or that starts steering another tool, a new UI resource, an icon fetched from
+  another address;
 * ``breaking`` — arguments that were valid may now be refused (an input constraint added or
-  narrowed, an argument removed), or the output may hold what consumers did not expect (an output
-  constraint removed or widened), or calls now need task support;
-* ``compatible`` — a change a person should read that grants nothing and breaks no caller (a
-  reworded description, a new optional argument, a narrower output);
-* ``cosmetic`` — nothing a caller, model or host could notice: whitespace only, an order-free
-  array reordered (``enum``, ``anyOf``/``oneOf``/``allOf``), an annotation hint made explicit at its
-  default.
+  narrowed, an argument removed: a narrowing can also steer, a ``const`` leaves the model one value),
+  or the output may hold what consumers did not expect (an output constraint removed or widened),
+  or calls now need task support, or calls made as tasks now fail;
+* ``compatible`` — a change a person must re-read, that grants nothing and breaks no caller: what
+  the model reads reworded (descriptions, titles, examples, at any depth), a non-boolean default, an
+  annotation keyword. It fails ``--strict`` unless ``--allow-compatible`` is given;
+* ``narrowing`` — the tool only returns less (an output constraint added, an output member now
+  guaranteed, an output schema newly declared) and nothing a model reads or a host decides on moved;
+* ``cosmetic`` — provably the same: whitespace only, an order-free array reordered (``enum``,
+  ``anyOf``/``oneOf``/``allOf``), an annotation hint or task support made explicit at its default.
+  Equal numbers spelled differently (``1``, ``1.0``, ``1e0``) and a local ``$ref`` against the schema
+  it names are not drift at all (:func:`~._fingerprint.contract_view` normalizes them).
 
 Classes are ordered (:data:`SEVERITIES`); a tool's class is its most severe change's. Where a change
 cannot be placed (a pattern rewritten, a ``$ref`` retargeted) it takes the more severe reading: the
@@ -36,11 +47,19 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
+from agent_connector_sdk.core.contracts._exfiltration import (
+    ADDRESS,
+    URL,
+    argument_strings,
+    exfiltration_targets,
+)
 from agent_connector_sdk.core.contracts._pointers import json_pointer
 from agent_connector_sdk.core.contracts._poisoning import poisoning_findings
 
 __all__ = [
+    "REAPPROVAL",
     "SEVERITIES",
+    "Callout",
     "ChangeKind",
     "ContractChange",
     "Severity",
@@ -51,9 +70,11 @@ __all__ = [
     "word_diff",
 ]
 
-Severity = Literal["cosmetic", "compatible", "breaking", "escalation"]
-SEVERITIES: Final[tuple[Severity, ...]] = ("cosmetic", "compatible", "breaking", "escalation")
+Severity = Literal["cosmetic", "narrowing", "compatible", "breaking", "escalation"]
+SEVERITIES: Final[tuple[Severity, ...]] = ("cosmetic", "narrowing", "compatible", "breaking", "escalation")
 """Ascending: a tool's class is the last of these any of its changes has."""
+REAPPROVAL: Final[frozenset[Severity]] = frozenset({"compatible", "breaking", "escalation"})
+"""The classes a person must approve again (``review --lock --strict`` fails on them by default)."""
 ChangeKind = Literal["added", "removed", "changed"]
 _RANK: Final = {severity: rank for rank, severity in enumerate(SEVERITIES)}
 _MAX_WORDS: Final = 3000
@@ -65,6 +86,19 @@ class WordEdit:
     """One run of a word-level text diff: kept (``equal``), ``delete``d from the old or ``insert``ed."""
 
     op: Literal["equal", "delete", "insert"]
+    text: str
+
+
+CalloutKind = Literal["address", "url", "path", "instruction"]
+
+
+@dataclass(frozen=True, slots=True)
+class Callout:
+    """Something a text change *adds* that a reviewer must not miss in a word diff: an e-mail
+    ``address``, a ``url``, a file ``path`` or an ``instruction``-shaped sentence (the new text's
+    own words, for the caller to sanitize and bound)."""
+
+    kind: CalloutKind
     text: str
 
 
@@ -80,6 +114,7 @@ class ContractChange:
     severity: Severity
     reason: str
     words: tuple[WordEdit, ...] = ()
+    callouts: tuple[Callout, ...] = ()
 
 
 def most_severe(severities: Iterable[Severity]) -> Severity | None:
@@ -206,6 +241,17 @@ _Verdict = tuple[Severity, str]
 _COSMETIC_ORDER: Final[_Verdict] = ("cosmetic", "the same members in another order")
 
 
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What classifying one change may consult: the other tools' names, both views, and the strings
+    the current tool's arguments name (an address they name is no exfiltration)."""
+
+    names: Sequence[str]
+    old_view: Mapping[str, Any]
+    new_view: Mapping[str, Any]
+    named: frozenset[str]
+
+
 def _text_markers(text: str) -> dict[str, int]:
     """How many hidden-character and instruction-markup findings ``text`` raises as a description."""
     counts: dict[str, int] = {}
@@ -235,13 +281,30 @@ def _mentioned(text: str, names: Sequence[str]) -> frozenset[str]:
     )
 
 
+def _named_in(text: str, names: Sequence[str]) -> frozenset[str]:
+    """The other tools' names ``text`` holds as whole tokens (a title that names another tool passes
+    itself off as it)."""
+    tokens = set(re.findall(r"[A-Za-z0-9_.-]+", text.lower()))
+    tokens.update(token.rstrip(".") for token in list(tokens))
+    return frozenset(name for name in names if len(name) >= 3 and name.lower() in tokens)
+
+
+_SAFETY_CLAIM: Final = re.compile(
+    r"\b(?:safe(?:ly)?|harmless|read[\s_-]?only|non[\s-]?destructive|side[\s-]?effect[\s-]?free|"
+    r"no\s+side[\s-]?effects?|does\s+not\s+(?:modify|change|write|delete|alter)|never\s+(?:modifies|"
+    r"writes|deletes|changes))\b",
+    re.IGNORECASE,
+)
 _TEXT_REASONS: Final = {
     "instruction-markup": "instruction-like text added (addressed to the model)",
     "hidden-unicode": "invisible characters added",
 }
 
 
-def _text(kind: ChangeKind, old: Any, new: Any, other_names: Sequence[str]) -> _Verdict:
+def _text(kind: ChangeKind, old: Any, new: Any, ctx: _Context, *, title: bool = False) -> _Verdict:
+    """Text the model reads: whitespace alone is cosmetic; markup, hidden characters, an exfiltration
+    instruction, a new safety claim, a title that names another tool, or steering another tool is an
+    escalation; any other wording is ``compatible`` (to re-read, and re-approve)."""
     before = old if isinstance(old, str) else ""
     after = new if isinstance(new, str) else ""
     if kind == "changed" and isinstance(old, str) and isinstance(new, str) and old.split() == new.split():
@@ -251,36 +314,118 @@ def _text(kind: ChangeKind, old: Any, new: Any, other_names: Sequence[str]) -> _
         for rule, reason in _TEXT_REASONS.items():
             if now.get(rule, 0) > was.get(rule, 0):
                 return "escalation", reason
-        if _mentioned(after, other_names) - _mentioned(before, other_names):
+        if set(exfiltration_targets(after, ctx.named)) - set(exfiltration_targets(before, ctx.named)):
+            return "escalation", "now tells the model to send data to an address or URL no argument names"
+        if len(_SAFETY_CLAIM.findall(after)) > len(_SAFETY_CLAIM.findall(before)):
+            return "escalation", "now claims the tool is safe: hosts and models may skip confirmation"
+        if title and _named_in(after, ctx.names) - _named_in(before, ctx.names):
+            return "escalation", "the title now names another tool: it passes itself off as it"
+        if _mentioned(after, ctx.names) - _mentioned(before, ctx.names):
             return "escalation", "now steers another tool's use"
     if kind == "removed":
-        return "compatible", "text removed"
+        return "compatible", "text removed (the model reads it)"
     if kind == "added":
-        return "compatible", "text added"
-    return "compatible", "wording changed"
+        return "compatible", "text added (the model reads it)"
+    return "compatible", "wording changed (the model reads it)"
 
 
-# Annotation hints: (default per the spec, the value that grants more, what granting it means).
-_HINTS: Final[dict[str, tuple[bool, bool, str]]] = {
-    "readOnlyHint": (False, False, "the tool may now write (readOnlyHint no longer true)"),
-    "destructiveHint": (True, True, "the tool may now destroy data (destructiveHint now true)"),
-    "idempotentHint": (False, False, "repeated calls may now have further effects (idempotentHint)"),
-    "openWorldHint": (True, True, "the tool may now reach outside systems (openWorldHint now true)"),
+# -- what a text change adds that a reviewer must not miss ---------------------------------------
+
+_PATH: Final = re.compile(
+    r"(?<![\w/:.~<-])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]*[\w@-]|\b[A-Za-z]:\\[\w\\.-]*[\w-]"
+)
+_SENTENCE: Final = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+(?=\s|$)|$)")
+"""A sentence ends at ``.``, ``!`` or ``?`` followed by a space or the end (not at the dots of an
+address, a URL or a path) or at a line break."""
+_INSTRUCTION_SHAPE: Final = re.compile(
+    r"^\W*(?:also|always|never|before|after|first|then|please|important|note\s+to|remember|make\s+sure|"
+    r"be\s+sure|do\s+not|don'?t|ignore|disregard|instead|you\s+(?:must|should|need|have|will))\b"
+    r"|\b(?:you|the\s+(?:model|assistant|agent|ai|llm))\s+(?:must|should|need\s+to|have\s+to|shall)\b"
+    r"|\b(?:always|never)\b",
+    re.IGNORECASE,
+)
+_MAX_CALLOUTS: Final = 20
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(match.group(0).split()) for match in _SENTENCE.finditer(text) if match.group(0).strip()]
+
+
+def callouts(old: str, new: str, named: frozenset[str] = frozenset()) -> tuple[Callout, ...]:
+    """What ``new`` adds over ``old`` that a word diff lets a reviewer miss: each e-mail address, URL
+    and file path not in the old text, and each new sentence shaped like an instruction to the model
+    (an imperative opening with "also", "always", "before", "ignore"..., "you must", or an exfiltration
+    instruction). At most 20, in order of appearance."""
+    found: list[Callout] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(kind: CalloutKind, text: str) -> None:
+        if (kind, text) not in seen and len(found) < _MAX_CALLOUTS:
+            seen.add((kind, text))
+            found.append(Callout(kind, text))
+
+    urls = [match.group(0).rstrip(".,;:!?") for match in URL.finditer(new)]
+    old_urls = {match.group(0).rstrip(".,;:!?") for match in URL.finditer(old)}
+    for match in ADDRESS.finditer(new):
+        if match.group(0) not in old:
+            add("address", match.group(0))
+    for url in urls:
+        if url not in old_urls:
+            add("url", url)
+    bare, bare_old = URL.sub(" ", ADDRESS.sub(" ", new)), URL.sub(" ", ADDRESS.sub(" ", old))
+    old_paths = set(_PATH.findall(bare_old))
+    for path in _PATH.findall(bare):
+        if path not in old_paths:
+            add("path", path)
+    old_sentences = set(_sentences(old))
+    for sentence in _sentences(new):
+        if sentence in old_sentences:
+            continue
+        if _INSTRUCTION_SHAPE.search(sentence) or exfiltration_targets(sentence, named):
+            add("instruction", sentence)
+    return tuple(found)
+
+
+# Annotation hints: (default per the spec, the value that grants more, what granting it means, what the
+# other direction means). Both directions change what a host decides: more power, or fewer confirmations.
+_HINTS: Final[dict[str, tuple[bool, bool, str, str]]] = {
+    "readOnlyHint": (
+        False,
+        False,
+        "the tool may now write (readOnlyHint no longer true)",
+        "the tool now claims to be read-only: hosts may skip confirmation (readOnlyHint now true)",
+    ),
+    "destructiveHint": (
+        True,
+        True,
+        "the tool may now destroy data (destructiveHint now true)",
+        "the tool now looks safer: hosts may skip confirmation (destructiveHint now false)",
+    ),
+    "idempotentHint": (
+        False,
+        False,
+        "repeated calls may now have further effects (idempotentHint)",
+        "the tool now claims repeated calls are harmless: hosts may retry it (idempotentHint now true)",
+    ),
+    "openWorldHint": (
+        True,
+        True,
+        "the tool may now reach outside systems (openWorldHint now true)",
+        "the tool now claims to stay inside its system: hosts may trust it more (openWorldHint now false)",
+    ),
 }
 
 
-def _annotation(
-    rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any, names: Sequence[str]
-) -> _Verdict:
+def _annotation(rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any, ctx: _Context) -> _Verdict:
     if not rest:
         return "escalation", "annotations replaced by a value that is not an object"
     key = rest[0]
     if key == "title" and len(rest) == 1:
-        return _text(kind, old, new, names)
+        return _text(kind, old, new, ctx, title=True)
     hint = _HINTS.get(str(key)) if len(rest) == 1 else None
     if hint is None:
         return "compatible", "annotation changed"
-    default, granting, meaning = hint
+    default, granting, meaning, safer = hint
     was = old if kind != "added" and isinstance(old, bool) else default
     now = new if kind != "removed" and isinstance(new, bool) else default
     if kind != "removed" and not isinstance(new, bool):
@@ -289,19 +434,28 @@ def _annotation(
         return "cosmetic", f"{key} at the spec's default either way"
     if now == granting:
         return "escalation", meaning
-    return "compatible", f"{key}: the tool claims less than before"
+    return "escalation", safer
 
 
 def _execution(rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any) -> _Verdict:
     if rest != ("taskSupport",):
-        return ("compatible", "execution hint changed") if rest else ("breaking", "execution replaced")
+        return (
+            ("escalation", "execution changed: hosts decide how to call by it")
+            if rest
+            else (
+                "escalation",
+                "execution replaced",
+            )
+        )
     was = old if kind != "added" else "forbidden"
     now = new if kind != "removed" else "forbidden"
     if was == now:
         return "cosmetic", "taskSupport at the spec's default either way"
     if now == "required":
         return "breaking", "calls now need task support (taskSupport required)"
-    return "compatible", "task support changed"
+    if now == "forbidden":
+        return "breaking", "calls made as tasks now fail (taskSupport forbidden)"
+    return "escalation", "the tool may now run as a background task (taskSupport changed)"
 
 
 _UI_POINTERS: Final = frozenset({("ui", "resourceUri"), ("ui/resourceUri",), ("openai/outputTemplate",)})
@@ -322,12 +476,10 @@ def _origin(src: Any) -> tuple[str, str] | None:
     return parts.scheme.lower(), parts.netloc.lower()
 
 
-def _icons(rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any, old_icons: Any) -> _Verdict:
-    known = (
-        {_origin(icon.get("src")) for icon in old_icons if isinstance(icon, dict)}
-        if isinstance(old_icons, list)
-        else set()
-    )
+def _icons(rest: tuple[str | int, ...], kind: ChangeKind, new: Any, old_icons: Any) -> _Verdict:
+    old_list = [icon for icon in old_icons if isinstance(icon, dict)] if isinstance(old_icons, list) else []
+    known_origins = {_origin(icon.get("src")) for icon in old_list}
+    known_sources = {icon.get("src") for icon in old_list}
     if kind == "removed":
         return "compatible", "icon removed"
     sources: list[Any] = []
@@ -336,18 +488,28 @@ def _icons(rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any, ol
     elif len(rest) <= 1:
         items = new if isinstance(new, list) else [new]
         sources = [item.get("src") for item in items if isinstance(item, dict)]
-    if any(_origin(src) not in known for src in sources):
+    if any(_origin(src) not in known_origins for src in sources):
         return "escalation", "the host now fetches an icon from a new origin"
+    if any(src not in known_sources for src in sources):
+        return "escalation", "the host now fetches an icon from another address"
     return "compatible", "icon changed"
 
 
-def _headers(rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any) -> _Verdict:
+_HEADER_GONE: Final = (
+    "an argument no longer travels in its HTTP header: gateways and proxies that route or authorize by it "
+    "no longer see it"
+)
+
+
+def _headers(rest: tuple[str | int, ...], kind: ChangeKind, new: Any) -> _Verdict:
     if not rest:  # the whole map: null (invalid annotations) on one side
         if new is None:
             return "breaking", "the header annotations became invalid: hosts drop the tool"
         return "escalation", "new header annotations: argument values now travel in HTTP headers"
     if kind == "removed":
-        return "compatible", "an argument no longer travels in an HTTP header"
+        return "escalation", _HEADER_GONE
+    if kind == "changed":
+        return "escalation", "header renamed: gateways and proxies read the old name"
     return "escalation", "new header annotation: an argument's value now travels in an HTTP header"
 
 
@@ -525,40 +687,77 @@ def _required(kind: ChangeKind, old: Any, new: Any, output: bool) -> _Verdict:
     if output:
         if before - after:
             return "breaking", "an output member is no longer guaranteed (required)"
-        return "compatible", "an output member is now guaranteed (required)"
+        return "narrowing", "an output member is now guaranteed (required)"
     if after - before:
         return "escalation", "new required argument: every call must now send it"
-    return "compatible", "an argument is no longer required"
+    return "escalation", "an argument is no longer required: calls may now leave it out"
+
+
+_PROSE: Final = frozenset({"description", "title", "examples"})
+
+
+def _prose(value: Any) -> str:
+    """Every description, title and example string inside ``value`` (a schema part), joined: what a
+    model reads of it."""
+    out: list[str] = []
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack and len(out) < 10_000:
+        item, prose = stack.pop()
+        if isinstance(item, str):
+            if prose:
+                out.append(item)
+        elif isinstance(item, dict):
+            stack.extend((inner, key in _PROSE) for key, inner in item.items())
+        elif isinstance(item, list):
+            stack.extend((inner, prose) for inner in item)
+    return "\n".join(reversed(out))
+
+
+def _with_prose(verdict: _Verdict, kind: ChangeKind, old: Any, new: Any, ctx: _Context) -> _Verdict:
+    """A schema part added, removed or replaced whole: the text inside it is read by the model, so
+    the change is at least ``compatible``, and an escalation when that text gains what :func:`_text`
+    escalates."""
+    if not isinstance(new, dict | list) and not isinstance(old, dict | list):
+        return verdict
+    before, after = _prose(old) if kind != "added" else "", _prose(new) if kind != "removed" else ""
+    if before == after:
+        return verdict
+    severity, reason = _text("changed", before, after, ctx)
+    if severity == "escalation" and _RANK[verdict[0]] < _RANK["escalation"]:
+        return "escalation", f"{verdict[1]}; its text: {reason}"
+    if _RANK[verdict[0]] < _RANK["compatible"]:
+        return "compatible", f"{verdict[1]}; it holds text the model reads"
+    return verdict
 
 
 def _schema(
-    field: str,
-    rest: tuple[str | int, ...],
-    kind: ChangeKind,
-    old: Any,
-    new: Any,
-    names: Sequence[str],
-    old_view: Mapping[str, Any],
+    field: str, rest: tuple[str | int, ...], kind: ChangeKind, old: Any, new: Any, ctx: _Context
 ) -> _Verdict:
     output = field == "outputSchema"
     if not rest:
         if output:
             if kind == "added":
-                return "compatible", "output schema now declared"
+                return "narrowing", "output schema now declared"
             if kind == "removed":
                 return "breaking", "output schema removed: consumers lose its guarantee"
         return ("breaking", "schema replaced") if output else ("escalation", "input schema replaced")
     path, keyword, below = _split_schema(rest)
     if keyword in _TEXT_KEYWORDS and not below:
-        return _text(kind, old, new, names)
+        return _text(kind, old, new, ctx, title=keyword == "title")
+    if keyword == "examples":
+        if isinstance(old, str) or isinstance(new, str):
+            return _text(kind, old, new, ctx)
+        return "compatible", "examples changed (the model reads them)"
     if keyword == "x-mcp-header":
         if kind == "removed":
-            return "compatible", "an argument no longer travels in an HTTP header"
+            return "escalation", _HEADER_GONE
+        if kind == "changed":
+            return "escalation", "header renamed: gateways and proxies read the old name"
         return "escalation", "new header annotation: an argument's value now travels in an HTTP header"
     if keyword == "default":
         if not output and (isinstance(old, bool) or isinstance(new, bool)):
             return "escalation", "the default of a switch changed"
-        return "compatible", "default changed"
+        return "compatible", "default changed (what a call that leaves it out does)"
     if keyword == "required" and not below:
         return _required(kind, old, new, output)
     if keyword == "properties" and not below:
@@ -568,7 +767,9 @@ def _schema(
                 if not output
                 else ("breaking", "output properties removed")
             )
-        return "compatible", "properties declared"
+        if output:
+            return "compatible", "output properties declared"
+        return "escalation", "arguments declared: the model may now send them"
     if (
         (keyword == "enum" or keyword in _ORDER_FREE_SCHEMAS)
         and not below
@@ -579,36 +780,43 @@ def _schema(
         return _COSMETIC_ORDER
     effect = _schema_effect(keyword, below, kind, old, new, path)
     if effect is None:
-        return "compatible", f"{keyword} changed (an annotation: no effect on validation)"
+        return "compatible", f"{keyword} changed (an annotation the model may read)"
     what, reason = effect
     if what == "neutral":
-        return ("cosmetic", reason) if reason == "order" else ("compatible", reason)
+        if reason == "order":
+            return "cosmetic", reason
+        if reason == "new optional property":
+            if output:
+                return "narrowing", "new output property"
+            return "escalation", "new argument (optional): the model may now send it"
+        return "compatible", reason
     if output:
         if what == "narrow":
-            return "compatible", f"output {reason}: consumers get less than they may expect"
+            return "narrowing", f"output {reason}: consumers get less than they may expect"
         return "breaking", f"output {reason}: consumers may get what they did not expect"
     if what == "narrow":
         return "breaking", f"{reason}: arguments that were valid may now be refused"
     return "escalation", f"{reason}: the tool now accepts arguments it refused"
 
 
-def _classify(raw: _Raw, names: Sequence[str], old_view: Mapping[str, Any]) -> _Verdict:
+def _classify(raw: _Raw, ctx: _Context) -> _Verdict:
     field = str(raw.parts[0])
     rest = raw.parts[1:]
     if field in ("title", "description") and not rest:
-        return _text(raw.kind, raw.old, raw.new, names)
+        return _text(raw.kind, raw.old, raw.new, ctx, title=field == "title")
     if field == "annotations":
-        return _annotation(rest, raw.kind, raw.old, raw.new, names)
+        return _annotation(rest, raw.kind, raw.old, raw.new, ctx)
     if field == "execution":
         return _execution(rest, raw.kind, raw.old, raw.new)
     if field == "_meta":
         return _meta(rest, raw.kind) if rest else ("escalation", "_meta replaced")
     if field == "icons":
-        return _icons(rest, raw.kind, raw.old, raw.new, old_view.get("icons"))
+        return _icons(rest, raw.kind, raw.new, ctx.old_view.get("icons"))
     if field == "headers":
-        return _headers(rest, raw.kind, raw.old, raw.new)
+        return _headers(rest, raw.kind, raw.new)
     if field in ("inputSchema", "outputSchema"):
-        return _schema(field, rest, raw.kind, raw.old, raw.new, names, old_view)
+        verdict = _schema(field, rest, raw.kind, raw.old, raw.new, ctx)
+        return _with_prose(verdict, raw.kind, raw.old, raw.new, ctx)
     if field == "name":
         return "breaking", "renamed: calls by the old name fail"
     return "compatible", f"{field} changed"
@@ -627,12 +835,14 @@ def diff_contracts(
 ) -> tuple[ContractChange, ...]:
     """Every changed location between two contract views, in pointer order, classified.
 
-    ``other_names``: the other tools' names (text that starts steering one of them is an escalation).
-    ``set_aside``: top-level fields not compared (a rename sets aside ``name``, and ``title`` when it
-    only spells the name). Pure; cost linear in the views' size (arrays are aligned with difflib, which
+    ``other_names``: the other tools' names (text that starts steering one of them, or a title that
+    names one, is an escalation). ``set_aside``: top-level fields not compared (a rename sets aside
+    ``name``, and ``title`` when it only spells the name). Text changes carry a word diff and their
+    :func:`callouts`. Pure; cost linear in the views' size (arrays are aligned with difflib, which
     is quadratic in the length of one array at worst, bounded by the descriptor bounds of Admit).
     """
     names = other_names if isinstance(other_names, list | tuple) else list(other_names)
+    ctx = _Context(names, old_view, new_view, argument_strings(new_view))
     skipped = set(set_aside)
     changes: list[ContractChange] = []
     for field in sorted((old_view.keys() | new_view.keys()) - skipped):
@@ -649,16 +859,24 @@ def diff_contracts(
         else:
             raws = _walk(before, after, (field,))
         for raw in raws:
-            severity, reason = _classify(raw, names, old_view)
+            severity, reason = _classify(raw, ctx)
             words: tuple[WordEdit, ...] = ()
-            if (
-                raw.kind == "changed"
-                and isinstance(raw.old, str)
-                and isinstance(raw.new, str)
-                and raw.parts[-1] in _TEXT_KEYWORDS
-            ):
-                words = word_diff(raw.old, raw.new)
+            called: tuple[Callout, ...] = ()
+            text_change = raw.parts[-1] in _TEXT_KEYWORDS or (
+                len(raw.parts) >= 2 and raw.parts[-2] == "examples"
+            )
+            if text_change and isinstance(raw.new, str):
+                old_text = raw.old if isinstance(raw.old, str) else ""
+                if raw.kind == "changed" and isinstance(raw.old, str):
+                    words = word_diff(raw.old, raw.new)
+                called = callouts(old_text, raw.new, ctx.named)
+            elif raw.kind != "removed" and isinstance(raw.new, dict | list) and raw.parts[0] != "_meta":
+                called = callouts(
+                    _prose(raw.old) if raw.kind == "changed" else "", _prose(raw.new), ctx.named
+                )
             changes.append(
-                ContractChange(json_pointer(raw.parts), raw.kind, raw.old, raw.new, severity, reason, words)
+                ContractChange(
+                    json_pointer(raw.parts), raw.kind, raw.old, raw.new, severity, reason, words, called
+                )
             )
     return tuple(changes)

@@ -113,6 +113,13 @@ RULES: tuple[Rule, ...] = (
         " or naming other servers",
     ),
     Rule(
+        "exfiltration",
+        "project",
+        "tool_poisoning",
+        "server/tools#security-considerations: silent on text telling the model to send data to an address"
+        " or URL no argument names",
+    ),
+    Rule(
         "name-charset",
         "project",
         "tool_poisoning",

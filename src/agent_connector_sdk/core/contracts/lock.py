@@ -8,7 +8,7 @@ and its :mod:`._fingerprint` digests. ``agent-connector review URL --write-lock 
 * ``unchanged`` — same contract under the same name;
 * ``changed`` — same name, different contract; ``fields`` names the top-level fields that changed and
   ``changes`` says what changed, where (a JSON pointer), from what to what, and what kind of change
-  it is (:mod:`._contract_diff`: escalation, breaking, compatible or cosmetic);
+  it is (:mod:`._contract_diff`: escalation, breaking, compatible, narrowing or cosmetic);
 * ``added`` — a name the lock does not know (an escalation: a capability nobody approved);
 * ``removed`` — a locked name the server no longer offers (breaking);
 * ``renamed`` — a new name whose contract, with the name and a title that only spells the name set
@@ -68,6 +68,7 @@ from agent_connector_sdk.core.contracts._fingerprint import (
     ContractField,
     ContractFingerprint,
     contract_view,
+    equivalent_view,
     fingerprint,
     fingerprint_view,
 )
@@ -490,6 +491,15 @@ def _against(
         return ToolDrift(current.name, "changed", changed, digest_only=True, diff_sha256=digest)
     if locked.sha256 == current.digests.sha256:
         return ToolDrift(current.name, "unchanged")
+    # A contract stored before a normalization existed (1.0 for 1, a $ref for its definition) is read
+    # as it would be written now: what provably means the same is not drift.
+    # (``==`` would hold 1.0 and 1 equal: the digests say whether the rewriting changed anything.)
+    rewritten = equivalent_view(old_view)
+    rewritten_sha256 = fingerprint_view(rewritten).sha256
+    if rewritten_sha256 == current.digests.sha256:
+        return ToolDrift(current.name, "unchanged")
+    if rewritten_sha256 != locked.sha256:
+        old_view = rewritten
     changed = tuple(
         field for field in CONTRACT_FIELDS if locked.fields.get(field) != current.digests.fields.get(field)
     )
