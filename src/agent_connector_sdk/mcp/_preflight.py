@@ -107,7 +107,8 @@ def _resolve(parts: SplitResult, tls: bool, timeout: float) -> tuple[int, tuple[
     def resolve() -> None:
         try:
             info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            found.append((info[0][0], info[0][4][:2]))
+            family, sockaddr = info[0][0], info[0][4]
+            found.append((int(family), (str(sockaddr[0]), int(sockaddr[1]))))
         except (socket.gaierror, UnicodeError, IndexError):
             found.append("unresolvable")
         except OSError:

@@ -19,7 +19,7 @@ from typing import Final, Literal
 
 from agent_connector_sdk.cli.errors import ServerUnavailable
 from agent_connector_sdk.mcp._preflight import check_program, probe_http
-from agent_connector_sdk.review.unreachable import not_mcp_sentence, unreachable_sentence
+from agent_connector_sdk.review.unreachable import Unreached, not_mcp_sentence, unreachable_sentence
 
 __all__ = ["PREFLIGHT_TIMEOUT", "preflight"]
 
@@ -53,7 +53,7 @@ def preflight(
         path = (env or {}).get("PATH", os.environ.get("PATH", os.defpath))
         missing = check_program(argv[0], path=path)
         if missing is not None:
-            reason = "program_not_found" if missing == "not_found" else "not_executable"
+            reason: Unreached = "program_not_found" if missing == "not_found" else "not_executable"
             raise ServerUnavailable(unreachable_sentence(reason, address), reason=reason)
         return
     probe = probe_http(address, timeout=min(timeout, PREFLIGHT_TIMEOUT), credentials=credentials)
