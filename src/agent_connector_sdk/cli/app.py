@@ -352,6 +352,8 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
         approve=tuple(given.approve or ()),
         any_drift=given.fail_on_any_drift,
     )
+    if given.pins is not None:
+        read_operator_file(given.pins, "pin file", bytes)  # readable: parsed with the options, later
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
     reviewed = _reviewed_target(target, given.stdio) if target or given.stdio is not None else None
     return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed)

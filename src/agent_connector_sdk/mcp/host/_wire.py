@@ -292,7 +292,7 @@ class HttpGuard:
                 code, words = read_error(body)
                 html = "text/html" in response.headers.get("content-type", "").lower()
                 if html:
-                    words = html_title(body)  # a page's first line is its doctype
+                    words = html_title(body) or words  # a page's first line is mostly its doctype
                 error = HttpError(response.status_code, words, code, html)
                 self.last_error = error
                 if watch is not None:
