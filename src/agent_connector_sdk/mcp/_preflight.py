@@ -16,10 +16,12 @@ reads is the answer's form (a status line, a content type), never its content.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import SplitResult, urlsplit
@@ -152,29 +154,41 @@ def _probe_tls(
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
+    # The socket's timeout bounds each read; the watchdog bounds the whole handshake (a peer
+    # trickling records one by one cannot stretch it).
+    watchdog = threading.Timer(timeout, _shut, (sock,))
+    watchdog.daemon = True
+    watchdog.start()
     try:
-        with context.wrap_socket(sock, server_hostname=parts.hostname) as tls:
-            tls.settimeout(timeout)
+        with context.wrap_socket(sock, server_hostname=parts.hostname):
+            pass
         return _UNDECIDED
     except ssl.SSLError:
         pass
     except OSError:
         return _UNDECIDED  # reset or timed out mid-handshake: not ours to decide
     finally:
+        watchdog.cancel()
         sock.close()
     # No TLS: does it answer plain HTTP? Asked without credentials (they were meant for TLS).
     plain = _connect(address, timeout)
     if not isinstance(plain, socket.socket):
         return _UNDECIDED
     with plain:
-        head = _exchange(plain, parts, timeout)
+        head = _exchange(plain, parts, timeout, with_query=False)  # a query may hold a token: not in clear
     if head.startswith(b"HTTP/"):
         return HttpProbe(found="plain_http")
     return _read_form(head, credentials=True)  # neither TLS nor HTTP: `not_http`, when it said anything
 
 
-def _exchange(sock: socket.socket, parts: SplitResult, timeout: float) -> bytes:
-    """Send one ``server/discover`` POST and read the start of the answer (``b""`` when none came)."""
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed: the handshake ended first
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _exchange(sock: socket.socket, parts: SplitResult, timeout: float, *, with_query: bool = True) -> bytes:
+    """Send one ``server/discover`` POST and read the start of the answer (``b""`` when none came),
+    within ``timeout`` in all (a peer trickling bytes cannot stretch it)."""
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -190,7 +204,7 @@ def _exchange(sock: socket.socket, parts: SplitResult, timeout: float) -> bytes:
         separators=(",", ":"),
     ).encode()
     path = parts.path or "/"
-    if parts.query:
+    if parts.query and with_query:
         path += f"?{parts.query}"
     host = parts.netloc.rpartition("@")[2]  # never the userinfo
     request = (
@@ -199,11 +213,16 @@ def _exchange(sock: socket.socket, parts: SplitResult, timeout: float) -> bytes:
         f"MCP-Protocol-Version: {_PROBE_REVISION}\r\nMcp-Method: server/discover\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     ).encode("ascii", "replace")
+    deadline = time.monotonic() + timeout
     sock.settimeout(timeout)
     head = bytearray()
     try:
         sock.sendall(request + body)
         while len(head) < HEAD_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            sock.settimeout(left)
             chunk = sock.recv(HEAD_BYTES - len(head))
             if not chunk:
                 break
