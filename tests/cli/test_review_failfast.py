@@ -17,8 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
+from agent_connector_sdk.cli.errors import ServerUnavailable
 from tests.support.cli import run_cli
 from tests.support.not_mcp_peers import HELLO_WORLD, python_http_server, raw_tcp_listener, refused_port
 
@@ -149,3 +151,43 @@ def test_the_probe_sees_a_review_that_gets_past_the_preflight_load_the_stack(tmp
     code, loaded = _loaded_after(["review", "--", sys.executable, "-c", HELLO_WORLD], tmp_path)
     assert code == 2
     assert {"mcp", "fastmcp"} <= loaded
+
+
+# --------------------------------------------------------- the full review names the same cases
+def _full_review_refusal(kind: str, address: str) -> ServerUnavailable:
+    """``review_server`` itself (no pre-flight): what the review says when the pre-flight could not
+    decide, e.g. with credentials, or under ``--mcp-config``."""
+    from agent_connector_sdk.review.live import ReviewOptions, quiet_sdk_loggers, review_server
+    from agent_connector_sdk.review.report import Target
+
+    target = Target(kind=kind, address=address)
+
+    async def review() -> None:
+        with anyio.fail_after(HANG_GUARD):
+            await review_server(target, ReviewOptions(timeout=600))
+
+    with quiet_sdk_loggers(), pytest.raises(ServerUnavailable) as refused:
+        anyio.run(review)
+    return refused.value
+
+
+def test_the_full_review_gives_the_same_sentences_and_typed_reasons() -> None:
+    with python_http_server() as web, raw_tcp_listener() as raw:
+        cases = {
+            f"http://127.0.0.1:{web}/mcp": "html_page",
+            f"https://127.0.0.1:{web}/mcp": "plain_http",
+            f"http://127.0.0.1:{raw}/mcp": "not_http",
+            f"http://127.0.0.1:{refused_port()}/mcp": "refused",
+        }
+        for url, reason in cases.items():
+            refusal = _full_review_refusal("http", url)
+            assert refusal.reason == reason, (url, refusal)
+            assert run_cli("review", url, timeout=HANG_GUARD).err.strip() == f"agent-connector: {refusal}"
+    hello = shlex.join([sys.executable, "-c", HELLO_WORLD])
+    refusal = _full_review_refusal("stdio", hello)
+    assert refusal.reason == "non_json_output"
+    assert str(refusal) == f"{hello}: the program wrote non-JSON to stdout: 'hello world'"
+    missing = _full_review_refusal("stdio", "no-such-mcp-server-xyz")
+    assert missing.reason == "program_not_found" and str(missing) == (
+        "cannot start no-such-mcp-server-xyz: program not found (is it installed and on PATH?)"
+    )
