@@ -312,6 +312,7 @@ class _ReviewPlan:
     server_env: dict[str, str]
     contract: _ContractOutputs
     reviewed: _Reviewed | None
+    pins: SourcePins | None = None
 
 
 def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
@@ -352,11 +353,12 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
         approve=tuple(given.approve or ()),
         any_drift=given.fail_on_any_drift,
     )
-    if given.pins is not None:
-        read_operator_file(given.pins, "pin file", bytes)  # readable: parsed with the options, later
+    # Read and parsed now: a bad pin file is refused before anything connects (it loads the contract
+    # models, not the MCP stack).
+    pins = _read_pins(given.pins) if given.pins is not None else None
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
     reviewed = _reviewed_target(target, given.stdio) if target or given.stdio is not None else None
-    return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed)
+    return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed, pins)
 
 
 def _review_options(given: ReviewArguments, plan: _ReviewPlan) -> ReviewOptions:
@@ -372,7 +374,7 @@ def _review_options(given: ReviewArguments, plan: _ReviewPlan) -> ReviewOptions:
         search_patterns=tuple(given.search or (".*",)),
         call=given.call,
         arguments=plan.arguments,
-        source_pins=_read_pins(given.pins) if given.pins is not None else None,
+        source_pins=plan.pins,
         env=plan.server_env,
     )
 
