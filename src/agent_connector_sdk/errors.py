@@ -35,7 +35,9 @@ they are, so the same failure has the same class on every path. The tree (module
     │   ├── HttpStatusError                          an HTTP error status and the page's own words
     │   ├── UnsupportedVersion                       no protocol revision in common
     │   ├── TransportFailure                         connection lost, timed out, unreachable
-    │   └── MalformedResponse                        this host could not read the answer
+    │   ├── MalformedResponse                        this host could not read the answer
+    │   └── NotMcpServer                             what answered is not MCP, and what it is (an
+    │                                                HTML page, not HTTP, plain HTTP, text on stdout)
     ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
     ├── BoundExceeded                (bounds)        mcp.host.bounds: a HostBounds cap was hit
     ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps

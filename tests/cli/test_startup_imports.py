@@ -46,6 +46,10 @@ ALLOWED_OWN = frozenset(
         "agent_connector_sdk.cli.state",
         "agent_connector_sdk.errors",
         "agent_connector_sdk.sanitize",
+        # The kinds of "not an MCP server" (ServerUnavailable.reason names them): a Literal, no imports.
+        "agent_connector_sdk.core",
+        "agent_connector_sdk.core.host",
+        "agent_connector_sdk.core.host._peer",
     }
 )
 

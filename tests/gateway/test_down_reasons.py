@@ -8,11 +8,13 @@ import io
 import sys
 import time
 
+import anyio
 import pytest
 
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
 from agent_connector_sdk.gateway._generations import ChildTool
 from agent_connector_sdk.gateway._reasons import StderrTail, child_target, failure_cause
+from tests.support.not_mcp_peers import HELLO_WORLD, python_http_server
 
 
 def test_targets_never_show_credentials() -> None:
@@ -84,3 +86,23 @@ def test_the_stderr_tail_passes_every_line_on() -> None:
     assert tail.last_line is not None and tail.last_line.startswith("two x") and len(tail.last_line) < 330
     # Passed on through the one sanitizer, prefixed (empty lines are not relayed).
     assert forward.getvalue().startswith("[child] one\n[child] two ")
+
+
+async def test_a_child_that_is_not_an_mcp_server_is_down_saying_what_it_is() -> None:
+    """A web page or a program printing text is named (the host's ``NotMcpServer``), not reported as a
+    closed connection or a timeout (the connect timeout is far beyond the test's hang guard)."""
+    with python_http_server() as port:
+        web = ChildSpec("web", url=f"http://127.0.0.1:{port}/mcp")
+        text = ChildSpec("text", command=(sys.executable, "-c", HELLO_WORLD))
+        gateway = Gateway(GatewayConfig(children=(web, text), connect_timeout=600))
+        with anyio.fail_after(120):
+            await gateway.start(supervise=False)
+        try:
+            reasons = {name: child.reason for name, child in gateway.children.items()}
+        finally:
+            await gateway.stop()
+    assert (
+        reasons["web"] == f"http://127.0.0.1:{port}/mcp: not an MCP server: an HTML page, not an MCP endpoint"
+    )
+    assert (reasons["text"] or "").startswith("command python")
+    assert (reasons["text"] or "").endswith(": not an MCP server: the program wrote non-JSON to stdout")

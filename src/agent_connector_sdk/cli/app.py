@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
-from urllib.parse import urlsplit
 
 from cyclopts import App, Parameter
 from cyclopts.exceptions import CycloptsError
@@ -135,10 +134,18 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
+@dataclass(frozen=True)
+class _Reviewed:
+    """The server to review, before the report model (pydantic) loads: its kind and address."""
+
+    kind: Literal["http", "stdio"]
+    address: str
+
+
+def _reviewed_target(target: Sequence[str], stdio: str | None) -> _Reviewed:
     """The server to review: ``--stdio``, a URL, or the words after ``--`` as a stdio command."""
     if stdio is not None:
-        return _target("stdio", stdio)
+        return _Reviewed("stdio", stdio)
     if len(target) == 1 and "://" in target[0]:
         return _http_target(target[0])
     if len(target) == 1 and _looks_like_an_address(target[0]):
@@ -152,7 +159,7 @@ def _reviewed_target(target: Sequence[str], stdio: str | None) -> Target:
         )
     import shlex
 
-    return _target("stdio", shlex.join(target))
+    return _Reviewed("stdio", shlex.join(target))
 
 
 _SCHEMELESS_ADDRESS = re.compile(
@@ -218,14 +225,18 @@ def _server_environment(
     return server_environment(pairs or (), passed or ())
 
 
-def _http_target(url: str) -> Target:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+def _http_target(url: str) -> _Reviewed:
+    from agent_connector_sdk.mcp._preflight import check_url
+
+    wrong = check_url(url)
+    if wrong is None:
+        return _Reviewed("http", url)
+    if wrong == "not an http(s) URL":
         raise CliError(
             f"{json.dumps(url)[:80]} is not an http(s) URL; for a local server use --stdio 'COMMAND' "
             "or `review -- COMMAND ARGS`"
         )
-    return _target("http", url)
+    raise CliError(f"{json.dumps(url)[:80]} is {wrong}")
 
 
 @app.command
@@ -258,6 +269,17 @@ def review(
         report = _review_descriptor_files(given.descriptor, given.emit_tests, plan.profile)
         pin = None  # descriptor files disclose nothing: there is no source to pin
     else:
+        if plan.reviewed is not None:
+            # Refused, unresolvable, no such program, not HTTP, not MCP: said before the stack loads.
+            from agent_connector_sdk.review.preflight import preflight
+
+            preflight(
+                plan.reviewed.kind,
+                plan.reviewed.address,
+                timeout=given.timeout,
+                env=plan.server_env,
+                credentials=given.token is not None or bool(plan.headers),
+            )
         from agent_connector_sdk.review.live import quiet_sdk_loggers
 
         options = _review_options(given, plan)
@@ -268,7 +290,7 @@ def review(
             report = _review_demo(options, json_output=given.json_output)
         else:
             assert plan.reviewed is not None  # exactly one source was given, and it is not --demo
-            report = _review_live(plan.reviewed, options)
+            report = _review_live(_target(plan.reviewed.kind, plan.reviewed.address), options)
     return _finish(
         report,
         out,
@@ -289,7 +311,8 @@ class _ReviewPlan:
     arguments: dict[str, Any] | None
     server_env: dict[str, str]
     contract: _ContractOutputs
-    reviewed: Target | None
+    reviewed: _Reviewed | None
+    pins: SourcePins | None = None
 
 
 def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
@@ -333,9 +356,12 @@ def _plan_review(target: Sequence[str], given: ReviewArguments) -> _ReviewPlan:
         any_drift=given.fail_on_any_drift,
         allow_compatible=given.allow_compatible,
     )
+    # Read and parsed now: a bad pin file is refused before anything connects (it loads the contract
+    # models, not the MCP stack).
+    pins = _read_pins(given.pins) if given.pins is not None else None
     # The server's address is checked before the host stack loads: a mistyped URL answers at once.
     reviewed = _reviewed_target(target, given.stdio) if target or given.stdio is not None else None
-    return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed)
+    return _ReviewPlan(profile, headers, arguments, server_env, contract, reviewed, pins)
 
 
 def _review_options(given: ReviewArguments, plan: _ReviewPlan) -> ReviewOptions:
@@ -351,7 +377,7 @@ def _review_options(given: ReviewArguments, plan: _ReviewPlan) -> ReviewOptions:
         search_patterns=tuple(given.search or (".*",)),
         call=given.call,
         arguments=plan.arguments,
-        source_pins=_read_pins(given.pins) if given.pins is not None else None,
+        source_pins=plan.pins,
         env=plan.server_env,
     )
 

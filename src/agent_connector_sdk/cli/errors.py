@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from agent_connector_sdk.core.host._peer import PeerKind
 from agent_connector_sdk.errors import AgentConnectorError
 
-__all__ = ["CliCategory", "CliError", "ServerUnavailable"]
+__all__ = ["CliCategory", "CliError", "ServerUnavailable", "UnavailableReason"]
 
 EXIT_USAGE: Final = 2
 
 CliCategory = Literal["usage", "server_unavailable"]
+
+UnavailableReason = Literal[
+    "refused", "unresolvable", "unreachable", "program_not_found", "not_executable", PeerKind
+]
+"""Why a server could not be reviewed, when the reviewer can name it: nothing listens at the address
+(``refused``), its host name does not resolve (``unresolvable``), no route to it (``unreachable``), the
+stdio program is missing (``program_not_found``) or cannot be run (``not_executable``), or what
+answered is not an MCP server (a :data:`~agent_connector_sdk.core.host._peer.PeerKind`: ``html_page``,
+``not_http``, ``plain_http``, ``non_json_output``)."""
 
 
 class CliError(AgentConnectorError):
@@ -35,7 +45,10 @@ class CliError(AgentConnectorError):
 
 
 class ServerUnavailable(CliError):
-    """The server could not be reviewed at all (one sentence saying why); ``server_unavailable``."""
+    """The server could not be reviewed at all (one sentence saying why); ``server_unavailable``.
 
-    def __init__(self, message: str) -> None:
+    ``reason`` names why when the reviewer could tell (:data:`UnavailableReason`), else ``None``."""
+
+    def __init__(self, message: str, *, reason: UnavailableReason | None = None) -> None:
         super().__init__(message, category="server_unavailable")
+        self.reason: UnavailableReason | None = reason

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
-from agent_connector_sdk.core.host._errors import JsonRpcError, TransportFailure
+from agent_connector_sdk.core.host._errors import JsonRpcError, NotMcpServer, TransportFailure
 from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.gateway._config import ChildSpec
 from agent_connector_sdk.mcp.host._server_output import StderrRelay
@@ -52,6 +52,9 @@ def failure_cause(error: BaseException) -> str:
     """A few words for what failed: ``connection refused``, ``timed out``, ``the connection closed``,
     ``JSON-RPC error -32603``… (the exception's type name when nothing better is known)."""
     chain = list(iter_causes(error))
+    for item in chain:  # what answered, when the host could tell it is not an MCP server
+        if isinstance(item, NotMcpServer):
+            return item.message
     for item in chain:  # the operating system's own word first, wherever it sits in the chain
         if isinstance(item, OSError) and item.errno:
             return _errno_words(item.errno)
@@ -77,8 +80,10 @@ def describe_failure(
     spec: ChildSpec, error: BaseException, stderr_line: str | None = None, *, exit_status: int | None = None
 ) -> str:
     """``TARGET: CAUSE`` — a stdio child's exit status when its process ended, else the failure's
-    cause — and, when given, a stdio child's last stderr line (sanitized)."""
-    if exit_status is not None:
+    cause (what answered, first, when the host could tell it is not an MCP server: the child was then
+    stopped by the host, so its exit status says nothing) — and, when given, a stdio child's last
+    stderr line (sanitized)."""
+    if exit_status is not None and not any(isinstance(item, NotMcpServer) for item in iter_causes(error)):
         cause = (
             f"exited with status {exit_status}" if exit_status >= 0 else f"killed by signal {-exit_status}"
         )

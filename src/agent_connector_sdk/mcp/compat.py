@@ -543,8 +543,15 @@ class StdioLineTooLong(ConnectionError):
     ``ConnectionError`` as a failed stream: the session ends, the pending request fails)."""
 
 
+class StdioNotJson(ConnectionError):
+    """A stdio server wrote a line on stdout that is not a JSON-RPC message (the spec: it MUST NOT).
+    A ``ConnectionError`` for the same reason as :class:`StdioLineTooLong`: the session ends at once
+    instead of the request waiting for its timeout, and the host names what was written."""
+
+
 _STDIO_CAP: ContextVar[Any] = ContextVar("agent_connector_sdk_stdio_line_cap", default=None)
 _STDIO_BATCH: Final = 4 << 20
+_NON_JSON_SAMPLE: Final = 200  # bytes of a non-JSON line kept for the error (cut again when shown)
 
 
 class _CappedStdout:
@@ -556,6 +563,7 @@ class _CappedStdout:
         self._line = 0
         self._counter: Any = None
         self._values_refused = False
+        self._line_open = True  # the current line's first non-blank byte is still to come
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if self._line > self._cap.limit:
@@ -564,6 +572,8 @@ class _CappedStdout:
             # Sticky, like the line cap: the refused message's request would otherwise wait for its
             # timeout, since its answer was dropped while the stream read on.
             raise StdioLineTooLong("the server's message holds more JSON values than the cap")
+        if getattr(self._cap, "non_json", None) is not None:
+            raise StdioNotJson("the server wrote a line on stdout that is not JSON-RPC")
         # Mid-line, gather up to _STDIO_BATCH bytes per call: the SDK's reader re-joins its buffer on
         # every chunk, so a long line read 64 KiB at a time costs quadratic copying before any cap.
         parts: list[bytes] = []
@@ -585,8 +595,27 @@ class _CappedStdout:
         if self._line > self._cap.limit:
             self._cap.tripped = True
             raise StdioLineTooLong("the server's line is over the cap")
+        self._check_line_starts(data)
         self._count_values(data)
         return data
+
+    def _check_line_starts(self, data: bytes) -> None:
+        """Every line must start (after blanks) with ``{`` or ``[``: a line that starts otherwise is not
+        JSON-RPC (a banner, a ``print``), and waiting on would only turn it into a timeout. Its start
+        is kept on ``cap.non_json`` (raw: the host sanitizes it) when the cap has that field."""
+        if not hasattr(self._cap, "non_json"):
+            return
+        segments = data.split(b"\n")
+        for index, segment in enumerate(segments):
+            if self._line_open:
+                text = segment.lstrip(b" \t\r")
+                if text:
+                    self._line_open = False
+                    if text[:1] not in (b"{", b"["):
+                        self._cap.non_json = text[:_NON_JSON_SAMPLE].rstrip(b"\r").decode("utf-8", "replace")
+                        raise StdioNotJson("the server wrote a line on stdout that is not JSON-RPC")
+            if index < len(segments) - 1:
+                self._line_open = True
 
     def _count_values(self, data: bytes) -> None:
         """JSON values per line (one line is one message) against ``cap.max_values``, counted by the

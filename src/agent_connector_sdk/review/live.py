@@ -82,7 +82,7 @@ from agent_connector_sdk.review.report import (
     output_kind,
 )
 from agent_connector_sdk.review.stdio_server import environment_hint, informative_line
-from agent_connector_sdk.review.unreachable import explain_unreachable
+from agent_connector_sdk.review.unreachable import explain_unreachable, unavailable_reason
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ReviewOptions", "quiet_sdk_loggers", "review_server"]
@@ -244,14 +244,17 @@ async def _review_session(
             raise ServerUnavailable(f"refused by this host: {own.message}") from None
     sent = options.token is not None or any(name.lower() == "authorization" for name in options.headers)
     message = explain_unreachable(failure, target=target.address, timeout=options.timeout, credentials=sent)
+    reason = unavailable_reason(failure)
     quoted = None
     if stderr is not None:
         stderr.close()  # the server is gone (keep_alive=False): the record reads to its end
         stderr.join(timeout=1.0)
         quoted = informative_line(stderr.tail())
     if not quoted:
-        raise ServerUnavailable(message) from None
-    raise ServerUnavailable(f"{message} (server stderr: {quoted}){environment_hint(quoted)}") from None
+        raise ServerUnavailable(message, reason=reason) from None
+    raise ServerUnavailable(
+        f"{message} (server stderr: {quoted}){environment_hint(quoted)}", reason=reason
+    ) from None
 
 
 async def _review(

@@ -12,18 +12,53 @@ server. The live review raises it as :class:`~agent_connector_sdk.cli.errors.Ser
 from __future__ import annotations
 
 import ssl
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
+from agent_connector_sdk.core.host._peer import PeerKind, peer_description
 from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
+    from agent_connector_sdk.cli.errors import UnavailableReason
     from agent_connector_sdk.core.host._errors import ProtocolError
 
-__all__ = ["explain_unreachable"]
+__all__ = ["explain_unreachable", "not_mcp_sentence", "unavailable_reason", "unreachable_sentence"]
+
+Unreached = Literal["refused", "unresolvable", "unreachable", "program_not_found", "not_executable"]
+
+
+def unreachable_sentence(reason: Unreached, target: str) -> str:
+    """The sentence for a server that cannot be reached or started: the same words whether the
+    pre-flight (:mod:`agent_connector_sdk.review.preflight`) or the host's error found it."""
+    if reason == "refused":
+        return f"connection refused: nothing is listening at {target}"
+    if reason == "unresolvable":
+        return f"cannot resolve the host of {target}"
+    if reason == "unreachable":
+        return f"cannot connect to {target}: no route to its host"
+    if reason == "program_not_found":
+        return f"cannot start {target}: program not found (is it installed and on PATH?)"
+    return f"cannot start {target}: permission denied (is the program executable?)"
+
+
+def not_mcp_sentence(
+    found: PeerKind, target: str, sample: str | None = None, *, status: int | None = None
+) -> str:
+    """``<target> is <what it is>`` for an address that answered but is not an MCP server (the
+    :class:`~agent_connector_sdk.core.host._errors.NotMcpServer` kinds); ``sample`` is the peer's own
+    words, sanitized and cut again here."""
+    said = sanitize_text(sample, 80) if sample else None
+    if found == "html_page":
+        title = f" ({said!r})" if said else ""
+        answered = f"answered HTTP {status} with" if status is not None else "answered with"
+        return f"{target} {answered} {peer_description(found)}{title}"
+    if found == "non_json_output":
+        return f"{target}: {peer_description(found, said)}"
+    return f"{target}: {peer_description(found, said, url=target)}"
 
 
 _WORDS: Final = 200  # characters of the server's own words quoted in one line
+_UNRESOLVABLE: Final = (-2, -3, -5)  # EAI_NONAME, EAI_AGAIN, EAI_NODATA
 
 
 def _quote(words: str | None) -> str:
@@ -53,10 +88,13 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float, credent
         HttpStatusError,
         JsonRpcError,
         MalformedResponse,
+        NotMcpServer,
         TransportFailure,
         UnsupportedVersion,
     )
 
+    if isinstance(error, NotMcpServer):
+        return not_mcp_sentence(error.found, target, error.sample, status=error.status)
     ours = ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
     if isinstance(error, UnsupportedVersion):
         theirs = sanitize_text(error.offered, 120)
@@ -106,9 +144,9 @@ def explain_unreachable(
             return f"TLS failed for {target}: {type(cause).__name__} (is it https with a valid certificate?)"
     for cause in causes:
         if isinstance(cause, ConnectionRefusedError):
-            return f"connection refused: nothing is listening at {target}"
-        if isinstance(cause, OSError) and cause.errno in (-2, -3, -5):  # EAI_NONAME, EAI_AGAIN, EAI_NODATA
-            return f"cannot resolve the host of {target}"
+            return unreachable_sentence("refused", target)
+        if isinstance(cause, OSError) and cause.errno in _UNRESOLVABLE:
+            return unreachable_sentence("unresolvable", target)
     for cause in causes:
         if isinstance(cause, TimeoutError | httpx2.TimeoutException):
             return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
@@ -117,10 +155,34 @@ def explain_unreachable(
             return f"cannot connect to {target}: {type(cause).__name__}"
     for cause in causes:
         if isinstance(cause, FileNotFoundError):
-            return f"cannot start {target}: program not found (is it installed and on PATH?)"
+            return unreachable_sentence("program_not_found", target)
         if isinstance(cause, PermissionError):
-            return f"cannot start {target}: permission denied (is the program executable?)"
+            return unreachable_sentence("not_executable", target)
     for cause in causes:
         if isinstance(cause, TransportFailure):
             return f"the connection to {target} failed: {sanitize_text(cause.message, 200)}"
     return f"cannot review {target}: {type(error).__name__}"
+
+
+def unavailable_reason(error: BaseException) -> UnavailableReason | None:
+    """The typed reason behind :func:`explain_unreachable`'s sentence, where it names one (what
+    answered instead of an MCP server; refused, unresolvable; a program missing or not executable),
+    decided by class as the sentence is."""
+    from agent_connector_sdk.core.host._errors import NotMcpServer, ProtocolError, TransportFailure
+
+    causes = list(iter_causes(error))
+    for cause in causes:
+        if isinstance(cause, NotMcpServer):
+            return cause.found
+        if isinstance(cause, ProtocolError) and not isinstance(cause, TransportFailure):
+            return None  # the server's own answer explains it (an HTTP status, a JSON-RPC error, ...)
+    for cause in causes:
+        if isinstance(cause, ConnectionRefusedError):
+            return "refused"
+        if isinstance(cause, OSError) and cause.errno in _UNRESOLVABLE:
+            return "unresolvable"
+        if isinstance(cause, FileNotFoundError):
+            return "program_not_found"
+        if isinstance(cause, PermissionError):
+            return "not_executable"
+    return None

@@ -8,9 +8,11 @@ Three families never mix (see :mod:`agent_connector_sdk.mcp.host`):
   ``status``), offered no protocol version this host speaks (:class:`UnsupportedVersion`), the
   transport failed (:class:`TransportFailure`, also when connecting) or this host could not read the
   answer (:class:`MalformedResponse`: not JSON-RPC, refused by the parser, an encoding it did not ask
-  for). Their ``str()`` names the code, status or failure type only: the peer's words (``message``,
-  sanitized and capped) and ``data`` (which may quote request values) stay attributes. All of them
-  are made in one place, :func:`~agent_connector_sdk.mcp.host._translate.map_errors`;
+  for), or what answered is not an MCP server and the host can say what it is
+  (:class:`NotMcpServer`: an HTML page, not HTTP, plain HTTP behind ``https://``, text on stdout).
+  Their ``str()`` names the code, status or failure type only: the peer's words (``message``,
+  ``words``, ``sample``, sanitized and capped) and ``data`` (which may quote request values) stay
+  attributes. All of them are made in one place, :func:`~agent_connector_sdk.mcp.host._translate.map_errors`;
 * :class:`ToolExecutionError`: the tool ran and reported failure (``isError: true``), raised only on
   request.
 """
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from agent_connector_sdk.core.contracts.errors import ConfirmationCategory, ContractError
+from agent_connector_sdk.core.host._peer import SAMPLE_LIMIT, PeerKind, peer_description
 from agent_connector_sdk.errors import AgentConnectorError, Gate
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -34,6 +37,8 @@ __all__ = [
     "InvalidCompletionRequest",
     "JsonRpcError",
     "MalformedResponse",
+    "NotMcpServer",
+    "PeerKind",
     "ProtocolCategory",
     "ProtocolError",
     "ToolExecutionError",
@@ -42,7 +47,12 @@ __all__ = [
 ]
 
 ProtocolCategory = Literal[
-    "json_rpc_error", "http_error", "unsupported_version", "transport_failure", "malformed_response"
+    "json_rpc_error",
+    "http_error",
+    "unsupported_version",
+    "transport_failure",
+    "malformed_response",
+    "not_mcp",
 ]
 
 SERVER_WORDS_LIMIT: Final = 500
@@ -143,6 +153,25 @@ class MalformedResponse(ProtocolError):
     def __init__(self, message: str, *, content_type: str | None = None) -> None:
         super().__init__("malformed_response", message)
         self.content_type = server_words(content_type) if content_type is not None else None
+
+
+class NotMcpServer(ProtocolError):
+    """What answered is not an MCP server, and the host can say what it is (category ``not_mcp``).
+
+    ``found`` names it (:data:`~agent_connector_sdk.core.host._peer.PeerKind`): ``html_page`` (an HTTP
+    server answered with an HTML page), ``not_http`` (the port does not speak HTTP), ``plain_http``
+    (an ``https://`` address answered in plain HTTP: try ``http://``), ``non_json_output`` (a stdio
+    program wrote a line on stdout that is not JSON-RPC). ``sample`` is the start of what it sent
+    (sanitized, cut at :data:`~agent_connector_sdk.core.host._peer.SAMPLE_LIMIT` characters) or
+    ``None``; ``status`` the HTTP status of an HTML answer, else ``None``. ``str(error)`` says what was
+    found without quoting the peer.
+    """
+
+    def __init__(self, found: PeerKind, *, sample: str | None = None, status: int | None = None) -> None:
+        super().__init__("not_mcp", f"not an MCP server: {peer_description(found)}")
+        self.found: PeerKind = found
+        self.sample = sanitize_text(sample, SAMPLE_LIMIT) if sample else None
+        self.status = status
 
 
 class InvalidCompletionRequest(ContractError, ValueError):

@@ -19,6 +19,7 @@ What it adds to the core is the connection's facts (:class:`ConnectionReport`):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import shlex
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeAlias, cast
 
+import anyio.to_thread
 import fastmcp
 import mcp_types
 from fastmcp.client.transports import FastMCPTransport, StdioTransport
@@ -55,6 +57,7 @@ from agent_connector_sdk.core.host._errors import (
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
+    NotMcpServer,
     ProtocolError,
     ToolExecutionError,
     TransportFailure,
@@ -75,6 +78,7 @@ from agent_connector_sdk.core.host.bounds import (
     check_result_size,
 )
 from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp._preflight import probe_http
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
 from agent_connector_sdk.mcp.host._param_headers import (
     ParamHeaderChannel,
@@ -102,6 +106,9 @@ __all__ = [
 ]
 
 JsonObject: TypeAlias = dict[str, Any]
+
+_PROBE_TIMEOUT = 1.0
+"""Seconds each step of the probe after a failed connect waits at most (see ``_what_answered``)."""
 TransportKind = Literal["streamable_http", "stdio", "in_memory", "other"]
 CatalogKind = Literal["prompts", "resources", "resourceTemplates"]
 _CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
@@ -258,8 +265,25 @@ class HostSession:
                 mapped = translate(error, self.bounds, what="connecting", watch=watch, stdio=self.stdio_cap)
                 if mapped is None or mapped is error:
                     raise
-                raise mapped from error
+                found = await self._what_answered(mapped)
+                raise (found or mapped) from error
         self.core.audit({"event": "connect", **_report_event(self.report)})
+
+    async def _what_answered(self, failure: BaseException) -> NotMcpServer | None:
+        """After a connect over Streamable HTTP failed in transport (not by timing out): one bounded
+        standard-library probe of the address (:func:`~agent_connector_sdk.mcp._preflight.probe_http`)
+        says whether what listens there does not speak HTTP, or speaks plain HTTP behind
+        ``https://`` -- a transport exception's class cannot tell either."""
+        transport = self.client.transport
+        if not isinstance(transport, StreamableHttpTransport) or not isinstance(failure, TransportFailure):
+            return None
+        if failure.code == -32001:
+            return None  # it timed out: a probe would only wait again
+        probe = functools.partial(probe_http, str(transport.url), timeout=_PROBE_TIMEOUT, credentials=True)
+        answer = await anyio.to_thread.run_sync(probe, abandon_on_cancel=True)
+        if answer.found is None:
+            return None
+        return NotMcpServer(answer.found, sample=answer.sample, status=answer.status)
 
     async def close(
         self,

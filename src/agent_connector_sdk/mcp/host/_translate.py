@@ -16,6 +16,9 @@ What goes out is one of:
 * :class:`~.UnsupportedVersion` — no protocol revision in common, with what the server offered;
 * :class:`~.MalformedResponse` — this host could not read the answer (not JSON-RPC, refused by
   the parser, compressed though identity was asked): a local failure, saying why;
+* :class:`~.NotMcpServer` — what answered is not an MCP server and the host can say what it is: an
+  HTML page (a 2xx, 405 or 501 answer in ``text/html``: a page, or a server that takes no POST), a
+  stdio line that is not JSON-RPC (the session ends at that line, not at the timeout);
 * :class:`~.TransportFailure` — the connection failed, closed or timed out (observed locally);
 * :class:`~agent_connector_sdk.core.host.bounds.BoundExceeded` — a :class:`~.HostBounds` cap of this host was
   hit (a read cut at ``max_message_bytes``, an SSE event over it, a message nested past the parser).
@@ -39,6 +42,7 @@ from agent_connector_sdk.core.host._errors import (
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
+    NotMcpServer,
     TransportFailure,
     UnsupportedVersion,
 )
@@ -50,6 +54,9 @@ from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS
 from agent_connector_sdk.mcp.host._wire import StdioLineCap, Watch
 
 __all__ = ["map_errors", "translate", "translate_unreadable"]
+
+_PAGE_STATUSES = frozenset({405, 501})
+"""Error statuses whose HTML page means "not an MCP endpoint": the server takes no POST there."""
 
 
 @contextmanager
@@ -83,6 +90,8 @@ def translate(
         return next((leaf for leaf in leaves if leaf is not None), None)
     if not isinstance(error, Exception):
         return None  # cancellation, KeyboardInterrupt, SystemExit: never turned into a failure
+    if stdio is not None and stdio.non_json is not None:
+        return NotMcpServer("non_json_output", sample=stdio.non_json)
     bound = _bound_hit(watch, stdio, bounds)
     if bound is not None:
         return bound
@@ -151,6 +160,10 @@ def _from_error_object(
     if kind == "http_status" and http is not None:
         if http.code is not None:  # a JSON-RPC error body the SDK could not take whole (cut at the cap)
             return JsonRpcError(http.code, http.message or "", None, http_status=http.status)
+        if http.html and http.status in _PAGE_STATUSES:
+            # A page, or a web server that takes no POST at all: not an MCP endpoint. A 401, 403 or
+            # 404 page stays an HTTP error (credentials or the path may be what is wrong).
+            return NotMcpServer("html_page", sample=http.message, status=http.status)
         return HttpStatusError(http.status, http.message)
     if kind == "too_deep":
         return BoundExceeded(
@@ -163,6 +176,8 @@ def _from_error_object(
     if kind == "parse":
         reason = f" ({local.detail})" if local.detail else ""
         return MalformedResponse(f"{what}: the answer is not JSON-RPC this host parses{reason}")
+    if kind == "content_type" and (local.detail or "").lower().startswith("text/html"):
+        return NotMcpServer("html_page")
     if kind == "content_type":
         shown = local.detail or "no content type"
         return MalformedResponse(

@@ -40,6 +40,7 @@ import fastmcp
 import httpx2
 from fastmcp.client.transports.http import StreamableHttpTransport
 
+from agent_connector_sdk.mcp._preflight import html_title
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
 
 __all__ = [
@@ -70,6 +71,8 @@ class HttpError:
     status: int
     message: str | None
     code: int | None = None
+    html: bool = False
+    """The answer was an HTML page (``message`` is then its ``<title>``)."""
 
 
 @dataclass(slots=True)
@@ -287,7 +290,10 @@ class HttpGuard:
                     body = await _read_prefix(response.stream, ERROR_BODY_BYTES)
                 response.stream = _Replay(body)
                 code, words = read_error(body)
-                error = HttpError(response.status_code, words, code)
+                html = "text/html" in response.headers.get("content-type", "").lower()
+                if html:
+                    words = html_title(body) or words  # a page's first line is mostly its doctype
+                error = HttpError(response.status_code, words, code, html)
                 self.last_error = error
                 if watch is not None:
                     watch.errors.append(error)
@@ -325,6 +331,9 @@ class StdioLineCap:
     values_tripped: bool = False
     too_deep: bool = False
     """A message nested past every parser ended the stream (named ``max_schema_depth``)."""
+    non_json: str | None = None
+    """The start of a line the server wrote on stdout that is not JSON-RPC (raw; it ended the
+    stream at once, named ``NotMcpServer`` ``non_json_output``)."""
 
     @staticmethod
     def new_counter() -> ValueCounter:
