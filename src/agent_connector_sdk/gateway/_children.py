@@ -522,13 +522,18 @@ class Child:
             # Until that re-list, calls are judged against the contract the gateway admitted.
             session.tools_changed = False
             self.request_relist()
+        before = session.notifications.tally.snapshot()
         try:
             with anyio.fail_after(self.config.call_timeout):
                 result = await session.call(target, arguments)
         except TimeoutError:
             self._timed_out(session)
+            # A child flooding notifications is not silent: say what it sent instead of its answer.
+            flood = session.notifications.tally.since(before).summary()
+            sent = f" ({flood})" if flood is not None else ""
             raise GatewayError(
-                "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
+                "child_timeout",
+                f"child {self.name} did not answer within {self.config.call_timeout:g} s{sent}",
             ) from None
         except TransportFailure as failure:
             if failure.code == mcp_types.REQUEST_TIMEOUT:

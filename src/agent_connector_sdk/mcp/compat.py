@@ -699,7 +699,12 @@ class _CappedStdout:
         if max_values is None:
             return
         lines = data.split(b"\n")
+        last = len(lines) - 1
         for index, segment in enumerate(lines):
+            if self._counter is None and index < last and len(segment) <= max_values:
+                # A whole line shorter than the cap cannot hold more values than it (each value costs
+                # a byte): a flood of small messages is not counted byte by byte.
+                continue
             if self._counter is None:
                 self._counter = self._cap.new_counter()
             if self._counter.feed(segment) > max_values:

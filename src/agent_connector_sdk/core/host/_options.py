@@ -65,7 +65,7 @@ class HostBounds:
     notification_rate: float = 20.0
     """Notifications a second relayed to the client's handlers per connection (log messages, progress,
     list_changed, resource updates, others together), after a burst of ``notification_burst``; the rest
-    are counted and dropped (:mod:`~agent_connector_sdk.core.host.notifications`)."""
+    are counted and dropped (:mod:`~agent_connector_sdk.core.host._notifications`)."""
     notification_burst: int = 100
     max_notifications: int = 10_000
     """Notifications relayed per connection in all; past it every notification is counted and dropped

@@ -1,5 +1,5 @@
 """The notification bound of one connection, on the SDK's receive path (see
-:mod:`agent_connector_sdk.core.host.notifications` for the bookkeeping).
+:mod:`agent_connector_sdk.core.host._notifications` for the bookkeeping).
 
 :class:`NotificationGate` is what a :class:`~.HostSession` hands
 :func:`~agent_connector_sdk.mcp.compat.session_hooks`: the SDK offers it every inbound notification
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from agent_connector_sdk.core.host._options import HostBounds
-from agent_connector_sdk.core.host.notifications import (
+from agent_connector_sdk.core.host._notifications import (
     NotificationBudget,
     NotificationTally,
     notification_kind,
