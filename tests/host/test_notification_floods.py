@@ -20,12 +20,13 @@ import fastmcp
 import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 
-from agent_connector_sdk.core.host._errors import MalformedResponse
+from agent_connector_sdk.core.host._errors import MalformedResponse, TransportFailure
 from agent_connector_sdk.core.host._notifications import NotificationBudget, notification_kind
 from agent_connector_sdk.core.host._options import HostBounds, HostOptions
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host._wire import EventValueCounter, ValueCounter
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
+from agent_connector_sdk.review.unreachable import explain_unreachable
 from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
@@ -53,7 +54,12 @@ class Relayed:
 
 @asynccontextmanager
 async def _host(
-    base: str, transport: str, mode: str, bounds: HostBounds | None = None, relayed: Relayed | None = None
+    base: str,
+    transport: str,
+    mode: str,
+    bounds: HostBounds | None = None,
+    relayed: Relayed | None = None,
+    timeout: float = HANG_GUARD_S,
 ) -> AsyncIterator[ContractClient]:
     if transport == "http":
         target: Any = f"{base}/{mode}/mcp"
@@ -61,7 +67,9 @@ async def _host(
         target = StdioTransport(
             sys.executable, ["-m", "tests.support.hostile_server", mode], cwd=ROOT, keep_alive=False
         )
-    client = fastmcp.Client(target, timeout=HANG_GUARD_S, log_handler=relayed or Relayed())
+    client = fastmcp.Client(
+        target, timeout=timeout, init_timeout=HANG_GUARD_S, log_handler=relayed or Relayed()
+    )
     options = HostOptions(bounds=bounds or HostBounds(), require_confirmation=False)
     async with ContractClient(client, options) as host:
         yield host
@@ -128,6 +136,21 @@ async def test_resource_updates_are_bounded_too(base: str, transport: str) -> No
         tally = host.session.notifications.tally
     assert not result.is_error and tally.received == {"resource_updated": 5_000}
     assert tally.dropped["resource_updated"] >= 5_000 - HostBounds().max_notifications // 2
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_timeout_amid_a_flood_names_the_flood(base: str, transport: str) -> None:
+    # 2,000,000 notifications take far longer than 5 s on any machine: the request times out amid them,
+    # and the failure says what the server sent instead of its answer (not "raise --timeout?").
+    async with _host(base, transport, "log_flood-2000000", timeout=5) as host:
+        await host.discover_tools()
+        with pytest.raises(TransportFailure) as failed:
+            await host.call("clean", {"q": "x"})
+    assert failed.value.code == -32001 and failed.value.flood is not None
+    assert failed.value.flood.startswith("the server sent ") and " log notifications; " in failed.value.flood
+    assert failed.value.message.endswith(f"({failed.value.flood})")
+    sentence = explain_unreachable(failed.value, target="the server", timeout=5)
+    assert sentence == f"timed out after 5 s waiting for the server: {failed.value.flood}"
 
 
 # -- caps per message, a bound per stream ----------------------------------------------------------------

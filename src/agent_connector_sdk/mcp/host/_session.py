@@ -578,7 +578,7 @@ class HostSession:
             except TransportFailure as error:
                 if flood is not None and error.code == mcp_types.REQUEST_TIMEOUT:
                     # Not slowness alone: name what the server sent instead of its answer.
-                    error = TransportFailure(f"{error.message} ({flood})", code=error.code)
+                    error = TransportFailure(f"{error.message} ({flood})", code=error.code, flood=flood)
                 if call is not None:
                     self.core.refused(call.tool, _failed_outcome(error), call=call, **_error_code(error))
                 raise error from error.__cause__
