@@ -9,9 +9,9 @@ script prints: the admitted names (``ascii()``: a name is the server's data), ea
 and reason, the call's outcome, and on failure the error's class and message (the SDK's words, printed
 as they are); exit 3 on an SDK error, 1 on anything else (a traceback).
 
-``python -m tests.support.hostile_users gateway TARGET [--call] [--timeout=S]`` — an operator running a gateway with
-the hostile server as its one child ``odd``, logging as ``agent-connector gateway`` sets it up; a
-caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP, directly and through the
+``python -m tests.support.hostile_users gateway TARGET [--call] [--timeout=S]`` — an operator running
+a gateway with the hostile server as its one child ``odd``, logging as ``agent-connector gateway``
+sets it up; a caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP, directly and through the
 gateway's ``call_tool`` proxy. Prints the published names and
 the call's outcome; what the operator sees is the gateway's stderr.
 

@@ -244,6 +244,7 @@ class Child:
         try:
             options = self.options if self._lock is None else self._lock.options(self.spec, self.options)
             session = HostSession(self._client(), options)  # before connect: the header hook
+            session.notifications.label = f"child {self.name}"  # whose flood the summary line names
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
                 # The stdio transport starts the process in this task's context: keep it, to say how

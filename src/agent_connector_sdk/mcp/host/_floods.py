@@ -20,12 +20,12 @@ import logging
 import time
 from collections.abc import Callable
 
-from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.core.host._notifications import (
     NotificationBudget,
     NotificationTally,
     notification_kind,
 )
+from agent_connector_sdk.core.host._options import HostBounds
 
 __all__ = ["NotificationGate", "logger"]
 
@@ -40,6 +40,8 @@ class NotificationGate:
     def __init__(self, bounds: HostBounds, on_tools_changed: Callable[[], None]) -> None:
         self.budget = NotificationBudget(bounds, time.monotonic())
         self._on_tools_changed = on_tools_changed
+        self.label: str | None = None
+        """Who the summary line names first (the gateway sets ``child NAME``); ``None``: no prefix."""
         self.unknown_id: str | None = None
         """The last answer id that matched no request this connection issued (as received, JSON)."""
 
@@ -61,5 +63,6 @@ class NotificationGate:
         since = self.tally.since(before)
         summary = since.summary()
         if summary is not None:
-            logger.warning("%s: %s (%s)", what, summary, self.budget.describe())
+            who = f"{self.label}: " if self.label else ""
+            logger.warning("%s%s: %s (%s)", who, what, summary, self.budget.describe())
         return summary

@@ -59,6 +59,7 @@ from agent_connector_sdk.core.host._errors import (
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.core.host._notifications import NotificationTally
 from agent_connector_sdk.core.host._options import HostBounds, HostOptions
 from agent_connector_sdk.core.host._sequence import (
     AdmittedTool,
@@ -266,6 +267,7 @@ class HostSession:
                 if mapped is None or mapped is error:
                     raise
                 raise mapped from error
+        self.notifications.say_dropped(NotificationTally(), "connecting")
         self.core.audit({"event": "connect", **_report_event(self.report)})
 
     async def close(
