@@ -263,3 +263,18 @@ def test_values_are_counted_per_event_wherever_the_chunks_split(step: int, eol: 
     events_counter = EventValueCounter(1)  # a cap of 1: every event is counted byte by byte
     most = max(events_counter.feed(stream[i : i + step]) for i in range(0, len(stream), step))
     assert most == max(expected) == 6
+
+
+def test_the_private_members_the_hooks_use_exist_in_the_tested_sdk() -> None:
+    # compat.session_hooks wraps these (mcp 2.3): the session's receive-order intercept and the
+    # dispatcher's resolver, its pending table and its id counter.
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+
+    assert callable(ClientSession._intercept_notification)
+    assert callable(JSONRPCDispatcher._resolve_pending)
+    send, receive = anyio.create_memory_object_stream[Any](1)
+    with send, receive:
+        dispatcher: Any = JSONRPCDispatcher(receive, send)
+        assert isinstance(dispatcher._pending, dict) and dispatcher._next_id == 0
