@@ -76,7 +76,7 @@ async def library(
     return 0
 
 
-def gateway(target: str, *, call: bool, timeout: float = 10) -> int:
+def gateway(target: str, *, call: bool, timeout: float | None = None) -> int:
     from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
     from agent_connector_sdk.serving.process import one_line_logging
     from tests.support.gateway import rpc, search
@@ -88,7 +88,11 @@ def gateway(target: str, *, call: bool, timeout: float = 10) -> int:
         spec = ChildSpec("odd", url=target)
     else:
         spec = ChildSpec("odd", command=(sys.executable, *STDIO_SERVER, target), cwd=ROOT)
-    served = Gateway(GatewayConfig(children=(spec,), call_timeout=timeout, connect_timeout=timeout))
+    # The gateway's own timeouts unless the caller gives one (a hang guard for floods).
+    config = GatewayConfig(children=(spec,))
+    if timeout is not None:
+        config = GatewayConfig(children=(spec,), call_timeout=timeout, connect_timeout=timeout)
+    served = Gateway(config)
     with serve_asgi(served.http_app()) as url:
         names = sorted(entry["name"] for entry in search(url, "odd_"))
         print("published:", " ".join(ascii(name) for name in names))
@@ -112,12 +116,12 @@ def _number(flags: list[str], name: str) -> float | None:
 
 def main(argv: list[str]) -> int:
     surface, target, *flags = argv
-    timeout = _number(flags, "timeout") or 10
+    timeout = _number(flags, "timeout")
     if surface == "library":
         values = _number(flags, "max-values")
         options = {"call": "--call" in flags, "strict": "--strict" in flags, "prompts": "--prompts" in flags}
         return asyncio.run(
-            library(target, **options, max_values=int(values) if values else None, timeout=timeout)
+            library(target, **options, max_values=int(values) if values else None, timeout=timeout or 10)
         )
     return gateway(target, call="--call" in flags, timeout=timeout)
 
