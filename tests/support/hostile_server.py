@@ -52,6 +52,16 @@ Error bodies and answers the SDK's own parser refuses (HTTP only, see :func:`_sp
 * ``huge_int`` — ``tools/call`` of ``clean`` answers a result holding a 5,000-digit integer;
 * ``gzip`` — ``tools/list`` answered ``Content-Encoding: gzip`` (200 bytes) though identity was asked;
 * ``sse_big-<bytes>`` — ``tools/call`` answered as ``text/event-stream``: one event of ``bytes``.
+
+Floods during ``tools/call`` of ``clean`` (over HTTP one SSE stream of events then the result, over
+stdio one line each then the answer; see :func:`flood_lines`):
+
+* ``log_flood-<n>`` — ``n`` ``notifications/message`` (~300 bytes each, escapes in them);
+* ``progress_flood-<n>`` — ``n`` small ``notifications/progress``;
+* ``progress_bytes-<megabytes>`` — that many megabytes of ``notifications/progress`` (1 KB each);
+* ``changed_flood-<n>`` / ``updated_flood-<n>`` — ``n`` ``notifications/tools/list_changed`` /
+  ``notifications/resources/updated``;
+* ``wrong_id`` — ``tools/call`` answered (as JSON, a line over stdio) with an id the host never sent.
 """
 
 from __future__ import annotations
@@ -370,6 +380,51 @@ def _joined(prefix: str, items: Iterator[str], suffix: str) -> Iterator[bytes]:
     yield suffix.encode()
 
 
+FLOODS = ("log_flood", "progress_flood", "progress_bytes", "changed_flood", "updated_flood")
+
+
+def flood_lines(mode_text: str) -> Iterator[str]:
+    """The JSON text of each notification a flood mode sends before its answer."""
+    mode, size = _mode(mode_text)
+    params: dict[str, Any]
+    if mode == "log_flood":
+        for index in range(size):
+            data = f"flood line {index} {EVIL} " + "x" * 200
+            params = {"level": "info", "logger": "flood", "data": data}
+            yield json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+    elif mode in ("progress_flood", "progress_bytes"):
+        count = size if mode == "progress_flood" else size * 1_000
+        words = "p" if mode == "progress_flood" else "p" * 920
+        for index in range(count):
+            params = {"progressToken": "flood", "progress": index, "message": words}
+            yield json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+    elif mode in ("changed_flood", "updated_flood"):
+        method = "notifications/resources/updated"
+        if mode == "changed_flood":
+            method = "notifications/tools/list_changed"
+        params = {} if mode == "changed_flood" else {"uri": "file:///flood"}
+        line = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+        for _ in range(size):
+            yield line
+
+
+def _flood_stream(mode_text: str, ident: Any) -> Response:
+    result = {"jsonrpc": "2.0", "id": ident, "result": _result({"content": [{"type": "text", "text": "ok"}]})}
+
+    async def events() -> AsyncIterator[bytes]:
+        batch: list[str] = []
+        for line in flood_lines(mode_text):
+            batch.append(f"event: message\ndata: {line}\n\n")
+            if len(batch) >= 500:
+                yield "".join(batch).encode()
+                batch = []
+                await asyncio.sleep(0)
+        batch.append(f"event: message\ndata: {json.dumps(result)}\n\n")
+        yield "".join(batch).encode()
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
 NOISE: dict[str, Any] = {"level": "emergency", "logger": f"log{EVIL}", "data": f"{ESC}[2J{EVIL}\r\nfake line"}
 """A ``notifications/message`` at level emergency: screen clear, OSC title, RLO, CR/LF."""
 
@@ -411,6 +466,11 @@ def _special(mode_text: str, message: dict[str, Any]) -> Response | None:
         ]
         stream = "".join(f"event: message\ndata: {json.dumps(event)}\n\n" for event in events)
         return Response(stream, media_type="text/event-stream")
+    if mode in FLOODS and method == "tools/call":
+        return _flood_stream(mode_text, ident)
+    if mode == "wrong_id" and method == "tools/call":
+        result = _result({"content": [{"type": "text", "text": "ok"}]})
+        return JSONResponse({"jsonrpc": "2.0", "id": 4242, "result": result})
     if mode == "sse_big" and method == "tools/call":
         result = _result({"content": [{"type": "text", "text": "x" * size}]})
         event = (
@@ -472,6 +532,16 @@ def serve_stdio(mode: str) -> None:
         message = json.loads(line)
         if "id" not in message:
             continue
+        if _mode(mode)[0] in FLOODS and message.get("method") == "tools/call":
+            batch: list[str] = []
+            for flooded in flood_lines(mode):
+                batch.append(flooded)
+                if len(batch) >= 500:
+                    sys.stdout.write("\n".join(batch) + "\n")
+                    batch = []
+            sys.stdout.write("".join(f"{flooded}\n" for flooded in batch))
+        if mode == "wrong_id" and message.get("method") == "tools/call":
+            message = {**message, "id": 4242}
         if mode == "noisy":  # stderr on every request, and a log notification before each answer
             sys.stderr.write(f"noise{EVIL}\r\nmore{ESC}]0;pwned\x07\n")
             sys.stderr.flush()

@@ -1,6 +1,7 @@
 """Two people in front of a hostile server, as small programs the hostile matrix runs and measures.
 
-``python -m tests.support.hostile_users library TARGET [--call] [--strict] [--prompts] [--max-values=N]``
+``python -m tests.support.hostile_users library TARGET [--call] [--strict] [--prompts] [--max-values=N]
+[--timeout=S]``
 — a library user following ``docs/host.md``: ``fastmcp.Client`` under a :class:`ContractClient`,
 logging on at INFO (so the SDK's and fastmcp's records reach stderr, as a user who turned logging on
 sees them). It prints what such a
@@ -8,9 +9,9 @@ script prints: the admitted names (``ascii()``: a name is the server's data), ea
 and reason, the call's outcome, and on failure the error's class and message (the SDK's words, printed
 as they are); exit 3 on an SDK error, 1 on anything else (a traceback).
 
-``python -m tests.support.hostile_users gateway TARGET [--call]`` — an operator running a gateway with
-the hostile server as its one child ``odd``, logging as ``agent-connector gateway`` sets it up; a
-caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP, directly and through the
+``python -m tests.support.hostile_users gateway TARGET [--call] [--timeout=S]`` — an operator running
+a gateway with the hostile server as its one child ``odd``, logging as ``agent-connector gateway``
+sets it up; a caller searches ``odd_`` and calls ``odd_clean`` over Streamable HTTP, directly and through the
 gateway's ``call_tool`` proxy. Prints the published names and
 the call's outcome; what the operator sees is the gateway's stderr.
 
@@ -30,17 +31,19 @@ from tests.support.cli import ROOT
 STDIO_SERVER = ("-m", "tests.support.hostile_server")
 
 
-def _client(target: str) -> Any:
+def _client(target: str, timeout: float = 10) -> Any:
     import fastmcp
     from fastmcp.client.transports.stdio import StdioTransport
 
     if target.startswith("http"):
-        return fastmcp.Client(target, timeout=10)
+        return fastmcp.Client(target, timeout=timeout)
     transport = StdioTransport(sys.executable, [*STDIO_SERVER, target], cwd=ROOT, keep_alive=False)
-    return fastmcp.Client(transport, timeout=10)
+    return fastmcp.Client(transport, timeout=timeout)
 
 
-async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_values: int | None) -> int:
+async def library(
+    target: str, *, call: bool, strict: bool, prompts: bool, max_values: int | None, timeout: float = 10
+) -> int:
     from agent_connector_sdk.core.host._errors import JsonRpcError
     from agent_connector_sdk.core.host._options import HostBounds
     from agent_connector_sdk.errors import AgentConnectorError
@@ -50,7 +53,7 @@ async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_v
     bounds = HostBounds(max_message_values=max_values) if max_values else HostBounds()
     options = HostOptions(profile="strict" if strict else "default", bounds=bounds)
     try:
-        async with ContractClient(_client(target), options) as host:
+        async with ContractClient(_client(target, timeout), options) as host:
             report = await host.discover_tools()
             print("admitted:", " ".join(ascii(name) for name in report.admitted))
             for rejection in report.rejected:
@@ -61,6 +64,8 @@ async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_v
             if call:
                 result = await host.call("clean", {"q": "x"})
                 print("called:", "error" if result.is_error else "ok")
+            tally = host.session.notifications.tally
+            print(f"notifications: received {tally.total_received}, dropped {tally.total_dropped}")
     except AgentConnectorError as error:
         print(f"error: {type(error).__name__} ({error.category}): {error}")
         # The server's own words, as a user would print them (JsonRpcError.message, HttpStatusError.words).
@@ -71,7 +76,7 @@ async def library(target: str, *, call: bool, strict: bool, prompts: bool, max_v
     return 0
 
 
-def gateway(target: str, *, call: bool) -> int:
+def gateway(target: str, *, call: bool, timeout: float | None = None) -> int:
     from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
     from agent_connector_sdk.serving.process import one_line_logging
     from tests.support.gateway import rpc, search
@@ -83,7 +88,11 @@ def gateway(target: str, *, call: bool) -> int:
         spec = ChildSpec("odd", url=target)
     else:
         spec = ChildSpec("odd", command=(sys.executable, *STDIO_SERVER, target), cwd=ROOT)
-    served = Gateway(GatewayConfig(children=(spec,)))
+    # The gateway's own timeouts unless the caller gives one (a hang guard for floods).
+    config = GatewayConfig(children=(spec,))
+    if timeout is not None:
+        config = GatewayConfig(children=(spec,), call_timeout=timeout, connect_timeout=timeout)
+    served = Gateway(config)
     with serve_asgi(served.http_app()) as url:
         names = sorted(entry["name"] for entry in search(url, "odd_"))
         print("published:", " ".join(ascii(name) for name in names))
@@ -101,15 +110,20 @@ def gateway(target: str, *, call: bool) -> int:
     return 0
 
 
+def _number(flags: list[str], name: str) -> float | None:
+    return next((float(flag.split("=", 1)[1]) for flag in flags if flag.startswith(f"--{name}=")), None)
+
+
 def main(argv: list[str]) -> int:
     surface, target, *flags = argv
+    timeout = _number(flags, "timeout")
     if surface == "library":
-        values = next(
-            (int(flag.split("=", 1)[1]) for flag in flags if flag.startswith("--max-values=")), None
-        )
+        values = _number(flags, "max-values")
         options = {"call": "--call" in flags, "strict": "--strict" in flags, "prompts": "--prompts" in flags}
-        return asyncio.run(library(target, **options, max_values=values))
-    return gateway(target, call="--call" in flags)
+        return asyncio.run(
+            library(target, **options, max_values=int(values) if values else None, timeout=timeout or 10)
+        )
+    return gateway(target, call="--call" in flags, timeout=timeout)
 
 
 if __name__ == "__main__":

@@ -250,6 +250,7 @@ class Child:
         try:
             options = self.options if self._lock is None else self._lock.options(self.spec, self.options)
             session = HostSession(self._client(), options)  # before connect: the header hook
+            session.notifications.label = f"child {self.name}"  # whose flood the summary line names
             self.session = session
             with anyio.fail_after(self.config.connect_timeout):
                 # The stdio transport starts the process in this task's context: keep it, to say how
@@ -530,13 +531,18 @@ class Child:
             # Until that re-list, calls are judged against the contract the gateway admitted.
             session.tools_changed = False
             self.request_relist()
+        before = session.notifications.tally.snapshot()
         try:
             with anyio.fail_after(self.config.call_timeout):
                 result = await session.call(target, arguments)
         except TimeoutError:
             self._timed_out(session)
+            # A child flooding notifications is not silent: say what it sent instead of its answer.
+            flood = session.notifications.tally.since(before).summary()
+            sent = f" ({flood})" if flood is not None else ""
             raise GatewayError(
-                "child_timeout", f"child {self.name} did not answer within {self.config.call_timeout:g} s"
+                "child_timeout",
+                f"child {self.name} did not answer within {self.config.call_timeout:g} s{sent}",
             ) from None
         except TransportFailure as failure:
             if failure.code == mcp_types.REQUEST_TIMEOUT:

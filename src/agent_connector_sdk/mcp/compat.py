@@ -71,6 +71,14 @@ Host side (for the client adapters; routed here so both sides share one list):
 * :func:`observe_stdio_processes` — the same wrapped process factory: within the block, each stdio
   server process started is handed to an observer (the gateway keeps its child's process to report
   its exit status; the transport does not expose it).
+* :func:`session_hooks` — ``ClientSession.__aenter__``, ``._intercept_notification``,
+  ``._dispatcher._resolve_pending`` / ``._pending`` / ``._next_id`` (``mcp`` 2.3): the dispatcher offers
+  every inbound notification to the session's synchronous, receive-order intercept before it spawns a
+  task for it; the host puts its per-connection notification bound there, so a dropped notification
+  costs one O(1) decision and no task (the SDK's own intercept keeps running first). And the SDK drops
+  a response whose id matches no pending request with a debug log, so the request it was meant to
+  answer waits for its timeout; the host wraps the dispatcher's resolver so an id this connection never
+  issued fails the waiting requests at once (:class:`UnknownResponseId`).
 * :func:`sdk_local_failure` — not a private member but the SDK's fixed texts for the JSON-RPC errors
   it synthesizes on this side (an HTTP status, a parser refusal, a lost stream): the one place the host
   tells them apart from a server's own errors.
@@ -78,6 +86,7 @@ Host side (for the client adapters; routed here so both sides share one list):
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -537,6 +546,101 @@ async def send_unvalidated_request(session: Any, request: Any) -> Any:
     return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)
 
 
+# ------------------------------------------------------------------------------ session hooks
+class UnknownResponseId:
+    """The ``data`` of the error the host hands the waiting requests when the server answered an id
+    this connection never issued: a local object no server can send, so the translator tells it from
+    a server's own error object by its type. ``shown`` is the id as received (``repr``, capped; the
+    server's: sanitize before printing)."""
+
+    __slots__ = ("shown",)
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+
+_SESSION_HOOKS: ContextVar[Any] = ContextVar("agent_connector_sdk_session_hooks", default=None)
+
+
+def _issued(key: Any, next_id: Any) -> bool:
+    """Whether ``key`` is an id the dispatcher minted (``1 .. _next_id``): a late answer to a request
+    that timed out or was cancelled, which the SDK rightly drops."""
+    if isinstance(key, bool) or not isinstance(key, int) or not isinstance(next_id, int):
+        return False
+    return 0 < key <= next_id
+
+
+def _hook_session(session: Any, hooks: Any) -> None:
+    from mcp.shared.dispatcher import coerce_request_id
+
+    sdk_intercept = session._intercept_notification
+
+    def intercept(method: str, params: Any) -> bool:
+        # The SDK's (listen demux) first: it consumes only its own acknowledgements.
+        if sdk_intercept(method, params):
+            return True
+        return not hooks.admit_notification(method)
+
+    session._intercept_notification = intercept
+    dispatcher: Any = getattr(session, "_dispatcher", None)
+    resolve = getattr(dispatcher, "_resolve_pending", None)
+    pending = getattr(dispatcher, "_pending", None)
+    if resolve is None or not isinstance(pending, dict):
+        return  # not the JSON-RPC dispatcher (in-memory): ids cannot go wrong there
+
+    def resolve_pending(request_id: Any, outcome: Any) -> None:
+        key = coerce_request_id(request_id) if request_id is not None else None
+        if (key is not None and key in pending) or not pending or _issued(key, dispatcher._next_id):
+            resolve(request_id, outcome)
+            return
+        shown = json.dumps(request_id, default=repr)[:80]
+        hooks.unknown_response_id(shown)
+        error = mcp_types.ErrorData(
+            code=mcp_types.INVALID_REQUEST,
+            message="the server answered a JSON-RPC id this host never sent",
+            data=UnknownResponseId(shown),
+        )
+        for waiter in list(pending.values()):
+            with suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                waiter.send.send_nowait(error)
+
+    dispatcher._resolve_pending = resolve_pending
+
+
+def install_session_hooks() -> None:
+    """Wrap ``ClientSession.__aenter__`` once: a session entered while :func:`session_hooks` is active
+    (in the connecting task's context) gets that host's hooks; any other is untouched."""
+    from mcp.client.session import ClientSession
+
+    original = ClientSession.__aenter__
+    if getattr(original, "__agent_connector_hooks__", False):
+        return
+
+    async def enter(self: Any) -> Any:
+        hooks = _SESSION_HOOKS.get()
+        if hooks is not None:
+            _hook_session(self, hooks)
+        return await original(self)
+
+    enter.__agent_connector_hooks__ = True  # type: ignore[attr-defined]
+    ClientSession.__aenter__ = enter  # type: ignore[method-assign]
+
+
+@contextmanager
+def session_hooks(hooks: Any) -> Iterator[None]:
+    """Within this block, a client session entered (by this task or tasks it creates) routes every
+    inbound notification through ``hooks.admit_notification(method) -> bool`` (``False``: consumed,
+    dropped) and calls ``hooks.unknown_response_id(shown)`` when an answer's id matches no request this
+    connection issued (the waiting requests then fail with an error whose ``data`` is an
+    :class:`UnknownResponseId`)."""
+    install_session_hooks()
+    token = _SESSION_HOOKS.set(hooks)
+    try:
+        yield
+    finally:
+        _SESSION_HOOKS.reset(token)
+
+
 # ------------------------------------------------------------------------------ stdio line cap
 class StdioLineTooLong(ConnectionError):
     """A stdio server wrote a line longer than the active cap (the SDK's reader treats a
@@ -624,7 +728,12 @@ class _CappedStdout:
         if max_values is None:
             return
         lines = data.split(b"\n")
+        last = len(lines) - 1
         for index, segment in enumerate(lines):
+            if self._counter is None and index < last and len(segment) <= max_values:
+                # A whole line shorter than the cap cannot hold more values than it (each value costs
+                # a byte): a flood of small messages is not counted byte by byte.
+                continue
             if self._counter is None:
                 self._counter = self._cap.new_counter()
             if self._counter.feed(segment) > max_values:

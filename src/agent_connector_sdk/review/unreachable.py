@@ -116,6 +116,8 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float, credent
             return f"not an MCP endpoint: {target} answered with {shown}, not JSON-RPC"
         return f"{target} sent an answer this host cannot read ({sanitize_text(error.message, 300)})"
     if isinstance(error, TransportFailure) and error.code == -32001:
+        if error.flood is not None:  # not slowness alone: name what came instead of the answer
+            return f"timed out after {timeout:g} s waiting for {target}: {error.flood}"
         return f"timed out after {timeout:g} s waiting for {target} (raise --timeout?)"
     if isinstance(error, TransportFailure) and error.code == -32000:
         return f"the connection to {target} closed before an answer arrived"

@@ -136,12 +136,15 @@ class TransportFailure(ProtocolError):
     locally, never the server's words (a server's own ``-32000`` error is a :class:`JsonRpcError`).
 
     ``code`` is the SDK's locally synthesized JSON-RPC code when there is one (``-32000`` connection
-    closed, ``-32001`` request timeout), else ``None``.
+    closed, ``-32001`` request timeout), else ``None``. ``flood`` names what the server sent instead of
+    its answer when its notifications were over the host's bound meanwhile ("the server sent 20,000 log
+    notifications; 19,800 dropped"): a timeout amid a flood is not slowness alone.
     """
 
-    def __init__(self, message: str, *, code: int | None = None) -> None:
+    def __init__(self, message: str, *, code: int | None = None, flood: str | None = None) -> None:
         super().__init__("transport_failure", message)
         self.code = code
+        self.flood = flood
 
 
 class MalformedResponse(ProtocolError):

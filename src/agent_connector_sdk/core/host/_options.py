@@ -57,6 +57,19 @@ class HostBounds:
     reading on Streamable HTTP. Parsed, each value costs a few hundred bytes, far more than its text: a
     page of 100,000 tiny tools is 9 MB on the wire and ~270 MB parsed. 400,000 keeps a parsed message
     near 200 MB; a schema-dense page (GitHub's REST descriptions) holds ~45 values per KB, ~9 MB."""
+    max_stream_bytes: int = 256 << 20
+    """One response stream (all the SSE events answering one Streamable HTTP request together): the
+    caps above hold per message (an SSE event is one message); this bounds what one request's stream
+    may send in all before its answer (e.g. progress events), named when it trips. Its duration is
+    bounded by the request's timeout and ``deadline_s``."""
+    notification_rate: float = 20.0
+    """Notifications a second relayed to the client's handlers per connection (log messages, progress,
+    list_changed, resource updates, others together), after a burst of ``notification_burst``; the rest
+    are counted and dropped (:mod:`~agent_connector_sdk.core.host._notifications`)."""
+    notification_burst: int = 100
+    max_notifications: int = 10_000
+    """Notifications relayed per connection in all; past it every notification is counted and dropped
+    (a ``tools/list_changed`` still marks the catalog stale)."""
     max_header_name_length: int = 64
     max_mirrored_headers: int = 32
 

@@ -62,6 +62,7 @@ from agent_connector_sdk.core.host._errors import (
     ToolExecutionError,
     TransportFailure,
 )
+from agent_connector_sdk.core.host._notifications import NotificationTally
 from agent_connector_sdk.core.host._options import HostBounds, HostOptions
 from agent_connector_sdk.core.host._sequence import (
     AdmittedTool,
@@ -80,6 +81,7 @@ from agent_connector_sdk.core.host.bounds import (
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp._preflight import probe_http
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
+from agent_connector_sdk.mcp.host._floods import NotificationGate
 from agent_connector_sdk.mcp.host._param_headers import (
     ParamHeaderChannel,
 )
@@ -205,6 +207,9 @@ class HostSession:
         # the next call of a listed tool. Set from the session's receive loop, read on our own task.
         self.tools_changed = False
         compat.on_tool_list_changed(client, self._tools_list_changed)
+        # Every notification passes the connection's bound on the receive path (_floods.py); one the
+        # bound drops still marks the catalog stale when it says the tools changed (no audit event each).
+        self.notifications = NotificationGate(self.bounds, self._mark_tools_changed)
         self.stderr_relay: StderrRelay | None = None
         if self.options.sanitize_server_output:
             compat.filter_server_logs(client, sanitized_log_message)
@@ -217,7 +222,10 @@ class HostSession:
         compat.install_tolerant_json_reader()
         self._channel = ParamHeaderChannel(client)
         # The byte and value caps while reading, and the server's words on an HTTP error (_wire.py).
-        self.http_guard = HttpGuard(client, self.bounds.max_message_bytes, self.bounds.max_message_values)
+        bounds = self.bounds
+        self.http_guard = HttpGuard(
+            client, bounds.max_message_bytes, bounds.max_message_values, bounds.max_stream_bytes
+        )
         self.stdio_cap = StdioLineCap(
             self.bounds.max_message_bytes, max_values=self.bounds.max_message_values
         )
@@ -256,7 +264,7 @@ class HostSession:
         with self.http_guard.watch() as watch:
             try:
                 # The stdio reader starts in the connecting task's context: the line cap holds for it.
-                with compat.stdio_line_cap(self.stdio_cap):
+                with compat.stdio_line_cap(self.stdio_cap), compat.session_hooks(self.notifications):
                     await cast(Any, self.client).__aenter__()
             except BaseException as error:
                 if not watch.errors and self.http_guard.last_error is not None:
@@ -267,6 +275,7 @@ class HostSession:
                     raise
                 found = await self._what_answered(mapped)
                 raise (found or mapped) from error
+        self.notifications.say_dropped(NotificationTally(), "connecting")
         self.core.audit({"event": "connect", **_report_event(self.report)})
 
     async def _what_answered(self, failure: BaseException) -> NotMcpServer | None:
@@ -370,6 +379,9 @@ class HostSession:
     def _tools_list_changed(self) -> None:
         self.tools_changed = True
         self.core.audit({"event": "tools_list_changed"})
+
+    def _mark_tools_changed(self) -> None:
+        self.tools_changed = True
 
     # -- Invoke + Execute + Consume ----------------------------------------------------------------
     async def call(
@@ -581,10 +593,21 @@ class HostSession:
         if not in_operation():  # a request of its own (a disclosure read, a prompt listing): its own span
             with client_operation(method, protocol_version=self.protocol_version):
                 return await self.request(request, gate=gate, call=call, validate=validate)
+        before = self.notifications.tally.snapshot()
         with self.http_guard.watch() as watch:
             try:
-                with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):
-                    return await self._request(request, gate=gate, call=call, validate=validate)
+                try:
+                    with map_errors(self.bounds, what=method, watch=watch, stdio=self.stdio_cap):
+                        return await self._request(request, gate=gate, call=call, validate=validate)
+                finally:
+                    flood = self.notifications.say_dropped(before, method)
+            except TransportFailure as error:
+                if flood is not None and error.code == mcp_types.REQUEST_TIMEOUT:
+                    # Not slowness alone: name what the server sent instead of its answer.
+                    error = TransportFailure(f"{error.message} ({flood})", code=error.code, flood=flood)
+                if call is not None:
+                    self.core.refused(call.tool, _failed_outcome(error), call=call, **_error_code(error))
+                raise error from error.__cause__
             except (ProtocolError, BoundExceeded) as error:
                 if call is not None:
                     self.core.refused(call.tool, _failed_outcome(error), call=call, **_error_code(error))

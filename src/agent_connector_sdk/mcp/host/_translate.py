@@ -15,7 +15,9 @@ What goes out is one of:
   and the server's words from a body of any size (read up to a cap);
 * :class:`~.UnsupportedVersion` — no protocol revision in common, with what the server offered;
 * :class:`~.MalformedResponse` — this host could not read the answer (not JSON-RPC, refused by
-  the parser, compressed though identity was asked): a local failure, saying why;
+  the parser, compressed though identity was asked), or the server broke the protocol (an answer
+  whose id matches no request this host sent: named at once, never left to time out): a local
+  failure, saying why;
 * :class:`~.NotMcpServer` — what answered is not an MCP server and the host can say what it is: an
   HTML page (a 2xx, 405 or 501 answer in ``text/html``: a page, or a server that takes no POST), a
   stdio line that is not JSON-RPC (the session ends at that line, not at the timeout);
@@ -52,6 +54,7 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS
 from agent_connector_sdk.mcp.host._wire import StdioLineCap, Watch
+from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["map_errors", "translate", "translate_unreadable"]
 
@@ -100,6 +103,12 @@ def translate(
             f"{what}: the answer came with Content-Encoding {watch.encoding}, which this host did not ask "
             "for (it reads identity only)"
         )
+    if isinstance(error, MCPError) and isinstance(error.data, compat.UnknownResponseId):
+        shown = sanitize_text(error.data.shown, 80)
+        return MalformedResponse(
+            f"{what}: protocol error: the server answered with JSON-RPC id {shown}, which matches no "
+            "request this host sent"
+        )
     if isinstance(error, MCPError):
         return _from_error_object(error.code, error.message, error.data, bounds, what=what, watch=watch)
     if isinstance(error, RuntimeError):
@@ -140,6 +149,12 @@ def _bound_hit(watch: Watch | None, stdio: StdioLineCap | None, bounds: HostBoun
             "max_message_values",
             bounds.max_message_values,
             "a response held more values than this host parses",
+        )
+    if watch is not None and watch.capped == "max_stream_bytes":
+        return BoundExceeded(
+            "max_stream_bytes",
+            bounds.max_stream_bytes,
+            "one response stream sent more than this host reads before its answer",
         )
     if (watch is not None and watch.capped is not None) or (stdio is not None and stdio.tripped):
         return BoundExceeded(

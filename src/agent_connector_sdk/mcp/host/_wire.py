@@ -4,7 +4,10 @@
 factory-wrapping technique as :mod:`._param_headers`) and, for every POST response:
 
 * caps the bytes read at ``max_message_bytes`` and the JSON values at ``max_message_values`` (a
-  :class:`ValueCounter` over the raw bytes) *while reading*: a response announcing more
+  :class:`ValueCounter` over the raw bytes) *while reading*, per message: an SSE response is many
+  messages, so its values are counted per event (:class:`EventValueCounter`), each event's size is the
+  SDK's event limit (``max_message_bytes``) and the stream as a whole is bounded by
+  ``max_stream_bytes``: a response announcing more
   (``Content-Length``), or streaming more, fails at the cap instead of being buffered whole. It asks
   for ``Accept-Encoding: identity``, so the bytes counted are the bytes parsed (a compressed body,
   which could expand without bound, is refused). The SDK reports the interrupted read as a parse error
@@ -45,6 +48,7 @@ from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_clien
 
 __all__ = [
     "ERROR_BODY_BYTES",
+    "EventValueCounter",
     "HttpError",
     "HttpGuard",
     "StdioLineCap",
@@ -129,26 +133,82 @@ class ValueCounter:
                 self.count += 1
 
 
+_BLANK_LINE: Final = re.compile(rb"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
+"""A line end followed by another (CR, LF or CRLF; atomic, so a CRLF is never read as two): the
+blank line that ends an SSE event."""
+
+
+class EventValueCounter:
+    """:class:`ValueCounter` per SSE event: the count starts again at each blank line (an event's
+    end), so ``max_values`` holds per message however many events a stream carries. An event that
+    starts and ends inside one chunk and is shorter than ``max_values`` bytes cannot hold more values
+    than that (each value costs at least one byte) and is not counted byte by byte: a stream of many
+    small events costs one regex scan per chunk."""
+
+    __slots__ = ("_carry", "_counter", "_fresh", "max_values")
+
+    def __init__(self, max_values: int) -> None:
+        self.max_values = max_values
+        self._counter = ValueCounter()
+        self._fresh = True  # nothing of the open event was counted yet
+        self._carry = b""  # the previous chunk's trailing line ends (a blank line may straddle chunks)
+
+    def feed(self, chunk: bytes) -> int:
+        """Feed a chunk; the most values one event held in it (for the open event: so far)."""
+        data = self._carry + chunk if self._carry else chunk
+        position = 0
+        most = 0
+        for boundary in _BLANK_LINE.finditer(data):
+            segment = data[position : boundary.start()]
+            if not self._fresh or len(segment) > self.max_values:
+                most = max(most, self._counter.feed(segment))
+            self._counter, self._fresh = ValueCounter(), True
+            position = boundary.end()
+        if position < len(data):
+            most = max(most, self._counter.feed(data[position:]))
+            self._fresh = False
+        tail = len(data) - len(data.rstrip(b"\r\n"))
+        self._carry = data[max(position, len(data) - min(tail, 4)) :] if tail else b""
+        return most
+
+
 class _CappedStream(httpx2.AsyncByteStream):
+    """A response body read through the caps: ``limit`` bytes in all (``bound`` names it:
+    ``max_message_bytes`` for a JSON body, ``max_stream_bytes`` for an SSE stream, whose events are
+    each capped by the SDK's event size limit) and ``max_values`` JSON values per message (per event
+    when ``events``)."""
+
     def __init__(
-        self, inner: Any, limit: int, on_cap: Any, refuse: bool, max_values: int | None = None
+        self,
+        inner: Any,
+        limit: int,
+        on_cap: Any,
+        refuse: bool,
+        max_values: int | None = None,
+        *,
+        bound: str = "max_message_bytes",
+        events: bool = False,
     ) -> None:
         self._inner = inner
         self._limit = limit
         self._on_cap = on_cap
         self._refuse = refuse
         self._max_values = max_values
+        self._bound = bound
+        self._events = events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self._refuse:
-            self._on_cap("max_message_bytes")
+            self._on_cap(self._bound)
             raise _MessageTooLarge("the response is over the host's byte cap")
         seen = 0
-        counter = ValueCounter() if self._max_values is not None else None
+        counter: ValueCounter | EventValueCounter | None = None
+        if self._max_values is not None:
+            counter = EventValueCounter(self._max_values) if self._events else ValueCounter()
         async for chunk in self._inner:
             seen += len(chunk)
             if seen > self._limit:
-                self._on_cap("max_message_bytes")
+                self._on_cap(self._bound)
                 raise _MessageTooLarge("the response is over the host's byte cap")
             if (
                 counter is not None
@@ -246,10 +306,15 @@ class HttpGuard:
     """
 
     def __init__(
-        self, client: fastmcp.Client[Any], max_message_bytes: int, max_message_values: int | None = None
+        self,
+        client: fastmcp.Client[Any],
+        max_message_bytes: int,
+        max_message_values: int | None = None,
+        max_stream_bytes: int | None = None,
     ) -> None:
         self.max_message_bytes = max_message_bytes
         self.max_message_values = max_message_values
+        self.max_stream_bytes = max_stream_bytes if max_stream_bytes is not None else max_message_bytes
         self.last_error: HttpError | None = None
         transport = client.transport
         if isinstance(transport, StreamableHttpTransport):
@@ -299,7 +364,14 @@ class HttpGuard:
                     watch.errors.append(error)
                 return
             self.last_error = None  # the last answer was not an error: older words no longer apply
-            refuse = length.isdigit() and int(length) > limit
+            # An SSE stream is many messages: each event is capped by the SDK's event limit (set to
+            # max_message_bytes above) and counted for values alone; the stream in all by
+            # max_stream_bytes. A JSON body is one message.
+            events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+            bound, cap = ("max_message_bytes", limit)
+            if events:
+                bound, cap = "max_stream_bytes", self.max_stream_bytes
+            refuse = length.isdigit() and int(length) > cap
             if encoding not in ("", "identity"):
                 # Asked for identity, sent compressed: refused unread (it could expand without bound).
                 refuse = True
@@ -307,7 +379,9 @@ class HttpGuard:
                     watch.encoding = encoding[:40]
                 response.stream = _CappedStream(response.stream, limit, lambda bound: None, refuse)
                 return
-            response.stream = _CappedStream(response.stream, limit, capped, refuse, self.max_message_values)
+            response.stream = _CappedStream(
+                response.stream, cap, capped, refuse, self.max_message_values, bound=bound, events=events
+            )
 
         def factory(**kwargs: Any) -> httpx2.AsyncClient:
             http_client: httpx2.AsyncClient = build(**kwargs)  # the transport's own choice
