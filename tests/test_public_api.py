@@ -247,6 +247,13 @@ PUBLIC_API: dict[str, list[str]] = {
         "SelectedTool",
         "StaleSelection",
     ],
+    "agent_connector_sdk.core.search": [
+        "SearchDocument",
+        "SearchHit",
+        "SearchIndex",
+        "document_from_tool",
+        "merge_by_rank",
+    ],
     "agent_connector_sdk.core.disclosure_navigation": [
         "ArgumentSummary",
         "DisclosureAddress",
