@@ -279,6 +279,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",
+        "RankedSearchTransform",
         "SchemaDisclosureRegistry",
         "SchemaResourceRegistrationError",
         "describe_schema_tools",

@@ -142,8 +142,13 @@ def test_a_literal_phrase_keeps_every_literal_match(index: SearchIndex) -> None:
     assert "activity/list-watchers-for-repo" in _names(index.search("ers-for-re", limit=5))
 
 
-def test_a_regex_matching_nothing_reads_as_a_request(index: SearchIndex) -> None:
+def test_a_question_is_a_request_and_a_regex_matching_nothing_finds_nothing(index: SearchIndex) -> None:
     assert _names(index.search("who watches my repo?", limit=5))[0] == "activity/list-watchers-for-repo"
+    # An anchored name search (how the gateway enumerates a search-first child) stays exact.
+    assert index.search("^(?-i:repos/(?:[x]| |$))", limit=5) == ()
+    assert _names(index.search("^(?-i:repos/(?:[d]| |$))", limit=5)) == ["repos/delete"]
+    # A pattern that does not compile is read as words.
+    assert _names(index.search("delete (my repo", limit=5))[0] == "repos/delete"
 
 
 def test_invalid_and_overlong_patterns_do_not_raise(index: SearchIndex) -> None:

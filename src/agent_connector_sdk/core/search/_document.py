@@ -15,8 +15,8 @@ __all__ = ["SearchDocument", "document_from_tool"]
 
 # Bounds on what one tool contributes to an index: a hostile or generated descriptor must not make a
 # search (or an index build) cost more than its neighbours by orders of magnitude.
-MAX_TEXT_CHARS: Final = 4_000
-MAX_ARGUMENTS: Final = 64
+MAX_TEXT_CHARS: Final = 16_000
+MAX_ARGUMENTS: Final = 256
 
 
 @dataclass(frozen=True, slots=True)

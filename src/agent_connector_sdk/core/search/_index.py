@@ -11,9 +11,9 @@ Abstention: a request is answered only when the best tool covers enough of the r
 (the idf mass of its concepts; a word the catalog never uses carries the most). "What's the weather in
 Paris" against a code-hosting catalog covers nothing and gets no entries.
 
-Regex: see :mod:`._regex`. A pattern with regex operators returns exactly the tools it matches, ranked
-by the words it names; a plain phrase returns the tools it matches literally together with the ranked
-ones; a pattern that matches nothing (or does not compile) is read as natural language.
+Regex: see :mod:`._regex`. A pattern with regex operators returns exactly the tools it matches (none
+when it matches none), ranked by the words it names; a plain phrase returns the tools it matches
+literally together with the ranked ones; a pattern that does not compile is read as natural language.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from agent_connector_sdk.core.search._words import (
     name_words,
     stem,
     terms,
+    text_terms,
     text_words,
 )
 
@@ -87,11 +88,11 @@ def _field_terms(document: SearchDocument) -> tuple[list[str], ...]:
     argument_names: list[str] = []
     argument_descriptions: list[str] = []
     for argument, description in document.arguments:
-        argument_names.extend(terms(name_words(argument)))
-        argument_descriptions.extend(terms(text_words(description)))
+        argument_names.extend(text_terms(argument))
+        argument_descriptions.extend(text_terms(description))
     return (
         terms(name_words(document.name)),
-        terms(text_words(document.title)),
+        list(text_terms(document.title)),
         terms(text_words(document.description)),
         argument_names,
         argument_descriptions,
@@ -201,7 +202,8 @@ class SearchIndex:
             return ()
         matcher = compile_pattern(text)
         matched = matcher.matching(self._regex_texts) if matcher is not None else []
-        if matched and looks_like_regex(text):
+        if matcher is not None and looks_like_regex(text):
+            # A regex: exactly the tools it matches (none: nothing), ranked by the words it names.
             scores = self._scores(pattern_words(text))
             ranked = sorted(matched, key=lambda position: (-scores.get(position, 0.0), position))
             return self._hits(ranked, scores, limit)

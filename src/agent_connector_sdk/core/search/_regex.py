@@ -21,6 +21,8 @@ MAX_PATTERN_CHARS: Final = 1_000  # FastMCP's own bound
 # Characters that make a pattern more than a literal phrase. ``.`` is not among them: prose ends its
 # sentences with one, and as a regex it matches the very character it stands for as well.
 _OPERATORS: Final = frozenset("|*+?^$[](){}\\")
+# Prose ends questions with "?" (and exclamations with "!"): a last "?" alone makes no regex.
+_SENTENCE_END: Final = re.compile(r"[?!.\s]+\Z")
 # Escapes that stand for a class of characters, not a letter of a word (``\bissue\b`` reads "issue").
 _CLASS_ESCAPE: Final = re.compile(r"\\[bBdDsSwWAzZnrtfv]|\\p\{[^}]*\}|\\P\{[^}]*\}|\\.")
 
@@ -60,8 +62,9 @@ def compile_pattern(pattern: str) -> RegexMatcher | None:
 
 def looks_like_regex(pattern: str) -> bool:
     """Whether ``pattern`` uses regex operators (alternation, repetition, anchors, groups, classes,
-    escapes) rather than being a phrase."""
-    return any(character in _OPERATORS for character in pattern)
+    escapes) rather than being a phrase. A question mark ending the text is punctuation, not an
+    operator: "who watches this repo?" is a request."""
+    return any(character in _OPERATORS for character in _SENTENCE_END.sub("", pattern))
 
 
 def pattern_words(pattern: str) -> str:

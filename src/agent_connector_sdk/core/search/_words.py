@@ -23,13 +23,16 @@ __all__ = [
     "name_words",
     "stem",
     "terms",
+    "text_terms",
     "text_words",
 ]
 
-# Runs of letters or digits; the separators (``_``, ``-``, ``/``, ``.``, spaces, punctuation) split.
-_RUN: Final = re.compile(r"[^\W_]+")
-# Case changes inside a run: ``HTTPServer`` -> HTTP Server, ``listIssues2`` -> list Issues 2.
-_CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_]+")
+# The words of an identifier or of prose, in one pass: separators (``_``, ``-``, ``/``, ``.``, spaces,
+# punctuation) split, and so does every case change (``HTTPServer`` -> HTTP Server, ``listIssues2`` ->
+# list Issues 2). Letters outside ASCII form words as they are.
+_WORD: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+# Addresses say where a page is, not what a tool does ("https://docs.github.com/en/rest/...").
+_ADDRESS: Final = re.compile(r"https?://\S*|\]\([^)\s]*\)")
 
 MAX_WORDS: Final = 2_000
 
@@ -42,17 +45,14 @@ def name_words(identifier: str) -> list[str]:
     >>> name_words("activity/list-watchers_for-repo")
     ['activity', 'list', 'watchers', 'for', 'repo']
     """
-    words: list[str] = []
-    for run in _RUN.findall(identifier):
-        parts = _CAMEL.findall(run) or [run]
-        words.extend(part.casefold() for part in parts)
-        if len(words) >= MAX_WORDS:
-            break
-    return words[:MAX_WORDS]
+    return [word.casefold() for word in _WORD.findall(identifier, 0, 64 * MAX_WORDS)[:MAX_WORDS]]
 
 
 def text_words(text: str) -> list[str]:
-    """The words of prose: as :func:`name_words` (descriptions quote identifiers), bounded."""
+    """The words of prose: as :func:`name_words` (descriptions quote identifiers), web addresses left
+    out, bounded."""
+    if "](" in text or "://" in text:
+        text = _ADDRESS.sub(" ", text)
     return name_words(text)
 
 
@@ -151,18 +151,35 @@ RELATED_WORDS: Final[tuple[tuple[str, ...], ...]] = (
 _STEMMER: Final = snowballstemmer.stemmer("english")
 # The stemmer object keeps state between calls: one word at a time across threads.
 _STEMMER_LOCK: Final = threading.Lock()
+# Word -> stem, for every word seen (a catalog's and its requests' vocabulary: tens of thousands of
+# short strings at most; bounded by clearing, which only costs recomputation).
+_STEMS: dict[str, str] = {}
+_MAX_STEMS: Final = 200_000
 
 
-@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """The Snowball (Porter 2) English stem of a lower-case word; digits and short words unchanged."""
+    known = _STEMS.get(word)
+    if known is not None:
+        return known
     if len(word) <= 2 or not word.isalpha():
-        return word
-    with _STEMMER_LOCK:
-        stemmed: str = _STEMMER.stemWord(word)
+        stemmed = word
+    else:
+        with _STEMMER_LOCK:
+            stemmed = _STEMMER.stemWord(word)
+    if len(_STEMS) >= _MAX_STEMS:
+        _STEMS.clear()
+    _STEMS[word] = stemmed
     return stemmed
 
 
 def terms(words: list[str]) -> list[str]:
     """The index terms of words: stop words dropped, the rest stemmed."""
-    return [stem(word) for word in words if word not in STOP_WORDS]
+    stems = _STEMS
+    return [stems.get(word) or stem(word) for word in words if word not in STOP_WORDS]
+
+
+@lru_cache(maxsize=4_096)
+def text_terms(text: str) -> tuple[str, ...]:
+    """The index terms of a text (memoized: catalogs repeat argument descriptions by the hundred)."""
+    return tuple(terms(text_words(text)))
