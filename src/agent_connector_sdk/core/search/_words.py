@@ -105,6 +105,10 @@ ABBREVIATIONS: Final[dict[str, tuple[str, ...]]] = {
 # them up in its own vocabulary), so a group never adds noise to a catalog that lacks its words.
 RELATED_WORDS: Final[tuple[tuple[str, ...], ...]] = (
     ("get", "fetch", "retrieve", "show", "view", "see", "read", "look", "display", "check", "lookup"),
+    ("get", "information", "details", "detail", "describe", "info"),
+    ("authenticated", "logged", "signed", "current"),
+    ("gist", "snippet", "paste"),
+    ("quota", "remaining", "left", "limit"),
     ("list", "all", "show", "enumerate", "every", "browse"),
     ("create", "make", "add", "new", "open", "start", "post", "submit", "write", "generate"),
     ("delete", "remove", "erase", "drop", "destroy", "discard", "unset", "clear", "revoke"),
