@@ -289,27 +289,36 @@ def _cost(descriptors: Sequence[dict[str, Any]], requests: Sequence[str], size: 
         for i in range(size)
     ]
     gc.collect()
-    tracemalloc.start()
     wall, cpu = time.perf_counter(), time.process_time()
     index = SearchIndex.build(catalog)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    del index
+    gc.collect()
+    tracemalloc.start()  # a second build, traced (tracing slows it: not timed)
+    index = SearchIndex.build(catalog)
     traced, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    latencies = []
+    latencies, cpu_latencies = [], []
     for text in requests:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         index.search(text, limit=5)
         latencies.append(time.perf_counter() - started)
+        cpu_latencies.append(time.process_time() - started_cpu)
     latencies.sort()
+    cpu_latencies.sort()
     p50 = latencies[len(latencies) // 2] * 1000
     p95 = latencies[int(0.95 * len(latencies))] * 1000
+    cpu_p95 = cpu_latencies[int(0.95 * len(cpu_latencies))] * 1000
     print(f"\n### cost of the index at {size:,} tools (in process, core.search)\n")
-    print("| build wall s | build CPU s | index memory MB | search p50 ms | search p95 ms |")
-    print("|---:|---:|---:|---:|---:|")
-    print(f"| {wall:.2f} | {cpu:.2f} | {traced / 1e6:.1f} | {p50:.1f} | {p95:.1f} |")
+    print(
+        "| build wall s | build CPU s | index memory MB | search p50 ms | search p95 ms | search p95 CPU ms |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|")
+    print(f"| {wall:.2f} | {cpu:.2f} | {traced / 1e6:.1f} | {p50:.1f} | {p95:.1f} | {cpu_p95:.1f} |")
     print(
         f"targets: build <= 1 s ({'met' if cpu <= 1 else 'NOT met'} in CPU time), memory <= 50 MB "
-        f"({'met' if traced <= 50e6 else 'NOT met'}), p95 <= 20 ms ({'met' if p95 <= 20 else 'NOT met'}); "
+        f"({'met' if traced <= 50e6 else 'NOT met'}), p95 <= 20 ms "
+        f"({'met' if cpu_p95 <= 20 else 'NOT met'} in CPU time); "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
 

@@ -19,6 +19,7 @@ literally together with the ranked ones; a pattern that does not compile is read
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 from array import array
 from bisect import bisect_left
@@ -27,7 +28,12 @@ from dataclasses import dataclass
 from typing import Final
 
 from agent_connector_sdk.core.search._document import SearchDocument
-from agent_connector_sdk.core.search._regex import compile_pattern, looks_like_regex, pattern_words
+from agent_connector_sdk.core.search._regex import (
+    MAX_PATTERN_CHARS,
+    compile_pattern,
+    looks_like_regex,
+    pattern_words,
+)
 from agent_connector_sdk.core.search._words import (
     ABBREVIATIONS,
     RELATED_WORDS,
@@ -76,6 +82,7 @@ _DERIVATIONAL_SUFFIXES: Final = ("er", "or", "ion", "ment", "ing", "al", "ic")
 # request naming every word of a tool's name ("list the pull requests" -> pulls_list) is about that tool.
 _NAME_COVERAGE_LIFT: Final = 1.5
 _RERANKED: Final = 64
+_MAX_LITERAL_WORDS: Final = 4
 
 _MAX_QUERY_CONCEPTS: Final = 32
 # A request is answered when the best tool covers at least this share of its information, or scores at
@@ -131,6 +138,7 @@ class SearchIndex:
     __slots__ = (
         "_digest",
         "_idf",
+        "_lowered_texts",
         "_name_terms",
         "_names",
         "_postings",
@@ -142,6 +150,7 @@ class SearchIndex:
     _names: tuple[str, ...]
     _name_terms: tuple[frozenset[str], ...]
     _regex_texts: tuple[str, ...]
+    _lowered_texts: tuple[str, ...]
     _postings: dict[str, tuple[array[int], array[float]]]
     _idf: dict[str, float]
     _vocabulary: tuple[str, ...]
@@ -185,6 +194,7 @@ class SearchIndex:
         index._names = tuple(document.name for document in kept)
         index._name_terms = tuple(frozenset(per_doc[0]) for per_doc in fields)
         index._regex_texts = tuple(document.regex_text() for document in kept)
+        index._lowered_texts = tuple(text.lower() for text in index._regex_texts)
         index._postings = {term: (doc_ids[term], saturations[term]) for term in doc_ids}
         index._idf = {
             term: math.log(1.0 + (count - len(ids) + 0.5) / (len(ids) + 0.5)) for term, ids in doc_ids.items()
@@ -220,25 +230,61 @@ class SearchIndex:
         """
         if limit <= 0 or not self._names or not isinstance(text, str):
             return ()
-        matcher = compile_pattern(text)
-        matched = matcher.matching(self._regex_texts) if matcher is not None else []
-        if matcher is not None and looks_like_regex(text):
-            # A regex: exactly the tools it matches (none: nothing), ranked by the words it names.
-            scores = self._scores(pattern_words(text))
-            ranked = sorted(matched, key=lambda position: (-scores.get(position, 0.0), position))
-            return self._hits(ranked, scores, limit)
-        scores, answered = self._ranked_scores(text)
+        if looks_like_regex(text):
+            matcher = compile_pattern(text)
+            if matcher is not None:
+                # A regex: exactly the tools it matches (none: nothing), ranked by the words it names.
+                matched = matcher.matching(self._regex_texts)
+                scores, _ = self._score_concepts(self._concepts(pattern_words(text)))
+                return self._hits(self._best(matched, scores, limit), scores, limit)
+        matched = self._literal_matches(text)
+        concepts = self._concepts(text)
+        scores, best = self._score_concepts(concepts)
+        answered = best is not None and (
+            scores[best] >= ANSWER_SCORE or self._coverage(best, concepts) >= ABSTAIN_BELOW
+        )
+        if not answered:
+            scores = {}
         candidates = set(matched)
-        if answered:
-            candidates.update(scores)
+        candidates.update(scores)
         if not candidates:
             return ()
-        ranked = sorted(candidates, key=lambda position: (-scores.get(position, 0.0), position))
-        if answered:
-            floor = scores.get(ranked[0], 0.0) * _TAIL_SHARE
+        ranked = self._best(candidates, scores, limit)
+        if answered and best is not None:
+            floor = scores[best] * _TAIL_SHARE
             literal = frozenset(matched)
             ranked = [p for p in ranked if p in literal or scores.get(p, 0.0) >= floor]
         return self._hits(ranked, scores, limit)
+
+    def _literal_matches(self, text: str) -> list[int]:
+        """The tools a short phrase (no regex operators, at most :data:`_MAX_LITERAL_WORDS` words)
+        matches as FastMCP's regex search would: found case-insensitively in the regex text. A plain
+        substring test over the lower-cased texts; a phrase with ``.`` (any character, as a regex) takes
+        the regex engine. Longer text is a request: the ranking reads it (scanning every tool's text for
+        a sentence would cost more than the ranking, and find what the ranking finds)."""
+        if not text or len(text) > MAX_PATTERN_CHARS or len(text.split()) > _MAX_LITERAL_WORDS:
+            return []
+        if "." in text:
+            matcher = compile_pattern(text)
+            return matcher.matching(self._regex_texts) if matcher is not None else []
+        needle = text.lower()
+        return [position for position, haystack in enumerate(self._lowered_texts) if needle in haystack]
+
+    def _best(self, candidates: Iterable[int], scores: dict[int, float], limit: int) -> list[int]:
+        """Candidates by score, then the unscored (literal or regex matches) in catalog order: enough of
+        them for ``limit`` distinct names (a dedicated selection, not a sort of every candidate)."""
+        pool = set(candidates)
+        scored = [position for position in pool if position in scores]
+        wanted = limit * 4 + 16  # names repeat rarely; the tail filter drops a few more
+        if len(scored) > wanted:
+            top = heapq.nlargest(wanted, scored, key=scores.__getitem__)
+            if len({self._names[position] for position in top}) < limit:
+                top = scored
+        else:
+            top = scored
+        top.sort(key=lambda position: (-scores[position], position))
+        unscored = sorted(position for position in pool if position not in scores)
+        return top + unscored[: limit * 4 + 16]
 
     def _hits(self, ranked: list[int], scores: dict[int, float], limit: int) -> tuple[SearchHit, ...]:
         hits: list[SearchHit] = []
@@ -253,18 +299,21 @@ class SearchIndex:
                 break
         return tuple(hits)
 
-    def _scores(self, text: str) -> dict[int, float]:
-        scores, _ = self._score_concepts(self._concepts(text))
-        return scores
-
-    def _ranked_scores(self, text: str) -> tuple[dict[int, float], bool]:
-        """Scores of the natural-language reading of ``text`` and whether the request is answered."""
-        concepts = self._concepts(text)
-        scores, coverage = self._score_concepts(concepts)
-        if not scores:
-            return scores, False
-        best = max(scores, key=lambda position: (scores[position], -position))
-        return scores, coverage.get(best, 0.0) >= ABSTAIN_BELOW or scores[best] >= ANSWER_SCORE
+    def _coverage(self, position: int, concepts: list[tuple[float, dict[str, float]]]) -> float:
+        """The share of the request's information the tool at ``position`` covers (each concept by the
+        best of its terms the tool holds; a related word covers less than the word itself)."""
+        total = sum(information for information, _ in concepts)
+        if total <= 0:
+            return 0.0
+        covered = 0.0
+        for information, expansion in concepts:
+            best = 0.0
+            for term, weight in expansion.items():
+                if weight > best and _holds(self._postings[term][0], position):
+                    best = weight
+            if best > 0:
+                covered += information * _COVERAGE_OF_WEIGHT.get(best, best)
+        return covered / total
 
     def _concepts(self, text: str) -> list[tuple[float, dict[str, float]]]:
         """``(information, {term: weight})`` per content word of ``text``."""
@@ -321,45 +370,50 @@ class SearchIndex:
 
     def _score_concepts(
         self, concepts: list[tuple[float, dict[str, float]]]
-    ) -> tuple[dict[int, float], dict[int, float]]:
-        """Per tool: the BM25F score (each concept by its best term) and the covered share of the
-        request's information."""
-        total_information = sum(information for information, _ in concepts)
+    ) -> tuple[dict[int, float], int | None]:
+        """Per tool, the BM25F score (each concept by its best term), name-lifted; and the best tool."""
         scores: dict[int, float] = {}
-        covered: dict[int, float] = {}
-        for information, expansion in concepts:
+        for _, expansion in concepts:
+            if len(expansion) == 1:
+                ((term, weight),) = expansion.items()
+                ids, saturation = self._postings[term]
+                factor = weight * self._idf[term]
+                get = scores.get
+                for position, value in zip(ids, saturation, strict=True):
+                    scores[position] = get(position, 0.0) + factor * value
+                continue
             best: dict[int, float] = {}
-            best_weight: dict[int, float] = {}
             for term, weight in expansion.items():
                 ids, saturation = self._postings[term]
                 factor = weight * self._idf[term]
+                known = best.get
                 for position, value in zip(ids, saturation, strict=True):
                     contribution = factor * value
-                    if contribution > best.get(position, 0.0):
+                    if contribution > known(position, 0.0):
                         best[position] = contribution
-                    if weight > best_weight.get(position, 0.0):
-                        best_weight[position] = weight
+            get = scores.get
             for position, contribution in best.items():
-                scores[position] = scores.get(position, 0.0) + contribution
-                share = _COVERAGE_OF_WEIGHT.get(best_weight[position], best_weight[position])
-                covered[position] = covered.get(position, 0.0) + information * share
-        if total_information > 0:
-            covered = {position: share / total_information for position, share in covered.items()}
-        self._lift_named(scores, concepts)
-        return scores, covered
-
-    def _lift_named(self, scores: dict[int, float], concepts: list[tuple[float, dict[str, float]]]) -> None:
-        """Lift the best few tools by the share of their name's words the request covers."""
+                scores[position] = get(position, 0.0) + contribution
         if not scores:
-            return
+            return scores, None
+        return scores, self._lift_named(scores, concepts)
+
+    def _lift_named(self, scores: dict[int, float], concepts: list[tuple[float, dict[str, float]]]) -> int:
+        """Lift the best few tools by the share of their name's words the request covers; the best."""
         weights: dict[str, float] = {}
         for _, expansion in concepts:
             for term, weight in expansion.items():
                 if weights.get(term, 0.0) < weight:
                     weights[term] = weight
-        best = sorted(scores, key=lambda position: -scores[position])[:_RERANKED]
-        for position in best:
+        for position in heapq.nlargest(_RERANKED, scores, key=scores.__getitem__):
             name_terms = self._name_terms[position]
             if name_terms:
                 covered = sum(weights.get(term, 0.0) for term in name_terms) / len(name_terms)
                 scores[position] *= 1.0 + _NAME_COVERAGE_LIFT * covered
+        return max(scores, key=scores.__getitem__)
+
+
+def _holds(ids: array[int], position: int) -> bool:
+    """Whether the ascending posting list ``ids`` holds ``position``."""
+    found = bisect_left(ids, position)
+    return found < len(ids) and ids[found] == position
