@@ -24,8 +24,9 @@ Engines, each the search tool of a FastMCP server over the same tools, called th
 Rows: natural requests (**nl**) and agent-style regexes (**rx**: an alternation of the request's
 content words, e.g. ``watching|repo``). Columns: top-1 and top-5 (a labelled tool first / in the first
 five), answer rate (in-catalog requests answered with at least one entry), abstention (no-tool requests
-answered with none) and p50/p95 latency per search. ``max_results`` is 50 as ``serve --openapi`` sets it;
-only the first five entries count.
+answered with none) and p50/p95 latency per search, wall and CPU time (client and server share the
+process, so its CPU time is the search's whole cost; wall time on a busy machine adds waiting).
+``max_results`` is 50 as ``serve --openapi`` sets it; only the first five entries count.
 
 Then the **cost** of the pure index at 10,000 tools (GitHub's tools repeated with suffixed names): build
 time (CPU and wall), traced memory of the built index, and search latency in process.
@@ -92,6 +93,7 @@ class Outcome:
     abstained: int = 0
     no_tool: int = 0
     latencies: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     misses: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
     def share(self, metric: str) -> float:
@@ -99,8 +101,8 @@ class Outcome:
             return self.abstained / self.no_tool if self.no_tool else float("nan")
         return getattr(self, metric) / self.labelled if self.labelled else float("nan")
 
-    def percentile(self, q: float) -> float:
-        ordered = sorted(self.latencies)
+    def percentile(self, q: float, *, cpu: bool = False) -> float:
+        ordered = sorted(self.cpu if cpu else self.latencies)
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else float("nan")
 
 
@@ -209,16 +211,18 @@ async def _run_engine(labelled: LabelledSet, engine: str) -> dict[str, Outcome]:
 
         gc.collect()
 
-        async def search(text: str) -> tuple[list[str], float]:
-            started = time.perf_counter()
+        async def search(text: str) -> tuple[list[str], tuple[float, float]]:
+            # Client and server share this process: its CPU time is the whole cost of the search.
+            started, started_cpu = time.perf_counter(), time.process_time()
             result = await client.call_tool("search_tools", {argument: text})
-            return _names(result), time.perf_counter() - started
+            return _names(result), (time.perf_counter() - started, time.process_time() - started_cpu)
 
         for row, shape in (("nl", lambda text: text), ("rx", agent_regex)):
             outcome = outcomes[row]
             for text, tools in labelled.requests:
-                names, seconds = await search(shape(text))
+                names, (seconds, cpu) = await search(shape(text))
                 outcome.latencies.append(seconds)
+                outcome.cpu.append(cpu)
                 outcome.labelled += 1
                 outcome.answered += bool(names)
                 outcome.top1 += bool(names) and names[0] in tools
@@ -227,8 +231,9 @@ async def _run_engine(labelled: LabelledSet, engine: str) -> dict[str, Outcome]:
                 else:
                     outcome.misses.append((text, sorted(tools)[0], names[:3]))
             for text in labelled.no_tool:
-                names, seconds = await search(shape(text))
+                names, (seconds, cpu) = await search(shape(text))
                 outcome.latencies.append(seconds)
+                outcome.cpu.append(cpu)
                 outcome.no_tool += 1
                 outcome.abstained += not names
     return outcomes
@@ -242,15 +247,19 @@ def _print_table(labelled: LabelledSet, results: dict[str, dict[str, Outcome]]) 
         f"\n### {labelled.name}: {len(labelled.descriptors)} tools, {len(labelled.requests)} labelled "
         f"requests, {len(labelled.no_tool)} no-tool requests\n"
     )
-    print("| requests | engine | top-1 | top-5 | answered | abstained | p50 ms | p95 ms |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| requests | engine | top-1 | top-5 | answered | abstained "
+        "| p50 ms | p95 ms | p50 CPU ms | p95 CPU ms |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in ("nl", "rx"):
         for engine in ENGINES:
             outcome = results[engine][row]
             print(
                 f"| {row} | {engine} | {outcome.share('top1'):.2f} | {outcome.share('top5'):.2f} | "
                 f"{outcome.share('answered'):.2f} | {outcome.share('abstained'):.2f} | "
-                f"{outcome.percentile(0.5):.1f} | {outcome.percentile(0.95):.1f} |"
+                f"{outcome.percentile(0.5):.1f} | {outcome.percentile(0.95):.1f} | "
+                f"{outcome.percentile(0.5, cpu=True):.1f} | {outcome.percentile(0.95, cpu=True):.1f} |"
             )
 
 
