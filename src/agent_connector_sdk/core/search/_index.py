@@ -23,6 +23,7 @@ import heapq
 import math
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
@@ -173,8 +174,8 @@ class SearchIndex:
             max(1.0, sum(len(per_doc[field]) for per_doc in fields) / count) if count else 1.0
             for field in range(len(_FIELDS))
         ]
-        doc_ids: dict[str, array[int]] = {}
-        saturations: dict[str, array[float]] = {}
+        lists: dict[str, tuple[list[int], list[float]]] = {}
+        saturate = _K1 + 1.0
         for position, per_doc in enumerate(fields):
             weighted: dict[str, float] = {}
             for field, field_terms in enumerate(per_doc):
@@ -182,14 +183,19 @@ class SearchIndex:
                     continue
                 weight, b = _FIELDS[field]
                 norm = weight / (1.0 - b + b * len(field_terms) / average[field])
-                for term in field_terms:
-                    weighted[term] = weighted.get(term, 0.0) + norm
+                get = weighted.get
+                for term, times in Counter(field_terms).items():
+                    weighted[term] = get(term, 0.0) + norm * times
             for term, tf in weighted.items():
-                if term not in doc_ids:
-                    doc_ids[term] = array("i")
-                    saturations[term] = array("d")
-                doc_ids[term].append(position)
-                saturations[term].append(tf * (_K1 + 1.0) / (tf + _K1))
+                entry = lists.get(term)
+                if entry is None:
+                    entry = lists[term] = ([], [])
+                entry[0].append(position)
+                entry[1].append(tf * saturate / (tf + _K1))
+        # Compact arrays (4 + 8 bytes a posting), not lists of boxed numbers.
+        doc_ids = {term: array("i", ids) for term, (ids, _) in lists.items()}
+        saturations = {term: array("d", values) for term, (_, values) in lists.items()}
+        del lists
         index = object.__new__(cls)
         index._names = tuple(document.name for document in kept)
         index._name_terms = tuple(frozenset(per_doc[0]) for per_doc in fields)

@@ -45,7 +45,8 @@ def name_words(identifier: str) -> list[str]:
     >>> name_words("activity/list-watchers_for-repo")
     ['activity', 'list', 'watchers', 'for', 'repo']
     """
-    return [word.casefold() for word in _WORD.findall(identifier, 0, 64 * MAX_WORDS)[:MAX_WORDS]]
+    # One lower-casing of the joined words (C speed) instead of one call per word.
+    return " ".join(_WORD.findall(identifier, 0, 64 * MAX_WORDS)[:MAX_WORDS]).lower().split()
 
 
 def text_words(text: str) -> list[str]:
