@@ -27,9 +27,16 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("applications", ("demo", "gateway")),
     ("command line", ("cli", "review", "serving")),
 ]
-# Inside the pure layer, bottom to top: the wire format (with the canonical encoding) under the gates,
-# the gates under the disclosure navigation (it summarizes headers), all of them under the host core.
-CORE_ORDER = ["core.schema_disclosure", "core.contracts", "core.disclosure_navigation", "core.host"]
+# Inside the pure layer, bottom to top: the ranked tool search (it reads tool descriptors only), the wire
+# format (with the canonical encoding) under the gates, the gates under the disclosure navigation (it
+# summarizes headers), all of them under the host core.
+CORE_ORDER = [
+    "core.search",
+    "core.schema_disclosure",
+    "core.contracts",
+    "core.disclosure_navigation",
+    "core.host",
+]
 # Libraries that do I/O (network, files, processes, event loops, logging handlers) or wrap it: the pure
 # layer and the foundation import none of them. ``threading`` is allowed: its locks guard caches.
 IO_LIBRARIES = frozenset(

@@ -249,6 +249,13 @@ PUBLIC_API: dict[str, list[str]] = {
         "SelectedTool",
         "StaleSelection",
     ],
+    "agent_connector_sdk.core.search": [
+        "SearchDocument",
+        "SearchHit",
+        "SearchIndex",
+        "document_from_tool",
+        "merge_by_rank",
+    ],
     "agent_connector_sdk.core.disclosure_navigation": [
         "ArgumentSummary",
         "DisclosureAddress",
@@ -274,6 +281,7 @@ PUBLIC_API: dict[str, list[str]] = {
     ],
     "agent_connector_sdk.mcp.schema_disclosure_provider": [
         "DisclosureOrigin",
+        "RankedSearchTransform",
         "SchemaDisclosureRegistry",
         "SchemaResourceRegistrationError",
         "describe_schema_tools",

@@ -49,7 +49,9 @@ class Stack:
 
     def search(self, pattern: str, *scopes: str) -> list[str]:
         result = self.call("search_tools", {"pattern": pattern}, *scopes)["result"]
-        return [entry["name"] for entry in result["structuredContent"]["result"]]
+        found = result["structuredContent"]["result"]
+        # A str is the one-line note of a ranked search that found nothing relevant.
+        return [entry["name"] for entry in found] if isinstance(found, list) else []
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +120,7 @@ def test_a_federated_tool_runs_at_the_child_and_its_result_is_relayed(stack: Sta
 def test_a_guarded_federated_tool_is_never_run_for_a_caller_without_its_scope(stack: Stack) -> None:
     before = len(stack.upstream.requests)
     arguments = {"owner": "o", "repo": "r"}
-    assert stack.search("repos_delete", "base") == []
+    assert "oa_repos_delete" not in stack.search("repos_delete", "base")
     for route in (stack.call, stack.proxied):
         refused = route("oa_repos_delete", arguments, "base")
         assert "error" in refused or refused["result"].get("isError") is True, refused

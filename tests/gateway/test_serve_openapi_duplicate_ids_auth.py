@@ -76,7 +76,10 @@ def test_every_tool_derived_from_a_reused_id_inherits_its_requirement(
         assert denied["result"]["content"][0]["text"] == f'Unknown tool: "{name}"'
     assert upstream.requests == []
     search = {"name": "search_tools", "arguments": {"pattern": "deleteThing"}}
-    assert rpc(url, "tools/call", search, headers=plain)[1]["result"]["structuredContent"]["result"] == []
+    found = rpc(url, "tools/call", search, headers=plain)[1]["result"]["structuredContent"]["result"]
+    # Ranked: other tools may be related to the words; the out-of-scope ones are never among them.
+    names = [entry["name"] for entry in found] if isinstance(found, list) else []
+    assert not any(name.startswith("deleteThing") for name in names)
     admin = _as(key, "admin")
     for name in ("deleteThing", "deleteThing_2"):
         allowed = _call(url, admin, name)

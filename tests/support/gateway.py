@@ -40,7 +40,8 @@ def call(url: str, tool: str, arguments: dict[str, Any], **kwargs: Any) -> dict[
 
 def search(url: str, pattern: str) -> list[dict[str, Any]]:
     result = call(url, "search_tools", {"pattern": pattern})
-    return list(result["structuredContent"]["result"])
+    found = result["structuredContent"]["result"]
+    return list(found) if isinstance(found, list) else []  # a str: the note of a search that abstained
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:

@@ -1,8 +1,9 @@
 """The contract lab as ``agent-connector serve`` runs it: behind search, with disclosure and bearer auth.
 
 Every lab tool except a few pinned ones (:data:`PINNED_TOOLS`: the rejected descriptor and two honest
-tools, so a plain ``tools/list`` shows admission at work) hides behind a ``RegexSearchTransform`` whose
-results are ``schema-navigation`` entries; each hidden tool's schemas are disclosed as hash-bound
+tools, so a plain ``tools/list`` shows admission at work) hides behind a ``RankedSearchTransform`` (FastMCP's
+``RegexSearchTransform``, ranked: see :mod:`agent_connector_sdk.core.search`) whose results are
+``schema-navigation`` entries; each hidden tool's schemas are disclosed as hash-bound
 fragments. The listing is paged with the ``""`` cursor. Authentication is FastMCP's own
 ``StaticTokenVerifier`` with two documented demo tokens (:data:`DEMO_TOKENS`): an *analyst* and an
 *operator*, who differ in what completion and ``search_evidence`` show them. The demo tokens are public,
@@ -19,7 +20,6 @@ import fastmcp
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
-from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
@@ -34,6 +34,7 @@ from agent_connector_sdk.demo.contract_lab import (
     contract_lab_server,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
+    RankedSearchTransform,
     describe_schema_tools,
     register_schema_resources,
 )
@@ -103,7 +104,7 @@ async def lab_service_server(*, auth: AuthProvider | None) -> FastMCP[Any]:
         listing = [tool.model_dump(mode="json", by_alias=True) for tool in await session.list_tools()]
     disclosures = await server_tool_disclosures(probe, source=canonical_json_bytes(listing))
     hidden = {name: d for name, d in disclosures.items() if name not in PINNED_TOOLS}
-    search = RegexSearchTransform(
+    search = RankedSearchTransform(
         search_result_serializer=describe_schema_tools,
         always_visible=list(PINNED_TOOLS),
         max_results=_MAX_SEARCH_RESULTS,

@@ -38,7 +38,6 @@ import mcp_types
 from fastmcp import FastMCP
 from fastmcp.server.auth import require_scopes
 from fastmcp.server.dependencies import fastmcp_request_ctx
-from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import RawStructuredToolResult, Tool
 from fastmcp.tools.base import ToolResult as FastMCPToolResult
 from opentelemetry import context as otel_context
@@ -62,6 +61,7 @@ from agent_connector_sdk.gateway._watch import PING_INTERVAL, watch_child
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
+    RankedSearchTransform,
     SchemaDisclosureRegistry,
     describe_schema_tools,
     register_schema_resources,
@@ -80,6 +80,7 @@ __all__ = [
     "caller_meta",
     "child_trace_context",
     "default_host_options",
+    "gateway_search_transform",
     "refusal_text",
     "wire_refusal",
 ]
@@ -96,6 +97,18 @@ def default_host_options(audit: AuditSink | None = None) -> HostOptions:
     no write confirmation — the gateway relays a caller's call and cannot ask anyone; confirming
     writes is the calling host's duty, which sees the child's hints on the gateway's descriptor."""
     return HostOptions(audit=audit, require_confirmation=False)
+
+
+def gateway_search_transform(max_results: int) -> RankedSearchTransform:
+    """The gateway's search over its listed tools — the one seam where its ranking is chosen.
+
+    A ``RankedSearchTransform`` (FastMCP's ``RegexSearchTransform`` ranked by
+    :mod:`agent_connector_sdk.core.search`): it indexes the caller's visible, admitted tools only, so a
+    hidden or rejected tool never shapes a result, score or count. Results from elsewhere (federated
+    children) are merged with the listed ones by rank: ``transform.rank(tools, pattern, query)`` gives
+    the listed tools best first, ``core.search.merge_by_rank`` fuses the lists.
+    """
+    return RankedSearchTransform(search_result_serializer=describe_schema_tools, max_results=max_results)
 
 
 def refusal_text(exposed: str, error: AgentConnectorError) -> str:
@@ -333,9 +346,7 @@ class Gateway:
         auth = config.auth
         verifier = None if auth is None else auth.verifier()
         self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
-        self.search = RegexSearchTransform(
-            search_result_serializer=describe_schema_tools, max_results=max_results
-        )
+        self.search = gateway_search_transform(max_results)
         self.server.add_transform(self.search)
         self.gates = ServerGates(audit=self.audit)
         # Read now: a lock file that cannot be used refuses start-up (GatewayError invalid_config).

@@ -44,6 +44,13 @@ Catalog cache (``mcp/server/_catalog.py``; same version gate):
 * :func:`memoize_synthetic_tools` — ``BaseSearchTransform._make_search_tool`` / ``._make_call_tool``
   (instance attributes shadowing them).
 
+Ranked search (``mcp/server/_ranked_search.py``):
+
+* :class:`SearchTransformHooks` — a ``RegexSearchTransform`` whose private extension points
+  (``_make_search_tool``, ``_search``, ``_get_visible_tools``, ``_render_results``, ``_max_results``,
+  ``_search_tool_name``; FastMCP documents subclassing through them but names them private) are reached
+  through public-named methods, so the ranking transform touches no private name itself.
+
 Host side (for the client adapters; routed here so both sides share one list):
 
 * ``McpHttpClientFactory`` / ``create_mcp_http_client`` from ``mcp.shared._httpx_utils``;
@@ -135,6 +142,7 @@ __all__ = [
     "SdkFailureKind",
     "SdkLocalFailure",
     "SearchText",
+    "SearchTransformHooks",
     "catalog_bypassed",
     "component_auth_context",
     "create_mcp_http_client",
@@ -502,8 +510,9 @@ def memoize_synthetic_tools(transform: object) -> bool:
     if all(getattr(state.get(name), "__agent_connector_memo__", False) for name in _SYNTHETIC_FACTORIES):
         return True
     kind = type(transform)
+    ours = kind._make_search_tool is SearchTransformHooks._make_search_tool
     if (
-        kind._make_search_tool not in _FASTMCP_SEARCH_FACTORIES
+        (kind._make_search_tool not in _FASTMCP_SEARCH_FACTORIES and not ours)
         or kind._make_call_tool is not BaseSearchTransform._make_call_tool
         or any(name in state for name in _SYNTHETIC_FACTORIES)
     ):
@@ -523,6 +532,53 @@ def memoize_synthetic_tools(transform: object) -> bool:
         memoized.__agent_connector_memo__ = True  # type: ignore[attr-defined]
         setattr(transform, name, memoized)
     return True
+
+
+class SearchTransformHooks(RegexSearchTransform):
+    """FastMCP's ``RegexSearchTransform`` with its private extension points behind public-named methods.
+
+    Subclasses override :meth:`make_search_tool` (the search tool, built from the transform's state
+    when *called*, so :func:`memoize_synthetic_tools` may build it once per tool-name pair) and
+    :meth:`search_catalog` (the tools a search returns, in order), and use :meth:`visible_tools`,
+    :meth:`render_results`, :meth:`regex_matches`, :attr:`max_results` and :attr:`search_tool_name`.
+    FastMCP 4.2: ``_make_search_tool`` and ``_search`` are the abstract hooks of ``BaseSearchTransform``.
+    """
+
+    def _make_search_tool(self) -> Tool:
+        return self.make_search_tool()
+
+    async def _search(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
+        return await self.search_catalog(tools, query)
+
+    def make_search_tool(self) -> Tool:
+        """The search tool (default: FastMCP's regex search tool)."""
+        return RegexSearchTransform._make_search_tool(self)
+
+    async def search_catalog(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
+        """The tools a search for ``query`` returns (default: FastMCP's regex search, catalog order)."""
+        return await self.regex_matches(tools, query)
+
+    async def regex_matches(self, tools: Sequence[Tool], pattern: str) -> Sequence[Tool]:
+        """FastMCP's own regex search: the first ``max_results`` matches in catalog order."""
+        return await RegexSearchTransform._search(self, tools, pattern)
+
+    async def visible_tools(self, ctx: Any) -> Sequence[Tool]:
+        """The caller's tools (middleware, visibility, session rules, component auth applied), pinned
+        ones excluded: what FastMCP's own search searches."""
+        tools: Sequence[Tool] = await self._get_visible_tools(ctx)
+        return tools
+
+    async def render_results(self, tools: Sequence[Tool]) -> Any:
+        """The transform's ``search_result_serializer`` applied to ``tools``."""
+        return await self._render_results(tools)
+
+    @property
+    def max_results(self) -> int:
+        return int(self._max_results)
+
+    @property
+    def search_tool_name(self) -> str:
+        return str(self._search_tool_name)
 
 
 async def send_unvalidated_request(session: Any, request: Any) -> Any:

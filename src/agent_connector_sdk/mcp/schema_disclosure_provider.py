@@ -15,6 +15,16 @@ spaces. So ``issues`` also finds tools that merely mention issues, ``^repos_get`
 of the name, and ``^repos_get$`` finds nothing when the tool has a description or parameters — write
 ``^repos_get( |$)`` for exactly that name. A search returns at most ``max_results`` tools, in catalog
 order; ``agent-connector review`` splits a capped search by name prefix to reach every tool.
+
+Ranked search, the option: ``RankedSearchTransform`` takes the same arguments and *is* a
+``RegexSearchTransform`` (the serializer, the ``call_tool`` proxy, the catalog reads are FastMCP's). Its
+search tool keeps ``pattern`` and the regex semantics above — every tool a pattern matches stays
+reachable — but returns the matches ranked by relevance instead of in catalog order; it also reads
+natural language ("who is watching this repository", in ``pattern`` or in the optional ``query``), and
+answers a request nothing in the caller's catalog serves with no entries and a one-line note. The search
+tool is annotated ``readOnlyHint``. The ranking is :mod:`agent_connector_sdk.core.search`::
+
+    search = RankedSearchTransform(search_result_serializer=describe_schema_tools)
 """
 
 # Exactly the implementation's public names (its ``__all__``), so the two lists cannot drift apart.

@@ -52,8 +52,11 @@ def build_openapi_app(
     max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
     allow_duplicate_operation_ids: bool = False,
     strict_refs: bool = False,
+    ranked: bool = True,
 ) -> tuple[Any, int]:
-    """Every operation of ``source`` a tool behind a ``RegexSearchTransform`` whose results are
+    """Every operation of ``source`` a tool behind a ranked search (``RankedSearchTransform``: FastMCP's
+    ``RegexSearchTransform`` with results ranked by relevance, natural language read, abstaining when
+    nothing fits; ``ranked=False`` keeps FastMCP's catalog-order regex search) whose results are
     navigation entries, disclosure resources registered, the contract gates on; ``serverInfo`` from the
     document's ``info``. ``upstream_errors="echo"`` lets callers see a bounded excerpt of an upstream
     error body (default: the status and a generic message). ``auth`` (``--auth-config``) turns on
@@ -67,6 +70,7 @@ def build_openapi_app(
 
     from agent_connector_sdk.core.schema_disclosure import SourceDigest
     from agent_connector_sdk.mcp.schema_disclosure_provider import (
+        RankedSearchTransform,
         describe_schema_tools,
         register_schema_resources,
     )
@@ -122,7 +126,7 @@ def build_openapi_app(
             raise CliError(f"--auth-config: [auth.require] {first} names no tool of the document")
         server.auth = auth.verifier()
     search_name, call_name = SEARCH_TOOL_NAMES
-    search = RegexSearchTransform(
+    search = (RankedSearchTransform if ranked else RegexSearchTransform)(
         search_result_serializer=describe_schema_tools,
         max_results=50,
         search_tool_name=search_name,

@@ -308,6 +308,8 @@ class SchemaDisclosureConsumer(SessionFace):
         # FastMCP wraps a non-object output under "result" for the advertised schema; accept a bare
         # list too, which is how a 2026-07-28 result may carry it.
         entries = structured.get("result") if isinstance(structured, dict) else structured
+        if isinstance(entries, str) and raw.get("isError") is not True:
+            entries = []  # a ranked search that abstained answers a one-line note and no entries
         if raw.get("isError") is True or not isinstance(entries, list):
             raise DiscoveryFailed("search_failed", "the search tool returned no navigation list")
         check_navigation_entries(len(entries), self.bounds)  # before any entry is parsed

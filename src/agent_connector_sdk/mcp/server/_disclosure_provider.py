@@ -7,6 +7,10 @@ Public path: :mod:`agent_connector_sdk.mcp.schema_disclosure_provider` re-export
     server.add_transform(search)
     register_schema_resources(server, search, disclosures)   # alias -> SchemaDisclosure | DisclosureOrigin
 
+The option: ``RankedSearchTransform`` (same arguments; a ``RegexSearchTransform`` underneath) in place
+of ``RegexSearchTransform`` ranks search results by relevance, reads natural language and abstains when
+nothing fits (:mod:`agent_connector_sdk.mcp.server._ranked_search`).
+
 * :func:`describe_schema_tools` is a FastMCP ``SearchResultSerializer``: each matched tool becomes a
   bounded ``schema-navigation`` entry (digests, fragment count, manifest URI, argument summary), never
   its schemas.
@@ -93,10 +97,12 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._catalog import navigation_entry
 from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+from agent_connector_sdk.mcp.server._ranked_search import RankedSearchTransform
 from agent_connector_sdk.mcp.server._telemetry import SpanProbe
 
 __all__ = [
     "DisclosureOrigin",
+    "RankedSearchTransform",
     "SchemaDisclosureRegistry",
     "SchemaResourceRegistrationError",
     "describe_schema_tools",

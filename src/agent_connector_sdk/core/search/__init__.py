@@ -1,0 +1,23 @@
+"""Ranked tool search, pure: one implementation for every search-first surface (no I/O).
+
+* :class:`SearchDocument` — what the ranking reads of a tool; :func:`document_from_tool` builds one
+  from an MCP tool descriptor (the ``tools/list`` shape).
+* :class:`SearchIndex` — ``SearchIndex.build(documents)`` once per catalog content (its ``digest``
+  identifies it), then ``index.search(text, limit=n)`` per request: a regex keeps FastMCP's semantics
+  (every tool it matches is reachable) but comes back ranked; natural language is ranked (BM25F over
+  name words, title, description and arguments, stemmed, with the catalog's own vocabulary) and
+  abstains — returns ``()`` — when nothing in the catalog is relevant.
+* :class:`SearchHit` — ``(name, score)``, best first.
+* :func:`merge_by_rank` — reciprocal rank fusion of ranked lists (listed and federated results).
+
+Index only what the caller may see: an index built over another caller's tools would let a hidden
+tool shape a score or a count.
+"""
+
+from __future__ import annotations
+
+from agent_connector_sdk.core.search._document import SearchDocument, document_from_tool
+from agent_connector_sdk.core.search._fusion import merge_by_rank
+from agent_connector_sdk.core.search._index import SearchHit, SearchIndex
+
+__all__ = ["SearchDocument", "SearchHit", "SearchIndex", "document_from_tool", "merge_by_rank"]
