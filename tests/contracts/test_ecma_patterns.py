@@ -34,9 +34,7 @@ def _tool(pattern: str, dialect: str | None = None) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("dialect", [None, "draft-07", "2019-09"])
-@pytest.mark.parametrize(
-    "pattern", [UNICODE_WORDS, NAMED_GROUPS, r"\p{Script=Greek}", r"^\u{1F600}$"]
-)
+@pytest.mark.parametrize("pattern", [UNICODE_WORDS, NAMED_GROUPS, r"\p{Script=Greek}", r"^\u{1F600}$"])
 def test_valid_ecma_262_patterns_are_admitted_in_every_dialect(pattern: str, dialect: str | None) -> None:
     report = admit_tools([_tool(pattern, dialect)])
     assert list(report.admitted) == ["t"], report.rejected

@@ -67,7 +67,7 @@ def test_c0_c1_controls_and_a_lone_carriage_return_are_hidden_text(text: str) ->
     assert finding.rule == "hidden-unicode" and "1 control characters" in finding.message
 
 
-@pytest.mark.parametrize("text", ["Line one.\nLine two.", "Windows lines.\r\nNext.", "Col\tumns", "caf\u00e9"])
+@pytest.mark.parametrize("text", ["Line one.\nLine two.", "Windows CRLF.\r\nNext.", "Col\tumns", "caf\u00e9"])
 def test_tab_newline_and_crlf_are_ordinary_text(text: str) -> None:
     assert poisoning_findings(_tool(description=text)) == []
 
