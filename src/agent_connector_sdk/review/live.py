@@ -565,7 +565,7 @@ class _ServerSaid:
         )
         instructions = self.instructions if isinstance(self.instructions, str) else None
         return ServerTextReview(
-            instructions=sanitize_text(instructions, _INSTRUCTIONS_SHOWN) if instructions else None,
+            instructions=_shown_instructions(instructions) if instructions else None,
             instructions_chars=len(instructions) if instructions else None,
             prompts=None if self.prompts is None else len(self.prompts),
             resources=None if self.resources is None else len(self.resources),
@@ -573,6 +573,16 @@ class _ServerSaid:
             findings=finding_reports(findings),
             notes=self.notes,
         )
+
+
+def _shown_instructions(text: str) -> str:
+    """The first :data:`_INSTRUCTIONS_SHOWN` characters with their line breaks kept, each line sanitized
+    (every other control character, bidi control and escape shown escaped), and a marker counting the
+    characters cut."""
+    kept = text[:_INSTRUCTIONS_SHOWN]
+    shown = "\n".join(sanitize_text(line, _INSTRUCTIONS_SHOWN) for line in kept.split("\n"))
+    cut = len(text) - len(kept)
+    return shown + (f"…[+{cut} chars]" if cut else "")
 
 
 async def _server_said(host: ContractClient) -> _ServerSaid:

@@ -900,17 +900,17 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
     (those of an object holding them all will do: the format writes members in place, without
     back-references), and no schema nests deeper than :data:`SCREEN_MAX_DEPTH`.
 
-    Why it is exact. Compiling (``_compile``) refuses a schema for its dialect, its meta-schema, a
-    regex that is not ECMA-262 or that the engine cannot compile, a mixed dialect, an unresolvable
-    reference, or whatever else the engine's own compilation refuses. The screen establishes, in one
-    engine pass per schema: a supported dialect other than draft-04 (whose ``id`` would be an identifier); no byte sequence in ``scanned``
-    that could begin a reference or identifier keyword (so nothing is registered or resolved) and no
-    ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's meta-schema with
-    every format asserted, ``regex`` meaning "valid ECMA-262 and compiles in the engine as ``pattern`` and
-    as ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere passing the same
-    regex test (a superset of what the full check's ECMA-262 walk looks at). Nothing else is known to make
-    compilation fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks that
-    differentially against the full check, and a schema that still failed to compile at a later gate
+    Why it is exact. Compiling (``_compile``) refuses a schema for its dialect, its meta-schema, a regex
+    that is not ECMA-262 or that the engine cannot compile, a mixed dialect, an unresolvable reference, or
+    whatever else the engine's own compilation refuses. The screen establishes, in one engine pass per
+    schema: a supported dialect other than draft-04 (whose ``id`` would be an identifier); no byte
+    sequence in ``scanned`` that could begin a reference or identifier keyword (so nothing is registered
+    or resolved) and no ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's
+    meta-schema with every format asserted, ``regex`` meaning "valid ECMA-262 and compiles in the engine
+    as ``pattern`` and as ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere
+    passing the same regex test (a superset of what the full check's ECMA-262 walk looks at). Nothing else
+    is known to make compilation fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks
+    that differentially against the full check, and a schema that still failed to compile at a later gate
     would be refused there (``invalid_schema``), never run unchecked.
     Saving the compilation matters at admission: it is most of the cost of a large catalog, and the
     validator is built (and cached) when a call first needs it.
