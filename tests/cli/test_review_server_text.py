@@ -87,7 +87,7 @@ def test_instructions_prompts_resources_and_templates_are_read_with_locations(
     run = run_cli_in_process(*target, "--json")
     assert run.code == 0, run.err
     report = json.loads(run.out)
-    assert _EXPECTED <= _locations(report)
+    assert _locations(report) >= _EXPECTED
     said = report["server_text"]
     assert said["instructions"].startswith("Use these tools for the database. <IMPORTANT>")
     assert said["instructions_chars"] == len(said["instructions"])

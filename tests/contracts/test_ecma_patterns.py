@@ -12,6 +12,7 @@ from agent_connector_sdk.core.contracts._admission import admit_tools
 from agent_connector_sdk.core.contracts._json_schema import (
     ALL_DIALECTS,
     DIALECTS,
+    DialectName,
     check_schema,
     ecma_regex_valid,
     screen_schemas,
@@ -22,7 +23,7 @@ UNICODE_WORDS = r"^[\p{L}\p{N}_-]+$"  # what zod's Unicode rules emit
 NAMED_GROUPS = r"^(?<year>\d{4})-(?<m>\d{2})$"
 
 
-def _tool(pattern: str, dialect: str | None = None) -> dict[str, Any]:
+def _tool(pattern: str, dialect: DialectName | None = None) -> dict[str, Any]:
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {"q": {"type": "string", "pattern": pattern}},
@@ -35,7 +36,9 @@ def _tool(pattern: str, dialect: str | None = None) -> dict[str, Any]:
 
 @pytest.mark.parametrize("dialect", [None, "draft-07", "2019-09"])
 @pytest.mark.parametrize("pattern", [UNICODE_WORDS, NAMED_GROUPS, r"\p{Script=Greek}", r"^\u{1F600}$"])
-def test_valid_ecma_262_patterns_are_admitted_in_every_dialect(pattern: str, dialect: str | None) -> None:
+def test_valid_ecma_262_patterns_are_admitted_in_every_dialect(
+    pattern: str, dialect: DialectName | None
+) -> None:
     report = admit_tools([_tool(pattern, dialect)])
     assert list(report.admitted) == ["t"], report.rejected
     assert check_schema(_tool(pattern, dialect)["inputSchema"]) is None

@@ -198,13 +198,14 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     _render_server_text(report, console)
     if report.completion is not None:
         probe = report.completion
+        # A prompt by name, a resource template by its URI template.
+        referenced = "" if probe.ref is None else _name(probe.ref.get("name") or probe.ref.get("uri", ""))
         if probe.ref is None:
             _print(console, f"completion advertised; not probed: {_s(probe.note or probe.reason or '?')}")
         elif probe.category is not None:
             _print(
                 console,
-                f"completion {_name(probe.ref.get('name') or probe.ref.get('uri', ''))}.{_s(probe.argument, 80)}: "
-                f"[red]{_s(probe.category, 80)}[/red]",
+                f"completion {referenced}.{_s(probe.argument, 80)}: [red]{_s(probe.category, 80)}[/red]",
             )
         else:
             said = count(len(probe.values), "value")
@@ -214,7 +215,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
                 said += ", more available"
             _print(
                 console,
-                f"completion {_name(probe.ref.get('name') or probe.ref.get('uri', ''))}.{_s(probe.argument, 80)} "
+                f"completion {referenced}.{_s(probe.argument, 80)} "
                 f"(empty prefix): {said}: {escape(short_json(probe.values))}",
             )
     if report.call is not None:
