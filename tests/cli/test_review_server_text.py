@@ -169,6 +169,23 @@ def test_no_artifact_holds_raw_bidi_c1_or_del_and_the_lock_round_trips(tmp_path:
     assert {t["status"] for t in checked.json()["lock"]["tools"]} == {"unchanged"}
 
 
+def test_log_lines_escape_the_same_characters_as_every_other_artifact() -> None:
+    import logging
+
+    from agent_connector_sdk.sanitize import UNSAFE_CHARACTERS, sanitize_json
+    from agent_connector_sdk.serving.process import _OneLine
+
+    record = logging.LogRecord("agent_connector_sdk.x", logging.WARNING, __file__, 1, RAW, None, None)
+    line = _OneLine().format(record)
+    assert "\\u202e" in line and "\\x9b" in line and "\\x7f" in line
+    # One character class: what the text escapes and what JSON artifacts escape beyond JSON's own C0.
+    assert UNSAFE_CHARACTERS.search(line) is None
+    assert UNSAFE_CHARACTERS.search(sanitize_json(json.dumps(RAW, ensure_ascii=False))) is None
+
+
+RAW = "Adds \u202eesrever\u202c, CSI \u009b2J and DEL \u007f, NUL \u0000, LS \u2028."
+
+
 def build_description() -> str:
     from tests.support.declared_server import RAW_CONTROLS
 
