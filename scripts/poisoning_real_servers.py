@@ -264,10 +264,13 @@ def measure(server: Server, installed: Installed) -> Measured:
             return measured
     measured.tools = [tool["descriptor"] for tool in report["tools"]]
     measured.admitted = sum(1 for tool in report["tools"] if tool["admission"]["decision"] == "admitted")
-    for tool in report["tools"]:
-        for finding in tool.get("findings", []):
-            if finding["rule"] in POISONING_RULES:
-                measured.findings[finding["rule"]] = measured.findings.get(finding["rule"], 0) + 1
+    # The tools' findings and those in what the server says besides them (instructions, prompts,
+    # resources and templates, as it declares them): a false positive in either is one.
+    said = (report.get("server_text") or {}).get("findings", [])
+    every = [finding for tool in report["tools"] for finding in tool.get("findings", [])] + said
+    for finding in every:
+        if finding["rule"] in POISONING_RULES:
+            measured.findings[finding["rule"]] = measured.findings.get(finding["rule"], 0) + 1
     measured.naming_siblings = naming_siblings(measured.tools)
     log(
         f"{'ok  ' if not measured.total else 'FAIL'} {server.slug} {measured.version}: "

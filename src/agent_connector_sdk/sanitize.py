@@ -27,14 +27,15 @@ __all__ = ["DEFAULT_LIMIT", "UNSAFE_CHARACTERS", "sanitize_json", "sanitize_text
 DEFAULT_LIMIT: Final = 512
 """Characters of output (escapes counted) before the cut; the marker says how many were left out."""
 
-UNSAFE_CHARACTERS: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_BEYOND_C0: Final = "\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+"""DEL, C1, bidi controls, the separators and lone surrogates: one class for both functions, so text
+and every JSON artifact (``--json``, SARIF, the lock and pin files) escape the same characters."""
+
+UNSAFE_CHARACTERS: Final = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
 """Every character :func:`sanitize_text` shows escaped (see the module docstring)."""
 
-_JSON_UNSAFE: Final = re.compile(
-    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+# C0 controls are left to the JSON serializer, which must escape them (they can only occur in strings).
+_JSON_UNSAFE: Final = re.compile(f"[{_BEYOND_C0}]")
 
 
 def _escaped(character: str) -> str:

@@ -147,7 +147,7 @@ ACCEPTED = [
 NOT_SCREENED = {
     "ECMA-invalid pattern": {"type": "object", "properties": {"s": {"type": "string", "pattern": "\\p{"}}},
     "Python-only pattern": {"type": "object", "properties": {"s": {"type": "string", "pattern": "\\Z"}}},
-    "Python-invalid pattern in data": {"type": "object", "default": {"pattern": "(?<n>x)"}},
+    "ECMA-invalid pattern in data": {"type": "object", "default": {"pattern": "(?P<n>x)"}},
     "bad $id": {"$id": "::bad", "type": "object"},
     "local $ref": {"type": "object", "$defs": {"a": {}}, "properties": {"a": {"$ref": "#/$defs/a"}}},
     "embedded $schema": {"type": "object", "properties": {"a": {"$schema": DIALECTS["draft-07"].uri}}},

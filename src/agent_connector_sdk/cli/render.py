@@ -195,15 +195,17 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
                 # escapes C0 controls itself, sanitize_json the rest (DEL, C1, bidi controls).
                 text = sanitize_json(json.dumps(tool.descriptor, indent=2, ensure_ascii=False))
                 _print(console, text, markup=False, highlight=False)
+    _render_server_text(report, console)
     if report.completion is not None:
         probe = report.completion
+        # A prompt by name, a resource template by its URI template.
+        referenced = "" if probe.ref is None else _name(probe.ref.get("name") or probe.ref.get("uri", ""))
         if probe.ref is None:
-            _print(console, f"completion advertised; {_s(probe.reason or 'not probed')}")
+            _print(console, f"completion advertised; not probed: {_s(probe.note or probe.reason or '?')}")
         elif probe.category is not None:
             _print(
                 console,
-                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)}: "
-                f"[red]{_s(probe.category, 80)}[/red]",
+                f"completion {referenced}.{_s(probe.argument, 80)}: [red]{_s(probe.category, 80)}[/red]",
             )
         else:
             said = count(len(probe.values), "value")
@@ -213,7 +215,7 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
                 said += ", more available"
             _print(
                 console,
-                f"completion {_name(probe.ref.get('name', ''))}.{_s(probe.argument, 80)} "
+                f"completion {referenced}.{_s(probe.argument, 80)} "
                 f"(empty prefix): {said}: {escape(short_json(probe.values))}",
             )
     if report.call is not None:
@@ -269,11 +271,38 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         )
 
 
+def _render_server_text(report: ReviewReport, console: Console) -> None:
+    """The server's instructions as a model reads them (already sanitized and cut in the report; an
+    operator approving a server must see what it tells the model) and what else it lists."""
+    said = report.server_text
+    if said is None:
+        return
+    if said.instructions is not None:
+        size = f" ({said.instructions_chars:,} characters)" if said.instructions_chars is not None else ""
+        _print(console, f"[bold]instructions[/bold]{size}:")
+        _print(console, f"  {_lines(said.instructions, 2_000)}")
+    listed = [
+        f"{count(number, noun)}"
+        for number, noun in (
+            (said.prompts, "prompt"),
+            (said.resources, "resource"),
+            (said.resource_templates, "resource template"),
+        )
+        if number is not None
+    ]
+    if listed:
+        _print(console, f"also     {', '.join(listed)} (as declared)")
+    for note in said.notes:
+        _print(console, f"note     {_s(note, 300)}")
+
+
 def _render_findings(report: ReviewReport, console: Console) -> None:
     """Project rules the server breaks that this profile reported instead of rejecting."""
     rows = [(tool.name or "?", finding) for tool in report.tools for finding in tool.findings]
     if report.call is not None:
         rows += [(report.call.tool, finding) for finding in report.call.findings]
+    if report.server_text is not None:
+        rows += [("(server)", finding) for finding in report.server_text.findings]
     for name, finding in rows[:200]:
         _print(
             console,

@@ -32,6 +32,7 @@ from agent_connector_sdk.review.report import (
     ReviewSummary,
     SearchReport,
     ServerIdentity,
+    ServerTextReview,
     SkillEntry,
     Target,
     ToolReview,
@@ -130,14 +131,18 @@ def _sample(value: Any, declared: str) -> HeaderSample:
     )
 
 
-def summarize(tools: Sequence[ToolReview], call: CallReport | None, extra_findings: int = 0) -> ReviewSummary:
+def summarize(
+    tools: Sequence[ToolReview], call: CallReport | None, extra_findings: int = 0, extra_project: int = 0
+) -> ReviewSummary:
     """Admitted/rejected names and the number of findings (rejections, failed disclosures, a call
-    that was refused, failed or rejected its result)."""
+    that was refused, failed or rejected its result); ``extra_project``: project-rule findings outside
+    the tools (the server's texts)."""
     admitted = [t.name or "?" for t in tools if t.admission.decision == "admitted"]
     rejected = [t.name or "?" for t in tools if t.admission.decision == "rejected"]
     failures = [t.name or "?" for t in tools if t.disclosure is not None and not t.disclosure.verified]
     call_failed = call is not None and call.outcome not in ("validated", "tool_error")
     project = sum(len(t.findings) for t in tools) + (len(call.findings) if call is not None else 0)
+    project += extra_project
     return ReviewSummary(
         admitted=admitted,
         rejected=rejected,
@@ -178,9 +183,13 @@ def build_review_report(
     completion: CompletionProbe | None = None,
     call: CallReport | None = None,
     skills: list[SkillEntry] | None = None,
+    server_text: ServerTextReview | None = None,
 ) -> ReviewReport:
     extra = int(search is not None and search.category is not None)
     extra += int(completion is not None and completion.category is not None)
+    # The server's texts have no tool to reject: under strict their findings are failures themselves.
+    text_findings = len(server_text.findings) if server_text is not None else 0
+    extra += text_findings if profile == "strict" else 0
     tools = with_fingerprints(tools)
     return ReviewReport(
         target=target,
@@ -193,5 +202,6 @@ def build_review_report(
         completion=completion,
         call=call,
         skills=skills,
-        summary=summarize(tools, call, extra),
+        server_text=server_text,
+        summary=summarize(tools, call, extra, 0 if profile == "strict" else text_findings),
     )

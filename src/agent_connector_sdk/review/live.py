@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import logging
+import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from agent_connector_sdk.core.contracts import ContractError
 from agent_connector_sdk.core.contracts._admission import Rejection
 from agent_connector_sdk.core.contracts._findings import Profile
 from agent_connector_sdk.core.contracts._results import SERVER_TEXT_LIMIT, server_text
+from agent_connector_sdk.core.contracts._server_text import server_text_findings
 from agent_connector_sdk.core.contracts._source_pins import SourceNotPinned, SourcePins
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
@@ -76,6 +78,7 @@ from agent_connector_sdk.review.report import (
     ReviewReport,
     SearchReport,
     ServerIdentity,
+    ServerTextReview,
     SkillEntry,
     Target,
     ToolReview,
@@ -288,7 +291,8 @@ async def _review(
         search_report, hidden, disclosed = await _review_hidden(consumer, search_tool, options, over_http)
 
     tools = listed + hidden
-    completion = await _probe_completion(host) if _completions_advertised(client) else None
+    said = await _server_said(host)
+    completion = await _probe_completion(host, said) if _declared(client, "completions") else None
     call = await _call(host, consumer, tools, disclosed, options, audit) if options.call is not None else None
     if call is not None and not over_http:
         # Over stdio the channel is inert: the headers were computed, but nothing carries them.
@@ -304,6 +308,7 @@ async def _review(
         completion=completion,
         call=call,
         skills=await _list_skills(client),
+        server_text=said.review(),
     )
 
 
@@ -533,54 +538,142 @@ def _disclosed_descriptor(entry: SchemaNavigation, tool: DisclosedTool) -> dict[
     return descriptor
 
 
-def _completions_advertised(client: fastmcp.Client[Any]) -> bool:
+_INSTRUCTIONS_SHOWN: Final = 2_000
+"""Characters of a server's instructions the report shows (sanitized; a marker counts the rest)."""
+
+
+def _declared(client: fastmcp.Client[Any], capability: str) -> bool:
+    """Whether the server declared ``capability`` (``prompts``, ``resources``, ``completions``): only
+    what it declares is listed or probed, so a server is never held to a method it did not offer."""
     capabilities = client.server_capabilities
-    return capabilities is not None and capabilities.completions is not None
+    return capabilities is not None and getattr(capabilities, capability, None) is not None
 
 
-async def _probe_completion(host: ContractClient) -> CompletionProbe:
-    try:
-        # Bounded (pages, items, bytes, the deadline): a prompts/list that never ends costs a refusal.
-        prompts = await host.session.list_catalog("prompts")
-    except AgentConnectorError as error:  # the probe is advisory: the review stands without it
-        return CompletionProbe(
-            advertised=True,
-            category="list_failed",
-            reason=sanitize_text(f"{error.category}: {error.message}"),
+@dataclass
+class _ServerSaid:
+    """What the server tells a model besides its tools, listed as its capabilities declare."""
+
+    instructions: str | None
+    prompts: list[dict[str, Any]] | None = None
+    resources: list[dict[str, Any]] | None = None
+    templates: list[dict[str, Any]] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def review(self) -> ServerTextReview:
+        findings = server_text_findings(
+            instructions=self.instructions,
+            prompts=self.prompts or (),
+            resources=self.resources or (),
+            resource_templates=self.templates or (),
         )
-    for prompt in prompts:
-        arguments = prompt.get("arguments")
-        name = prompt.get("name")
-        first = arguments[0] if isinstance(arguments, list) and arguments else None
-        if not isinstance(name, str) or not isinstance(first, dict) or not isinstance(first.get("name"), str):
-            continue
-        ref = {"type": "ref/prompt", "name": name}
-        argument = first["name"]
+        instructions = self.instructions if isinstance(self.instructions, str) else None
+        return ServerTextReview(
+            instructions=_shown_instructions(instructions) if instructions else None,
+            instructions_chars=len(instructions) if instructions else None,
+            prompts=None if self.prompts is None else len(self.prompts),
+            resources=None if self.resources is None else len(self.resources),
+            resource_templates=None if self.templates is None else len(self.templates),
+            findings=finding_reports(findings),
+            notes=self.notes,
+        )
+
+
+def _shown_instructions(text: str) -> str:
+    """The first :data:`_INSTRUCTIONS_SHOWN` characters with their line breaks kept, each line sanitized
+    (every other control character, bidi control and escape shown escaped), and a marker counting the
+    characters cut."""
+    kept = text[:_INSTRUCTIONS_SHOWN]
+    shown = "\n".join(sanitize_text(line, _INSTRUCTIONS_SHOWN) for line in kept.split("\n"))
+    cut = len(text) - len(kept)
+    return shown + (f"…[+{cut} chars]" if cut else "")
+
+
+async def _server_said(host: ContractClient) -> _ServerSaid:
+    """The instructions, and every prompt, resource and resource template the server declares, each
+    listing under the session's bounds. A listing that fails is a note (the review stands without it)."""
+    client = host.client
+    said = _ServerSaid(instructions=client.instructions)
+    listings: list[tuple[str, Any, str]] = []
+    if _declared(client, "prompts"):
+        listings.append(("prompts", "prompts", "prompts/list"))
+    if _declared(client, "resources"):
+        listings += [
+            ("resources", "resources", "resources/list"),
+            ("templates", "resourceTemplates", "resources/templates/list"),
+        ]
+    for attribute, kind, method in listings:
         try:
-            result = await host.complete(ref, argument, "")
-        except ContractError as error:
-            return CompletionProbe(
-                advertised=True, ref=ref, argument=argument, category=error.category, reason=str(error)
-            )
-        except JsonRpcError as error:
-            # The family's one label; the code and the server's own message (sanitized, capped).
-            words = sanitize_text(str(error.message), SERVER_TEXT_LIMIT)
-            return CompletionProbe(
-                advertised=True,
-                ref=ref,
-                argument=argument,
-                category=error.category,
-                reason=f"JSON-RPC error {error.code}: {words}",
-            )
+            # Bounded (pages, items, bytes, the deadline): a listing that never ends costs a note.
+            items = await host.session.list_catalog(kind)
+        except AgentConnectorError as error:
+            said.notes.append(sanitize_text(f"{method} failed: {error.category}: {error.message}"))
+            continue
+        setattr(said, attribute, items)
+    return said
+
+
+async def _probe_completion(host: ContractClient, said: _ServerSaid) -> CompletionProbe:
+    """One ``completion/complete`` on the first prompt argument, or else the first variable of a
+    resource template: only references the server declared and listed. Nothing to complete, or a
+    listing that failed, is a note: the probe could not run, which is no finding."""
+    target = _completion_target(said)
+    if target is None:
+        declared = [
+            kind
+            for kind, items in (("prompts", said.prompts), ("resources", said.templates))
+            if items is not None
+        ]
+        if said.notes:
+            note = "; ".join(said.notes)
+        elif not declared:
+            note = "the server declares neither prompts nor resources: nothing to complete"
+        else:
+            note = f"no {' or '.join(declared)} with an argument to complete"
+        return CompletionProbe(advertised=True, note=note)
+    ref, argument = target
+    try:
+        result = await host.complete(ref, argument, "")
+    except ContractError as error:
+        return CompletionProbe(
+            advertised=True, ref=ref, argument=argument, category=error.category, reason=str(error)
+        )
+    except JsonRpcError as error:
+        # The family's one label; the code and the server's own message (sanitized, capped).
+        words = sanitize_text(str(error.message), SERVER_TEXT_LIMIT)
         return CompletionProbe(
             advertised=True,
             ref=ref,
             argument=argument,
-            values=result.values,
-            total=result.total,
-            has_more=result.has_more,
+            category=error.category,
+            reason=f"JSON-RPC error {error.code}: {words}",
         )
-    return CompletionProbe(advertised=True, reason="no prompt with arguments to complete")
+    return CompletionProbe(
+        advertised=True,
+        ref=ref,
+        argument=argument,
+        values=result.values,
+        total=result.total,
+        has_more=result.has_more,
+    )
+
+
+_TEMPLATE_VARIABLE: Final = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_%.]+)")
+
+
+def _completion_target(said: _ServerSaid) -> tuple[dict[str, str], str] | None:
+    """``(ref, argument)`` of the first completable argument the server listed, or ``None``."""
+    for prompt in said.prompts or ():
+        arguments = prompt.get("arguments")
+        name = prompt.get("name")
+        first = arguments[0] if isinstance(arguments, list) and arguments else None
+        if isinstance(name, str) and isinstance(first, dict) and isinstance(first.get("name"), str):
+            return {"type": "ref/prompt", "name": name}, first["name"]
+    for template in said.templates or ():
+        uri = template.get("uriTemplate")
+        variable = _TEMPLATE_VARIABLE.search(uri) if isinstance(uri, str) else None
+        if variable is not None and isinstance(uri, str):
+            return {"type": "ref/resource", "uri": uri}, variable.group(1)
+    return None
 
 
 def _headers_sent(audit: Iterable[Mapping[str, Any]], tool: str) -> list[str]:

@@ -35,6 +35,7 @@ __all__ = [
     "ReviewSummary",
     "SearchReport",
     "ServerIdentity",
+    "ServerTextReview",
     "SkillEntry",
     "Target",
     "ToolDriftReport",
@@ -285,8 +286,38 @@ class SearchReport(BaseModel):
     reason: str | None = None
 
 
+class ServerTextReview(BaseModel):
+    """What the server tells a model besides its tools, and the poisoning rules' findings in it.
+
+    Listings follow the server's declared capabilities: a kind it does not declare is never listed
+    (its count is null). A listing that fails is a note, never a finding."""
+
+    model_config = _FROZEN
+    instructions: str | None = Field(
+        default=None,
+        description=(
+            "server/discover instructions as a model reads them, sanitized and cut (a marker counts the cut)"
+        ),
+    )
+    instructions_chars: int | None = Field(default=None, description="length of the instructions as sent")
+    prompts: int | None = Field(default=None, description="prompts listed (null: prompts not declared)")
+    resources: int | None = Field(default=None, description="resources listed (null: resources not declared)")
+    resource_templates: int | None = Field(
+        default=None, description="resource templates listed (null: resources not declared)"
+    )
+    findings: list[FindingReport] = Field(
+        default_factory=list,
+        description="hidden-unicode and instruction-markup findings; path names where (instructions, "
+        "prompts/NAME/description, resources/URI/description, ...)",
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="listings that could not be read (not findings)"
+    )
+
+
 class CompletionProbe(BaseModel):
-    """One ``completion/complete`` request against the first completable prompt argument."""
+    """One ``completion/complete`` request against the first completable prompt argument, or else the
+    first variable of a resource template; only what the server declares is listed or probed."""
 
     model_config = _FROZEN
     advertised: bool
@@ -297,6 +328,10 @@ class CompletionProbe(BaseModel):
     has_more: bool | None = None
     category: str | None = None
     reason: str | None = None
+    note: str | None = Field(
+        default=None,
+        description="why the probe could not run (nothing declared to complete, a listing failed)",
+    )
 
 
 class CallReport(BaseModel):
@@ -365,6 +400,9 @@ class ReviewReport(BaseModel):
     )
     search: SearchReport | None = None
     tools: list[ToolReview]
+    server_text: ServerTextReview | None = Field(
+        default=None, description="instructions, prompts and resources a model reads (live reviews)"
+    )
     completion: CompletionProbe | None = None
     call: CallReport | None = None
     lock: LockCheck | None = None

@@ -177,6 +177,8 @@ class _Result:
     pointer: str | None = None
     lock_line: int | None = None
     callouts: tuple[tuple[str, str], ...] = ()
+    server_text: str | None = None
+    """Where in the server's own texts (``instructions``, ``prompts/NAME/description``, ...)."""
 
 
 _LOCK_LEVELS: Final[dict[str, Level]] = {
@@ -286,6 +288,12 @@ def _results(report: ReviewReport, lock_lines: Mapping[str, int]) -> Iterator[_R
             search.reason or search.category or "",
             by_name.get(search.tool),
         )
+    if report.server_text is not None:
+        # No tool to reject: under strict each is a failure of the review itself (an error).
+        level: Level = "error" if report.profile == "strict" else "warning"
+        for finding in report.server_text.findings:
+            where = finding.path or "/"
+            yield _Result(f"rule/{finding.rule}", level, finding.message, server_text=where)
     if report.completion is not None and report.completion.category is not None:
         probe = report.completion
         yield _Result(f"completion/{probe.category}", "error", probe.reason or probe.category or "")
@@ -332,7 +340,15 @@ def _location(report: ReviewReport, tool_name: str | None, result: _Result | Non
         location["physicalLocation"] = physical
     elif target.kind == "http" or (target.kind == "descriptor" and ", " not in target.address):
         location["physicalLocation"] = {"artifactLocation": {"uri": target.address}}
-    if tool_name is not None:
+    if result is not None and result.server_text is not None:
+        location["logicalLocations"] = [
+            {
+                "name": result.server_text,
+                "fullyQualifiedName": f"server/{result.server_text}",
+                "kind": "member",
+            }
+        ]
+    elif tool_name is not None:
         logical = [{"name": tool_name, "fullyQualifiedName": tool_name, "kind": "function"}]
         if result is not None and result.pointer is not None:
             logical.append(

@@ -97,7 +97,8 @@ RULES: tuple[Rule, ...] = (
         "hidden-unicode",
         "project",
         "tool_poisoning",
-        "server/tools#security-considerations: silent on invisible characters (tags, zero-width, bidi)",
+        "server/tools#security-considerations: silent on invisible characters "
+        "(tags, zero-width, bidi, C0/C1 controls)",
     ),
     Rule(
         "instruction-markup",

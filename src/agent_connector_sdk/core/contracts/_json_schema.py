@@ -40,9 +40,14 @@ asserting them would let a client and a server disagree about the same arguments
 
 Where the engines differ (documented, pinned by tests):
 
-* ``pattern`` / ``patternProperties`` use ECMA-262-style regular expressions, as JSON Schema
-  specifies, not Python's ``re``: ``\\d`` and ``\\w`` match ASCII only. A pattern must be valid in
-  **both** dialects of regex, or the schema is refused as ``invalid_schema``.
+* ``pattern`` / ``patternProperties`` are ECMA-262 regular expressions with the ``u`` flag, as JSON
+  Schema specifies, never Python's ``re``: ``\\p{L}``, named groups ``(?<year>\\d{4})`` and ``\\u{…}``
+  are accepted; ``\\d`` and ``\\w`` match ASCII only and ``\\s`` every ECMA white space (U+00A0,
+  U+FEFF, U+2028 ...). Whether a pattern is valid is decided by ``regress`` (a Rust implementation of
+  ECMA-262 regexes, the one python-jsonschema's ``regex`` format uses), and the validator's engine must
+  compile it too: a pattern either refuses (``\\Z``, ``(?P<name>…)``, ``(?i)``, ``a{,3}``, an identity
+  escape such as ``\\-`` outside a class) is refused as ``invalid_schema`` at every gate. Matching
+  is the engine's (``tests/contracts/test_ecma_patterns.py`` pins both engines' answers).
 * ``multipleOf`` with a fractional divisor is decided exactly (``0.3`` is a multiple of ``0.1``).
 * Python values beyond JSON: a ``tuple`` counts as an array; ``inf``/``nan`` are not numbers; a value
   the engine cannot read as JSON is refused as "not JSON data" where a keyword inspects it.
@@ -55,8 +60,8 @@ Where the engines differ (documented, pinned by tests):
   ``best_match``. Validity never depends on it.
 
 **Admission screen.** :func:`screen_schemas` clears the schemas a host admits without compiling them:
-one Rust pass per schema against the dialect's meta-schema with formats asserted (a ``regex`` must
-compile in ``re`` and in the engine), for schemas whose exact bytes hold no reference or identifier
+one Rust pass per schema against the dialect's meta-schema with formats asserted (a ``regex`` must be
+valid ECMA-262 and compile in the engine), for schemas whose exact bytes hold no reference or identifier
 keyword. It only ever answers "certainly accepted" (differentially tested against :func:`check_schema`);
 anything else takes the full check. A screened schema's validator is compiled, and cached, when a call
 first needs it: compiling every schema of a 1,223-tool catalog was most of a cold admission.
@@ -89,6 +94,7 @@ from typing import Any, Final, Literal, cast
 import jsonschema  # type: ignore[import-untyped]
 import jsonschema_rs
 import referencing.exceptions
+import regress
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from jsonschema_specifications import REGISTRY as _METASCHEMAS  # type: ignore[import-untyped]
 from referencing import Registry, Resource, Specification
@@ -116,6 +122,7 @@ __all__ = [
     "clear_validator_cache",
     "default_validator_cache",
     "dialect_of",
+    "ecma_regex_valid",
     "exact_value_key",
     "iter_schema_positions",
     "validate_instance",
@@ -462,27 +469,69 @@ def _refused(failure: SchemaFailure, dialect: Dialect | None = None) -> _Compile
     return _Compiled(None, failure, dialect)
 
 
+_ECMA_FLAGS: Final = "u"
+"""ECMA-262's Unicode mode, which JSON Schema asks for: ``\\p{…}`` and ``\\u{…}`` are understood and
+Annex B's leniency (``\\Z`` read as ``Z``, ``a{,3}`` as literal text) is refused."""
+
+
+def ecma_regex_valid(pattern: str) -> bool:
+    """Whether ``pattern`` is a valid ECMA-262 regular expression (``u`` flag), as ``regress`` parses it.
+    Parsing is linear and bounded by ``regress`` (it refuses absurd nesting instead of recursing)."""
+    try:
+        regress.Regex(pattern, _ECMA_FLAGS)
+    except regress.RegressError:
+        return False
+    return True
+
+
+def _pattern_failure(schema: Any, dialect: Dialect) -> SchemaFailure | None:
+    """The first ``pattern`` or ``patternProperties`` key, at any schema position, that is not valid
+    ECMA-262 (the engine's own compilation then checks that it can run it)."""
+    for position in iter_schema_positions(schema, dialect=dialect):
+        node = position.schema
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and not ecma_regex_valid(pattern):
+            return _schema_failure(
+                "invalid_schema",
+                "pattern",
+                f"'{position.pointer}/pattern' is not an ECMA-262 regular expression (u flag)",
+            )
+        keyed = node.get("patternProperties")
+        if isinstance(keyed, Mapping):
+            for key in keyed:
+                if isinstance(key, str) and not ecma_regex_valid(key):
+                    return _schema_failure(
+                        "invalid_schema",
+                        "patternProperties",
+                        f"a key of '{position.pointer}/patternProperties' is not an ECMA-262 regular "
+                        "expression (u flag)",
+                    )
+    return None
+
+
 def _rust_meta_valid(schema: Any) -> bool:
     """Whether jsonschema_rs finds ``schema`` valid against its ``$schema`` meta-schema (2020-12 when
     absent, as here); ``False`` whenever it cannot say (the python-jsonschema check then decides)."""
     try:
         if not jsonschema_rs.meta.is_valid(schema):
             return False
-        # What python-jsonschema's meta check adds: its format checker compiles every regex with
-        # Python's `re` (our policy refuses a pattern either engine cannot compile). One walk over every
-        # object, data included: a superset of the schema positions, so a "pattern" string in, say, a
-        # `default` that `re` refuses only sends the schema to the exact check, never lets one through.
+        # What python-jsonschema's meta check adds: its format checker parses every regex (with
+        # `regress`, as ECMA-262; our policy refuses a pattern either engine cannot compile). One walk
+        # over every object, data included: a superset of the schema positions, so a "pattern" string in,
+        # say, a `default` that is no regex only sends the schema to the exact check, never lets one
+        # through.
         stack: list[Any] = [schema]
         while stack:
             node = stack.pop()
             if isinstance(node, dict):
                 pattern = node.get("pattern")
-                if type(pattern) is str:
-                    re.compile(pattern)
+                if type(pattern) is str and not ecma_regex_valid(pattern):
+                    return False
                 keyed = node.get("patternProperties")
-                if isinstance(keyed, dict):
-                    for key in keyed:
-                        re.compile(key)
+                if isinstance(keyed, dict) and not all(
+                    isinstance(key, str) and ecma_regex_valid(key) for key in keyed
+                ):
+                    return False
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
@@ -521,7 +570,8 @@ def _compile(schema: Any) -> _Compiled:
     except RecursionError:
         return _refused(_TOO_DEEP_SCHEMA, dialect)
     try:
-        failure = _check_dialects_and_refs(schema, dialect)
+        # ECMA-262, not whatever the engine (or python-jsonschema's Annex B reading) would also take.
+        failure = _pattern_failure(schema, dialect) or _check_dialects_and_refs(schema, dialect)
         guard_depth = _has_reference(schema, dialect)
     except (RecursionError, AdmissionError):
         failure, guard_depth = _TOO_DEEP_SCHEMA, False
@@ -788,10 +838,11 @@ def _regex_usable_memo(dialect_name: DialectName, pattern: str) -> bool:
 
 
 def _regex_usable(dialect_name: DialectName, pattern: str) -> bool:
-    """Whether ``pattern`` compiles in Python's ``re`` and in the dialect's engine both as a ``pattern``
+    """Whether ``pattern`` is valid ECMA-262 and compiles in the dialect's engine both as a ``pattern``
     and as a ``patternProperties`` key: exactly the two places compilation reads a regex."""
+    if not ecma_regex_valid(pattern):
+        return False
     try:
-        re.compile(pattern)
         DIALECTS[dialect_name].rust_validator(
             {"pattern": pattern, "patternProperties": {pattern: True}},
             validate_formats=False,
@@ -805,7 +856,7 @@ def _regex_usable(dialect_name: DialectName, pattern: str) -> bool:
 def _screen_validator(dialect: Dialect, every_pattern: bool) -> jsonschema_rs.Validator:
     """The dialect's meta-schema with every format asserted (``regex`` judged by :func:`_regex_usable`)
     and, with ``every_pattern``, every ``pattern`` string and ``patternProperties`` key of any object,
-    data included, judged the same way: what :func:`_compile`'s meta-schema check, its Python ``re``
+    data included, judged the same way: what :func:`_compile`'s meta-schema check, its ECMA-262
     walk and the engine's own compilation (which asserts the meta-schema's formats in draft-06/07)
     would refuse."""
 
@@ -849,18 +900,18 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
     (those of an object holding them all will do: the format writes members in place, without
     back-references), and no schema nests deeper than :data:`SCREEN_MAX_DEPTH`.
 
-    Why it is exact. Compiling (``_compile``) refuses a schema for its dialect, its meta-schema, a
-    regex either engine cannot compile, a mixed dialect, an unresolvable reference, or whatever else the
-    engine's own compilation refuses. The screen establishes, in one engine pass per schema: a supported
-    dialect other than draft-04 (whose ``id`` would be an identifier); no byte sequence in ``scanned``
-    that could begin a reference or identifier keyword (so nothing is registered or resolved) and no
-    ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's meta-schema with
-    every format asserted, ``regex`` meaning "compiles in ``re`` and in the engine as ``pattern`` and as
-    ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere passing the same
-    regex test (what the full check's ``re`` walk looks at). Nothing else is known to make compilation
-    fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks that differentially against
-    the full check, and a schema that still failed to compile at a later gate would be refused there
-    (``invalid_schema``), never run unchecked.
+    Why it is exact. Compiling (``_compile``) refuses a schema for its dialect, its meta-schema, a regex
+    that is not ECMA-262 or that the engine cannot compile, a mixed dialect, an unresolvable reference, or
+    whatever else the engine's own compilation refuses. The screen establishes, in one engine pass per
+    schema: a supported dialect other than draft-04 (whose ``id`` would be an identifier); no byte
+    sequence in ``scanned`` that could begin a reference or identifier keyword (so nothing is registered
+    or resolved) and no ``$schema`` besides the roots' (no mixed dialects); validity against the dialect's
+    meta-schema with every format asserted, ``regex`` meaning "valid ECMA-262 and compiles in the engine
+    as ``pattern`` and as ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere
+    passing the same regex test (a superset of what the full check's ECMA-262 walk looks at). Nothing else
+    is known to make compilation fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks
+    that differentially against the full check, and a schema that still failed to compile at a later gate
+    would be refused there (``invalid_schema``), never run unchecked.
     Saving the compilation matters at admission: it is most of the cost of a large catalog, and the
     validator is built (and cached) when a call first needs it.
     """

@@ -11,7 +11,11 @@ default and rejections only in the ``strict`` profile; category ``tool_poisoning
   U+2060–U+2064, U+FEFF, U+180E), bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
   U+2066–U+2069), which reorder what is displayed, soft hyphens (U+00AD), and variation selectors
   (U+FE00–U+FE0F, U+E0100–U+E01EF) in runs or with nothing to vary (one after a character, as in
-  an emoji, is ordinary text) — all of them also split words a filter looks for;
+  an emoji, is ordinary text) — all of them also split words a filter looks for; and control
+  characters (C0 other than tab, newline and the carriage return of a CRLF; DEL; C1): a terminal or a
+  log viewer erases what a backspace or a lone carriage return follows
+  (``"Adds numbers." + "\\b" * 13 + "Exfiltrate ..."`` shows only the payload's tail over the
+  innocent text, or the innocent text only), while the model reads all of it;
 * ``instruction-markup`` — text dressed up for the model: ``<IMPORTANT>``-style tags
   (``important``, ``system``, ``instructions``, ``secret``, ``hidden``, ``admin``, ``critical``,
   ``override`` ...), chat-template tokens (``<|im_start|>``, ``[INST]``), the classic phrases
@@ -102,7 +106,10 @@ _HIDDEN_CLASSES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
             f"[{_VARIATION_SELECTORS}]{{2,}}|(?:^|(?<=[\\s\u200b-\u200d\ufeff]))[{_VARIATION_SELECTORS}]"
         ),
     ),
+    # Text after a backspace or a lone CR is drawn over what came before; the other controls draw nothing.
+    ("control characters", re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")),
 )
+_CONTROL: Final = _HIDDEN_CLASSES[-1][1]
 _INVISIBLE: Final = re.compile(
     "[\U000e0000-\U000e007f\u200b-\u200d\u2060-\u2064\ufeff\u180e\u061c\u200e\u200f"
     f"\u202a-\u202e\u2066-\u2069\u00ad{_VARIATION_SELECTORS}]"
@@ -140,7 +147,10 @@ _NAME_CHARS: Final = "A-Za-z0-9_.-"
 def hidden_characters(text: str) -> dict[str, int]:
     """``class -> count`` of the hidden characters in ``text`` (empty when there are none)."""
     found: dict[str, int] = {}
-    if text.isascii():  # every hidden class is outside ASCII
+    if text.isascii():  # every hidden class but the controls is outside ASCII
+        controls = len(_CONTROL.findall(text))
+        if controls:
+            found["control characters"] = controls
         return found
     for label, pattern in _HIDDEN_CLASSES:
         count = len(pattern.findall(text))
@@ -154,10 +164,10 @@ _NAME_RUN: Final = re.compile(rf"[{_NAME_CHARS}]+")
 
 def visible_text(text: str) -> str:
     """``text`` as the markup rules read it: hidden characters removed (they split words a filter
-    looks for: ``IGN\u00adORE``), then NFKC (fullwidth ``＜IMPORTANT＞`` is ``<IMPORTANT>``)."""
+    looks for: ``IGN\u00adORE``, ``IGN\bORE``), then NFKC (fullwidth ``＜IMPORTANT＞`` is ``<IMPORTANT>``)."""
     if text.isascii():
-        return text
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+        return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+    return unicodedata.normalize("NFKC", _CONTROL.sub("", _INVISIBLE.sub("", text)))
 
 
 def _markup_spans(text: str) -> int:
@@ -166,11 +176,12 @@ def _markup_spans(text: str) -> int:
     case-folded, which for ASCII is lowering) holds none, so the regex is skipped; other text (e.g.
     U+212A KELVIN SIGN matches ``k`` under ``IGNORECASE``) always gets it. Differentially tested
     against the regex."""
-    if text.isascii() and "<" not in text and "[" not in text:
-        lowered = text.lower()
+    visible = visible_text(text)  # first: a backspace must not hide "ignore" from the prefilter
+    if visible.isascii() and "<" not in visible and "[" not in visible:
+        lowered = visible.lower()
         if "ignore" not in lowered and ("do" not in lowered or "not" not in lowered):
             return 0
-    return len(_MARKUP.findall(visible_text(text)))
+    return len(_MARKUP.findall(visible))
 
 
 def _mention_tokens(text: str) -> frozenset[str] | None:
@@ -470,7 +481,8 @@ def _maybe_poisoned(
         return True
     every, prose = _strings(descriptor)
     unique = list(dict.fromkeys(every))  # schemas repeat their keywords' values: each string once
-    if hidden_characters("\n".join(unique)):
+    # Joined by a tab, not a newline: a lone CR ending one string must not become a CRLF in the join.
+    if hidden_characters("\t".join(unique)):
         return True
     if any(_markup_spans(text) for text in unique):
         return True

@@ -73,6 +73,7 @@ from agent_connector_sdk.core.contracts._fingerprint import (
     fingerprint_view,
 )
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ContractError
+from agent_connector_sdk.sanitize import sanitize_json
 
 __all__ = [
     "LOCK_VERSION",
@@ -251,8 +252,14 @@ class ContractLock(BaseModel):
             raise LockFileError("malformed_lock", f"invalid lock file at {', '.join(where)}") from None
 
     def to_json(self) -> str:
-        """The file text, always of format 2 (entries read from format 1 keep their digests)."""
-        return self.model_copy(update={"lock_version": LOCK_VERSION}).model_dump_json(indent=2) + "\n"
+        """The file text, always of format 2 (entries read from format 1 keep their digests).
+
+        Locks are read in diffs and terminals, so the file holds no raw control or bidi character: JSON
+        escapes C0 controls itself and :func:`~agent_connector_sdk.sanitize.sanitize_json` writes DEL,
+        C1, bidi controls and U+2028/U+2029 as ``\\uXXXX``. An escape decodes to the same character, so
+        the stored contract is exactly the one approved and still hashes to its digests."""
+        text = self.model_copy(update={"lock_version": LOCK_VERSION}).model_dump_json(indent=2)
+        return sanitize_json(text) + "\n"
 
     # -- building --------------------------------------------------------------------------------
     def with_server(self, server: str, descriptors: Iterable[Mapping[str, Any]]) -> ContractLock:
