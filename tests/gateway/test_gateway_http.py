@@ -165,20 +165,21 @@ def test_disclosure_source_is_the_child_descriptor_bytes(stack: Stack) -> None:
 def test_a_slow_child_is_refused_within_the_timeout_and_others_keep_working(stack: Stack) -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         started = time.monotonic()
-        slow_call = {"name": "weather_slow", "arguments": {"seconds": 10}}
+        slow_call = {"name": "weather_slow", "arguments": {"seconds": 120}}
         slow = pool.submit(rpc, stack.url, "tools/call", slow_call)
         time.sleep(0.2)
-        quick_started = time.monotonic()
         quick = call(stack.url, "files_forecast", {})
-        quick_elapsed = time.monotonic() - quick_started
-        _status, slow_message = slow.result(timeout=15)
+        # Answered while the slow call is still in flight (not after it): an order, not a speed.
+        slow_pending = not slow.done()
+        _status, slow_message = slow.result(timeout=120)
         slow_elapsed = time.monotonic() - started
-    assert quick.get("isError") is not True and quick_elapsed < 1.5
+    assert quick.get("isError") is not True and slow_pending
     # `slow` returns a string (output schema {"result": string}): no invented "" or {"result": ""}.
     assert "result" not in slow_message
     assert slow_message["error"]["code"] == -32012
     assert slow_message["error"]["message"].startswith("gateway refused weather_slow: child_timeout")
-    assert slow_elapsed < 4.0
+    # The call timeout (1.5 s) ended it, not the child's 120 s: a hang guard far from both.
+    assert slow_elapsed < 30
     assert stack.gateway.children["weather"].state == "up"  # slow is not down
 
 
