@@ -97,4 +97,6 @@ def test_a_representative_subset_has_the_same_outcomes_in_both_orders(tmp_path: 
     backward = _outcomes(backward_report, backward_run)
     assert len(forward) >= 20
     assert forward == backward
-    assert set(forward.values()) == {"passed"}, {name: kind for name, kind in forward.items() if kind != "passed"}
+    assert set(forward.values()) == {"passed"}, {
+        name: kind for name, kind in forward.items() if kind != "passed"
+    }

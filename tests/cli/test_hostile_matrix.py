@@ -9,13 +9,12 @@ Surfaces (each a real process, measured by :mod:`tests.support.measured_run`):
   a caller searching and calling through it (directly and through its ``call_tool`` proxy, which must
   answer alike): what the operator sees is the gateway's stderr, never an "Error calling tool" line.
 
-Every cell asserts the exit code, what is said (substrings of stdout+stderr), the CPU time of the
-process under test (under :data:`CPU_S`: what the cell costs, whatever the machine's load), the wall time
-only as a hang guard (under :data:`HANG_S`, far above any quiet cell), the peak RSS (under 3× the same surface against the clean mode) and zero raw control
-bytes in everything printed (stdout and stderr bytes, strictly UTF-8). :data:`CASES` is the one list of
-cases with the surfaces each applies to; a surface left out of a case is not applicable (or covered
-where named in its ``note``).
-"""
+Every cell asserts the exit code, what is said (substrings of stdout+stderr), the CPU time of the process
+under test (under :data:`CPU_S`: what the cell costs, whatever the machine's load), the wall time only as
+a hang guard (under :data:`HANG_S`, far above any quiet cell), the peak RSS (under 3× the same surface
+against the clean mode) and zero raw control bytes in everything printed (stdout and stderr bytes,
+strictly UTF-8). :data:`CASES` is the one list of cases with the surfaces each applies to; a surface left
+out of a case is not applicable (or covered where named in its ``note``)."""
 
 from __future__ import annotations
 

@@ -382,7 +382,9 @@ def test_operator_command_refuses_bad_input_in_one_line(
     monkeypatch.delenv("AGENT_CONNECTOR_STATE", raising=False)
     unreachable = "redis://:hunter2@127.0.0.1:1/0"
     cases = [
-        (["status"], "no shared state given"),  # the embedded store: switching there changes nothing
+        # The embedded store: switching there changes nothing; said as such, with how to give one.
+        (["status"], "there is no shared store to read or switch: give one with --state redis://"),
+        (["status", "--state", "memory://"], "there is no shared store"),
         (["disable", "bad\nname", "--state", unreachable], "invalid_tool_name"),
         (["status", "--state", unreachable, "--namespace", "a/b"], "invalid_namespace"),
         (["status", "--state", "http://example.invalid"], "invalid_state_url"),
@@ -393,6 +395,7 @@ def test_operator_command_refuses_bad_input_in_one_line(
         assert main(["state", *argv], io.StringIO()) == 2, argv
         error = capsys.readouterr().err
         assert expected in error and error.count("\n") == 1, (argv, error)
+        assert "invalid_state_url: no shared" not in error
         assert "hunter2" not in error and "bad\nname" not in error
 
 

@@ -1,7 +1,8 @@
-"""A process as a person runs it, measured: exit code, stdout and stderr *bytes*, wall time, CPU time
-(user + system, its own and its reaped children's: what the process costs whatever the machine's load;
-assert on it, and on the wall time only as a hang guard), and its own peak RSS (``VmHWM`` from ``/proc/self/status`` written at exit; ``wait4``'s ``ru_maxrss`` when it died
-before it could say, which also counts the address space it was forked from)."""
+"""A process as a person runs it, measured: exit code, stdout and stderr *bytes*, wall time, CPU time (user
++ system, its own and its reaped children's: what the process costs whatever the machine's load; assert
+on it, and on the wall time only as a hang guard), and its own peak RSS (``VmHWM`` from
+``/proc/self/status`` written at exit; ``wait4``'s ``ru_maxrss`` when it died before it could say, which
+also counts the address space it was forked from)."""
 
 from __future__ import annotations
 

@@ -70,7 +70,9 @@ def differences(before: ProcessState, after: ProcessState) -> list[str]:
         if before.environ.get(name) != after.environ.get(name)
     ]
     changed += ["the working directory"] if before.cwd != after.cwd else []
-    changed += ["the OpenTelemetry tracer provider"] if before.tracer_provider != after.tracer_provider else []
+    changed += (
+        ["the OpenTelemetry tracer provider"] if before.tracer_provider != after.tracer_provider else []
+    )
     changed += ["the OpenTelemetry meter provider"] if before.meter_provider != after.meter_provider else []
     return changed
 
@@ -95,4 +97,3 @@ def restore(state: ProcessState, *, keep_telemetry: bool = False) -> None:
         metrics_internal._METER_PROVIDER, metrics_internal._METER_PROVIDER_SET_ONCE._done = (
             state.meter_provider
         )
-

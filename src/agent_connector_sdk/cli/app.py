@@ -517,6 +517,9 @@ def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
     _check_serve_arguments(given)  # a mistyped option or path answers before the server stack loads
+    # At once, before the seconds the server stack takes to load and build: the process is alive.
+    source = "the contract lab" if given.openapi is None else str(given.openapi)
+    print(f"starting: {sanitize_text(source, 200)} …", file=sys.stderr, flush=True)
     from agent_connector_sdk.cli.sources import load_openapi
     from agent_connector_sdk.serving.assembly import ServeSettings, build_served_app, request_bounds
     from agent_connector_sdk.serving.openapi_app import log_disclosure_read_path
@@ -552,6 +555,17 @@ def _check_serve_arguments(given: ServeArguments) -> None:
     if not 0 <= given.port <= 65535:
         raise CliError(f"--port must be between 0 and 65535 (got {given.port})")
     without_openapi = given.openapi is None
+    from agent_connector_sdk.serving.process import open_bind_refusal
+
+    refusal = open_bind_refusal(
+        given.host,
+        lab=without_openapi,
+        unauthenticated=given.no_auth if without_openapi else given.auth_config is None,
+        insecure_open_bind=given.insecure_open_bind,
+        openapi=not without_openapi,
+    )
+    if refusal is not None:
+        raise CliError(refusal)
     if given.upstream is not None and without_openapi:
         raise CliError("--upstream only applies with --openapi")
     if given.upstream_errors != "generic" and without_openapi:
