@@ -80,8 +80,8 @@ def _state_as_found() -> Iterator[None]:
     otel = sys.modules.get("tests.support.otel")
     # The recording provider is installed once per process by design and is the API's no-op while its
     # switch is off (tests.support.otel): kept, switched off.
-    sanctioned = otel is not None and getattr(otel, "_installed", False)
-    if sanctioned:
+    sanctioned = otel is not None and bool(getattr(otel, "_installed", False))
+    if otel is not None and sanctioned:
         otel._SWITCH.on = False
     process_state.restore(found, keep_telemetry=sanctioned)
 
