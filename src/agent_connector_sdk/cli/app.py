@@ -555,17 +555,6 @@ def _check_serve_arguments(given: ServeArguments) -> None:
     if not 0 <= given.port <= 65535:
         raise CliError(f"--port must be between 0 and 65535 (got {given.port})")
     without_openapi = given.openapi is None
-    from agent_connector_sdk.serving.process import open_bind_refusal
-
-    refusal = open_bind_refusal(
-        given.host,
-        lab=without_openapi,
-        unauthenticated=given.no_auth if without_openapi else given.auth_config is None,
-        insecure_open_bind=given.insecure_open_bind,
-        openapi=not without_openapi,
-    )
-    if refusal is not None:
-        raise CliError(refusal)
     if given.upstream is not None and without_openapi:
         raise CliError("--upstream only applies with --openapi")
     if given.upstream_errors != "generic" and without_openapi:
@@ -588,6 +577,19 @@ def _check_serve_arguments(given: ServeArguments) -> None:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {given.read_timeout:g})")
     if given.openapi is not None:
         require_readable_file(given.openapi)
+    # Last (the only check here that imports a module of the server side, a light one): a bind the
+    # settings do not make safe is refused before the stack loads, so it is the one line a user sees.
+    from agent_connector_sdk.serving.process import open_bind_refusal
+
+    refusal = open_bind_refusal(
+        given.host,
+        lab=without_openapi,
+        unauthenticated=given.no_auth if without_openapi else given.auth_config is None,
+        insecure_open_bind=given.insecure_open_bind,
+        openapi=not without_openapi,
+    )
+    if refusal is not None:
+        raise CliError(refusal)
 
 
 # ------------------------------------------------------------------------------------- disclose
