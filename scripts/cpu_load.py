@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -50,8 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command:
             code = subprocess.call(command)
             took = time.monotonic() - started
-            print(f"cpu_load: {' '.join(command)} exited {code} after {took:.0f} s beside a load of {args.load}",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            said = f"cpu_load: {shlex.join(command)} exited {code} after {took:.0f} s"
+            said += f" beside a load of {args.load}"
+            print(said, file=sys.stderr, flush=True)
         else:
             while True:
                 time.sleep(3600)

@@ -3,7 +3,6 @@ passes on the command's exit code, and leaves no spinner behind."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
