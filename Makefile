@@ -14,11 +14,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
-# The demo needs the package alone, not the dev tools: a fresh machine installs and reviews the lab
-# in well under a minute. (A .venv that `make test` made has the package too.)
+# The demo needs the package alone, not the dev tools (a .venv that `make test` made has the package too).
+# Its cost is mostly CPU: ~26 s of it measured on the documented machine (venv 4 s, pip 15-18 s, the review
+# 3 s), plus the index's answers; the wall time grows with the machine's load (236 s at a load of ~10).
+# Modules are compiled when first imported, not all at install (--no-compile: the demo imports a part).
 $(VENV)/.runtime: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q --no-compile --disable-pip-version-check -e .
 	touch $@
 
 demo: $(VENV)/.runtime
