@@ -57,6 +57,7 @@ def test_shutdown_ends_a_stopped_child_with_a_call_in_flight_while_another_disap
             config = GatewayConfig(
                 children=(ChildSpec("ops", command=STDIO_OPS), ChildSpec("web", url=web_url)),
                 call_timeout=300,
+                connect_timeout=60,  # a hang guard: a stdio child's start-up is seconds on a busy machine
                 shutdown_grace=1,
             )
             gateway = Gateway(config)

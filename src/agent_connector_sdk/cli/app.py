@@ -517,9 +517,11 @@ def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
     _check_serve_arguments(given)  # a mistyped option or path answers before the server stack loads
-    # At once, before the seconds the server stack takes to load and build: the process is alive.
-    source = "the contract lab" if given.openapi is None else str(given.openapi)
-    print(f"starting: {sanitize_text(source, 200)} …", file=sys.stderr, flush=True)
+    # At once, before the seconds the server stack takes to load and build, for a person watching a
+    # terminal; a log or a pipe gets what it always got (an error stays the one line it reads).
+    if sys.stderr.isatty():
+        source = "the contract lab" if given.openapi is None else str(given.openapi)
+        print(f"starting: {sanitize_text(source, 200)} …", file=sys.stderr, flush=True)
     from agent_connector_sdk.cli.sources import load_openapi
     from agent_connector_sdk.serving.assembly import ServeSettings, build_served_app, request_bounds
     from agent_connector_sdk.serving.openapi_app import log_disclosure_read_path

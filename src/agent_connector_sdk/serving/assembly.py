@@ -139,17 +139,13 @@ def build_served_app(
 
 
 def _lab_tool_count(app: Any) -> int:
-    """The lab's own tools: those its listing shows (but the search pair) and those behind search."""
-    import anyio
-
+    """The lab's tools: those pinned in its plain listing and those behind search (each disclosed)."""
+    from agent_connector_sdk.demo.lab_service import PINNED_TOOLS
     from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
-    from agent_connector_sdk.serving.openapi_app import SEARCH_TOOL_NAMES
 
     server = getattr(app, "app", app).state.fastmcp_server  # a replica wraps the gated app
-    listed = anyio.run(lambda: server.list_tools(run_middleware=False))
     registry = SchemaDisclosureRegistry.of(server)
-    behind_search = registry.aliases() if registry is not None else frozenset()
-    return len({tool.name for tool in listed} - set(SEARCH_TOOL_NAMES) | behind_search)
+    return len(set(PINNED_TOOLS) | (registry.aliases() if registry is not None else frozenset()))
 
 
 def _openapi_app(
