@@ -9,12 +9,14 @@ what `make test-fast` runs; `make test` runs both, with the same assertions.
 
 from __future__ import annotations
 
-import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.support import process_state
 
 if TYPE_CHECKING:
     from scripts.interop import Toolchain
@@ -45,7 +47,17 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--reverse-order",
+        action="store_true",
+        help="run the collected tests last to first (tests/test_order_independence.py compares the orders)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("reverse_order"):
+        items.reverse()
     for item in items:
         module = getattr(item, "module", None)
         if _drives_processes(Path(str(item.path)), vars(module) if module is not None else {}):
@@ -53,37 +65,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _logging_as_found() -> Iterator[None]:
-    """Every test ends with the loggers as it found them.
+def _state_as_found() -> Iterator[None]:
+    """Every test ends with the process as it found it: loggers (handlers, levels, propagation),
+    environment variables (``COLUMNS`` among them), the working directory and OpenTelemetry's global
+    providers (``tests.support.process_state``).
 
     A test that runs a command in-process (``main([...])``) sets logging up as the command does (the
-    serve and gateway commands give their loggers one-line handlers and stop propagation); a later test
-    in the same worker that captures those loggers' records would otherwise see nothing, depending on
-    which tests ran before it on that worker."""
-    manager = logging.Logger.manager
-    found = {
-        name: (list(logger.handlers), logger.propagate, logger.level, logger.disabled)
-        for name, logger in manager.loggerDict.items()
-        if isinstance(logger, logging.Logger)
-    }
-    root = logging.getLogger()
-    root_state = (list(root.handlers), root.level)
+    serve and gateway commands give their loggers one-line handlers and stop propagation), and fastmcp
+    configures its own logger when first imported; a later test in the same worker that captures those
+    loggers' records or counts stderr lines would otherwise depend on which tests ran before it.
+    ``tests/test_order_independence.py`` runs a subset in two orders and compares."""
+    found = process_state.snapshot()
     yield
-    for name, logger in list(manager.loggerDict.items()):
-        if not isinstance(logger, logging.Logger):
-            continue
-        handlers, propagate, level, disabled = found.get(name, ([], True, logging.NOTSET, False))
-        logger.handlers, logger.propagate, logger.level, logger.disabled = (
-            handlers,
-            propagate,
-            level,
-            disabled,
-        )
-    root.handlers, root.level = root_state
+    otel = sys.modules.get("tests.support.otel")
+    # The recording provider is installed once per process by design and is the API's no-op while its
+    # switch is off (tests.support.otel): kept, switched off.
+    sanctioned = otel is not None and bool(getattr(otel, "_installed", False))
+    if otel is not None and sanctioned:
+        otel._SWITCH.on = False
+    process_state.restore(found, keep_telemetry=sanctioned)
 
 
 @pytest.fixture(autouse=True)
-def _cli_width(monkeypatch: pytest.MonkeyPatch) -> None:
+def _cli_width(_state_as_found: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process CLI runs see the width ``run_cli`` gives a process (``COLUMNS=200``), whatever the
     worker's environment or an earlier test left; a test about widths sets its own."""
     monkeypatch.setenv("COLUMNS", "200")

@@ -282,7 +282,7 @@ def test_serve_as_a_replica_answers_health_and_names_itself() -> None:
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
-        assert line.startswith("serving the contract lab behind search"), line
+        assert line.startswith("serving 8 tools of the contract lab behind search"), line
         url = line.split(" at ")[-1].strip()
         health = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10)
         assert health.status_code == 200

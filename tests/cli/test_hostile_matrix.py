@@ -9,12 +9,12 @@ Surfaces (each a real process, measured by :mod:`tests.support.measured_run`):
   a caller searching and calling through it (directly and through its ``call_tool`` proxy, which must
   answer alike): what the operator sees is the gateway's stderr, never an "Error calling tool" line.
 
-Every cell asserts the exit code, what is said (substrings of stdout+stderr), the wall time (under
-:data:`WALL_S`), the peak RSS (under 3× the same surface against the clean mode) and zero raw control
-bytes in everything printed (stdout and stderr bytes, strictly UTF-8). :data:`CASES` is the one list of
-cases with the surfaces each applies to; a surface left out of a case is not applicable (or covered
-where named in its ``note``).
-"""
+Every cell asserts the exit code, what is said (substrings of stdout+stderr), the CPU time of the process
+under test (under :data:`CPU_S`: what the cell costs, whatever the machine's load), the wall time only as
+a hang guard (under :data:`HANG_S`, far above any quiet cell), the peak RSS (under 3× the same surface
+against the clean mode) and zero raw control bytes in everything printed (stdout and stderr bytes,
+strictly UTF-8). :data:`CASES` is the one list of cases with the surfaces each applies to; a surface left
+out of a case is not applicable (or covered where named in its ``note``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,10 @@ from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi
 from tests.support.measured_run import Measured, control_characters, run_measured
 
-WALL_S = 10.0
+CPU_S = 10.0
+"""CPU seconds (user + system) the process under test may spend in a cell."""
+HANG_S = 120.0
+"""A hang guard, not a speed claim: busy 2-core machines measured cells at up to 18 s of wall time."""
 CLI = "agent_connector_sdk.cli"
 USERS = "tests.support.hostile_users"
 STDIO_SERVER = (sys.executable, "-m", "tests.support.hostile_server")
@@ -438,11 +441,11 @@ def _run(case: Case, surface: str, base: str, tmp_path: Path) -> Measured:
             approved = [tool["name"] for tool in json.loads(lock.read_text())["servers"][0]["tools"]]
             assert approved == ["clean", "clean_too"]
             assert not control_characters(written.out) and not control_characters(written.err)
-            return run_measured(CLI, ["review", "--json", "--lock", str(lock), *source])
+            return run_measured(CLI, ["review", "--json", "--lock", str(lock), *source], timeout=HANG_S + 30)
         options = list(case.review_args)
-        return run_measured(CLI, ["review", *options, *source])
+        return run_measured(CLI, ["review", *options, *source], timeout=HANG_S + 30)
     mode = case.gateway_mode if surface == "gateway" and case.gateway_mode else case.mode
-    return run_measured(USERS, [surface, _target(case, base, mode), *case.user_args])
+    return run_measured(USERS, [surface, _target(case, base, mode), *case.user_args], timeout=HANG_S + 30)
 
 
 @pytest.mark.parametrize(("case", "surface"), CELLS)
@@ -465,7 +468,8 @@ def test_hostile_cell(
             proxied = [line.split(":", 1)[1] for line in seen.splitlines() if line.startswith("proxy call ")]
             assert direct and direct == proxied, seen[-3000:]
     assert not control_characters(run.out) and not control_characters(run.err)
-    assert run.wall < WALL_S, run.wall
+    assert run.cpu < CPU_S, run.cpu
+    assert run.wall < HANG_S, run.wall
     assert run.peak_mb < budgets_mb[surface], (run.peak_mb, budgets_mb[surface])
 
 

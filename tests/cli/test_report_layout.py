@@ -1,7 +1,8 @@
-"""A report people can read at 80 and 120 columns: the lab's review pinned as golden output at both
-widths (a changed layout is a visible diff), no line wider than the screen, no name broken mid-word,
-the server's line breaks shown as line breaks (sanitized), no Python values, a legend, and colour
-as ``NO_COLOR``/``FORCE_COLOR`` say. A real npm server (the pinned ``server-memory`` over stdio) and a
+"""A report people can read at 80 and 160 columns (a terminal, and the width of piped output): the lab's
+review pinned as golden output at both widths (a changed layout is a visible diff), no line wider than
+the screen, no name broken mid-word, the server's line breaks shown as line breaks (sanitized), no Python
+values, a legend, and colour as ``NO_COLOR``/``FORCE_COLOR`` say. A labelled line's wrapped lines stay
+under its value column at every width. A real npm server (the pinned ``server-memory`` over stdio) and a
 hostile one are pinned the same way.
 
 Regenerate the golden files after a deliberate change, then read the diff::
@@ -28,9 +29,13 @@ from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
+    FindingReport,
     HeaderPolicy,
+    HeaderRule,
+    HeaderSample,
     ReviewReport,
     ReviewSummary,
+    SkillEntry,
     Target,
     ToolReview,
 )
@@ -61,12 +66,12 @@ CALL = [
 
 @pytest.fixture(scope="module")
 def lab_reviews() -> dict[str, str]:
-    """The lab's review as JSON and as text at 80 and 120 columns (one lab, three reviews)."""
+    """The lab's review as JSON and as text at 80 and 160 columns (one lab, three reviews)."""
     reviews: dict[str, str] = {}
     saved = os.environ.get("COLUMNS")
     try:
         with serve_asgi(lab_service_app()) as url:
-            for name, columns in (("json", "200"), ("80", "80"), ("120", "120")):
+            for name, columns in (("json", "200"), ("80", "80"), ("160", "160")):
                 os.environ["COLUMNS"] = columns
                 out = io.StringIO()
                 argv = [
@@ -87,12 +92,12 @@ def lab_reviews() -> dict[str, str]:
     return reviews
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [80, 160])
 def test_the_labs_review_matches_its_golden_output(lab_reviews: dict[str, str], columns: int) -> None:
     _matches_golden(lab_reviews[str(columns)], f"lab-review-{columns}.txt")
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [80, 160])
 def test_no_line_is_wider_than_the_screen_and_no_name_is_broken(
     lab_reviews: dict[str, str], columns: int
 ) -> None:
@@ -108,7 +113,7 @@ def test_no_line_is_wider_than_the_screen_and_no_name_is_broken(
 
 
 def test_each_header_once_with_what_decides_it_and_the_words_explained(lab_reviews: dict[str, str]) -> None:
-    text = lab_reviews["120"]
+    text = lab_reviews["160"]
     policy = text[text.index("header policy") : text.index("completion")]
     assert policy.count("Mcp-Param-Priority") == 1
     assert policy.count('"Zürich west" → =?base64?WsO8cmljaCB3ZXN0?=') == 1  # samples once, not per header
@@ -226,7 +231,7 @@ def _hostile_report() -> ReviewReport:
     )
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [80, 160])
 def test_a_hostile_servers_review_matches_its_golden_output(columns: int) -> None:
     out = io.StringIO()
     render_review(_hostile_report(), Console(file=out, width=columns, no_color=True, highlight=False))
@@ -236,7 +241,7 @@ def test_a_hostile_servers_review_matches_its_golden_output(columns: int) -> Non
     _matches_golden(text, f"hostile-review-{columns}.txt")
 
 
-@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("columns", [80, 160])
 def test_a_real_npm_servers_review_matches_its_golden_output(
     npm_peers: Toolchain, columns: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -272,3 +277,73 @@ def test_a_real_npm_servers_review_matches_its_golden_output(
         assert varying not in text
     assert all(len(line) <= columns for line in text.splitlines()), max(text.splitlines(), key=len)
     _matches_golden(text, f"npm-server-memory-review-{columns}.txt")
+
+
+_LABELS = re.compile(
+    r"^(review|server|policy|pages|search|tools|rejected|header policy|completion|call|finding|lock|skills"
+    r"|summary|legend|descriptor) "
+)
+
+
+def _wrapping_report() -> ReviewReport:
+    """Long values behind every label that wraps: a finding, skills, the summary, header samples."""
+    rule = HeaderRule(
+        argument="/properties/region",
+        header="Mcp-Param-Region",
+        type="string",
+        samples=[
+            HeaderSample(value=word, wire=word, encoding="plain")
+            for word in ("eu-central", "eu-west", "us-east", "ap-south", "sa-east", "af-south")
+        ],
+    )
+    tool = ToolReview(
+        name="route",
+        found="listed",
+        descriptor=None,
+        output_kind="none",
+        admission=AdmissionVerdict(decision="admitted"),
+        headers=HeaderPolicy(applicable=True, rules=[rule]),
+        findings=[
+            FindingReport(
+                rule="text-serialization",
+                category="text_serialization",
+                message="the text content is not the JSON serialization of structuredContent " * 3,
+                path="/content/0",
+            )
+        ],
+    )
+    return ReviewReport(
+        target=Target(kind="http", address="http://127.0.0.1:1/mcp"),
+        profile="default",
+        header_gates="applicable",
+        tools=[tool],
+        skills=[
+            SkillEntry(
+                name="reviewer",
+                description="reviews a server's tools and says which a host would admit and why " * 2,
+                uri="skill://reviewer/SKILL.md",
+                files=3,
+            )
+        ],
+        summary=ReviewSummary(
+            admitted=["route"], rejected=[], disclosure_failures=[], findings=0, project_findings=1
+        ),
+    )
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 100, 120, 160])
+def test_a_labelled_lines_continuation_stays_under_its_value_column(columns: int) -> None:
+    out = io.StringIO()
+    render_review(_wrapping_report(), Console(file=out, width=columns, no_color=True, highlight=False))
+    lines = out.getvalue().splitlines()
+    outside_tables = [line for line in lines if line and line[0] not in "┏┃┡│└"]
+    for label in ("finding", "skills", "summary"):
+        start = next(i for i, line in enumerate(outside_tables) if line.startswith(label + " "))
+        value_column = len(outside_tables[start]) - len(outside_tables[start][len(label) :].lstrip())
+        assert value_column == 9, outside_tables[start]
+    for line in outside_tables:
+        # Every line is a label's first line or indented under the value column: nothing restarts at 0.
+        assert _LABELS.match(line) or line.startswith(" " * 9), (columns, line, out.getvalue())
+    samples = [line for line in outside_tables if "samples:" in line]
+    assert samples and all(line.startswith(" " * 9 + "string samples:") for line in samples[:1])
+    assert all(len(line) <= columns for line in lines)

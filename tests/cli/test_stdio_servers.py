@@ -159,7 +159,7 @@ def test_a_server_that_never_answers_times_out_under_timeout_and_leaves_no_proce
     elapsed = time.monotonic() - started
     assert "timed out after 1 s" in str(failed.value)
     assert "deadline" not in str(failed.value)
-    assert elapsed < 15, elapsed  # was 300 s: the handshake hung past --timeout
+    assert elapsed < 60, elapsed  # a hang guard: was 300 s, the handshake hung past --timeout
     assert _wait_dead(_pids(pidfile), 5) == []  # the server and its child: the whole group
 
 
@@ -169,6 +169,9 @@ def test_ctrl_c_mid_handshake_ends_the_review_and_the_server_group_at_once(tmp_p
         [
             sys.executable,
             "-c",
+            # The SDK's stdin grace (2 s) made long, so "at once" and "after the grace" are far apart
+            # whatever the machine's load.
+            "import mcp.client.stdio as sdk_stdio; sdk_stdio.PROCESS_TERMINATION_TIMEOUT = 60.0\n"
             "from agent_connector_sdk.cli import main_exit; main_exit()",
             "review",
             "--timeout",
@@ -193,7 +196,7 @@ def test_ctrl_c_mid_handshake_ends_the_review_and_the_server_group_at_once(tmp_p
         interrupted = time.monotonic()
         survivors = _wait_dead(pids, 10)
         took = time.monotonic() - interrupted
-        out, err = review.communicate(timeout=30)
+        out, err = review.communicate(timeout=90)
     finally:
         if review.poll() is None:
             review.kill()
@@ -202,5 +205,5 @@ def test_ctrl_c_mid_handshake_ends_the_review_and_the_server_group_at_once(tmp_p
     assert "Traceback" not in err + out
     assert survivors == []  # no orphan: the server and the child it started
     # At once: the interrupt signals the server's group itself, instead of the SDK's teardown waiting
-    # out its 2 s stdin grace before it does (generous for a loaded machine; the grace alone is 2 s).
-    assert took < 1.5, took
+    # out its stdin grace (60 s here) before it does; a hang guard far from both.
+    assert took < 10, took

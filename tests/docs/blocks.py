@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -232,7 +233,16 @@ def bound_ports(block: Block) -> list[str]:
     return documented_ports("\n".join(lines))
 
 
-def wait_for_port(port: int, process: subprocess.Popen[str], what: str, timeout: float = 60) -> None:
+READY_TIMEOUT = 120.0
+"""A hang guard for a background server's start-up (a few seconds on a quiet machine; 15-20 s were seen
+on a busy one)."""
+SERVING_LINE = re.compile(r"^serving .* at (?P<url>http://\S+)$")
+"""What ``agent-connector serve`` (and ``gateway``) print once they listen."""
+
+
+def wait_for_port(
+    port: int, process: subprocess.Popen[str], what: str, timeout: float = READY_TIMEOUT
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -245,9 +255,42 @@ def wait_for_port(port: int, process: subprocess.Popen[str], what: str, timeout:
     raise AssertionError(f"{what} did not listen on port {port} within {timeout:g} s")
 
 
+def wait_for_line(
+    ready: re.Pattern[str], process: subprocess.Popen[str], what: str, timeout: float = READY_TIMEOUT
+) -> list[str]:
+    """Read ``process``'s output until a line matches ``ready`` (what the server says once it listens);
+    then keep draining it in a thread, so a chatty server never blocks on a full pipe. Returns the list
+    the drain appends to (the lines read so far first)."""
+    assert process.stdout is not None
+    lines: list[str] = []
+    found = threading.Event()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if ready.match(line.rstrip("\n")):
+                found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    while not found.wait(0.05):
+        if not reader.is_alive() and not found.is_set():
+            process.wait(timeout=10)
+            said = "".join(lines)
+            raise AssertionError(f"{what} exited with {process.returncode} before it was ready:\n{said}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not say it was ready within {timeout:g} s:\n{''.join(lines)}")
+    return lines
+
+
 @contextmanager
-def background(command: list[str], port: int, cwd: Path, what: str) -> Iterator[None]:
-    """Run ``command`` until the block is done; it must listen on ``port`` first."""
+def background(
+    command: list[str], port: int, cwd: Path, what: str, ready: re.Pattern[str] | None = None
+) -> Iterator[None]:
+    """Run ``command`` until the block is done; it must listen on ``port`` first, or, given ``ready``,
+    say so in a line matching it (e.g. :data:`SERVING_LINE`)."""
     process = subprocess.Popen(
         command,
         cwd=cwd,
@@ -258,16 +301,21 @@ def background(command: list[str], port: int, cwd: Path, what: str) -> Iterator[
         text=True,
         start_new_session=True,
     )
+    drained = False  # a thread reads its output (wait_for_line): communicate() must not read it too
     try:
-        wait_for_port(port, process, what)
+        if ready is not None:
+            drained = True
+            wait_for_line(ready, process, what)
+        else:
+            wait_for_port(port, process, what)
         yield
     finally:
         process.terminate()
         try:
-            process.communicate(timeout=10)
+            process.wait(timeout=10) if drained else process.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
-            process.communicate()
+            process.wait() if drained else process.communicate()
 
 
 @dataclass(frozen=True)

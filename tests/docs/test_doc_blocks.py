@@ -16,6 +16,7 @@ from tests.docs.blocks import (
     LAB_PORT,
     ROOT,
     RUNNABLE,
+    SERVING_LINE,
     Block,
     background,
     bound_ports,
@@ -103,6 +104,7 @@ def lab_port() -> Iterator[int]:
             port,
             cwd,
             "the lab for the with-lab blocks",
+            ready=SERVING_LINE,  # its "serving … at URL" line: printed once it listens
         ),
     ):
         yield port

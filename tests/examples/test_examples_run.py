@@ -111,7 +111,7 @@ def test_the_host_script_admits_calls_refuses_and_confirms_against_the_gated_ser
         "book -> {'booking': 'ZÜR-0020'}",
         "audit: quote ok; quote invalid_arguments; book confirmation_required; book ok",
     ]
-    assert done.stderr == "" and time.monotonic() - started < 30
+    assert done.stderr == "" and time.monotonic() - started < 120  # a hang guard
 
 
 def test_the_gated_server_enforces_its_gates_on_a_client_that_skips_them(gated_server_url: str) -> None:

@@ -37,7 +37,8 @@ def stack() -> Iterator[tuple[str, Gateway, FastMCP[Any]]]:
     audit = BoundedAuditSink()
     with serve_asgi(child.http_app(stateless_http=True)) as child_url:
         stdio = ChildSpec("sfiles", command=(sys.executable, "-m", "tests.support.composition_child"))
-        config = GatewayConfig(children=(ChildSpec("files", url=child_url), stdio))
+        # connect_timeout: a hang guard (a stdio child's start-up takes seconds on a busy machine).
+        config = GatewayConfig(children=(ChildSpec("files", url=child_url), stdio), connect_timeout=60)
         gateway = Gateway(config, audit=audit)
         with serve_asgi(gateway.http_app()) as url:
             yield url, gateway, child

@@ -95,7 +95,7 @@ def test_a_child_that_dies_is_refused_at_once_others_keep_working_and_it_comes_b
     port = int(weather_url.rsplit(":", 1)[1].split("/")[0])
     config = GatewayConfig(
         children=(ChildSpec("weather", url=weather_url), ChildSpec("bad", url=bad_url)),
-        call_timeout=2,
+        call_timeout=60,
         max_backoff=0.5,
     )
     gateway = Gateway(config)
@@ -110,7 +110,8 @@ def test_a_child_that_dies_is_refused_at_once_others_keep_working_and_it_comes_b
         assert first["error"]["code"] == -32011
         assert first["error"]["data"]["category"] == "transport_failure"
         assert first["error"]["message"].startswith("gateway refused weather_forecast: transport_failure")
-        assert time.monotonic() - started < 2.0
+        # At once, not at the call timeout (60 s): a hang guard far from both.
+        assert time.monotonic() - started < 20
         wait_for(lambda: gateway.children["weather"].state != "up", what="weather marked down")
         _, second = rpc(url, "tools/call", {"name": "weather_forecast", "arguments": {}})
         assert second["error"]["code"] == -32011

@@ -25,7 +25,7 @@ def test_a_child_with_one_bad_descriptor_stays_up_with_that_tool_rejected(transp
             spec = ChildSpec("odd", url=f"{base}/{mode}/mcp")
         else:
             spec = ChildSpec("odd", command=(sys.executable, "-m", "tests.support.hostile_server", mode))
-        gateway = Gateway(GatewayConfig(children=(spec,)))
+        gateway = Gateway(GatewayConfig(children=(spec,), connect_timeout=60))  # a hang guard
         with serve_asgi(gateway.http_app()) as url:
             names = [entry["name"] for entry in search(url, "odd_")]
             assert "odd_clean" in names and "odd_clean_too" in names
@@ -38,7 +38,7 @@ def test_a_stdio_childs_stderr_reaches_the_gateways_stderr_sanitized_and_prefixe
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     spec = ChildSpec("odd", command=(sys.executable, "-m", "tests.support.hostile_server", "noisy"))
-    gateway = Gateway(GatewayConfig(children=(spec,)))
+    gateway = Gateway(GatewayConfig(children=(spec,), connect_timeout=60))  # a hang guard
     with serve_asgi(gateway.http_app()) as url:
         for _ in range(3):
             call(url, "odd_clean", {"q": "x"})

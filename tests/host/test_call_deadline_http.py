@@ -41,8 +41,8 @@ async def test_a_call_past_the_deadline_is_refused_and_the_session_goes_on() -> 
             await host.discover_tools()
             started = time.monotonic()
             with pytest.raises(BoundExceeded) as late:
-                await host.call("stall", {"seconds": 30})
-            assert time.monotonic() - started < 10
+                await host.call("stall", {"seconds": 300})
+            assert time.monotonic() - started < 30  # a hang guard: the deadline is 1 s, the stall 300 s
             assert late.value.bound == "deadline_s" and "stall" in str(late.value)
             assert any(e.get("outcome") == "bound_exceeded" and e.get("tool") == "stall" for e in audit)
             quick = await host.call("stall", {"seconds": 0})

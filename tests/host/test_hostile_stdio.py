@@ -24,7 +24,7 @@ def _session(mode: str, bounds: HostBounds) -> HostSession:
     transport = StdioTransport(
         sys.executable, ["-m", "tests.support.hostile_server", mode], cwd=ROOT, keep_alive=False
     )
-    return HostSession(fastmcp.Client(transport, timeout=20), HostOptions(bounds=bounds))
+    return HostSession(fastmcp.Client(transport, timeout=300), HostOptions(bounds=bounds))
 
 
 async def test_a_line_over_the_cap_is_refused_while_reading() -> None:
@@ -37,7 +37,7 @@ async def test_a_line_over_the_cap_is_refused_while_reading() -> None:
     finally:
         await session.close()
     assert refused.value.bound == "max_message_bytes" and session.stdio_cap.tripped
-    assert time.monotonic() - started < 10  # not the request timeout
+    assert time.monotonic() - started < 60  # a hang guard far below the request timeout (300 s)
 
 
 async def test_lines_under_the_cap_are_read_as_before() -> None:
@@ -78,7 +78,7 @@ async def test_one_unrepresentable_descriptor_costs_only_itself_over_stdio(mode:
         await session.close()
     assert list(report.admitted) == ["clean", "clean_too"]
     assert [r["category"] for r in report.rejected] in (["malformed"], ["invalid_schema"])
-    assert time.monotonic() - started < 10  # never the request timeout
+    assert time.monotonic() - started < 60  # a hang guard far below the request timeout (300 s)
 
 
 async def test_a_message_nested_past_every_parser_is_named_at_once_not_after_the_timeout() -> None:
@@ -92,7 +92,7 @@ async def test_a_message_nested_past_every_parser_is_named_at_once_not_after_the
     finally:
         await session.close()
     assert refused.value.bound == "max_schema_depth" and session.stdio_cap.too_deep
-    assert took < 5, took  # the client's timeout is 20 s
+    assert took < 60, took  # a hang guard: the client's timeout is 300 s
 
 
 async def test_json_values_per_message_are_capped_over_stdio_too() -> None:
@@ -106,7 +106,7 @@ async def test_json_values_per_message_are_capped_over_stdio_too() -> None:
         await session.close()
     took = time.monotonic() - started
     assert refused.value.bound == "max_message_values" and session.stdio_cap.values_tripped
-    assert took < 5, took  # refused as it is read, not when the client's 20 s timeout ends the request
+    assert took < 60, took  # refused as it is read, not when the client's 300 s timeout ends it
     session = _session("tool_flood-100", HostBounds(max_message_values=1_000))
     await session.connect()
     try:

@@ -329,7 +329,7 @@ def test_the_loud_opt_out_serves_and_says_so() -> None:
     try:
         assert process.stdout is not None and process.stderr is not None
         line = process.stdout.readline()
-        assert "serving the contract lab behind search at http://0.0.0.0:" in line, line
+        assert "serving 8 tools of the contract lab behind search at http://0.0.0.0:" in line, line
         warning = next((text for text in iter(process.stderr.readline, "") if text.startswith("WARNING")), "")
         assert warning.startswith("WARNING: no authentication on 0.0.0.0 (--insecure-open-bind)"), warning
         port = int(line.rsplit(":", 1)[1].split("/")[0])

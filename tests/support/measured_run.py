@@ -1,6 +1,8 @@
-"""A process as a person runs it, measured: exit code, stdout and stderr *bytes*, wall time, and its own
-peak RSS (``VmHWM`` from ``/proc/self/status`` written at exit; ``wait4``'s ``ru_maxrss`` when it died
-before it could say, which also counts the address space it was forked from)."""
+"""A process as a person runs it, measured: exit code, stdout and stderr *bytes*, wall time, CPU time (user
++ system, its own and its reaped children's: what the process costs whatever the machine's load; assert
+on it, and on the wall time only as a hang guard), and its own peak RSS (``VmHWM`` from
+``/proc/self/status`` written at exit; ``wait4``'s ``ru_maxrss`` when it died before it could say, which
+also counts the address space it was forked from)."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ class Measured:
     err: bytes
     wall: float
     peak_mb: float
+    cpu: float = 0.0
 
     @property
     def text(self) -> str:
@@ -98,4 +101,6 @@ def run_measured(
             peak_mb = int(words[1]) / 1024  # VmHWM is in kB
     finally:
         os.unlink(peak_file.name)
-    return Measured(process.returncode, streams["out"], streams["err"], time.monotonic() - started, peak_mb)
+    wall = time.monotonic() - started
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(process.returncode, streams["out"], streams["err"], wall, peak_mb, cpu)

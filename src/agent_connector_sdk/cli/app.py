@@ -549,6 +549,11 @@ def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     --host while they are on. --openapi: every operation of the document becomes a tool.
     """
     _check_serve_arguments(given)  # a mistyped option or path answers before the server stack loads
+    # At once, before the seconds the server stack takes to load and build, for a person watching a
+    # terminal; a log or a pipe gets what it always got (an error stays the one line it reads).
+    if sys.stderr.isatty():
+        source = "the contract lab" if given.openapi is None else str(given.openapi)
+        print(f"starting: {sanitize_text(source, 200)} …", file=sys.stderr, flush=True)
     from agent_connector_sdk.cli.sources import load_openapi
     from agent_connector_sdk.serving.assembly import ServeSettings, build_served_app, request_bounds
     from agent_connector_sdk.serving.openapi_app import log_disclosure_read_path
@@ -606,6 +611,19 @@ def _check_serve_arguments(given: ServeArguments) -> None:
         raise CliError(f"--read-timeout must be between 0 and 3600 seconds (got {given.read_timeout:g})")
     if given.openapi is not None:
         require_readable_file(given.openapi)
+    # Last (the only check here that imports a module of the server side, a light one): a bind the
+    # settings do not make safe is refused before the stack loads, so it is the one line a user sees.
+    from agent_connector_sdk.serving.process import open_bind_refusal
+
+    refusal = open_bind_refusal(
+        given.host,
+        lab=without_openapi,
+        unauthenticated=given.no_auth if without_openapi else given.auth_config is None,
+        insecure_open_bind=given.insecure_open_bind,
+        openapi=not without_openapi,
+    )
+    if refusal is not None:
+        raise CliError(refusal)
 
 
 # ------------------------------------------------------------------------------------- disclose

@@ -42,6 +42,21 @@ def _print(console: Console, *objects: Any, **options: Any) -> None:
     console.print(*objects, emoji=False, **options)
 
 
+_VALUE_COLUMN: Final = 9
+"""Where a labelled line's value starts (``summary  …``): its wrapped lines start there too."""
+
+
+def _labelled(console: Console, label: str, value: str, **options: Any) -> None:
+    """``label`` then ``value`` (markup), every wrapped line of the value indented to the value's column
+    (at least :data:`_VALUE_COLUMN`; a longer label's own width), at every console width."""
+    head = Text.from_markup(label, emoji=False)
+    grid = Table.grid(padding=0)
+    grid.add_column(width=max(_VALUE_COLUMN, head.cell_len), no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row(head, Text.from_markup(value, emoji=False))
+    _print(console, grid, **options)
+
+
 class _Table(Table):
     """A rich table whose string cells are markup read without emoji replacement (see :func:`_print`)."""
 
@@ -138,29 +153,32 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     _print(console, f"[bold]review[/bold] {_s(target.address)}  ({target.kind})")
     if report.server is not None:
         server = report.server
-        _print(
+        _labelled(
             console,
-            f"server   {_s(server.name or '?', _NAME)} {_s(server.version, 80)}"
+            "server   ",
+            f"{_s(server.name or '?', _NAME)} {_s(server.version, 80)}"
             f" · protocol {_s(server.protocol_version or '?', 40)}",
         )
     gates = "applicable" if report.header_gates == "applicable" else "not applicable (no HTTP headers)"
-    _print(console, f"policy   host profile {report.profile} · Mcp-Param-* header gates {gates}")
+    _labelled(console, "policy   ", f"host profile {report.profile} · Mcp-Param-* header gates {gates}")
     if report.target.kind != "descriptor":
         trace = escape(sanitize_text(" → ".join(_cursor(cursor) for cursor in report.page_trace), 2_000))
-        _print(
-            console, f"pages    {count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}"
+        _labelled(
+            console,
+            "pages    ",
+            f"{count(len(report.page_trace), 'tools/list request')}; cursors sent: {trace}",
         )
     if report.search is not None:
         search = report.search
         patterns = ", ".join(json.dumps(p) for p in search.patterns)
         entries = count(search.entries, "navigation entry", "navigation entries")
-        line = f"search   {_name(search.tool)} for {_s(patterns)}: {entries}"
+        line = f"{_name(search.tool)} for {_s(patterns)}: {entries}"
         line += f" ({count(search.searches, 'search', 'searches')})" if search.searches > 1 else ""
         if search.category is not None:
             line += f" [red]failed[/red] {_s(search.category, 80)}: {_s(search.reason)}"
         elif search.incomplete is not None:
             line += f" [yellow]incomplete[/yellow]: {_s(search.incomplete)}"
-        _print(console, line)
+        _labelled(console, "search   ", line)
 
     table = _Table(title="tools", title_justify="left", show_lines=False, expand=False)
     # A name is one word: never broken mid-word (an ellipsis when the screen is narrow; the full name is
@@ -181,9 +199,10 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
     _print(console, table)
     for tool in report.tools:
         if tool.admission.decision != "admitted":
-            _print(
+            _labelled(
                 console,
-                f"rejected {_name(tool.name or '?')}: [bold]{_s(tool.admission.category, 80)}[/bold] — "
+                "rejected ",
+                f"{_name(tool.name or '?')}: [bold]{_s(tool.admission.category, 80)}[/bold] — "
                 f"{_s(tool.admission.reason)}",
             )
     _render_headers(report.tools, console, applicable=report.header_gates == "applicable")
@@ -201,11 +220,12 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         # A prompt by name, a resource template by its URI template.
         referenced = "" if probe.ref is None else _name(probe.ref.get("name") or probe.ref.get("uri", ""))
         if probe.ref is None:
-            _print(console, f"completion advertised; not probed: {_s(probe.note or probe.reason or '?')}")
+            _labelled(console, "completion ", f"advertised; not probed: {_s(probe.note or probe.reason or '?')}")
         elif probe.category is not None:
-            _print(
+            _labelled(
                 console,
-                f"completion {referenced}.{_s(probe.argument, 80)}: [red]{_s(probe.category, 80)}[/red]",
+                "completion ",
+                f"{referenced}.{_s(probe.argument, 80)}: [red]{_s(probe.category, 80)}[/red]",
             )
         else:
             said = count(len(probe.values), "value")
@@ -213,9 +233,10 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
                 said += f" of {probe.total:,}"
             if probe.has_more:
                 said += ", more available"
-            _print(
+            _labelled(
                 console,
-                f"completion {referenced}.{_s(probe.argument, 80)} "
+                "completion ",
+                f"{referenced}.{_s(probe.argument, 80)} "
                 f"(empty prefix): {said}: {escape(short_json(probe.values))}",
             )
     if report.call is not None:
@@ -223,37 +244,39 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         style = (
             "green" if call.outcome == "validated" else ("yellow" if call.outcome == "tool_error" else "red")
         )
-        line = f"call     {_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
+        line = f"{_name(call.tool)}: [{style}]{call.outcome}[/{style}]"
         if call.category is not None:
             line += f" at {_s(call.gate or '?', 40)}: {_s(call.category, 80)} — {_s(call.reason)}"
         elif call.reason is not None:  # no gate refused it (an unknown tool): the reason says what happened
             line += f" — {_s(call.reason)}"
-        _print(console, line)
+        _labelled(console, "call     ", line)
         if call.code is not None:
-            _print(console, f"         JSON-RPC error {call.code}: {_s(call.message, 500)}")
+            _labelled(console, "", f"JSON-RPC error {call.code}: {_s(call.message, 500)}")
         elif call.message is not None:  # an HTTP error page's own words
-            _print(console, f"         server said: {_s(call.message, 500)}")
+            _labelled(console, "", f"server said: {_s(call.message, 500)}")
         if call.text is not None:
-            # The server's own words (tool error text, a text result, a rejected result's text).
-            _print(console, f"         text: {_lines(call.text, 1_000)}")
+            # The server's own words (tool error text, a text result, a rejected result's text), each of
+            # its lines under the first.
+            _labelled(console, " " * _VALUE_COLUMN + "text: ", _lines(call.text, 1_000))
         if call.headers_sent:
-            _print(console, f"         headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
+            _labelled(console, "", f"headers sent: {_s(', '.join(call.headers_sent))} (values not shown)")
         if call.content_types:
-            _print(console, f"         content blocks: {_s(', '.join(call.content_types))}")
+            _labelled(console, "", f"content blocks: {_s(', '.join(call.content_types))}")
         if call.outcome in ("validated", "tool_error"):
             shown = (
                 "(absent)"
                 if call.structured_content_present is False
                 else escape(short_json(call.structured_content, 240))
             )
-            _print(console, f"         structuredContent: {shown}")
+            _labelled(console, "", f"structuredContent: {shown}")
     _render_findings(report, console)
     _render_contract(report, console)
     summary = report.summary
     problems = summary.findings - len(summary.rejected) - len(summary.disclosure_failures)
-    _print(
+    _labelled(
         console,
-        f"[bold]summary[/bold]  {count(len(summary.admitted), 'tool')} admitted, "
+        "[bold]summary[/bold]  ",
+        f"{count(len(summary.admitted), 'tool')} admitted, "
         f"{len(summary.rejected)} rejected, {count(len(summary.disclosure_failures), 'disclosure failure')}"
         + (f", {count(problems, 'other failure')} (search, completion, call or lock)" if problems else "")
         + f"; {count(summary.project_findings, 'project-rule finding')}"
@@ -291,9 +314,9 @@ def _render_server_text(report: ReviewReport, console: Console) -> None:
         if number is not None
     ]
     if listed:
-        _print(console, f"also     {', '.join(listed)} (as declared)")
+        _labelled(console, "also     ", f"{', '.join(listed)} (as declared)")
     for note in said.notes:
-        _print(console, f"note     {_s(note, 300)}")
+        _labelled(console, "note     ", _s(note, 300))
 
 
 def _render_findings(report: ReviewReport, console: Console) -> None:
@@ -304,9 +327,10 @@ def _render_findings(report: ReviewReport, console: Console) -> None:
     if report.server_text is not None:
         rows += [("(server)", finding) for finding in report.server_text.findings]
     for name, finding in rows[:200]:
-        _print(
+        _labelled(
             console,
-            f"finding  {_name(name)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
+            "finding  ",
+            f"{_name(name)}: [yellow]{_s(finding.rule, 80)}[/yellow] "
             f"({_s(finding.category, 80)}) at {_s(finding.path or '/', 200)} — {_s(finding.message, 300)}",
         )
 
@@ -353,7 +377,7 @@ def _render_headers(tools: Sequence[ToolReview], console: Console, *, applicable
         )
     _print(console, table)
     for declared, shown in samples.items():
-        _print(console, f"         {declared} samples: {shown}")
+        _labelled(console, "", f"{declared} samples: {shown}")
 
 
 _HEADER_RULE: Final = {
@@ -394,7 +418,7 @@ def _lines(value: Any, limit: int) -> str:
     shown = [_s(line, limit) for line in lines[:40]]
     if len(lines) > 40:
         shown.append(f"… {len(lines) - 40:,} more lines")
-    return "\n               ".join(shown)
+    return "\n".join(shown)
 
 
 def _render_legend(report: ReviewReport, console: Console) -> None:
@@ -415,7 +439,7 @@ def _render_legend(report: ReviewReport, console: Console) -> None:
     if notes and any("*:" in _arguments(tool) for tool in report.tools):
         notes.insert(0, "arguments: * marks a required one")
     for index, note in enumerate(notes):
-        _print(console, ("legend   " if index == 0 else "         ") + note, style="dim")
+        _labelled(console, "legend   " if index == 0 else "", note, style="dim")
 
 
 _SEVERITY_STYLE: Final = {
@@ -518,9 +542,10 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
             soft_wrap=True,
         )
         if lock.digest_only:
-            _print(
+            _labelled(
                 console,
-                "         [yellow]this lock holds digests only (format 1): drift is found but not shown; "
+                "",
+                "[yellow]this lock holds digests only (format 1): drift is found but not shown; "
                 "re-write it with --write-lock to see and class each change[/yellow]",
             )
         for drift in lock.tools:
@@ -528,10 +553,10 @@ def _render_contract(report: ReviewReport, console: Console) -> None:
                 continue  # counted above; a drift report lists what needs a person's attention
             _render_drift(drift, console)
     if report.skills is not None:
-        _print(console, f"skills   {count(len(report.skills), 'skill')} (MCP Skills extension)")
+        _labelled(console, "skills   ", f"{count(len(report.skills), 'skill')} (MCP Skills extension)")
         for skill in report.skills:
-            _print(
+            _labelled(
                 console,
-                f"         {_s(skill.name)}: {_s(skill.description)} "
-                f"({count(skill.files, 'file')}, {_s(skill.uri)})",
+                "",
+                f"{_s(skill.name)}: {_s(skill.description)} ({count(skill.files, 'file')}, {_s(skill.uri)})",
             )

@@ -115,23 +115,32 @@ def _run(state: str | None, action: Callable[[StateBackend], Awaitable[str]]) ->
     url = state if state is not None else state_url_from_env()
     try:
         line = asyncio.run(_with_backend(url, action))
+    except _NoSharedStore:
+        raise CliError(NO_SHARED_STORE) from None
     except StateBackendError as error:
         raise CliError(f"state ({describe_state_url(url)}): {error.category}: {error.message}") from None
     print(line, file=current_output())
     return 0
 
 
+NO_SHARED_STORE = (
+    "there is no shared store to read or switch: give one with --state redis://HOST:PORT/0 "
+    "(or AGENT_CONNECTOR_STATE), the store your replicas share"
+)
+"""What ``state`` says without a shared store (none given, or ``memory://``)."""
+
+
+class _NoSharedStore(Exception):
+    """An embedded store lives and dies with this process: switching a tool there changes nothing."""
+
+
 async def _with_backend(url: str | None, action: Callable[[StateBackend], Awaitable[str]]) -> str:
-    from agent_connector_sdk.state._base import StateConfigError
     from agent_connector_sdk.state._config import open_state_backend
 
     backend = open_state_backend(url)
     try:
         if backend.kind == "memory":
-            # An embedded store lives and dies with this process: switching a tool there changes nothing.
-            raise StateConfigError(
-                "invalid_state_url", "no shared state given (--state or AGENT_CONNECTOR_STATE)"
-            )
+            raise _NoSharedStore
         return await action(backend)
     finally:
         await backend.aclose()

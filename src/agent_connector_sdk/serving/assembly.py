@@ -20,7 +20,7 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.connectors._sources import OpenAPISource
 from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.mcp.server._entry import RequestBounds
-from agent_connector_sdk.serving.process import is_loopback
+from agent_connector_sdk.serving.process import open_bind_refusal
 
 __all__ = ["ServeSettings", "ServedApp", "build_served_app", "request_bounds"]
 
@@ -87,23 +87,21 @@ def request_bounds(settings: ServeSettings) -> RequestBounds:
         parts = urlsplit(settings.upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise CliError(f"--upstream {json.dumps(settings.upstream)[:80]} is not an http(s) URL")
-    host = settings.host
-    if settings.openapi is None and not settings.no_auth and not is_loopback(host):
-        raise CliError(
-            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
-            "(or --no-auth with --insecure-open-bind)"
-        )
-    if settings.insecure_open_bind and not settings.unauthenticated:
-        raise CliError("--insecure-open-bind only applies to a server without authentication")
-    if settings.unauthenticated and not is_loopback(host) and not settings.insecure_open_bind:
-        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
-        # it, and FastMCP's Host/Origin check only guards loopback binds.
-        raise CliError(
-            f"refusing to bind {host} without authentication: "
-            + ("pass --auth-config FILE (see docs/gateway.md), " if settings.openapi is not None else "")
-            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
-        )
+    refusal = bind_refusal(settings)
+    if refusal is not None:
+        raise CliError(refusal)
     return bounds
+
+
+def bind_refusal(settings: ServeSettings) -> str | None:
+    """:func:`~agent_connector_sdk.serving.process.open_bind_refusal` for these settings."""
+    return open_bind_refusal(
+        settings.host,
+        lab=settings.openapi is None,
+        unauthenticated=settings.unauthenticated,
+        insecure_open_bind=settings.insecure_open_bind,
+        openapi=settings.openapi is not None,
+    )
 
 
 def build_served_app(
@@ -134,10 +132,20 @@ def build_served_app(
         raise CliError(str(error)) from None
     from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
 
-    what = "the contract lab behind search"
+    what = f"{_lab_tool_count(app)} tools of the contract lab behind search"
     if not settings.no_auth:
         what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
     return ServedApp(app, what)
+
+
+def _lab_tool_count(app: Any) -> int:
+    """The lab's tools: those pinned in its plain listing and those behind search (each disclosed)."""
+    from agent_connector_sdk.demo.lab_service import PINNED_TOOLS
+    from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
+
+    server = getattr(app, "app", app).state.fastmcp_server  # a replica wraps the gated app
+    registry = SchemaDisclosureRegistry.of(server)
+    return len(set(PINNED_TOOLS) | (registry.aliases() if registry is not None else frozenset()))
 
 
 def _openapi_app(

@@ -173,9 +173,10 @@ def disclosure_read_path(app: Any) -> str | None:
 
 def log_disclosure_read_path(app: Any) -> None:
     """One start-up line: do disclosure reads resolve by name (cost independent of the catalog's size)
-    or fall back to listing the caller's whole catalog per read, and why."""
+    or fall back to listing the caller's whole catalog per read, and why. All is well: a debug line
+    (nothing to act on); the fallback: a warning."""
     blocker = disclosure_read_path(app)
     if blocker is None:
-        logger.info("disclosure reads resolve by name (cost independent of the catalog's size)")
+        logger.debug("disclosure reads resolve by name (cost independent of the catalog's size)")
     else:
         logger.warning("disclosure reads list the whole catalog per read: %s", blocker)

@@ -31,6 +31,7 @@ __all__ = [
     "header_deadline_protocol",
     "is_loopback",
     "one_line_logging",
+    "open_bind_refusal",
     "run_server",
 ]
 
@@ -53,6 +54,29 @@ THIRD_PARTY_FLOOR: Final = logging.WARNING
 debug and info lines print tool arguments, upstream URLs (with path parameters) and raw headers."""
 _LOG_LINE_LIMIT: Final = 4_000
 """Characters of one log line (escapes counted) before the sanitizer cuts it and says how much it cut."""
+
+
+def open_bind_refusal(
+    host: str, *, lab: bool, unauthenticated: bool, insecure_open_bind: bool, openapi: bool
+) -> str | None:
+    """Why ``serve`` must not bind ``host`` as asked (``None``: it may): public demo tokens, or no
+    authentication, on a non-loopback host. Pure, so the command says it before the server stack loads."""
+    if lab and not unauthenticated and not is_loopback(host):
+        return (
+            f"refusing to bind {host}: the lab's demo tokens are public; use a loopback --host "
+            "(or --no-auth with --insecure-open-bind)"
+        )
+    if insecure_open_bind and not unauthenticated:
+        return "--insecure-open-bind only applies to a server without authentication"
+    if unauthenticated and not is_loopback(host) and not insecure_open_bind:
+        # As the gateway: an open bind without authentication serves every tool to anyone who can reach
+        # it, and FastMCP's Host/Origin check only guards loopback binds.
+        return (
+            f"refusing to bind {host} without authentication: "
+            + ("pass --auth-config FILE (see docs/gateway.md), " if openapi else "")
+            + "use a loopback --host, or pass --insecure-open-bind to serve anyone who can reach it"
+        )
+    return None
 
 
 def is_loopback(host: str) -> bool:
@@ -131,9 +155,6 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
         logger.handlers = [handler]
         logger.propagate = False
         logger.setLevel(level)
-    # The start-up line saying how disclosure reads resolve (log_disclosure_read_path) is INFO when all is
-    # well and must still be seen: this one logger is one level more talkative than the rest.
-    logging.getLogger(SERVE_LOGGER).setLevel(min(level, logging.INFO))
 
 
 @contextmanager
