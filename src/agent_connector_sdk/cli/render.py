@@ -220,7 +220,9 @@ def render_review(report: ReviewReport, console: Console, *, descriptors: bool =
         # A prompt by name, a resource template by its URI template.
         referenced = "" if probe.ref is None else _name(probe.ref.get("name") or probe.ref.get("uri", ""))
         if probe.ref is None:
-            _labelled(console, "completion ", f"advertised; not probed: {_s(probe.note or probe.reason or '?')}")
+            _labelled(
+                console, "completion ", f"advertised; not probed: {_s(probe.note or probe.reason or '?')}"
+            )
         elif probe.category is not None:
             _labelled(
                 console,
