@@ -82,6 +82,7 @@ from agent_connector_sdk.connectors._openapi_failures import (
     declared_error_bodies,
     error_body_schema_for,
     failure_content,
+    success_schema,
     with_failure_envelope,
 )
 from agent_connector_sdk.connectors._upstream_size import (
@@ -346,6 +347,16 @@ class _BoundedOpenAPITool(OpenAPITool):
                 failure.category, text, status=failure.status, body=failure.body, has_body=failure.has_body
             )
         return failure_content(category, text)
+
+    def upstream_contract_break(self, structured: Any) -> tuple[str, str] | None:
+        """Where the upstream's answer (the tool's value) breaks the response schema the document
+        declares: ``(JSON pointer, schema keyword)``, names only; ``None`` when it conforms."""
+        if self.output_schema is None:
+            return None
+        failure = validate_instance(success_schema(self.output_schema), structured)
+        if failure is None or failure.kind != "instance":
+            return None
+        return failure.path, failure.keyword
 
 
 _ABSENT: Final = object()
