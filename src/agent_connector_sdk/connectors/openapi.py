@@ -36,6 +36,8 @@ What this module adds:
 * **failures inside the contract** (:mod:`._openapi_failures`): each tool's output schema also
   describes its failure envelope (category, message, upstream status, the document's declared error
   body), and the tool supplies that envelope for every failed call, so an ``isError`` result conforms;
+  a 2xx answer breaking the declared response schema is one such failure (``upstream_contract``, see
+  :meth:`_BoundedOpenAPITool.upstream_contract_break`), never a JSON-RPC error;
 * **bounded upstream answers** (:mod:`._upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
   enforced while the answer is read (``upstream_too_large``);
 * **document checks before any tool exists** (:mod:`._openapi_document`): duplicate ``operationId``s

@@ -29,7 +29,10 @@
   result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
   model cannot fix a server bug by retrying, which is what ``isError`` invites. Exception: a result
   with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
-  a failed call, answered as a conforming ``isError`` result.
+  a failed call, answered as a conforming ``isError`` result; so is a value of a tool that answers for
+  an upstream (:class:`AnswersForAnUpstream`, the OpenAPI connector's tools) breaking the response
+  schema the upstream declares (category ``upstream_contract``, the pointer and keyword in the text).
+  Every JSON-RPC error is built by the translator (:mod:`._refusals`).
 
 Finding the descriptor costs nothing extra: the resolution hook (:mod:`._resolution`) records the tool
 FastMCP resolved for the call (and, through a search proxy, the proxied tool) in the call's one
