@@ -341,3 +341,49 @@ def test_the_bound_must_be_positive() -> None:
     for bad in (0, -1, 1.5):
         with pytest.raises(ValueError, match="max_upstream_bytes"):
             build_openapi_server(DOCUMENT, base_url="http://127.0.0.1:9", max_upstream_bytes=bad)  # type: ignore[arg-type]
+
+
+def _assert_upstream_contract(result: dict[str, Any], tool: str, pointer: str, keyword: str) -> None:
+    assert result["isError"] is True
+    failure = result["structuredContent"]["error"]
+    assert failure["category"] == "upstream_contract"
+    text = (
+        f"upstream_contract: the upstream's answer to tool {tool!r} breaks its declared response schema "
+        f"at {pointer!r} (keyword {keyword!r})"
+    )
+    assert failure["message"] == text
+    assert result["content"][0]["text"] == text
+
+
+def test_an_upstream_answer_breaking_its_response_schema_is_an_upstream_contract_result(
+    upstream: tuple[Upstream, str], fake: Upstream
+) -> None:
+    # A real upstream answers 200 with a body the document's response schema refuses: the call failed
+    # (a conforming isError result naming the pointer and the keyword), never a JSON-RPC -32603.
+    with serve_asgi(_app(upstream[1])) as url:
+        fake.answer = {"body": b'{"id": "p1", "name": 7, "secret": "zz-upstream-value"}'}
+        mistyped, descriptor = _call(url, "getPet", {"id": "p1"})
+        fake.answer = {"body": b'{"id": "p1"}'}
+        incomplete, _ = _call(url, "getPet", {"id": "p1"})
+        fake.answer = {"body": b'[{"id": "p1", "name": "Rex"}, {"id": 2, "name": "Fido"}]'}
+        wrapped, wrapped_descriptor = _call(url, "listPets", {})
+    validate_tool_result(descriptor, mistyped)
+    validate_tool_result(descriptor, incomplete)
+    validate_tool_result(wrapped_descriptor, wrapped)
+    _assert_upstream_contract(mistyped, "getPet", "/name", "type")
+    _assert_upstream_contract(incomplete, "getPet", "/name", "required")  # where the member is missing
+    _assert_upstream_contract(wrapped, "listPets", "/result/1/id", "type")
+    assert "zz-upstream-value" not in json.dumps(mistyped)  # names only, never the upstream's values
+
+
+def test_serve_answers_an_upstream_contract_break_as_the_same_result(
+    upstream: tuple[Upstream, str], fake: Upstream
+) -> None:
+    source = OpenAPISource(raw=json.dumps(DOCUMENT).encode(), document=DOCUMENT)
+    app, _ = build_openapi_app(source, upstream=upstream[1], max_upstream_bytes=BOUND)
+    fake.answer = {"body": b'{"id": "p1", "name": 7}'}
+    with serve_asgi(app) as url:
+        call = {"name": "call_tool", "arguments": {"name": "getPet", "arguments": {"id": "p1"}}}
+        message = raw_post(url, "tools/call", call).json()
+    assert "result" in message, message  # not the JSON-RPC -32603 it used to be
+    _assert_upstream_contract(message["result"], "getPet", "/name", "type")

@@ -189,3 +189,55 @@ def test_a_hostile_method_header_is_not_copied_into_the_span(lab_url: str, recor
     assert response.status_code in (400, 401)
     for span in _server_spans(recorded):
         assert "evil" not in span.name and "evil" not in json.dumps(dict(span.attributes or {}))
+
+
+def _bare_post(url: str, body: dict[str, Any], *extra: tuple[str, str]) -> httpx2.Response:
+    """A POST without any routing header (``Mcp-Method``, ``Mcp-Name``): only its body names the call."""
+    headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("authorization", f"Bearer {OPERATOR_TOKEN}"),
+        *extra,
+    ]
+    return httpx2.post(url, content=json.dumps(body), headers=headers, timeout=30)
+
+
+def test_a_call_the_entry_refuses_is_named_by_its_body_when_no_header_names_it(
+    lab_url: str, recorded: Recording
+) -> None:
+    # A 2026-07-28 body routed around its MCP-Protocol-Version header: the entry refuses it before
+    # FastMCP sees it, so the span is the entry's, named by the refusal translator from the body.
+    params = {"name": "search_evidence", "arguments": {"query": "audit"}, "_meta": META}
+    response = _bare_post(lab_url, {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params})
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32020
+    span = _only_server_span(recorded)
+    attributes = dict(span.attributes or {})
+    assert span.name == "tools/call search_evidence"  # was "mcp"
+    assert attributes["gen_ai.tool.name"] == "search_evidence"
+    assert attributes["mcp.method.name"] == "tools/call"
+    assert (attributes[GATE], attributes[VERDICT], attributes["error.type"]) == (
+        "parity",
+        "refused",
+        "-32020",
+    )
+    recorded.exporter.clear()
+    # A handshake-era call whose Mcp-Param header lies: the parity refusal at the entry, same name.
+    handshake = {"name": "search_evidence", "arguments": {"query": "audit", "region": REGION}}
+    body = {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": handshake}
+    response = _bare_post(
+        lab_url, body, ("mcp-protocol-version", "2025-11-25"), ("mcp-param-region", "zz-other-header-value")
+    )
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32020
+    span = _only_server_span(recorded)
+    assert span.name == "tools/call search_evidence"
+    assert dict(span.attributes or {})[CATEGORY] == "mismatched"
+    _no_values(recorded, REGION, "zz-other-header-value")
+
+
+def test_a_body_name_of_another_shape_never_names_the_span(lab_url: str, recorded: Recording) -> None:
+    params = {"name": "evil name\x1b[2J", "arguments": {}, "_meta": META}
+    response = _bare_post(lab_url, {"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": params})
+    assert response.status_code == 400
+    span = _only_server_span(recorded)
+    assert span.name == "tools/call"
+    assert "evil" not in json.dumps(dict(span.attributes or {}))

@@ -33,6 +33,7 @@ __all__ = [
     "declared_error_bodies",
     "error_body_schema_for",
     "failure_content",
+    "success_schema",
     "with_failure_envelope",
 ]
 
@@ -223,6 +224,17 @@ def with_failure_envelope(
     if merged_defs:
         combined["$defs"] = merged_defs
     return combined
+
+
+def success_schema(output_schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The success branch of an output schema :func:`with_failure_envelope` built (with its ``$defs``),
+    so that a value breaking it is described by the keyword it breaks there, not by ``anyOf``. A
+    wrapped (non-object) schema is returned whole: its ``result`` member is the success branch."""
+    branches = output_schema.get("anyOf")
+    if output_schema.get("x-fastmcp-wrap-result") or not isinstance(branches, list) or len(branches) != 2:
+        return output_schema
+    defs = output_schema.get("$defs")
+    return {**branches[0], "$defs": defs} if defs else dict(branches[0])
 
 
 def failure_content(

@@ -36,6 +36,8 @@ What this module adds:
 * **failures inside the contract** (:mod:`._openapi_failures`): each tool's output schema also
   describes its failure envelope (category, message, upstream status, the document's declared error
   body), and the tool supplies that envelope for every failed call, so an ``isError`` result conforms;
+  a 2xx answer breaking the declared response schema is one such failure (``upstream_contract``, see
+  :meth:`_BoundedOpenAPITool.upstream_contract_break`), never a JSON-RPC error;
 * **bounded upstream answers** (:mod:`._upstream_size`): ``max_upstream_bytes`` decoded bytes at most,
   enforced while the answer is read (``upstream_too_large``);
 * **document checks before any tool exists** (:mod:`._openapi_document`): duplicate ``operationId``s
@@ -82,6 +84,7 @@ from agent_connector_sdk.connectors._openapi_failures import (
     declared_error_bodies,
     error_body_schema_for,
     failure_content,
+    success_schema,
     with_failure_envelope,
 )
 from agent_connector_sdk.connectors._upstream_size import (
@@ -346,6 +349,16 @@ class _BoundedOpenAPITool(OpenAPITool):
                 failure.category, text, status=failure.status, body=failure.body, has_body=failure.has_body
             )
         return failure_content(category, text)
+
+    def upstream_contract_break(self, structured: Any) -> tuple[str, str] | None:
+        """Where the upstream's answer (the tool's value) breaks the response schema the document
+        declares: ``(JSON pointer, schema keyword)``, names only; ``None`` when it conforms."""
+        if self.output_schema is None:
+            return None
+        failure = validate_instance(success_schema(self.output_schema), structured)
+        if failure is None or failure.kind != "instance":
+            return None
+        return failure.path, failure.keyword
 
 
 _ABSENT: Final = object()

@@ -45,7 +45,6 @@ from fastmcp.server.auth import AuthProvider
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.tools.base import RawStructuredToolResult, Tool, ToolResult
 from fastmcp.utilities.authorization import require_scopes
-from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 from agent_connector_sdk import __version__
@@ -53,6 +52,7 @@ from agent_connector_sdk.core.contracts._completion import RateLimiter
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._completion import AuthorizedCompletions, Suggestion
 from agent_connector_sdk.mcp.server._gates import gated_http_app
+from agent_connector_sdk.mcp.server._refusals import invalid_cursor
 
 __all__ = [
     "ENVIRONMENTS",
@@ -440,7 +440,7 @@ def _page_tools_with_empty_cursor(server: FastMCP[Any]) -> None:
     async def handler(ctx: Any, params: mcp_types.PaginatedRequestParams | None) -> mcp_types.ListToolsResult:
         cursor = params.cursor if params is not None else None
         if cursor not in chain:
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
+            raise invalid_cursor()
         window, following = chain[cursor]
         listing: mcp_types.ListToolsResult = await full_listing(ctx, None)
         return listing.model_copy(update={"tools": listing.tools[window], "next_cursor": following})

@@ -17,17 +17,21 @@ from typing import Final, Literal
 from agent_connector_sdk.core.host._errors import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.mcp.server._refusals import CODES
 
 __all__ = ["REFUSAL_CODES", "GatewayCategory", "GatewayError", "refusal_code"]
 
 REFUSAL_CODES: Final[Mapping[str, int]] = MappingProxyType(
     {
-        "child_unavailable": -32011,  # down, reconnecting, or the transport failed during the call
-        "child_timeout": -32012,  # no answer within call_timeout
-        "child_error": -32013,  # the child answered a JSON-RPC error (its code in data.childCode)
-        "child_contract": -32014,  # the child's answer broke the contract the gateway admitted
-        "tool_changed": -32015,  # the tool is not the one the caller bound the call to, or it moved
-        "refused": -32016,  # the gateway's host side refused the call before sending it
+        kind: CODES[kind]
+        for kind in (
+            "child_unavailable",  # down, reconnecting, or the transport failed during the call
+            "child_timeout",  # no answer within call_timeout
+            "child_error",  # the child answered a JSON-RPC error (its code in data.childCode)
+            "child_contract",  # the child's answer broke the contract the gateway admitted
+            "tool_changed",  # the tool is not the one the caller bound the call to, or it moved
+            "refused",  # the gateway's host side refused the call before sending it
+        )
     }
 )
 """JSON-RPC error code per kind of gateway refusal (``data.category`` keeps the precise category)."""

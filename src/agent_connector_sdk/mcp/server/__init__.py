@@ -6,8 +6,9 @@ the header verdict and argument validation) → :mod:`._parity` (the header-pari
 → :mod:`._output_check` (the result against its published contract); what one stage learnt the next
 reads from the call's one record (:mod:`._record`), never by calling back.
 :mod:`._completion` is the authorized completion handler; :mod:`._gates` assembles
-them (``ServerGates``, ``gated_http_app``). Policy lives in ``agent_connector_sdk.core.contracts``; these
-only adapt it to FastMCP and ASGI.
+them (``ServerGates``, ``gated_http_app``). Every stage refuses through :mod:`._refusals`, the one
+translator of refusals into JSON-RPC errors (and their one code table). Policy lives in
+``agent_connector_sdk.core.contracts``; these only adapt it to FastMCP and ASGI.
 """
 
 from agent_connector_sdk.mcp.server._completion import (

@@ -42,7 +42,6 @@ from fastmcp.resources.template import ResourceTemplate
 from fastmcp.server.auth import AccessToken
 from fastmcp.server.dependencies import get_access_token, get_http_request
 from fastmcp.utilities.authorization import AuthCheck, AuthContext, run_auth_checks
-from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.core.contracts._completion import (
     AsyncRateLimiter,
@@ -54,6 +53,7 @@ from agent_connector_sdk.core.contracts._completion import (
 from agent_connector_sdk.core.contracts.errors import CompletionError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.server._logsafe import quoted
+from agent_connector_sdk.mcp.server._refusals import CODES, invalid_params, rate_limited
 
 __all__ = [
     "DEFAULT_RATE_LIMIT_CODE",
@@ -67,7 +67,7 @@ __all__ = [
 # Named as before the file moved: operators filter logs on this name.
 logger = logging.getLogger("agent_connector_sdk.mcp.server.completion")
 
-DEFAULT_RATE_LIMIT_CODE = -32010
+DEFAULT_RATE_LIMIT_CODE = CODES["rate_limited"]
 """Implementation-defined JSON-RPC code (range -32000..-32019) for a rate-limited completion."""
 STATE_UNAVAILABLE_RETRY_MS = 1000
 """``data.retryAfterMs`` of the refusal sent when a shared limiter's store is unreachable
@@ -221,17 +221,15 @@ class AuthorizedCompletions:
             # Any typed failure of the limiter (the state backends' `state_unavailable`: the store is
             # away) refuses the request with its category; an untyped one propagates (-32603).
             logger.warning("completion refused: rate limit %s caller=%s", unavailable.category, quoted(key))
-            raise MCPError(
-                code=self.rate_limit_code,
-                message="completion rate limit unavailable",
-                data={"category": unavailable.category, "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
+            raise rate_limited(
+                self.rate_limit_code,
+                "completion rate limit unavailable",
+                {"category": unavailable.category, "retryAfterMs": STATE_UNAVAILABLE_RETRY_MS},
             ) from None
         if retry_after_ms is not None:
             logger.info("completion refused: rate_limited caller=%s", quoted(key))
-            raise MCPError(
-                code=self.rate_limit_code,
-                message="completion rate limit exceeded",
-                data={"retryAfterMs": retry_after_ms},
+            raise rate_limited(
+                self.rate_limit_code, "completion rate limit exceeded", {"retryAfterMs": retry_after_ms}
             )
         try:
             request = parse_completion_params(
@@ -246,7 +244,7 @@ class AuthorizedCompletions:
                 }
             )
         except CompletionError as refusal:
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message=refusal.message) from refusal
+            raise invalid_params(refusal.message) from refusal
         source = self._sources.get((request.ref_type, request.ref_key, request.argument_name))
         component = await self._visible_component(request.ref_type, request.ref_key)
         if source is None or component is None:

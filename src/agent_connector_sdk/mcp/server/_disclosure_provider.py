@@ -55,7 +55,6 @@ from typing import Any, Final, Literal
 import mcp_types
 from fastmcp import FastMCP
 from fastmcp.apps.config import is_model_visible
-from fastmcp.exceptions import FastMCPError
 from fastmcp.resources.base import ResourceContent, ResourceResult
 from fastmcp.resources.template import ResourceTemplate
 from fastmcp.server.context import Context
@@ -67,7 +66,6 @@ from fastmcp.server.transforms.visibility import Visibility
 from fastmcp.tools.base import Tool
 from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 from pydantic import PrivateAttr
 
 from agent_connector_sdk.core.contracts._fingerprint import fingerprint
@@ -98,6 +96,7 @@ from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._catalog import navigation_entry
 from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server._ranked_search import RankedSearchTransform
+from agent_connector_sdk.mcp.server._refusals import resource_not_found
 from agent_connector_sdk.mcp.server._telemetry import SpanProbe
 
 __all__ = [
@@ -190,23 +189,10 @@ def published_contract_sha256(tool: Tool) -> str | None:
         return None
 
 
-class _DisclosureNotFound(FastMCPError, MCPError):
-    """The refusal raised from a read handler.
-
-    An ``MCPError`` so FastMCP passes code, message and data to the wire unchanged; also a
-    ``FastMCPError`` with a DEBUG ``log_level`` so FastMCP logs it quietly (a bare ``MCPError`` from a
-    handler is logged with a full traceback at ERROR, and guessed URIs must not flood the logs).
-    """
-
-    def __init__(self, uri: str) -> None:
-        MCPError.__init__(self, INVALID_PARAMS, f"Resource not found: {uri!r}", {"uri": uri})
-        self.log_level = logging.DEBUG
-
-
 def disclosure_not_found(uri: str) -> MCPError:
     """The uniform refusal: byte for byte what FastMCP answers for a URI no resource matches
     (``-32602``, ``Resource not found: '<uri>'``, ``data.uri``)."""
-    return _DisclosureNotFound(uri)
+    return resource_not_found(uri)
 
 
 class _Fallback:

@@ -53,7 +53,6 @@ logged at INFO with the category only, never a value.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from collections import Counter
@@ -70,11 +69,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect
 
-from agent_connector_sdk.core.contracts.errors import HEADER_MISMATCH_CODE
 from agent_connector_sdk.mcp.server._completion import network_caller_key, trusted_networks
 from agent_connector_sdk.mcp.server._parity import gate_applies
+from agent_connector_sdk.mcp.server._refusals import CODES, EntryRefusal, answer_entry_refusal
 from agent_connector_sdk.mcp.server._resolution import ResolutionGate
-from agent_connector_sdk.mcp.server._telemetry import note_refusal, traced_request
+from agent_connector_sdk.mcp.server._telemetry import traced_request
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT_SECONDS",
@@ -155,33 +154,8 @@ def json_value_count(body: bytes | bytearray, limit: int | None = None) -> int:
     return max(count, (strings - 1) // 2)
 
 
-class EntryRefusal(Exception):
-    """A request the entry answers itself: HTTP ``status``, JSON-RPC ``code`` and ``message``;
-    ``category`` names the rule (``data.category``), ``data`` replaces that default data (e.g. the
-    header verdict's ``{tool, header, category}``); ``request_id`` is the parsed id, when there is one."""
-
-    def __init__(
-        self,
-        status: int,
-        code: int,
-        message: str,
-        category: str,
-        *,
-        request_id: Any = None,
-        data: dict[str, Any] | None = None,
-        retry_after_ms: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.category = category
-        self.request_id = request_id
-        self.data = data
-        self.retry_after_ms = retry_after_ms
-
-
 def _too_large() -> EntryRefusal:
-    return EntryRefusal(413, -32600, TOO_LARGE, "body_too_large")
+    return EntryRefusal(413, CODES["invalid_request"], TOO_LARGE, "body_too_large")
 
 
 @dataclass(frozen=True)
@@ -309,7 +283,7 @@ class GatedEntry:
         resolution: ResolutionGate,
         bounds: RequestBounds | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-        rate_limit_code: int = -32010,
+        rate_limit_code: int = CODES["rate_limited"],
     ) -> None:
         if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 1:
             raise ValueError("max_body_bytes must be a positive integer")
@@ -378,7 +352,7 @@ class GatedEntry:
             # Installed outside authentication: nobody could tell a caller from a stranger, and a tool
             # lookup without the caller's token would miss scope-protected tools. Fail closed.
             _logger.error("gated entry installed outside authentication; refusing requests")
-            raise EntryRefusal(500, -32603, "Server misconfigured", "misconfigured")
+            raise EntryRefusal(500, CODES["internal_error"], "Server misconfigured", "misconfigured")
         return bool(getattr(user, "is_authenticated", False))
 
     async def _judge(self, scope: Scope, raw: bytearray) -> None:
@@ -393,9 +367,23 @@ class GatedEntry:
         if not undecodable and not gate_applies(headers) and not _may_name_a_revision(raw):
             return  # nothing here to judge: not parsed
         decoded = _decoded(raw)
+        try:
+            await self._judge_parsed(scope, decoded, raw_headers, headers, undecodable)
+        except EntryRefusal as refusal:
+            refusal.method, refusal.tool = _named_call(decoded)
+            raise
+
+    async def _judge_parsed(
+        self,
+        scope: Scope,
+        decoded: Any,
+        raw_headers: list[tuple[bytes, bytes]],
+        headers: list[tuple[str, str]],
+        undecodable: bool,
+    ) -> None:
         if undecodable:
             raise EntryRefusal(
-                400, HEADER_MISMATCH_CODE, "Mcp-Name header is not a decodable header value", "malformed",
+                400, CODES["header_mismatch"], "Mcp-Name header is not a decodable header value", "malformed",
                 request_id=_request_id(decoded),
                 data={"tool": None, "header": "Mcp-Name", "category": "malformed"},
             )  # fmt: skip
@@ -409,7 +397,7 @@ class GatedEntry:
             message, data = refusal
             raise EntryRefusal(
                 400,
-                HEADER_MISMATCH_CODE,
+                CODES["header_mismatch"],
                 message,
                 str(data.get("category")),
                 request_id=request_id,
@@ -469,23 +457,9 @@ def _caller(scope: Scope, networks: frozenset[Any]) -> str:
 
 
 async def refuse(send: Send, refusal: EntryRefusal) -> None:
-    """Answer ``refusal`` (the one place every entry refusal is written)."""
+    """Answer ``refusal`` (every entry refusal is sent here, in the translator's words)."""
     _logger.info("request refused at the entry: %s (HTTP %d)", refusal.category, refusal.status)
-    note_refusal(refusal.status, refusal.code, refusal.category, refusal.request_id)
-    error: dict[str, Any] = {"code": refusal.code, "message": str(refusal)}
-    headers = [(b"content-type", b"application/json")]
-    if refusal.data is not None:
-        error["data"] = refusal.data
-    elif refusal.category != "body_too_large":  # answered exactly as the mcp SDK's own limit answers it
-        error["data"] = {"category": refusal.category}
-    if refusal.retry_after_ms is not None:
-        error["data"]["retryAfterMs"] = refusal.retry_after_ms
-        headers.append((b"retry-after", str(max(1, refusal.retry_after_ms // 1000)).encode()))
-    payload = {"jsonrpc": "2.0", "id": refusal.request_id, "error": error}
-    body = json.dumps(payload, separators=(",", ":")).encode()
-    headers.append((b"content-length", str(len(body)).encode()))
-    if refusal.status in (408, 413):
-        headers.append((b"connection", b"close"))  # the rest of the body is not read
+    headers, body = answer_entry_refusal(refusal)
     await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
@@ -676,7 +650,7 @@ def _refuse_revision_downgrade(decoded: Any, raw_headers: Iterable[tuple[bytes, 
         category = "missing" if sent is None else "mismatch"
         raise EntryRefusal(
             400,
-            HEADER_MISMATCH_CODE,
+            CODES["header_mismatch"],
             "MCP-Protocol-Version header is missing although the request's _meta names a protocol version"
             if sent is None
             else "MCP-Protocol-Version header does not match the protocol version in the request's _meta",
@@ -684,6 +658,15 @@ def _refuse_revision_downgrade(decoded: Any, raw_headers: Iterable[tuple[bytes, 
             request_id=_request_id(message),
             data={"tool": None, "header": "MCP-Protocol-Version", "category": category},
         )
+
+
+def _named_call(decoded: Any) -> tuple[str | None, str | None]:
+    """The method and tool name a single request's body names (shape-checked by the translator)."""
+    if not isinstance(decoded, dict):
+        return None, None
+    method, params = decoded.get("method"), decoded.get("params")
+    tool = params.get("name") if isinstance(params, dict) else None
+    return (method if isinstance(method, str) else None), (tool if isinstance(tool, str) else None)
 
 
 def _tools_call_request(decoded: Any) -> tuple[Any, Mapping[str, Any]] | None:

@@ -47,7 +47,6 @@ from typing import Any, cast
 
 import mcp_types
 from fastmcp import FastMCP
-from mcp.shared.exceptions import MCPError
 from starlette.middleware import Middleware as StarletteMiddleware
 
 from agent_connector_sdk.audit import AuditSink
@@ -61,6 +60,7 @@ from agent_connector_sdk.mcp.server._entry import (
 )
 from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server._parity import HeaderParityGate
+from agent_connector_sdk.mcp.server._refusals import invalid_cursor
 from agent_connector_sdk.mcp.server._resolution import install_resolution
 from agent_connector_sdk.mcp.server._telemetry import SpanProbe
 
@@ -179,7 +179,7 @@ class _CursorGuard:
         cursor = params.cursor if params is not None else None
         # FastMCP issues cursors only when it paginates, and never the empty string.
         if cursor is not None and (compat.list_page_size(self.server) is None or cursor == ""):
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message="Invalid cursor")
+            raise invalid_cursor()
         return await self.handler(ctx, params)
 
 

@@ -29,7 +29,10 @@
   result, because (a) a conforming error result cannot be synthesized for arbitrary schemas and (b) the
   model cannot fix a server bug by retrying, which is what ``isError`` invites. Exception: a result
   with *no* ``structuredContent`` (the tool produced no value — e.g. an upstream answering garbage) is
-  a failed call, answered as a conforming ``isError`` result.
+  a failed call, answered as a conforming ``isError`` result; so is a value of a tool that answers for
+  an upstream (:class:`AnswersForAnUpstream`, the OpenAPI connector's tools) breaking the response
+  schema the upstream declares (category ``upstream_contract``, the pointer and keyword in the text).
+  Every JSON-RPC error is built by the translator (:mod:`._refusals`).
 
 Finding the descriptor costs nothing extra: the resolution hook (:mod:`._resolution`) records the tool
 FastMCP resolved for the call (and, through a search proxy, the proxied tool) in the call's one
@@ -76,6 +79,7 @@ from agent_connector_sdk.core.contracts.errors import ContractViolation
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server._record import resolved_tool
+from agent_connector_sdk.mcp.server._refusals import internal_error, invalid_params, wire_error
 from agent_connector_sdk.mcp.server._telemetry import record_gate
 
 __all__ = [
@@ -173,7 +177,7 @@ class WireRefusal(ToolError):
         self.data = dict(data)
 
     def as_mcp_error(self) -> MCPError:
-        return MCPError(code=self.code, message=bounded_error_text(str(self)), data=self.data)
+        return wire_error(self.code, bounded_error_text(str(self)), self.data)
 
 
 def _wire_refusal_behind(failure: BaseException) -> WireRefusal | None:
@@ -257,18 +261,15 @@ class OutputSelfCheck(Middleware):
             # FastMCP's proxy raises a ValueError for it, which its server logs at ERROR with a
             # traceback on every call: a caller could flood alerting. A caller's mistake, answered
             # as one, before anything runs.
-            raise MCPError(
-                code=mcp_types.INVALID_PARAMS,
-                message=(
-                    f"{synthetic!r} is the server's own search tool: call it directly, not through {name!r}"
-                ),
+            raise invalid_params(
+                f"{synthetic!r} is the server's own search tool: call it directly, not through {name!r}"
             )
         around = _CHECKS_AROUND.get()
         token = _CHECKS_AROUND.set(around + 1)
         try:
             result = await call_next(context)
         except (NotFoundError, DisabledError) as missing:
-            raise MCPError(code=mcp_types.INVALID_PARAMS, message=f"Unknown tool: {name!r}") from missing
+            raise invalid_params(f"Unknown tool: {name!r}") from missing
         except FastMCPError as failure:
             refusal = _wire_refusal_behind(failure)
             if refusal is not None and around:
@@ -293,7 +294,7 @@ class OutputSelfCheck(Middleware):
         if tool is None:
             # Served by something that is not a listed tool (e.g. a transform's synthetic tool that
             # the server cannot look up): fail closed rather than ship an unchecked result.
-            raise MCPError(code=mcp_types.INTERNAL_ERROR, message=f"cannot check the result of {name!r}")
+            raise internal_error(f"cannot check the result of {name!r}")
         if consumed_by_relay(tool, result):
             return result
         descriptor = _tool_descriptor(tool)
@@ -316,6 +317,18 @@ class OutputSelfCheck(Middleware):
             )
             if result.is_error and not relays_results(tool):
                 return self._conforming_error(name, tool, _error_text(result))
+            broken = _upstream_contract_break(tool, result, violation.category)
+            if broken is not None:
+                # An upstream answered outside the response schema its document declares: the call
+                # failed (the tool's failure envelope models it), it is not a bug of this server.
+                pointer, keyword = broken
+                return self._conforming_error(
+                    name,
+                    tool,
+                    f"upstream_contract: the upstream's answer to tool {name!r} breaks its declared "
+                    f"response schema at {pointer or '/'!r} (keyword {keyword!r})",
+                    "upstream_contract",
+                )
             if violation.category == "missing_structured_content" and not relays_results(tool):
                 # The tool produced no value at all (e.g. an OpenAPI tool whose upstream answered
                 # something that is not JSON): a failure of the call, not a wrong value. Its text is
@@ -327,10 +340,9 @@ class OutputSelfCheck(Middleware):
                     "one (e.g. the upstream answered with something other than JSON)",
                     "no_structured_result",
                 )
-            raise MCPError(
-                code=mcp_types.INTERNAL_ERROR,
-                message=f"result of tool {name!r} violates its published contract",
-                data={"tool": name, "category": violation.category, "path": violation.path},
+            raise internal_error(
+                f"result of tool {name!r} violates its published contract",
+                {"tool": name, "category": violation.category, "path": violation.path},
             ) from violation
         return result
 
@@ -354,10 +366,9 @@ class OutputSelfCheck(Middleware):
                 violation.category,
                 violation.path or "/",
             )
-            raise MCPError(
-                code=mcp_types.INTERNAL_ERROR,
-                message=f"tool {name!r} asked for input in a way the protocol does not allow",
-                data={"tool": name, "category": violation.category, "path": violation.path},
+            raise internal_error(
+                f"tool {name!r} asked for input in a way the protocol does not allow",
+                {"tool": name, "category": violation.category, "path": violation.path},
             ) from violation
 
     async def _published_tool(
@@ -397,10 +408,9 @@ class OutputSelfCheck(Middleware):
                     if payload is None:  # FastMCP drops a None structuredContent: it would not conform
                         raise LookupError("null structuredContent cannot be sent")
                 except LookupError as none_fits:
-                    raise MCPError(
-                        code=mcp_types.INTERNAL_ERROR,
-                        message=f"{text} (and no error result conforms to the output schema of {name!r})",
-                        data={"tool": name, "category": category},
+                    raise internal_error(
+                        f"{text} (and no error result conforms to the output schema of {name!r})",
+                        {"tool": name, "category": category},
                     ) from none_fits
             blocks.append(mcp_types.TextContent(type="text", text=json.dumps(payload, ensure_ascii=False)))
         if payload is _NO_PAYLOAD or tool is None or tool.output_schema is None:
@@ -422,6 +432,26 @@ class ModelsItsFailures(Protocol):
     result's text; ``None`` when it has none to offer."""
 
     def failure_structured_content(self, failure: BaseException | None, category: str, text: str) -> Any: ...
+
+
+@runtime_checkable
+class AnswersForAnUpstream(Protocol):
+    """A tool whose success value is an upstream's answer (the OpenAPI connector's tools): a value that
+    breaks its output schema is the upstream breaking its declared contract, a failed call answered as
+    a conforming ``isError`` result (category ``upstream_contract``), not a JSON-RPC -32603."""
+
+    def upstream_contract_break(self, structured: Any) -> tuple[str, str] | None:
+        """``(JSON pointer, schema keyword)`` of where ``structured`` breaks the declared success
+        schema, or ``None`` when it does not (then the check's own verdict stands)."""
+        ...
+
+
+def _upstream_contract_break(tool: Tool, result: ToolResult, category: str) -> tuple[str, str] | None:
+    if category != "output_schema_violation" or result.is_error or relays_results(tool):
+        return None
+    if not isinstance(tool, AnswersForAnUpstream) or not isinstance(tool, ModelsItsFailures):
+        return None
+    return tool.upstream_contract_break(result.structured_content)
 
 
 def _modelled_failure(tool: Tool, failure: BaseException | None, category: str, text: str) -> Any:

@@ -53,7 +53,6 @@ from fastmcp.server.dependencies import extract_version_spec
 from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR
 
 from agent_connector_sdk.core.contracts._headers import header_annotations, header_text
 from agent_connector_sdk.core.contracts._validation import validate_instance
@@ -74,6 +73,7 @@ from agent_connector_sdk.mcp.server._parity import (
     unwrap_proxy,
 )
 from agent_connector_sdk.mcp.server._record import CallRecord, call_record, http_call_record
+from agent_connector_sdk.mcp.server._refusals import header_mismatch, internal_error
 from agent_connector_sdk.mcp.server._telemetry import record_gate
 
 __all__ = [
@@ -210,7 +210,7 @@ class ResolutionGate:
         request_ctx, method, params = current
         if method is None or not isinstance(params, Mapping):
             # FastMCP changed shape: the gate cannot see the call, so it refuses rather than let it pass.
-            raise MCPError(code=INTERNAL_ERROR, message="execute gate cannot read the request")
+            raise internal_error("execute gate cannot read the request")
         if method != "tools/call" or params.get("name") != name:
             return
         record = call_record(request_ctx)
@@ -236,7 +236,7 @@ class ResolutionGate:
             refusal = self._judge_headers(tool, arguments, headers, proxied, record)
             if refusal is not None:
                 message, data = refusal
-                raise MCPError(code=HEADER_MISMATCH_CODE, message=message, data=data)
+                raise header_mismatch(message, data)
         if self.arguments:
             _raise(argument_refusal(tool, arguments))
         if proxy_call is not None:

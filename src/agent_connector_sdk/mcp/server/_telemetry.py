@@ -77,6 +77,8 @@ class _Request:
     category: str | None = None
     error_type: str | None = None
     request_id: Any = None
+    span_name: str | None = None  # named by the refusal translator from the body, when it knows it
+    tool: str | None = None
 
 
 _current: ContextVar[_Request | None] = ContextVar("agent_connector_request_trace", default=None)
@@ -104,15 +106,25 @@ def record_gate(
             request.error_type = error_type or category or gate
 
 
-def note_refusal(status: int, code: int, category: str, request_id: Any) -> None:
-    """The entry refused the request (one call, from the one place refusals are written); a header
-    disagreement judged before dispatch (-32020) is the parity gate's decision."""
+def note_refusal(
+    status: int,
+    code: int,
+    category: str,
+    request_id: Any,
+    *,
+    span_name: str | None = None,
+    tool: str | None = None,
+) -> None:
+    """The entry refused the request (one call, from the refusal translator); a header disagreement
+    judged before dispatch (-32020) is the parity gate's decision. ``span_name`` and ``tool`` are what
+    the translator read from the body (shape-checked there), used when no routing header names them."""
     record_gate(
         "parity" if code == HEADER_MISMATCH_CODE else "entry", "refused", category, error_type=str(code)
     )
     request = _current.get()
     if request is not None:
         request.request_id = request_id
+        request.span_name, request.tool = span_name, tool
 
 
 class SpanProbe(Middleware):
@@ -162,6 +174,8 @@ def _finish(scope: Mapping[str, Any], request: _Request) -> None:
     headers = _routing_headers(scope)
     method = headers.get("mcp-method")
     method = method if method is not None and _METHOD.fullmatch(method) else None
+    if method is None and request.span_name is not None:
+        method = request.span_name.split(" ", 1)[0]  # a handshake-era request: only its body names it
     attributes: dict[str, Any] = {}
     if method is not None:
         attributes["mcp.method.name"] = method
@@ -177,7 +191,7 @@ def _finish(scope: Mapping[str, Any], request: _Request) -> None:
         return  # FastMCP's span holds this request (and the gates' decisions on it)
     tracer = trace.get_tracer(INSTRUMENTATION_NAME)
     name = method or "mcp"
-    tool = headers.get("mcp-name")
+    tool = headers.get("mcp-name") or request.tool
     if method == "tools/call" and tool is not None and _TOOL_NAME.fullmatch(tool):
         attributes["gen_ai.tool.name"] = tool
         attributes["gen_ai.operation.name"] = "execute_tool"
