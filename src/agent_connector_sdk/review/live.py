@@ -218,7 +218,14 @@ async def _review_session(
     bounds = HostBounds(deadline_s=options.deadline)
     session = HostSession(
         client,
-        HostOptions(profile=options.profile, audit=audit, confirm_write=confirm, bounds=bounds),
+        # refuse_server_text=False: a poisoned text is a reported failure here, not a refused connection.
+        HostOptions(
+            profile=options.profile,
+            audit=audit,
+            confirm_write=confirm,
+            bounds=bounds,
+            refuse_server_text=False,
+        ),
     )
     host = ContractClient(session)
     consumer = SchemaDisclosureConsumer(

@@ -115,3 +115,9 @@ class HostOptions:
     ``notifications/tools/list_changed`` the session re-lists before its next call. A lock holding one
     server applies to this connection; otherwise the entry keyed by the server's URL (or stdio command
     line) does, and without one every listed tool is refused (fail closed)."""
+    refuse_server_text: bool = True
+    """In the ``strict`` profile, a ``hidden-unicode`` or ``instruction-markup`` finding in what the server
+    says besides its tools (its ``instructions`` at connect; prompts and resources when the caller asks,
+    :meth:`~agent_connector_sdk.mcp.host.HostSession.check_server_text`) refuses the connection
+    (``AdmissionError('tool_poisoning')``). The reviewer sets ``False``: it reports them as failures
+    instead of stopping its review. Ignored in the ``default`` profile (findings only)."""

@@ -15,10 +15,15 @@ What it adds to the core is the connection's facts (:class:`ConnectionReport`):
   obligation and are sent), ``optional`` (Streamable HTTP at an older revision: no obligation, sent
   anyway because gateways may route on them and a gated server checks them on older calls too),
   ``not_applicable`` (no HTTP headers exist on this transport; reported, never silently skipped).
+
+And what the server says besides its tools, judged by the same poisoning rules as tool descriptions
+(:mod:`~agent_connector_sdk.core.contracts._server_text`): its ``instructions`` at connect, its declared
+prompts, resources and templates when the caller asks (:meth:`HostSession.check_server_text`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import shlex
@@ -41,12 +46,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.audit import AuditSink
 from agent_connector_sdk.core.contracts._admission import AdmissionReport
+from agent_connector_sdk.core.contracts._findings import Finding
 from agent_connector_sdk.core.contracts._input_required import (
     is_input_required,
     validate_input_required_result,
 )
 from agent_connector_sdk.core.contracts._pagination import apaginate
+from agent_connector_sdk.core.contracts._server_text import server_text_findings
 from agent_connector_sdk.core.contracts.errors import (
+    AdmissionError,
     ConfirmationCategory,
     ContractError,
     ContractViolation,
@@ -78,6 +86,7 @@ from agent_connector_sdk.core.host.bounds import (
     check_listing_size,
     check_result_size,
 )
+from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp._preflight import probe_http
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
@@ -119,6 +128,12 @@ _CATALOG_REQUESTS: dict[str, tuple[Any, str]] = {
     "resourceTemplates": (mcp_types.ListResourceTemplatesRequest, "resources/templates/list"),
 }
 _RAW_RESULT: TypeAdapter[JsonObject] = TypeAdapter(JsonObject)
+_SERVER_TEXT_LISTINGS: tuple[tuple[CatalogKind, str], ...] = (
+    ("prompts", "prompts"),
+    ("resources", "resources"),
+    ("resourceTemplates", "resources"),
+)
+"""Each listing :meth:`HostSession.check_server_text` reads, and the capability that must declare it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +247,7 @@ class HostSession:
         self._confirm_write: ConfirmWrite | None = self.options.confirm_write
         self._require_confirmation = self.options.require_confirmation or self._confirm_write is not None
         self.cursor_trace: list[str | None] = []
+        self._server_text_findings: tuple[Finding, ...] = ()
 
     # -- connection facts --------------------------------------------------------------------------
     @property
@@ -253,6 +269,14 @@ class HostSession:
     @property
     def report(self) -> ConnectionReport:
         return ConnectionReport(self.protocol_version, self.transport, self.header_gates)
+
+    @property
+    def server_text_findings(self) -> tuple[Finding, ...]:
+        """The ``hidden-unicode`` / ``instruction-markup`` findings (category ``tool_poisoning``) of the
+        last judgement of what the server says besides its tools: its ``instructions`` at connect, and
+        its prompts and resources after :meth:`check_server_text`. Each ``path`` is a location
+        (``instructions``, ``prompts/NAME/description``, ...); messages never quote the text."""
+        return self._server_text_findings
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def connect(self) -> None:
@@ -277,6 +301,57 @@ class HostSession:
                 raise (found or mapped) from error
         self.notifications.say_dropped(NotificationTally(), "connecting")
         self.core.audit({"event": "connect", **_report_event(self.report)})
+        try:
+            self._judge_server_text(server_text_findings(instructions=self.client.instructions))
+        except AdmissionError:
+            # Fail closed: a refused connection is not left open behind the caller's back (``async with``
+            # never reaches its exit when entering fails).
+            with contextlib.suppress(AgentConnectorError):  # the refusal is what the caller must see
+                await self.close()
+            raise
+
+    async def check_server_text(self) -> tuple[Finding, ...]:
+        """Judge everything the server says that a model may read: its ``instructions`` and every prompt,
+        resource and resource template it *declares* (a capability the server did not declare is never
+        listed), each listing bounded like :meth:`list_catalog`. The findings replace
+        :attr:`server_text_findings` and are returned; in the ``strict`` profile (with
+        ``HostOptions.refuse_server_text``) any finding is an ``AdmissionError('tool_poisoning')``."""
+        listed: dict[CatalogKind, list[JsonObject]] = {}
+        capabilities = self.client.server_capabilities
+        for kind, capability in _SERVER_TEXT_LISTINGS:
+            if capabilities is not None and getattr(capabilities, capability, None) is not None:
+                listed[kind] = await self.list_catalog(kind)
+        findings = server_text_findings(
+            instructions=self.client.instructions,
+            prompts=listed.get("prompts", ()),
+            resources=listed.get("resources", ()),
+            resource_templates=listed.get("resourceTemplates", ()),
+        )
+        self._judge_server_text(findings)
+        return self._server_text_findings
+
+    def _judge_server_text(self, findings: list[Finding]) -> None:
+        """Record the findings, audit them (rules and locations only, never the text) and, in the
+        ``strict`` profile, refuse: a poisoned text reaches the model as surely as a tool description."""
+        self._server_text_findings = tuple(findings)
+        if not findings:
+            return
+        refuse = self.options.profile == "strict" and self.options.refuse_server_text
+        locations = list(dict.fromkeys(finding.path or "/" for finding in findings))
+        self.core.audit(
+            {
+                "event": "server_text",
+                "outcome": "refused" if refuse else "findings",
+                "findings": len(findings),
+                "rules": sorted({finding.rule for finding in findings}),
+                "locations": locations,
+            }
+        )
+        if refuse:
+            raise AdmissionError(
+                "tool_poisoning",
+                f"the server's own text is poisoned at {', '.join(locations)} (refused: strict profile)",
+            )
 
     async def _what_answered(self, failure: BaseException) -> NotMcpServer | None:
         """After a connect over Streamable HTTP failed in transport (not by timing out): one bounded
@@ -681,6 +756,12 @@ class SessionFace:
     def header_gates(self) -> HeaderGates:
         """``required``, ``optional`` (an older revision over HTTP) or ``not_applicable`` (no HTTP)."""
         return self.session.header_gates
+
+    @property
+    def server_text_findings(self) -> tuple[Finding, ...]:
+        """Poisoning findings in what the server says besides its tools
+        (:attr:`HostSession.server_text_findings`; read-only)."""
+        return self.session.server_text_findings
 
 
 def _failed_outcome(error: ProtocolError | BoundExceeded) -> str:

@@ -35,6 +35,7 @@ import fastmcp
 import mcp_types
 
 from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
+from agent_connector_sdk.core.contracts._findings import Finding
 from agent_connector_sdk.core.contracts.errors import ContractViolation
 from agent_connector_sdk.core.host._errors import InvalidCompletionRequest
 from agent_connector_sdk.core.host._options import HostOptions
@@ -132,6 +133,13 @@ class ContractClient(SessionFace):
         trace so far is kept in ``cursor_trace``. A malformed page is a ``ProtocolError``.
         """
         return await self.session.discover_tools()
+
+    async def check_server_text(self) -> tuple[Finding, ...]:
+        """Judge the server's instructions and the prompts, resources and resource templates it declares
+        (bounded listings; nothing undeclared is asked) with the poisoning rules: findings by default,
+        ``AdmissionError('tool_poisoning')`` in the ``strict`` profile. The instructions alone are judged
+        at connect (:attr:`server_text_findings`)."""
+        return await self.session.check_server_text()
 
     # -- invoke + consume --------------------------------------------------------------------------
     async def call(
