@@ -20,9 +20,10 @@ PACKAGE_ROOT = Path(agent_connector_sdk.__file__).parent
 TRANSLATOR = "mcp/server/_refusals.py"
 ERROR_TYPES = frozenset({"MCPError", "McpError", "ErrorData", "JSONRPCError"})
 HOST_SIDE = ("mcp/host/",)
-CLIENT_SIDE_FUNCTIONS = {"mcp/compat.py": frozenset({"install_tolerant_json_reader"})}
+CLIENT_SIDE_FUNCTIONS = {"mcp/compat.py": frozenset({"install_tolerant_json_reader", "_hook_session"})}
 """Functions that build a JSON-RPC error on the *client* side (the SDK's reader, standing in for an
-answer it cannot parse): not a server refusal."""
+answer it cannot parse; the host's session hooks, failing the waiting requests when the server answers
+an id this host never sent): not a server refusal."""
 
 
 def _name(node: ast.expr) -> str | None:
