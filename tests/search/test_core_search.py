@@ -151,6 +151,14 @@ def test_a_question_is_a_request_and_a_regex_matching_nothing_finds_nothing(inde
     assert _names(index.search("delete (my repo", limit=5))[0] == "repos/delete"
 
 
+def test_prose_holding_regex_operators_and_matching_nothing_is_a_request(index: SearchIndex) -> None:
+    """Parentheses, a "$" or a "?" mid-text make prose look like a regex; one that matches nothing as a
+    regex is read as the request it is, while a short pattern matching nothing still finds nothing."""
+    sentence = "Delete my repo (the old one) for good? It costs $5 a month"
+    assert _names(index.search(sentence, limit=5))[0] == "repos/delete"
+    assert index.search("repo (old one)|zzz", limit=5) == ()
+
+
 def test_invalid_and_overlong_patterns_do_not_raise(index: SearchIndex) -> None:
     assert index.search("(unclosed", limit=5) == ()
     assert index.search("(?=lookahead)", limit=5) == ()

@@ -84,6 +84,8 @@ _DERIVATIONAL_SUFFIXES: Final = ("er", "or", "ion", "ment", "ing", "al", "ic")
 _NAME_COVERAGE_LIFT: Final = 1.5
 _RERANKED: Final = 64
 _MAX_LITERAL_WORDS: Final = 4
+# A pattern of at least this many space-separated words that matches nothing reads as a request.
+_MIN_PROSE_WORDS: Final = 4
 
 _MAX_QUERY_CONCEPTS: Final = 32
 # A request is answered when the best tool covers at least this share of its information, or scores at
@@ -241,8 +243,12 @@ class SearchIndex:
             if matcher is not None:
                 # A regex: exactly the tools it matches (none: nothing), ranked by the words it names.
                 matched = matcher.matching(self._regex_texts)
-                scores, _ = self._score_concepts(self._concepts(pattern_words(text)))
-                return self._hits(self._best(matched, scores, limit), scores, limit)
+                if matched or not _is_prose(text):
+                    scores, _ = self._score_concepts(self._concepts(pattern_words(text)))
+                    return self._hits(self._best(matched, scores, limit), scores, limit)
+                # Prose that happens to hold an operator ("(PMI)", "$2000", a "?" mid-text) and matches
+                # nothing as a regex is a request: the ranking reads it (a regex matching something
+                # keeps FastMCP's semantics: every match returned).
         matched = self._literal_matches(text)
         concepts = self._concepts(text)
         scores, best = self._score_concepts(concepts)
@@ -417,6 +423,13 @@ class SearchIndex:
                 covered = sum(weights.get(term, 0.0) for term in name_terms) / len(name_terms)
                 scores[position] *= 1.0 + _NAME_COVERAGE_LIFT * covered
         return max(scores, key=scores.__getitem__)
+
+
+def _is_prose(text: str) -> bool:
+    """Whether ``text`` reads as a sentence (several words apart) rather than an agent's pattern."""
+    return sum(1 for word in text.split() if sum(character.isalpha() for character in word) >= 2) >= (
+        _MIN_PROSE_WORDS
+    )
 
 
 def _holds(ids: array[int], position: int) -> bool:
