@@ -23,9 +23,10 @@ import heapq
 import math
 from array import array
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from agent_connector_sdk.core.search._document import SearchDocument
@@ -103,19 +104,27 @@ for _group in RELATED_WORDS:
         _RELATED_BY_STEM[_stem] = _RELATED_BY_STEM.get(_stem, frozenset()) | _stems
 
 
-def _field_terms(document: SearchDocument) -> tuple[list[str], ...]:
-    argument_names: list[str] = []
-    argument_descriptions: list[str] = []
-    for argument, description in document.arguments:
-        argument_names.extend(text_terms(argument))
-        argument_descriptions.extend(text_terms(description))
+def _field_terms(document: SearchDocument) -> tuple[Sequence[str], ...]:
+    argument_names, argument_descriptions = _argument_terms(document.arguments)
     return (
         terms(name_words(document.name)),
-        list(text_terms(document.title)),
+        text_terms(document.title),
         terms(text_words(document.description)),
         argument_names,
         argument_descriptions,
     )
+
+
+@lru_cache(maxsize=4_096)
+def _argument_terms(arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms of argument names and of their descriptions (memoized: the operations of one API
+    share their parameter lists by the hundred, ``owner``/``repo`` on most of GitHub's)."""
+    names: list[str] = []
+    descriptions: list[str] = []
+    for argument, description in arguments:
+        names.extend(text_terms(argument))
+        descriptions.extend(text_terms(description))
+    return tuple(names), tuple(descriptions)
 
 
 def _digest(documents: tuple[SearchDocument, ...]) -> str:
@@ -176,28 +185,28 @@ class SearchIndex:
             max(1.0, sum(len(per_doc[field]) for per_doc in fields) / count) if count else 1.0
             for field in range(len(_FIELDS))
         ]
-        lists: dict[str, tuple[list[int], list[float]]] = {}
+        position_lists: defaultdict[str, list[int]] = defaultdict(list)
+        saturation_lists: defaultdict[str, list[float]] = defaultdict(list)
         saturate = _K1 + 1.0
         for position, per_doc in enumerate(fields):
             weighted: dict[str, float] = {}
+            get = weighted.get
             for field, field_terms in enumerate(per_doc):
                 if not field_terms:
                     continue
                 weight, b = _FIELDS[field]
                 norm = weight / (1.0 - b + b * len(field_terms) / average[field])
-                get = weighted.get
-                for term, times in Counter(field_terms).items():
-                    weighted[term] = get(term, 0.0) + norm * times
+                # Each occurrence adds the field's weight: the term frequency, weighted, without
+                # counting first (a Counter per field costs more than the whole sum).
+                for term in field_terms:
+                    weighted[term] = get(term, 0.0) + norm
             for term, tf in weighted.items():
-                entry = lists.get(term)
-                if entry is None:
-                    entry = lists[term] = ([], [])
-                entry[0].append(position)
-                entry[1].append(tf * saturate / (tf + _K1))
+                position_lists[term].append(position)
+                saturation_lists[term].append(tf * saturate / (tf + _K1))
         # Compact arrays (4 + 8 bytes a posting), not lists of boxed numbers.
-        doc_ids = {term: array("i", ids) for term, (ids, _) in lists.items()}
-        saturations = {term: array("d", values) for term, (_, values) in lists.items()}
-        del lists
+        doc_ids = {term: array("i", ids) for term, ids in position_lists.items()}
+        saturations = {term: array("d", values) for term, values in saturation_lists.items()}
+        del position_lists, saturation_lists
         index = object.__new__(cls)
         index._names = tuple(document.name for document in kept)
         index._name_terms = tuple(frozenset(per_doc[0]) for per_doc in fields)
