@@ -64,6 +64,10 @@ DATA = Path(__file__).resolve().parent / "data"
 REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "contracts" / "real_servers"
 MAX_RESULTS = 50  # as serve --openapi
 ENGINES = ("ranked", "bm25", "regex")
+# The held-out split: the ranking's tuned numbers (the abstention margin, in core.search._index) were
+# chosen on the even-indexed requests of each set (labelled and no-tool alike); the odd-indexed ones were
+# only measured. The report shows both halves of the ranked engine apart.
+HALVES = (":even", ":odd")
 
 # Issue 45's targets: (set, row) -> {metric: floor}. The metatool set stands in for its ~500-tool
 # multi-server catalog (MCP-Bench was not at hand; see docs/benchmarks.md).
@@ -71,6 +75,19 @@ TARGETS: dict[tuple[str, str], dict[str, float]] = {
     ("github", "nl"): {"top1": 0.40, "top5": 0.60},
     ("metatool", "nl"): {"top1": 0.60, "top5": 0.85, "answered": 0.95, "abstained": 0.80},
     ("metatool", "rx"): {"top5": 0.60},
+}
+
+# Why a target stays short, and what would reach it (printed with the target's verdict).
+WHY_SHORT: dict[tuple[str, str], str] = {
+    ("metatool", "nl"): (
+        "MetaTool's requests describe a need in everyday words its plugins' descriptions do not use "
+        "('a furnished studio apartment' for a listings plugin), so a lexical ranking (stems, roots, a "
+        "small related-words list) misses the vocabulary gap; and its no-tool requests are general "
+        "questions in words its 199 broad plugins do use ('history', 'find', 'book'), so no lexical "
+        "score tells 'shares words' from 'serves the request': the calibrated rule abstains on ~0.37 "
+        "while answering >= 0.94. What would catch both: meaning, i.e. a sentence-embedding similarity "
+        "fused by rank and a similarity floor for abstention (not shipped: see docs/benchmarks.md)."
+    ),
 }
 
 
@@ -205,7 +222,7 @@ def agent_regex(request: str) -> str:
 async def _run_engine(labelled: LabelledSet, engine: str) -> dict[str, Outcome]:
     server = _server(labelled.descriptors, engine)
     argument = "query" if engine == "bm25" else "pattern"
-    outcomes = {"nl": Outcome(), "rx": Outcome()}
+    outcomes = {f"{row}{half}": Outcome() for row in ("nl", "rx") for half in ("", ":even", ":odd")}
     async with Client(server) as client:
         await client.call_tool("search_tools", {argument: "warm up"})  # builds indexes and caches
 
@@ -218,24 +235,25 @@ async def _run_engine(labelled: LabelledSet, engine: str) -> dict[str, Outcome]:
             return _names(result), (time.perf_counter() - started, time.process_time() - started_cpu)
 
         for row, shape in (("nl", lambda text: text), ("rx", agent_regex)):
-            outcome = outcomes[row]
-            for text, tools in labelled.requests:
+            for position, (text, tools) in enumerate(labelled.requests):
                 names, (seconds, cpu) = await search(shape(text))
-                outcome.latencies.append(seconds)
-                outcome.cpu.append(cpu)
-                outcome.labelled += 1
-                outcome.answered += bool(names)
-                outcome.top1 += bool(names) and names[0] in tools
-                if tools & set(names[:5]):
-                    outcome.top5 += 1
-                else:
-                    outcome.misses.append((text, sorted(tools)[0], names[:3]))
-            for text in labelled.no_tool:
+                for outcome in (outcomes[row], outcomes[row + HALVES[position % 2]]):
+                    outcome.latencies.append(seconds)
+                    outcome.cpu.append(cpu)
+                    outcome.labelled += 1
+                    outcome.answered += bool(names)
+                    outcome.top1 += bool(names) and names[0] in tools
+                    if tools & set(names[:5]):
+                        outcome.top5 += 1
+                    else:
+                        outcome.misses.append((text, sorted(tools)[0], names[:3]))
+            for position, text in enumerate(labelled.no_tool):
                 names, (seconds, cpu) = await search(shape(text))
-                outcome.latencies.append(seconds)
-                outcome.cpu.append(cpu)
-                outcome.no_tool += 1
-                outcome.abstained += not names
+                for outcome in (outcomes[row], outcomes[row + HALVES[position % 2]]):
+                    outcome.latencies.append(seconds)
+                    outcome.cpu.append(cpu)
+                    outcome.no_tool += 1
+                    outcome.abstained += not names
     return outcomes
 
 
@@ -263,6 +281,22 @@ def _print_table(labelled: LabelledSet, results: dict[str, dict[str, Outcome]]) 
             )
 
 
+def _print_halves(labelled: LabelledSet, results: dict[str, dict[str, Outcome]]) -> None:
+    print(
+        f"\nranked, by half of {labelled.name}'s requests (even-indexed: tuned on; odd-indexed: held out):\n"
+    )
+    print("| requests | half | labelled / no-tool | top-1 | top-5 | answered | abstained |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for row in ("nl", "rx"):
+        for half, role in zip(HALVES, ("even (tuned)", "odd (held out)"), strict=True):
+            outcome = results["ranked"][row + half]
+            print(
+                f"| {row} | {role} | {outcome.labelled} / {outcome.no_tool} | {outcome.share('top1'):.2f} | "
+                f"{outcome.share('top5'):.2f} | {outcome.share('answered'):.2f} | "
+                f"{outcome.share('abstained'):.2f} |"
+            )
+
+
 def _print_targets(labelled: LabelledSet, results: dict[str, dict[str, Outcome]], misses: int) -> None:
     for (name, row), floors in TARGETS.items():
         if name != labelled.name:
@@ -275,6 +309,8 @@ def _print_targets(labelled: LabelledSet, results: dict[str, dict[str, Outcome]]
             for metric, floor in short.items()
         )
         print(f"\ntarget {name}/{row}: " + ("met" if not short else "NOT met: " + verdict))
+        if short and (name, row) in WHY_SHORT:
+            print(f"  why: {WHY_SHORT[name, row]}")
         if short and misses:
             print(
                 f"  first {min(misses, len(outcome.misses))} of {len(outcome.misses)} requests missing top-5:"
@@ -348,6 +384,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"\n(set {name} loaded in {time.perf_counter() - started:.0f} s, untimed)")
         results = {engine: asyncio.run(_run_engine(labelled, engine)) for engine in ENGINES}
         _print_table(labelled, results)
+        _print_halves(labelled, results)
         _print_targets(labelled, results, options.misses)
         if name == "github":
             github = labelled
