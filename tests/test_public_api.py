@@ -250,12 +250,17 @@ PUBLIC_API: dict[str, list[str]] = {
         "StaleSelection",
     ],
     "agent_connector_sdk.core.search": [
+        "FusedSearchIndex",
         "SearchDocument",
         "SearchHit",
         "SearchIndex",
+        "SemanticModel",
+        "SemanticRanker",
         "document_from_tool",
         "merge_by_rank",
+        "semantic_text",
     ],
+    "agent_connector_sdk.mcp.search_semantic": ["SemanticExtraMissing", "WordLlamaModel"],
     "agent_connector_sdk.core.disclosure_navigation": [
         "ArgumentSummary",
         "DisclosureAddress",

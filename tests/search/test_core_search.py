@@ -151,6 +151,14 @@ def test_a_question_is_a_request_and_a_regex_matching_nothing_finds_nothing(inde
     assert _names(index.search("delete (my repo", limit=5))[0] == "repos/delete"
 
 
+def test_prose_holding_regex_operators_and_matching_nothing_is_a_request(index: SearchIndex) -> None:
+    """Parentheses, a "$" or a "?" mid-text make prose look like a regex; one that matches nothing as a
+    regex is read as the request it is, while a short pattern matching nothing still finds nothing."""
+    sentence = "Delete my repo (the old one) for good? It costs $5 a month"
+    assert _names(index.search(sentence, limit=5))[0] == "repos/delete"
+    assert index.search("repo (old one)|zzz", limit=5) == ()
+
+
 def test_invalid_and_overlong_patterns_do_not_raise(index: SearchIndex) -> None:
     assert index.search("(unclosed", limit=5) == ()
     assert index.search("(?=lookahead)", limit=5) == ()
@@ -239,3 +247,23 @@ def test_merge_by_rank_fuses_and_deduplicates() -> None:
     assert merge_by_rank([[{"x": 1}], [{"x": 1}, {"y": 2}]], limit=10) == [{"x": 1}, {"y": 2}]
     assert merge_by_rank([["a"]], limit=0) == []
     assert merge_by_rank([], limit=5) == []
+
+
+def test_the_abstention_rule_reads_alike_on_small_and_large_catalogs() -> None:
+    """The answer rule weighs the best score relative to the catalog (in units of a word one tool uses),
+    so one request is answered, and another abstained on, whether the catalog holds 2 tools or 400."""
+    pair = (
+        SearchDocument("geocode_address", description="Turn a street address into latitude and longitude."),
+        SearchDocument("search_clinical_trials", description="Search clinical trials by condition."),
+    )
+    padding = tuple(
+        SearchDocument(f"tool_{i}", description=f"Manage widget {i} in the inventory of gadget {i % 7}.")
+        for i in range(1_000, 1_400)
+    )
+    for catalog in (pair, pair + padding):
+        index = SearchIndex.build(catalog)
+        assert _names(index.search("where is 10 Downing Street, lat/long", limit=5))[:1] == [
+            "geocode_address"
+        ]
+        assert index.search("what is the capital of France", limit=5) == ()
+        assert index.search("compose a sonnet about the sea in iambic pentameter", limit=5) == ()

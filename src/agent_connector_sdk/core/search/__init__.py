@@ -9,6 +9,9 @@
   abstains — returns ``()`` — when nothing in the catalog is relevant.
 * :class:`SearchHit` — ``(name, score)``, best first.
 * :func:`merge_by_rank` — reciprocal rank fusion of ranked lists (listed and federated results).
+* :class:`FusedSearchIndex` — optional: a :class:`SemanticModel` (e.g. the ``semantic`` extra's
+  :class:`agent_connector_sdk.mcp.search_semantic.WordLlamaModel`) fused into natural-language answers;
+  answering, abstaining and regex matches stay the lexical index's.
 
 Index only what the caller may see: an index built over another caller's tools would let a hidden
 tool shape a score or a count.
@@ -19,5 +22,21 @@ from __future__ import annotations
 from agent_connector_sdk.core.search._document import SearchDocument, document_from_tool
 from agent_connector_sdk.core.search._fusion import merge_by_rank
 from agent_connector_sdk.core.search._index import SearchHit, SearchIndex
+from agent_connector_sdk.core.search._semantic import (
+    FusedSearchIndex,
+    SemanticModel,
+    SemanticRanker,
+    semantic_text,
+)
 
-__all__ = ["SearchDocument", "SearchHit", "SearchIndex", "document_from_tool", "merge_by_rank"]
+__all__ = [
+    "FusedSearchIndex",
+    "SearchDocument",
+    "SearchHit",
+    "SearchIndex",
+    "SemanticModel",
+    "SemanticRanker",
+    "document_from_tool",
+    "merge_by_rank",
+    "semantic_text",
+]
