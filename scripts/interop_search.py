@@ -122,8 +122,17 @@ class RequestLog:
             return list(self._seen[mark:])
 
 
+def _for_the_call(requests: Sequence[Seen]) -> list[Seen]:
+    """What a call caused, without ``ping``: a liveness check runs on its own clock (a client's keep-alive,
+    the gateway's watcher pinging a quiet child), so whether one falls inside a call's window is timing,
+    not what the call needs."""
+    return [seen for seen in requests if seen.method != "ping"]
+
+
 def describe(requests: Sequence[Seen]) -> str:
-    """``"1 request: tools/call call_tool (no Mcp-Param headers)"``: what reached the server for a call."""
+    """``"1 request: tools/call call_tool (no Mcp-Param headers)"``: what reached the server for a call
+    (pings aside: :func:`_for_the_call`)."""
+    requests = _for_the_call(requests)
     parts = []
     for seen in requests:
         text = seen.method + (f" {seen.tool}" if seen.tool else "")
@@ -136,7 +145,9 @@ def describe(requests: Sequence[Seen]) -> str:
 
 
 def per_call_summary(requests: Sequence[Seen], *, process_per_call: bool = False) -> str:
-    """``"1 (tools/call)"``, ``"8 (server/discover, tools/list ×6, tools/call), a process per call"``."""
+    """``"1 (tools/call)"``, ``"8 (server/discover, tools/list ×6, tools/call), a process per call"``
+    (pings aside: :func:`_for_the_call`)."""
+    requests = _for_the_call(requests)
     counts: dict[str, int] = {}
     for seen in requests:
         counts[seen.method] = counts.get(seen.method, 0) + 1
