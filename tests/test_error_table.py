@@ -33,6 +33,7 @@ from agent_connector_sdk.core.contracts.errors import (
 )
 from agent_connector_sdk.core.contracts.lock import LockFileError
 from agent_connector_sdk.core.disclosure_navigation import DisclosureReadRefused
+from agent_connector_sdk.mcp.search_semantic import SemanticExtraMissing
 from agent_connector_sdk.core.host._errors import (
     ConfirmationRefused,
     InvalidCompletionRequest,
@@ -61,6 +62,7 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         DisclosureReadRefused,
         OpenAPIToolsMissing,
         InvalidOpenAPIDocument,
+        SemanticExtraMissing,
         PaginationError,
         AdmissionError,
         ArgumentError,

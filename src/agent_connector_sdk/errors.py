@@ -54,6 +54,7 @@ they are, so the same failure has the same class on every path. The tree (module
     ├── GatewayError                                 gateway.errors: config, a child failed or changed
     ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
     ├── InvalidOpenAPIDocument                       connectors.openapi (also ValueError)
+    ├── SemanticExtraMissing                         mcp.search_semantic: the semantic extra is absent
     ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError,
     │                                                StateNotInitialized
     └── CliError                                     cli.errors: usage, ServerUnavailable

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent_connector_sdk.errors import AgentConnectorError
 
@@ -22,6 +22,8 @@ __all__ = ["SemanticExtraMissing", "WordLlamaModel"]
 
 class SemanticExtraMissing(AgentConnectorError, ImportError):
     """The ``semantic`` extra is not installed (category ``semantic_extra_missing``)."""
+
+    category: Literal["semantic_extra_missing"]
 
     def __init__(self, message: str) -> None:
         super().__init__("semantic_extra_missing", message)
