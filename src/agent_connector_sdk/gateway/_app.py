@@ -36,7 +36,6 @@ import mcp_types
 from fastmcp import FastMCP
 from fastmcp.server.auth import require_scopes
 from fastmcp.server.dependencies import fastmcp_request_ctx
-from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import RawStructuredToolResult, Tool
 from fastmcp.tools.base import ToolResult as FastMCPToolResult
 from opentelemetry import context as otel_context
@@ -54,8 +53,10 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, ChildHealth
 from agent_connector_sdk.gateway._config import GatewayConfig
 from agent_connector_sdk.gateway._errors import GatewayError, refusal_code
+from agent_connector_sdk.gateway._fanout import FederatedSearch
 from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway._locks import LockWatch
+from agent_connector_sdk.gateway._verified import VerifiedCache
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
@@ -296,15 +297,22 @@ class Gateway:
         auth = config.auth
         verifier = None if auth is None else auth.verifier()
         self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
-        self.search = RegexSearchTransform(
-            search_result_serializer=describe_schema_tools, max_results=max_results
+        self.search = FederatedSearch(
+            search_result_serializer=describe_schema_tools,
+            max_results=max_results,
+            find=self._find,
+            resolve=self._resolve,
         )
         self.server.add_transform(self.search)
         self.gates = ServerGates(audit=self.audit)
         # Read now: a lock file that cannot be used refuses start-up (GatewayError invalid_config).
         self.lock = None if config.lock is None else LockWatch(config.lock, len(config.children))
+        self.verified = VerifiedCache()
+        """Verified disclosures of every search-first child, by contract (bounded, shared)."""
         self.children: dict[str, Child] = {
-            spec.name: Child(spec, config, self.options, self._apply, environ=environ, lock=self.lock)
+            spec.name: Child(
+                spec, config, self.options, self._apply, environ=environ, lock=self.lock, cache=self.verified
+            )
             for spec in config.children
         }
         self._tools: dict[str, GatewayTool] = {}
@@ -352,8 +360,30 @@ class Gateway:
 
     async def _first_connect(self, child: Child, supervise: bool) -> None:
         # A child that fails is down (logged once by the child, with its reason); its supervisor retries.
+        # Serving, a search-first child's search is not waited for: its supervisor finishes connecting.
         with contextlib.suppress(AgentConnectorError, OSError, RuntimeError):
-            await child.connect()
+            await child.connect(await_search=not supervise)
+
+    # -- on demand: search-first children ------------------------------------------------------------
+    async def _find(self, pattern: str) -> list[list[str]]:
+        """The caller's search sent to every search-first child that is up, concurrently; each answer
+        (verified, admitted, published) as gateway names in the child's order."""
+        searching = [c for c in self.children.values() if c.front is not None and c.state == "up"]
+        if not searching:
+            return []
+        return list(await asyncio.gather(*(child.search(pattern) for child in searching)))
+
+    async def _resolve(self, exposed: str) -> None:
+        """A call names ``exposed``, which the gateway does not publish: if it is ``CHILD_tool`` of a
+        search-first child, that child resolves the one name (verified before anything runs)."""
+        if exposed in self._tools:
+            return
+        for child in self.children.values():
+            prefix = f"{child.name}_"
+            if child.front is not None and child.state == "up" and exposed.startswith(prefix):
+                tool = exposed[len(prefix) :]
+                if tool and child.front is not None and tool not in child.front.withheld:
+                    await child.resolve(tool)
 
     async def stop(self) -> None:
         """Stop the supervisors and close every child, all at once and bounded in time, whatever the
@@ -440,6 +470,8 @@ class Gateway:
             catalog = owner.catalog
             if catalog is None or key in catalog.tools:
                 continue
+            if owner.front is not None and owner.front.search is not None:
+                continue  # a hidden tool: named once a search or a call finds it (never enumerated here)
             child = owner.name
             if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
                 unmatched.append(key)
