@@ -470,7 +470,8 @@ class Gateway:
             catalog = owner.catalog
             if catalog is None or key in catalog.tools:
                 continue
-            if owner.front is not None and owner.front.search is not None:
+            complete = owner.federation is not None and owner.federation.partial is None
+            if owner.front is not None and owner.front.search is not None and not complete:
                 continue  # a hidden tool: named once a search or a call finds it (never enumerated here)
             child = owner.name
             if not any(r.tool is not None and gateway_name(child, r.tool) == key for r in catalog.rejected):
