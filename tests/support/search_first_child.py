@@ -5,7 +5,8 @@
 prints ``url http://127.0.0.1:PORT/mcp`` once serving. Modes:
 
 * ``slow``: 20 tools behind a regex search that takes 3 s per search;
-* ``many``: COUNT tools (default 12,000) behind a regex search (50 results at most);
+* ``many``: COUNT tools (default 12,000): our own ``serve --openapi`` assembly over a generated OpenAPI
+  document of COUNT operations (``op_00000``...), calling an upstream served by the same process;
 * ``liar``: a search that ignores its pattern and invents names: every answer is 20 entries named
   ``ghost_N`` (N always new) pointing at a real tool's disclosure, one real tool whose digest does not
   match its bytes, and one honest tool;
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import socket
 import sys
 from collections.abc import Sequence
@@ -28,11 +30,13 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import Tool, ToolResult
 from pydantic import Field
 
+from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
     describe_schema_tools,
     register_schema_resources,
 )
+from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
 
 SOURCE_SHA256 = "0" * 64
 
@@ -95,9 +99,6 @@ def build(mode: str, count: int) -> FastMCP[Any]:
     if mode == "slow":
         tools = [tool(f"slow_op_{i:02d}") for i in range(20)]
         search = SlowSearch(search_result_serializer=describe_schema_tools, max_results=50)
-    elif mode == "many":
-        tools = [tool(f"op_{i:05d}") for i in range(count)]
-        search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
     elif mode == "liar":
         tools = [tool(f"real_{i}") for i in range(3)]
         search = LyingSearch(search_result_serializer=_lying_serializer, max_results=50)
@@ -107,9 +108,9 @@ def build(mode: str, count: int) -> FastMCP[Any]:
         search = DualSearch(search_result_serializer=describe_schema_tools, always_visible=["dual"])
     else:
         raise SystemExit(f"unknown mode {mode!r}")
-    for item in tools:
-        server.add_tool(item)
+    compat.add_tools_in_bulk(server, tools)
     server.add_transform(search)
+    cache_tool_catalog(server, search)  # as `serve` does: a search need not re-list the catalog
     register_schema_resources(
         server,
         search,
@@ -119,25 +120,74 @@ def build(mode: str, count: int) -> FastMCP[Any]:
     return server
 
 
+def openapi_document(count: int) -> bytes:
+    """An OpenAPI 3.1 document of ``count`` GET operations ``op_NNNNN`` answering ``{"ok": true}``."""
+    response = {
+        "200": {
+            "description": "ok",
+            "content": {
+                "application/json": {"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+            },
+        }
+    }
+    paths = {
+        f"/ops/{i}": {
+            "get": {
+                "operationId": f"op_{i:05d}",
+                "summary": f"Operation number {i}",
+                "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}}],
+                "responses": response,
+            }
+        }
+        for i in range(count)
+    }
+    document = {"openapi": "3.1.0", "info": {"title": "many", "version": "1"}, "paths": paths}
+    return json.dumps(document).encode()
+
+
+async def _upstream(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    body = b'{"ok": true}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _listening() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock, sock.getsockname()[1]
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0]
     count = int(argv[1]) if len(argv) > 1 else 12_000
-    app = build(mode, count).http_app(stateless_http=True)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
+    sock, port = _listening()
+    servers: list[tuple[uvicorn.Server, socket.socket]] = []
+    if mode == "many":
+        from agent_connector_sdk.connectors._sources import load_openapi_source
+        from agent_connector_sdk.serving.openapi_app import build_openapi_app
+
+        upstream_sock, upstream_port = _listening()
+        servers.append((uvicorn.Server(uvicorn.Config(_upstream, log_level="warning")), upstream_sock))
+        source = load_openapi_source(openapi_document(count))
+        app, _ = build_openapi_app(source, upstream=f"http://127.0.0.1:{upstream_port}")
+    else:
+        app = build(mode, count).http_app(stateless_http=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    servers.append((server, sock))
 
     async def run() -> None:
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        while not server.started:
-            if task.done():
-                await task
-                return
+        tasks = [asyncio.create_task(item.serve(sockets=[listening])) for item, listening in servers]
+        while not all(item.started for item, _ in servers):
+            for task in tasks:
+                if task.done():
+                    await task
+                    return
             await asyncio.sleep(0.02)
         print(f"url http://127.0.0.1:{port}/mcp", flush=True)
-        await task
+        await asyncio.gather(*tasks)
 
     asyncio.run(run())
 

@@ -192,7 +192,8 @@ def _configured_children(path: Path | None, names: list[str] | None) -> tuple[An
 class EnumerationProgress:
     """``--check``'s progress through one search-first child's hidden catalog, on stderr: a progress
     bar on a terminal, else one line per 10 % of what is known so far (the catalog's size is only known
-    as a lower bound, "at least M", until the enumeration ends). Child names are sanitized."""
+    as a lower bound, "at least M", until the enumeration ends: a line each time another tenth of
+    that bound is verified, and the last state at the end). Child names are sanitized."""
 
     def __init__(self, child: str, *, stream: Any = None, tty: bool | None = None) -> None:
         import sys
@@ -200,7 +201,8 @@ class EnumerationProgress:
         self.child = sanitize_text(child, 60)
         self.stream = stream if stream is not None else sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
-        self._step = -1
+        self._printed = 0
+        self._latest: tuple[int, int, int] | None = None
         self._bar: Any = None
         self._task: Any = None
 
@@ -222,20 +224,27 @@ class EnumerationProgress:
                 self._bar.start()
             self._bar.update(self._task, completed=verified, total=max(found, 1), searches=searches)
             return
-        step = (10 * verified) // found if found else 0
-        if step > self._step:
-            self._step = step
-            print(
-                f"child {self.child}: {verified} of at least {found} hidden tools verified "
-                f"({searches} searches)",
-                file=self.stream,
-                flush=True,
-            )
+        self._latest = (verified, found, searches)
+        if verified - self._printed >= max(1, found // 10):
+            self._line()
+
+    def _line(self) -> None:
+        assert self._latest is not None
+        verified, found, searches = self._latest
+        self._printed = verified
+        print(
+            f"child {self.child}: {verified} of at least {found} hidden tools verified ({searches} searches)",
+            file=self.stream,
+            flush=True,
+        )
 
     def close(self) -> None:
+        """The last state, once: a line (when not already printed), or the bar ended."""
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+        elif self._latest is not None and self._latest[0] != self._printed:
+            self._line()
 
 
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:

@@ -320,6 +320,7 @@ class Gateway:
         self._registry: SchemaDisclosureRegistry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
+        self._serving = True
         self.health_detail = health_detail
         self.unmatched: tuple[str, ...] = ()
         self.start_error: GatewayError | None = None
@@ -334,6 +335,7 @@ class Gateway:
         if self._started:
             return
         self._started = True
+        self._serving = supervise
         await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
         unmatched = self.unmatched_requirements()
         if unmatched:
@@ -414,6 +416,8 @@ class Gateway:
 
         A changed tool is replaced and its disclosure origin re-registered with the new descriptor's
         digest as ``source_sha256``; old disclosure URIs of changed schemas are then stale."""
+        if not self._serving:
+            return  # ``--check`` (start without supervisors): evidence only, nothing is served
         published = {
             name: tool.source.descriptor_sha256
             for name, tool in self._tools.items()

@@ -126,6 +126,7 @@ __all__ = [
     "SdkFailureKind",
     "SdkLocalFailure",
     "SearchText",
+    "add_tools_in_bulk",
     "catalog_bypassed",
     "component_auth_context",
     "create_mcp_http_client",
@@ -964,3 +965,22 @@ def _top_level_id(line: str) -> int | str | None:
                 return value
             return None
     return None
+
+
+def add_tools_in_bulk(server: Any, tools: Sequence[Tool]) -> None:
+    """Add many uniquely named, unversioned tools to ``server``'s local provider at once. FastMCP 4.2's
+    ``add_tool`` scans every stored component per call (its version-mixing check and schema seeding),
+    so adding N tools one by one costs O(N²): minutes at 12,000. Unversioned tools with new names
+    cannot mix versions, so storing them directly is what ``add_tool`` would end with (the schema
+    seed it skips is a cache whose miss is read from the tool). Other FastMCP versions: ``add_tool``."""
+    provider = getattr(server, "local_provider", None)
+    components = getattr(provider, "_components", None)
+    if not SCALE_READ_PATH_SUPPORTED or not isinstance(components, dict):
+        for tool in tools:
+            server.add_tool(tool)
+        return
+    for tool in tools:
+        if tool.version is not None or tool.key in components:
+            server.add_tool(tool)  # the checked path for anything add_tool would judge
+        else:
+            components[tool.key] = tool
