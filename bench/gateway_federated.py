@@ -5,7 +5,8 @@ Run: ``python -m bench.gateway_federated`` (from the repository root; ``--calls 
 The search-first child is our own ``agent-connector serve --openapi`` over GitHub's REST description
 (the pinned, sha256-verified ``@octokit/openapi`` document, 1,223 operations, every one hidden behind
 the search transform), calling a local recording upstream. A small listed child (the tests' weather
-server, served in this process: it lists its tools) stands for the operator's other, healthy children. Two gateways run side by side in one run, each its own process as an operator runs
+server, served in this process: it lists its tools) stands for the operator's other, healthy children.
+Two gateways run side by side in one run, each its own process as an operator runs
 them (so each RSS is its own):
 
 * **listed-only**: ``gateway --child small=URL``;

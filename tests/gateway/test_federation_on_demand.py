@@ -167,7 +167,7 @@ def test_a_lying_child_shows_nothing_unverified_and_cannot_grow_the_gateway() ->
 
 
 def test_a_12000_tool_child_is_served_at_once_and_found_by_search_and_by_call() -> None:
-    with _child("many", "12000") as (_, many), _gateway(f"many={many}") as (process, url):
+    with _child("many", "12000") as (_, many), _gateway(f"many={many}") as (_, url):
         assert _health(url)["children"][0]["state"] in ("connecting", "up")
         wait_for(lambda: _state(url, "many") == "up", HANG_GUARD, "many up")
         found = _search(url, "op_0123[0-9]")
