@@ -10,7 +10,11 @@ caller's request), and the child's HTTP client carries only the headers its spec
 Lifecycle, run by :meth:`Child.supervise` (one task per child):
 
 * ``connecting`` → connect + discover within ``connect_timeout``; success publishes a catalog
-  (:mod:`._generations`) and the child is ``up``; failure makes it ``down``;
+  (:mod:`._generations`) and the child is ``up`` — a search-first child once one anchored search of
+  it answers too, which the gateway's start-up does not wait for (its supervisor does); failure makes
+  it ``down``. A search-first child's hidden tools are found on demand (:meth:`Child.search`,
+  :meth:`Child.resolve`; :mod:`._federation`), bounded per search (:data:`SEARCH_SECONDS`,
+  :data:`MAX_FOUND`) and in what stays published (:data:`MAX_FEDERATED`);
 * ``down``: its tools stay published (the caller can still find them) but every call is refused at
   once with ``child_unavailable``; reconnects back off exponentially (0.5 s doubling to ``max_backoff``);
 * ``up``: re-lists every ``refresh`` seconds, and after ``notifications/tools/list_changed`` —
@@ -418,7 +422,9 @@ class Child:
             if consumer is None:
                 return None
             self._consumer = (session, consumer)
-        listed = frozenset(name for name in listing.admitted if name not in front.withheld)
+        # Every name the child lists — admitted, rejected or synthetic: a hidden entry with one of them
+        # is ambiguous (and a hidden "call_tool" never becomes a proxy of a proxy).
+        listed = frozenset(listing.admitted) | {r["tool"] for r in listing.rejected if r["tool"] is not None}
         return Verifier(session, self._consumer[1], child=self.name, cache=self.cache, listed=listed)
 
     async def search(self, pattern: str) -> list[str]:
@@ -696,6 +702,8 @@ class Child:
             # when the session no longer holds it (a reconnect) or it was last verified over ``refresh``
             # seconds ago, so a change at the child is seen before the call runs.
             held = self._federated.get(tool.name)
+            if held is not None:
+                self._federated.move_to_end(tool.name)  # least recently found *or called* goes first
             stale = held is None or time.monotonic() - held[1] > self.config.refresh
             if stale or session.core.disclosed_tool(tool.name, tool.schema_sha256) is None:
                 await self.resolve(tool.name)

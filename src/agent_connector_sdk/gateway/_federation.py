@@ -6,31 +6,34 @@ contract lab) lists only two synthetic tools: a search tool and a ``call_tool`` 
 it, a tool the gateway's admission rejected or its ``[auth.require]`` guards, and the result would be
 checked against the proxy's own (empty) contract. So the gateway never republishes a child's synthetic
 tools (:func:`search_front` finds them by shape, whatever their names). Instead, as a disclosure-aware
-host, it:
+host, it federates the hidden tools **on demand** — never by enumerating the catalog while serving:
 
-1. **enumerates** the child's hidden catalog through its search tool — :class:`PrefixPlan` partitions
-   the tool names by anchored, case-sensitive prefixes (a regex search matches a tool's text, which
-   starts with its name), splitting any query whose answer may have been cut at the search's result
-   limit, until every name is covered by a query that provably returned all its matches;
+1. **finds** tools through the child's own search: a caller's search is sent to it, and a call naming
+   an unseen tool searches that one name (:func:`exact_pattern`, anchored and case-sensitive);
 2. **verifies** each navigation entry's disclosure (manifest and fragments read and reconstructed
-   against the entry's digests, by :class:`~agent_connector_sdk.mcp.host.SchemaDisclosureConsumer`);
+   against the entry's digests, by :class:`~agent_connector_sdk.mcp.host.SchemaDisclosureConsumer`),
+   unless the same contract was verified before (:class:`~._verified.VerifiedCache`, keyed by what the
+   entry states: a hit cannot answer for other bytes);
 3. **admits** each reconstructed descriptor alone in the child's host core (the same policy, poisoning
-   and lock rules as a listed tool; a refusal is a rejection with its category);
+   and lock rules as a listed tool; a refusal is a rejection with its category), and refuses a name
+   the child also lists (``ambiguous_name``: one name, one contract);
 
-and the gateway publishes each admitted tool as ``NAME_tool`` like any listed one: the same
-authorization, Consume and generation rules, called directly by its name at the child (FastMCP resolves
-a hidden tool by name) through the host core's admitted copy of its schemas.
+(:class:`Verifier` does 2 and 3) and the gateway publishes each admitted tool as ``NAME_tool`` like any
+listed one: the same authorization, Consume and generation rules, called directly by its name at the
+child (FastMCP resolves a hidden tool by name) through the host core's admitted copy of its schemas.
 
-A re-list (refresh, ``list_changed``, reconnect) enumerates again; an entry whose identity (digests,
-fragment count, hints) is unchanged is not read again (the digests bind the bytes), and within one
-connection not admitted again either. Calls never re-list.
+**Complete enumeration** is for ``gateway --check`` only (:func:`federate`): :class:`PrefixPlan`
+partitions the tool names by anchored, case-sensitive prefixes (a regex search matches a tool's text,
+which starts with its name), splitting any query whose answer may have been cut at the search's result
+limit, until every name is covered by a query that provably returned all its matches. Bounded in
+searches and time ("partial: N of at least M" when a bound stops it) and resumable through the cache.
 
 Soundness of the enumeration: a query answered with fewer entries than some query ever returned was not
 cut by the result limit (which is at least that many), so it returned every match; only a query that
 returned as many as the most seen is split. A search that does not behave like an anchored name search
-(an entry outside the query's prefix) stops federation (``not_federated``) rather than guess. The
-search's own time budget (FastMCP stops a regex search after about a second) is the assumption left:
-anchored prefixes keep each search far below it.
+(an entry outside the query's prefix) stops it (``not_federated``) rather than guess. The search's own
+time budget (FastMCP stops a regex search after about a second) is the assumption left: anchored
+prefixes keep each search far below it.
 """
 
 from __future__ import annotations
@@ -83,8 +86,11 @@ MAX_SEARCHES: Final = 20_000
 past it the enumeration is partial."""
 FEDERATION_SECONDS: Final = 1800.0
 """At most this long for one complete enumeration (``--check``); past it the result is partial."""
+_READS_PER_DISCLOSURE: Final = 3
 _READS_IN_FLIGHT: Final = 2
-"""At most 2 disclosures verified at once (a throttled read is retried after the child's wait). A
+"""At most 2 disclosures verified at once, 3 reads each in flight: 6 requests, under the child's
+allowance with room for the search and the callers' calls (a throttled read is retried after the
+child's wait, and costs the whole disclosure's reads again). A
 gated child admits 8 requests per caller at a time (``RequestBounds.max_in_flight_per_caller``), the
 gateway's calls share that allowance, and a request the client has finished still counts at the server
 until its stream closes: measured, three disclosures of one read each already met the child's limit
@@ -297,7 +303,12 @@ def consumer_for(session: HostSession, front: SearchFront, child: str) -> Schema
     """The disclosure consumer that searches ``front``'s search tool (``None``: it has no search)."""
     if front.search is None:
         return None
-    return SchemaDisclosureConsumer(session, scope=CallerScope("gateway", child), search_tool=front.search)
+    return SchemaDisclosureConsumer(
+        session,
+        scope=CallerScope("gateway", child),
+        search_tool=front.search,
+        max_in_flight=_READS_PER_DISCLOSURE,
+    )
 
 
 class Verifier:
