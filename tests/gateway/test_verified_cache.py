@@ -86,3 +86,12 @@ def test_merge_interleaves_by_rank_once_each_and_bounded() -> None:
     assert merge_ranked([own, child, other], limit=10) == ["gw_a", "x_1", "y_1", "gw_b", "gw_c", "x_2"]
     assert merge_ranked([own, child, other], limit=4) == ["gw_a", "x_1", "y_1", "gw_b"]
     assert merge_ranked([], limit=5) == [] and merge_ranked([[], []], limit=5) == []
+
+
+def test_touch_says_whether_a_contract_is_held_and_keeps_it_recent() -> None:
+    cache = VerifiedCache(per_child=2, total=10, max_bytes=1 << 20)
+    cache.put("c", "a", _descriptor("a"))
+    cache.put("c", "b", _descriptor("b"))
+    assert cache.touch("c", "a") and not cache.touch("c", "zz") and not cache.touch("other", "a")
+    cache.put("c", "d", _descriptor("d"))  # "b" is now the least recent
+    assert cache.get("c", "b") is None and cache.get("c", "a") is not None

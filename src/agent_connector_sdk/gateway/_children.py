@@ -220,6 +220,7 @@ class Child:
         self._federated: OrderedDict[str, tuple[Found, float]] = OrderedDict()
         self._federated_rejected: OrderedDict[str, Rejection] = OrderedDict()
         self._misses: OrderedDict[str, float] = OrderedDict()
+        self._admitted_keys: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -422,10 +423,18 @@ class Child:
             if consumer is None:
                 return None
             self._consumer = (session, consumer)
+            self._admitted_keys = {}  # a new session's core holds nothing yet
         # Every name the child lists — admitted, rejected or synthetic: a hidden entry with one of them
         # is ambiguous (and a hidden "call_tool" never becomes a proxy of a proxy).
         listed = frozenset(listing.admitted) | {r["tool"] for r in listing.rejected if r["tool"] is not None}
-        return Verifier(session, self._consumer[1], child=self.name, cache=self.cache, listed=listed)
+        return Verifier(
+            session,
+            self._consumer[1],
+            child=self.name,
+            cache=self.cache,
+            listed=listed,
+            admitted=self._admitted_keys,
+        )
 
     async def search(self, pattern: str) -> list[str]:
         """The caller's ``pattern`` sent to this child's own search (a search-first child that is up):

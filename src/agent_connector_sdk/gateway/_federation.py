@@ -86,6 +86,7 @@ MAX_SEARCHES: Final = 20_000
 past it the enumeration is partial."""
 FEDERATION_SECONDS: Final = 1800.0
 """At most this long for one complete enumeration (``--check``); past it the result is partial."""
+_MAX_ADMITTED_KEYS: Final = 10_000
 _READS_PER_DISCLOSURE: Final = 3
 _READS_IN_FLIGHT: Final = 2
 """At most 2 disclosures verified at once, 3 reads each in flight: 6 requests, under the child's
@@ -327,8 +328,11 @@ class Verifier:
         child: str,
         cache: VerifiedCache,
         listed: frozenset[str],
+        admitted: dict[str, str] | None = None,
     ) -> None:
         self.session = session
+        self.admitted = admitted if admitted is not None else {}
+        """Name → the contract key this session's core admitted it under (the fast path's proof)."""
         self.consumer = consumer
         self.child = child
         self.cache = cache
@@ -346,6 +350,11 @@ class Verifier:
         if digest is None or entry.manifest_uri is None or entry.fragment_count is None:
             return _rejection(name, "undisclosable", "the child discloses no schema for it")
         key = contract_key(entry)
+        held = self.session.core.disclosed_tool(name, digest)
+        if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
+            # This very contract was verified and admitted on this connection: nothing to read or
+            # decode (a warm search costs no descriptor work).
+            return Found(name, held.descriptor, digest)
         try:
             descriptor = self.cache.get(self.child, key)
             if descriptor is None:
@@ -358,18 +367,20 @@ class Verifier:
                     )
                 descriptor = _descriptor(entry, disclosed.input_schema, disclosed.output_schema)
                 self.cache.put(self.child, key, descriptor)
-            held = self.session.core.disclosed_tool(name, digest)
-            if held is None:
-                known = (
-                    None
-                    if entry.headers is None
-                    else {json_pointer(header.argument): header.header for header in entry.headers}
-                )
-                held = self.session.core.admit_disclosed(
-                    descriptor, schema_sha256=digest, known_headers=known
-                )
+            # Admitted again even when the core holds this name and schema digest: the entry's other
+            # fields (description, hints) may have changed, and the core must hold what it states.
+            known = (
+                None
+                if entry.headers is None
+                else {json_pointer(header.argument): header.header for header in entry.headers}
+            )
+            held = self.session.core.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
         except (AdmissionError, DisclosureConsumerError) as error:
+            self.admitted.pop(name, None)
             return _rejection(name, str(error.category), error.message)
+        if len(self.admitted) >= _MAX_ADMITTED_KEYS:
+            self.admitted.clear()  # forgetting costs one admission again, never a wrong answer
+        self.admitted[name] = key
         return Found(name, held.descriptor, digest)
 
     async def admit_all(self, entries: Sequence[SchemaNavigation]) -> list[Found | Rejection]:

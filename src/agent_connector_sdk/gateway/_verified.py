@@ -100,6 +100,14 @@ class VerifiedCache:
         descriptor: dict[str, Any] = json.loads(held.body)
         return descriptor
 
+    def touch(self, child: str, key: str) -> bool:
+        """Whether ``key`` is held (and mark it recently used), without decoding the descriptor."""
+        if (child, key) not in self._entries:
+            return False
+        self._entries.move_to_end((child, key))
+        self._by_child[child].move_to_end(key)
+        return True
+
     def put(self, child: str, key: str, descriptor: dict[str, Any]) -> None:
         body = json.dumps(descriptor, separators=(",", ":")).encode()
         if len(body) > self.max_bytes:
