@@ -53,7 +53,7 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, ChildHealth
 from agent_connector_sdk.gateway._config import GatewayConfig
 from agent_connector_sdk.gateway._errors import GatewayError, refusal_code
-from agent_connector_sdk.gateway._fanout import FederatedSearch
+from agent_connector_sdk.gateway._fanout import federated_search
 from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway._locks import LockWatch
 from agent_connector_sdk.gateway._verified import VerifiedCache
@@ -297,7 +297,7 @@ class Gateway:
         auth = config.auth
         verifier = None if auth is None else auth.verifier()
         self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
-        self.search = FederatedSearch(
+        self.search = federated_search(
             search_result_serializer=describe_schema_tools,
             max_results=max_results,
             find=self._find,

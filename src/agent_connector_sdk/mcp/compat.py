@@ -88,18 +88,20 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Final, Literal, cast
+from typing import Annotated, Any, Final, Literal, cast
 
 import anyio
 import anyio.abc
 import fastmcp
 import mcp_types
 from fastmcp import FastMCP
+from fastmcp.server.context import Context
 from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.providers.base import Provider
 from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
+from fastmcp.server.transforms import GetToolNext
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
@@ -119,6 +121,7 @@ from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
 __all__ = [
     "SCALE_READ_PATH_SUPPORTED",
     "TESTED_VERSIONS",
+    "FanOutRegexSearch",
     "GetTool",
     "GetToolCatalog",
     "ListMethod",
@@ -984,3 +987,102 @@ def add_tools_in_bulk(server: Any, tools: Sequence[Tool]) -> None:
             server.add_tool(tool)  # the checked path for anything add_tool would judge
         else:
             components[tool.key] = tool
+
+
+FindMore = Callable[[str], Awaitable[list[list[str]]]]
+ResolveName = Callable[[str], Awaitable[None]]
+Merge = Callable[..., list[str]]
+"""``merge(ranked_lists, *, limit)``: one list of names from ranked lists."""
+
+
+class FanOutRegexSearch(RegexSearchTransform):
+    """FastMCP 4.2's ``RegexSearchTransform`` whose search also asks others and whose calls resolve
+    unseen names first (the gateway's search, see ``gateway._fanout``): ``find(pattern)`` gives other
+    ranked answers (names), ``merge(ranked_lists, limit=)`` orders the lists — the own ranking first —
+    and ``resolve(name)`` makes an unknown name known before ``get_tool`` and the ``call_tool`` proxy
+    look it up. Only names the caller's catalog holds are ever shown (the same component authorization
+    as every tool). Other FastMCP versions: refused at construction (the hooks used here are 4.2's)."""
+
+    def __init__(
+        self,
+        *,
+        merge: Merge,
+        find: FindMore | None = None,
+        resolve: ResolveName | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not SCALE_READ_PATH_SUPPORTED:
+            raise RuntimeError(f"FanOutRegexSearch is verified on FastMCP 4.2, not {fastmcp.__version__}")
+        super().__init__(**kwargs)
+        self.merge = merge
+        self.find = find
+        self.resolve = resolve
+        self._search_tool: Tool | None = None
+        self._call_tool: Tool | None = None
+
+    def _make_search_tool(self) -> Tool:
+        # Built once (FastMCP builds it per request; the function reads the transform when called).
+        if self._search_tool is not None:
+            return self._search_tool
+        transform = self
+
+        async def search_tools(
+            pattern: Annotated[
+                str,
+                "Case-insensitive regex pattern for tool names, descriptions, and parameters, "
+                "up to 1000 characters; lookarounds and backreferences are not supported",
+            ],
+            ctx: Context = None,  # type: ignore[assignment]
+        ) -> str | list[dict[str, Any]]:
+            """Search for tools matching a regex pattern.
+
+            Returns matching tool definitions in the same format as list_tools.
+            Invalid, unsupported, or overlong patterns return an empty list.
+            """
+            children: list[list[str]] = []
+            if transform.find is not None and len(pattern) <= transform._max_pattern_length:
+                children = await transform.find(pattern)
+            visible = await transform._get_visible_tools(ctx)
+            by_name = {tool.name: tool for tool in visible}
+            own = [tool.name for tool in await transform._search(visible, pattern)]
+            answers = [[name for name in names if name in by_name] for names in children]
+            merged = transform.merge([own, *answers], limit=transform._max_results)
+            rendered: str | list[dict[str, Any]] = await transform._render_results(
+                [by_name[name] for name in merged]
+            )
+            return rendered
+
+        self._search_tool = Tool.from_function(fn=search_tools, name=self._search_tool_name)
+        return self._search_tool
+
+    def _make_call_tool(self) -> Tool:
+        if self._call_tool is not None:
+            return self._call_tool
+        proxy = super()._make_call_tool()
+        transform = self
+        relay = proxy.fn  # type: ignore[attr-defined]
+
+        async def call_tool(
+            name: Annotated[str, "The name of the tool to call"],
+            arguments: Annotated[dict[str, Any] | None, "Arguments to pass to the tool"] = None,
+            ctx: Context = None,  # type: ignore[assignment]
+        ) -> Any:
+            """Call a tool by name with the given arguments.
+
+            Use this to execute tools discovered via search_tools.
+            """
+            if transform.resolve is not None:
+                await transform.resolve(name)
+            return await relay(name=name, arguments=arguments, ctx=ctx)
+
+        self._call_tool = Tool.from_function(fn=call_tool, name=self._call_tool_name)
+        return self._call_tool
+
+    async def get_tool(
+        self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
+    ) -> Tool | None:
+        tool = await super().get_tool(name, call_next, version=version)
+        if tool is not None or self.resolve is None:
+            return tool
+        await self.resolve(name)
+        return await call_next(name, version=version)
