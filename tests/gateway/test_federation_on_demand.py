@@ -77,7 +77,8 @@ def _state(url: str, child: str) -> str:
 
 def _search(url: str, pattern: str) -> list[str]:
     _, message = rpc(url, "tools/call", {"name": "search_tools", "arguments": {"pattern": pattern}})
-    return [entry["name"] for entry in message["result"]["structuredContent"]["result"]]
+    result = message["result"]["structuredContent"]["result"]
+    return [] if isinstance(result, str) else [entry["name"] for entry in result]  # a string: abstained
 
 
 def _call(url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

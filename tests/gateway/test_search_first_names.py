@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
+from agent_connector_sdk.cli.app import main
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.gateway._app import CONTRACT_BINDING_META_KEY
 from agent_connector_sdk.gateway._auth import AuthSettings
@@ -137,3 +139,31 @@ def test_the_right_key_guards_the_hidden_tool_found_by_search_and_by_call(key: R
             bound = {CONTRACT_BINDING_META_KEY: entry_contract.contract_sha256}
             fresh = parse_message(raw_post(url, "tools/call", params, headers=writer, meta=bound))
             assert fresh["result"]["structuredContent"] == {"ok": True}, fresh
+
+
+def test_check_refuses_a_require_typo_under_a_search_first_child(
+    key: RSAKeyPair, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "issuer.pem").write_text(key.public_key, encoding="ascii")
+    with serve_asgi(build("notes", 0).http_app(stateless_http=True)) as notes_url:
+        for require, refused in (("notes_delete_nte", True), ("notes_delete_note", False)):
+            (tmp_path / "gateway.toml").write_text(
+                f"""
+[auth]
+issuer = "{ISSUER}"
+audience = "{AUDIENCE}"
+public_key_file = "issuer.pem"
+[auth.require]
+{require} = ["notes:write"]
+[children.notes]
+url = "{notes_url}"
+""",
+                encoding="utf-8",
+            )
+            code = main(["gateway", "--config", str(tmp_path / "gateway.toml"), "--check"])
+            err = capsys.readouterr().err
+            if refused:
+                assert code == 2, err
+                assert "[auth.require] notes_delete_nte names no child and no tool its child lists" in err
+            else:
+                assert code == 0, err
