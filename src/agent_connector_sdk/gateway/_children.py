@@ -389,15 +389,19 @@ class Child:
         its hold again (a name never found keeps the child's tools held back)."""
         if self.front is None or self.front.search is None:
             return
+        unresolved = 0
         for name in sorted(self.required):
             exposed = gateway_name(self.name, name)
             catalog = self.catalog
             if exposed in self.confirmed or (catalog is not None and exposed in catalog.tools):
                 continue
+            unresolved += 1
             if self.state != "up":
                 return  # down meanwhile: the next connect looks again
             self._misses.pop(name, None)  # a fresh look on every connect
             await self.resolve(name)
+        if self.requirements_checked and not unresolved:
+            return  # nothing was looked up: the gateway's judgement stands
         self.requirements_checked = True
         if self.catalog is not None:
             self._publish(self, self.catalog)  # same catalog: the gateway re-judges its hold
@@ -729,6 +733,10 @@ class Child:
                 self._relist_requested = False
                 with contextlib.suppress(*_CONNECT_FAILURES):
                     await self.relist()
+                    # A required name not found yet is looked up again at each refresh (one search
+                    # per such key): a tool the child adds later is then guarded and its hold lifted.
+                    if self.requirements_checked and self.state == "up":
+                        await self._resolve_required()
 
     async def _sleep(self, seconds: float) -> None:
         self._wake.clear()
