@@ -19,7 +19,7 @@ from agent_connector_sdk.demo.lab_service import lab_service_app
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.gateway._auth import AuthSettings
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
-from tests.support.gateway import rpc
+from tests.support.gateway import rpc, wait_for
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import RecordingUpstream
 
@@ -84,29 +84,33 @@ def _catalog(stack: Stack, child: str) -> Any:
     return catalog
 
 
-def test_the_childs_synthetic_tools_are_withheld_and_its_hidden_tools_federated(stack: Stack) -> None:
-    catalog = _catalog(stack, "oa")
-    document = load_github_extract().document
-    operations = {
-        operation["operationId"].replace("/", "_").replace("-", "_")
-        for item in document["paths"].values()
-        for operation in item.values()
-        if isinstance(operation, dict) and "operationId" in operation
-    }
-    assert {tool.name for tool in catalog.tools.values()} == operations
-    assert all(tool.schema_sha256 is not None for tool in catalog.tools.values())
-    withheld = {(r.tool, r.category) for r in catalog.rejected}
+def _up(stack: Stack) -> None:
+    wait_for(lambda: all(c.state == "up" for c in stack.gateway.children.values()), 60, "children up")
+
+
+def test_hidden_tools_are_found_by_searches_never_enumerated(stack: Stack) -> None:
+    _up(stack)
+    child = stack.gateway.children["oa"]
+    withheld = {(r.tool, r.category) for r in _catalog(stack, "oa").rejected}
     assert withheld == {("call_tool", "synthetic_proxy"), ("search_tools", "synthetic_proxy")}
     assert stack.gateway.tool("oa_call_tool") is None and stack.gateway.tool("oa_search_tools") is None
-    child = stack.gateway.children["oa"]
-    assert child.federated_searches >= 1
-    # Re-enumerating costs searches: re-lists are spaced to at most a tenth of the time.
-    assert child.federation_seconds > 0 and child.federation_spacing == 9 * child.federation_seconds
-    # Found through the gateway's own search, as navigation entries with the gateway's disclosure.
+    assert child.federation is None  # nothing enumerated while serving
+    searches_before = child.searches
+    # Found through the gateway's own search: the pattern went to the child's search, the entry was
+    # verified and admitted, and the gateway answers with its own navigation entry.
     assert stack.search("zen", "any") == ["oa_meta_get_zen"]
+    assert child.searches == searches_before + 1
+    tool = _catalog(stack, "oa").tools["oa_meta_get_zen"]
+    assert tool.schema_sha256 is not None
+    assert len(stack.gateway.verified) >= 1 and stack.gateway.verified.count("oa") >= 1
+    # Only what searches and calls named is published, never the whole catalog.
+    assert child.federated < 200
 
 
 def test_a_federated_tool_runs_at_the_child_and_its_result_is_relayed(stack: Stack) -> None:
+    _up(stack)
+    # Never searched for: the call resolves this one name through the child first.
+    assert stack.gateway.tool("oa_issues_list_events_for_timeline") is None
     before = len(stack.upstream.requests)
     message = stack.call("oa_issues_list_events_for_timeline", {"owner": "o", "repo": "r", "issue_number": 7})
     assert "result" in message, message
@@ -118,6 +122,7 @@ def test_a_federated_tool_runs_at_the_child_and_its_result_is_relayed(stack: Sta
 
 
 def test_a_guarded_federated_tool_is_never_run_for_a_caller_without_its_scope(stack: Stack) -> None:
+    _up(stack)
     before = len(stack.upstream.requests)
     arguments = {"owner": "o", "repo": "r"}
     assert "oa_repos_delete" not in stack.search("repos_delete", "base")
@@ -137,6 +142,8 @@ def test_a_guarded_federated_tool_is_never_run_for_a_caller_without_its_scope(st
 
 
 def test_a_hidden_tool_the_gateway_rejects_is_never_callable_by_any_route(stack: Stack) -> None:
+    _up(stack)
+    stack.search(".", "any")  # what the lab's search answers is verified, and some of it refused
     catalog = _catalog(stack, "lab")
     rejected = {r.tool for r in catalog.rejected if r.category not in ("synthetic_proxy",)}
     hidden_rejected = sorted(name for name in rejected if name is not None)
@@ -151,6 +158,8 @@ def test_a_hidden_tool_the_gateway_rejects_is_never_callable_by_any_route(stack:
 
 
 def test_a_federated_tool_with_header_annotations_is_called_with_its_headers(stack: Stack) -> None:
+    _up(stack)
+    assert "lab_search_evidence" in stack.search("search_evidence", "any")
     tool = stack.gateway.tool("lab_search_evidence")
     assert tool is not None and tool.source.schema_sha256 is not None  # hidden behind the lab's search
     params = {"name": "lab_search_evidence", "arguments": {"query": "carrier", "region": "eu-west"}}

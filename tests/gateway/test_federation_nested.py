@@ -1,14 +1,15 @@
 """A gateway behind a gateway: the inner one is itself a search-first server, so the outer one
-federates it — its tools, not its proxy — and the guarantees compose: a call never re-lists, a child
-schema that changes behind both moves the outer generation, and the outer gateway validates against
-the new schema before anything is sent."""
+federates it — its tools, found by searches, not its proxy — and the guarantees compose: a call never
+re-lists, a child schema that changes behind both is picked up by the next search through the outer
+gateway (its generation moves), and the outer gateway validates against the new schema before anything
+is sent."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from tests.support.gateway import call, rpc, wait_for
+from tests.support.gateway import call, rpc, search, wait_for
 from tests.support.gateway_children import Misbehaving, recording
 from tests.support.http_server import serve_asgi
 
@@ -26,9 +27,15 @@ def test_a_gateway_of_a_gateway_federates_calls_without_re_listing_and_follows_s
         inner_log: list[dict[str, str]] = []
         with serve_asgi(recording(inner.http_app(), inner_log)) as inner_url:
             outer = Gateway(
-                GatewayConfig(children=(ChildSpec("in", url=inner_url),), refresh=0.5, relist_interval=0.5)
+                GatewayConfig(children=(ChildSpec("in", url=inner_url),), refresh=60, relist_interval=0.5)
             )
             with serve_asgi(outer.http_app()) as url:
+                wait_for(lambda: outer.children["in"].state == "up", timeout=30, what="inner gateway up")
+                assert [entry["name"] for entry in search(url, "bad_")] == [
+                    "in_bad_listing",
+                    "in_bad_morph",
+                    "in_bad_ok",
+                ]
                 catalog = outer.children["in"].catalog
                 assert catalog is not None
                 assert set(catalog.tools) == {"in_bad_listing", "in_bad_morph", "in_bad_ok"}
@@ -54,13 +61,18 @@ def test_a_gateway_of_a_gateway_federates_calls_without_re_listing_and_follows_s
                     assert call(url, "in_bad_ok", {})["content"][0]["text"] == "ok v1"
                 assert _methods(inner_log[before:]) == Counter({"tools/call bad_ok": 5})
 
-                # The child's schema changes behind both gateways: the outer generation moves, and the
-                # outer gateway validates against the new schema (b now required) before sending.
+                # The child's schema changes behind both gateways: the next search through the outer
+                # gateway sees the new digest at once (its generation moves), and the outer gateway
+                # validates against the new schema (b now required) before sending.
                 assert call(url, "in_bad_morph", {"a": "x"})["content"][0]["text"] == "morph v1"
+                generation = outer.children["in"].health().generation
                 bad.version = 2
                 wait_for(
-                    lambda: outer.children["in"].health().generation == 1, timeout=30, what="generation 1"
+                    lambda: inner.children["bad"].health().generation == 1, timeout=30, what="inner moved"
                 )
+                # Ranked: plain words find related tools too (in_bad_ok...), the named one first.
+                assert search(url, "bad_morph")[0]["name"] == "in_bad_morph"
+                assert outer.children["in"].health().generation == (generation or 0) + 1
                 calls_before = len(bad.calls)
                 refused = call(url, "in_bad_morph", {"a": "x"})
                 assert refused["isError"] is True and len(bad.calls) == calls_before

@@ -116,8 +116,8 @@ def test_a_child_that_dies_is_refused_at_once_others_keep_working_and_it_comes_b
         _, second = rpc(url, "tools/call", {"name": "weather_forecast", "arguments": {}})
         assert second["error"]["code"] == -32011
         assert second["error"]["message"].startswith("gateway refused weather_forecast: child_unavailable")
-        # Its tools stay findable (ranked: the tool named first, related ones after); the other child
-        # keeps working.
+        # Its tools stay findable; the other child keeps working.
+        # (ranked: plain words find the child's related tools too, the named one first)
         assert search(url, "weather_forecast")[0]["name"] == "weather_forecast"
         assert call(url, "bad_ok", {})["content"][0]["text"] == "ok v1"
         health = httpx2.get(url.removesuffix("/mcp") + "/healthz?detail=1", timeout=10).json()

@@ -16,6 +16,8 @@ default), then the children are closed together (see ``Gateway.stop``).
 
 ``--check`` connects, prints each child's compatibility evidence and exits: 0 when every child was
 reachable, 2 when one was not; with ``--strict`` also 1 on any rejected tool or failed probe.
+A search-first child's hidden catalog is enumerated completely only here (bounded, resumable, progress
+on stderr; "partial: N of at least M" when a bound stops it), never while serving.
 ``--check --json`` prints one :class:`~agent_connector_sdk.gateway._evidence.GatewayCheck` object
 (``schemas/gateway-check.schema.json``).
 """
@@ -187,14 +189,88 @@ def _configured_children(path: Path | None, names: list[str] | None) -> tuple[An
     return gateway_children(select_servers(read_mcp_config(path), names or []))
 
 
+class EnumerationProgress:
+    """``--check``'s progress through one search-first child's hidden catalog, on stderr: a progress
+    bar on a terminal, else one line per 10 % of what is known so far (the catalog's size is only known
+    as a lower bound, "at least M", until the enumeration ends: a line each time another tenth of
+    that bound is verified, and the last state at the end). Child names are sanitized."""
+
+    def __init__(self, child: str, *, stream: Any = None, tty: bool | None = None) -> None:
+        import sys
+
+        self.child = sanitize_text(child, 60)
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self._printed = 0
+        self._latest: tuple[int, int, int] | None = None
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, verified: int, found: int, searches: int) -> None:
+        if self.tty:
+            if self._bar is None:
+                from rich.console import Console
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+                self._bar = Progress(
+                    TextColumn(f"child {self.child}: hidden tools"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("({task.fields[searches]} searches)"),
+                    console=Console(file=self.stream, emoji=False),
+                    transient=True,
+                )
+                self._task = self._bar.add_task("enumerate", total=found, searches=searches)
+                self._bar.start()
+            self._bar.update(self._task, completed=verified, total=max(found, 1), searches=searches)
+            return
+        self._latest = (verified, found, searches)
+        if verified - self._printed >= max(1, found // 10):
+            self._line()
+
+    def _line(self) -> None:
+        assert self._latest is not None
+        verified, found, searches = self._latest
+        self._printed = verified
+        print(
+            f"child {self.child}: {verified} of at least {found} hidden tools verified ({searches} searches)",
+            file=self.stream,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        """The last state, once: a line (when not already printed), or the bar ended."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+        elif self._latest is not None and self._latest[0] != self._printed:
+            self._line()
+
+
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
+    import sys
+
     from agent_connector_sdk.gateway import GatewayError
     from agent_connector_sdk.gateway._evidence import check_report, collect_evidence
 
+    # Complete evidence when asked (never while serving): each search-first child's hidden catalog
+    # is enumerated, bounded and resumable, with progress on stderr.
+    reporters = []
+    for child in front.children.values():
+        child.enumerate_all = True
+        child.progress = reporter = EnumerationProgress(child.name)
+        reporters.append(reporter)
     try:
         await front.start(supervise=False)
     except GatewayError as error:
         raise CliError(f"--check: {error.message}") from None
+    finally:
+        for reporter in reporters:
+            reporter.close()
+    for child in front.children.values():
+        federation = child.federation
+        if federation is not None and federation.partial is not None:
+            print(f"child {sanitize_text(child.name, 60)}: {federation.partial}", file=sys.stderr)
     try:
         evidence = [await collect_evidence(child) for child in front.children.values()]
         # A key under a child that never listed could not be resolved: serving would hold that child's
@@ -245,6 +321,8 @@ def render_evidence(report: Any) -> list[str]:
         for rejected in item.rejected:
             tool = rejected.tool if rejected.tool is not None else "(no name)"
             lines.append(f"    {_s(tool, 130)}: {rejected.category}: {_s(rejected.reason)}")
+        if item.enumeration is not None:
+            lines.append(f"  hidden catalog: {_s(item.enumeration, 300)}")
         probe = item.validated_result
         if probe is None:
             lines.append(

@@ -30,7 +30,7 @@ import contextlib
 import copy
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, ClassVar, Final
 
@@ -55,13 +55,14 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, ChildHealth
 from agent_connector_sdk.gateway._config import GatewayConfig
 from agent_connector_sdk.gateway._errors import GatewayError, refusal_code
+from agent_connector_sdk.gateway._fanout import FederatedSearch
 from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway._locks import LockWatch
+from agent_connector_sdk.gateway._verified import VerifiedCache
 from agent_connector_sdk.gateway._watch import PING_INTERVAL, watch_child
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     DisclosureOrigin,
-    RankedSearchTransform,
     SchemaDisclosureRegistry,
     describe_schema_tools,
     register_schema_resources,
@@ -99,16 +100,24 @@ def default_host_options(audit: AuditSink | None = None) -> HostOptions:
     return HostOptions(audit=audit, require_confirmation=False)
 
 
-def gateway_search_transform(max_results: int) -> RankedSearchTransform:
-    """The gateway's search over its listed tools — the one seam where its ranking is chosen.
+def gateway_search_transform(
+    max_results: int,
+    *,
+    find: Callable[[str], Awaitable[list[list[str]]]] | None = None,
+    resolve: Callable[[str], Awaitable[None]] | None = None,
+) -> FederatedSearch:
+    """The gateway's search — the one seam where its ranking is chosen.
 
-    A ``RankedSearchTransform`` (FastMCP's ``RegexSearchTransform`` ranked by
-    :mod:`agent_connector_sdk.core.search`): it indexes the caller's visible, admitted tools only, so a
-    hidden or rejected tool never shapes a result, score or count. Results from elsewhere (federated
-    children) are merged with the listed ones by rank: ``transform.rank(tools, pattern, query)`` gives
-    the listed tools best first, ``core.search.merge_by_rank`` fuses the lists.
+    A :class:`~._fanout.FederatedSearch`, a ``RankedSearchTransform`` (FastMCP's
+    ``RegexSearchTransform`` ranked by :mod:`agent_connector_sdk.core.search`): it indexes the caller's
+    visible, admitted tools only, so a hidden or rejected tool never shapes a result, score or count.
+    ``find`` fans the caller's query out to the search-first children; their answers are fused with
+    the gateway's own ranking by ``core.search.merge_by_rank`` (``transform.rank(tools, pattern,
+    query)`` gives the listed tools best first). ``resolve`` makes a hidden tool named by a call known.
     """
-    return RankedSearchTransform(search_result_serializer=describe_schema_tools, max_results=max_results)
+    return FederatedSearch(
+        search_result_serializer=describe_schema_tools, max_results=max_results, find=find, resolve=resolve
+    )
 
 
 def refusal_text(exposed: str, error: AgentConnectorError) -> str:
@@ -346,20 +355,29 @@ class Gateway:
         auth = config.auth
         verifier = None if auth is None else auth.verifier()
         self.server: FastMCP[Any] = FastMCP(name=name, lifespan=lifespan, auth=verifier)
-        self.search = gateway_search_transform(max_results)
+        self.search = gateway_search_transform(max_results, find=self._find, resolve=self._resolve)
         self.server.add_transform(self.search)
         self.gates = ServerGates(audit=self.audit)
         # Read now: a lock file that cannot be used refuses start-up (GatewayError invalid_config).
         self.lock = None if config.lock is None else LockWatch(config.lock, len(config.children))
+        self.verified = VerifiedCache()
+        """Verified disclosures of every search-first child, by contract (bounded, shared)."""
         self.children: dict[str, Child] = {
-            spec.name: Child(spec, config, self.options, self._apply, environ=environ, lock=self.lock)
+            spec.name: Child(
+                spec, config, self.options, self._apply, environ=environ, lock=self.lock, cache=self.verified
+            )
             for spec in config.children
         }
+        for key in () if auth is None else auth.require:
+            owner = self.children.get(_owner(key))
+            if owner is not None and key != owner.name:
+                owner.required |= {key[len(owner.name) + 1 :]}
         self._tools: dict[str, GatewayTool] = {}
         self._pending_origins: dict[str, DisclosureOrigin] = {}
         self._registry: SchemaDisclosureRegistry | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._started = False
+        self._serving = True
         self.health_detail = health_detail
         self.ping_interval = PING_INTERVAL
         """Seconds a child may be quiet before the gateway pings it (:mod:`._watch`)."""
@@ -382,6 +400,7 @@ class Gateway:
         if self._started:
             return
         self._started = True
+        self._serving = supervise
         await asyncio.gather(*(self._first_connect(child, supervise) for child in self.children.values()))
         unmatched = self.unmatched_requirements()
         if unmatched:
@@ -413,8 +432,30 @@ class Gateway:
 
     async def _first_connect(self, child: Child, supervise: bool) -> None:
         # A child that fails is down (logged once by the child, with its reason); its supervisor retries.
+        # Serving, a search-first child's search is not waited for: its supervisor finishes connecting.
         with contextlib.suppress(AgentConnectorError, OSError, RuntimeError):
-            await child.connect()
+            await child.connect(await_search=not supervise)
+
+    # -- on demand: search-first children ------------------------------------------------------------
+    async def _find(self, pattern: str) -> list[list[str]]:
+        """The caller's search sent to every search-first child that is up, concurrently; each answer
+        (verified, admitted, published) as gateway names in the child's order."""
+        searching = [c for c in self.children.values() if c.front is not None and c.state == "up"]
+        if not searching:
+            return []
+        return list(await asyncio.gather(*(child.search(pattern) for child in searching)))
+
+    async def _resolve(self, exposed: str) -> None:
+        """A call names ``exposed``, which the gateway does not publish: if it is ``CHILD_tool`` of a
+        search-first child, that child resolves the one name (verified before anything runs)."""
+        if exposed in self._tools:
+            return
+        for child in self.children.values():
+            prefix = f"{child.name}_"
+            if child.front is not None and child.state == "up" and exposed.startswith(prefix):
+                tool = exposed[len(prefix) :]
+                if tool and child.front is not None and tool not in child.front.withheld:
+                    await child.resolve(tool)
 
     async def stop(self) -> None:
         """Stop the supervisors and close every child, all at once and bounded in time, whatever the
@@ -445,6 +486,8 @@ class Gateway:
 
         A changed tool is replaced and its disclosure origin re-registered with the new descriptor's
         digest as ``source_sha256``; old disclosure URIs of changed schemas are then stale."""
+        if not self._serving:
+            return  # ``--check`` (start without supervisors): evidence only, nothing is served
         published = {
             name: tool.source.descriptor_sha256
             for name, tool in self._tools.items()
@@ -502,11 +545,16 @@ class Gateway:
         auth = self.config.auth
         if auth is None:
             return ()
+        owner = self.children.get(child)
+        confirmed = frozenset() if owner is None else owner.confirmed
         held: list[str] = []
         for key in auth.require:
             if key == child or _owner(key) != child:
                 continue
-            if _key_resolves(catalog, key):
+            # A search-first child's hidden tool is confirmed by an anchored exact search (when the child
+            # comes up): it stays resolved when the LRU of published hidden tools lets it go, and
+            # whenever a search or a call publishes it again it carries the scopes written for it.
+            if _key_resolves(catalog, key) or key in confirmed:
                 self._resolved_once.add(key)
             else:
                 held.append(key)
@@ -546,15 +594,16 @@ class Gateway:
             catalog = owner.catalog
             if catalog is None:
                 continue
-            if _key_resolves(catalog, key):
+            if _key_resolves(catalog, key) or key in owner.confirmed:
                 self._resolved_once.add(key)
-            else:
+            elif not owner.requirements_pending:
                 unmatched.append(key)
         return tuple(unmatched)
 
     def pending_requirements(self) -> tuple[str, ...]:
-        """``[auth.require]`` keys under a child that has never listed (down since start-up), so they
-        could not be resolved yet: ``gateway --check`` says so (a key that never resolves is an error)."""
+        """``[auth.require]`` keys under a child that has never listed (down since start-up), or that a
+        search-first child does not list and has not looked up by name yet, so they could not be resolved
+        yet: ``gateway --check`` says so (a key that never resolves is an error)."""
         auth = self.config.auth
         if auth is None:
             return ()
@@ -563,7 +612,10 @@ class Gateway:
             for key in auth.require
             if key not in self.children
             and (owner := self.children.get(_owner(key))) is not None
-            and owner.catalog is None
+            and (
+                owner.catalog is None
+                or (owner.requirements_pending and not _key_resolves(owner.catalog, key))
+            )
         )
 
     def _recheck_requirements(self) -> None:

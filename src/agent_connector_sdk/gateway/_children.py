@@ -10,7 +10,11 @@ caller's request), and the child's HTTP client carries only the headers its spec
 Lifecycle, run by :meth:`Child.supervise` (one task per child):
 
 * ``connecting`` → connect + discover within ``connect_timeout``; success publishes a catalog
-  (:mod:`._generations`) and the child is ``up``; failure makes it ``down``;
+  (:mod:`._generations`) and the child is ``up`` — a search-first child once one anchored search of
+  it answers too, which the gateway's start-up does not wait for (its supervisor does); failure makes
+  it ``down``. A search-first child's hidden tools are found on demand (:meth:`Child.search`,
+  :meth:`Child.resolve`; :mod:`._federation`), bounded per search (:data:`SEARCH_SECONDS`,
+  :data:`MAX_FOUND`) and in what stays published (:data:`MAX_FEDERATED`);
 * ``down``: its tools stay published (the caller can still find them) but every call is refused at
   once with ``child_unavailable``; reconnects back off exponentially (0.5 s doubling to ``max_backoff``);
 * ``up``: re-lists every ``refresh`` seconds, and after ``notifications/tools/list_changed`` —
@@ -36,6 +40,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
@@ -48,19 +53,38 @@ from fastmcp.client.messages import MessageHandler
 from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport
+from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
 from agent_connector_sdk.core.host._errors import TransportFailure
 from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway._errors import GatewayError
-from agent_connector_sdk.gateway._federation import federate, merge_listing, search_front
-from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, build_catalog, diff_catalogs
+from agent_connector_sdk.gateway._federation import (
+    Federation,
+    Found,
+    Progress,
+    SearchFront,
+    Verifier,
+    consumer_for,
+    exact_pattern,
+    federate,
+    merge_listing,
+    search_front,
+)
+from agent_connector_sdk.gateway._generations import (
+    ChildCatalog,
+    ChildTool,
+    build_catalog,
+    diff_catalogs,
+    gateway_name,
+)
 from agent_connector_sdk.gateway._locks import LockWatch
 from agent_connector_sdk.gateway._reasons import StderrTail, child_target, describe_failure
+from agent_connector_sdk.gateway._verified import VerifiedCache
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.mcp.host.disclosure_consumer import DisclosureConsumerError, SchemaDisclosureConsumer
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["Child", "ChildHealth", "ChildState"]
@@ -72,12 +96,20 @@ ChildState = Literal["connecting", "up", "down", "closed"]
 HealthState = Literal["connecting", "up", "degraded", "down", "closed"]
 """What health shows: the connection state, with ``up`` shown as ``degraded`` while calls time out."""
 _FIRST_BACKOFF: Final = 0.5
-FEDERATION_DUTY_SPACING: Final = 9.0
-"""A search-first child is re-listed at most every nine times its last federation's duration."""
-FEDERATION_TIMEOUT: Final = 900.0
-"""Seconds a search-first child's hidden catalog may take to federate (enumerate, verify, admit), apart
-from ``connect_timeout``, which bounds connecting and listing: GitHub's 1,223 hidden operations take
-far longer than a listing."""
+SEARCH_SECONDS: Final = 10.0
+"""Seconds one search of a search-first child may take, its verification included (a caller's search
+fans out to every such child; a slower child's answer is left out of that search)."""
+MAX_FOUND: Final = 50
+"""Entries of one child's search answer that are verified (the rest are not shown)."""
+MAX_FEDERATED: Final = 2_000
+"""Hidden tools of one child published at once (least recently found or called first withdrawn; a
+withdrawn tool is found again by the next search or call that names it)."""
+_MAX_FEDERATED_REJECTIONS: Final = 100
+"""Rejected hidden tools remembered per child (the most recent)."""
+_MAX_MISSES: Final = 1_024
+"""Names a call resolved in vain, remembered for ``refresh`` seconds (no second search for them)."""
+_PROBE_NAME: Final = "agent-connector-gateway-probe"
+"""The name the gateway searches for to learn that a search-first child's search answers."""
 _CONNECT_FAILURES: Final = (AgentConnectorError, OSError, RuntimeError)
 _CLOSE_BOUND: Final = 6.0
 """Seconds a session gets to close: the ``mcp`` SDK ends a stdio child in at most ~4 s (stdin closed,
@@ -143,6 +175,7 @@ class Child:
         *,
         environ: Mapping[str, str] | None = None,
         lock: LockWatch | None = None,
+        cache: VerifiedCache | None = None,
     ) -> None:
         self.spec = spec
         self._lock = lock
@@ -177,11 +210,30 @@ class Child:
         """The health watcher's ping went unanswered (the child is degraded until it answers anything)."""
         self.server_info: tuple[str | None, str | None] = (None, None)
         """The child's ``serverInfo`` name and version as it last said them (untrusted, unsanitized)."""
-        self._verified: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.federated_searches = 0
-        self.federation_seconds = 0.0
-        """How long the last federation of this child's hidden catalog took (0: not search-first)."""
-        """Searches the last federation of this child's hidden catalog took (0: not search-first)."""
+        # -- a search-first child (see _federation): its hidden tools are found on demand.
+        self.front: SearchFront | None = None
+        self.cache = cache if cache is not None else VerifiedCache()
+        self.enumerate_all = False
+        """``gateway --check``: enumerate the hidden catalog completely on connect (never when serving)."""
+        self.progress: Progress | None = None
+        self.federation: Federation | None = None
+        """The last complete enumeration (``--check``), with ``partial`` when a bound stopped it."""
+        self.searches = 0
+        """Searches sent to this child (callers' searches, calls resolved, the probe)."""
+        self._listing: AdmissionReport | None = None
+        self._page_trace: tuple[str | None, ...] = ()
+        self._consumer: tuple[HostSession, SchemaDisclosureConsumer] | None = None
+        self._federated: OrderedDict[str, tuple[Found, float]] = OrderedDict()
+        self._federated_rejected: OrderedDict[str, Rejection] = OrderedDict()
+        self._misses: OrderedDict[str, float] = OrderedDict()
+        self._admitted_keys: dict[str, str] = {}
+        self.required: frozenset[str] = frozenset()
+        """Names of this child's tools that ``[auth.require]`` keys name (set by the gateway)."""
+        self.confirmed: set[str] = set()
+        """Gateway names of required tools a search-first child was seen to have (admitted or rejected),
+        so their keys resolve though the tool is hidden (and not held by the LRU of published ones)."""
+        self.requirements_checked = False
+        """A search-first child's required names were looked up by anchored exact search (once up)."""
 
     @property
     def name(self) -> str:
@@ -239,8 +291,13 @@ class Child:
         may quote a caller's argument values (the client opts in to every child's debug logs)."""
         logger.debug("child %s sent a log message at %s", self.name, message.level)
 
-    async def connect(self) -> ChildCatalog:
+    async def connect(self, *, await_search: bool = True) -> ChildCatalog:
         """Connect, discover and admit; publish the catalog and mark the child ``up``.
+
+        A search-first child is ``up`` once its search answers too (one bounded search); with
+        ``await_search=False`` (the gateway's start-up, which must not wait for it) it is published and
+        left ``connecting`` for its supervisor to finish (:meth:`finish_connect`). With
+        :attr:`enumerate_all` (``--check``) its hidden catalog is then enumerated completely.
 
         A child that does not finish within ``connect_timeout`` is ``GatewayError("child_timeout")``; any
         other failure is raised as it happened (``TransportFailure``, ``JsonRpcError``,
@@ -260,6 +317,7 @@ class Child:
                 info = session.client.server_info
                 self.server_info = (None, None) if info is None else (info.name, info.version)
                 report = await session.discover_tools()
+            catalog = self._publish_listing(session, report)
         except TimeoutError as error:
             await self._down("child_timeout", error)
             raise GatewayError(
@@ -269,18 +327,35 @@ class Child:
             # Raised as it happened (the family says what failed); the child is down meanwhile.
             await self._down(str(getattr(error, "category", type(error).__name__)), error)
             raise
-        try:
-            catalog = await self._publish_listing(session, report)
-        except TimeoutError as error:
-            await self._down("child_timeout", error)
-            raise GatewayError(
-                "child_timeout",
-                f"child {self.name}: federating its hidden tools took over {FEDERATION_TIMEOUT:g} s",
-            ) from None
-        except (AgentConnectorError, OSError, RuntimeError) as error:
-            # Raised as it happened (the family says what failed); the child is down meanwhile.
-            await self._down(str(getattr(error, "category", type(error).__name__)), error)
-            raise
+        if self.front is not None and self.front.search is not None and not await_search:
+            return catalog  # "connecting" until its search answers (the supervisor's next step)
+        return await self.finish_connect()
+
+    async def finish_connect(self) -> ChildCatalog:
+        """The rest of :meth:`connect` on the open session: a search-first child's search must answer
+        (one anchored search, within ``connect_timeout``), then the child is ``up``."""
+        session = self.session
+        assert session is not None and self.catalog is not None
+        if self.front is not None and self.front.search is not None:
+            verifier = self._verifier()
+            assert verifier is not None
+            try:
+                with anyio.fail_after(self.config.connect_timeout):
+                    self.searches += 1
+                    await verifier.search(exact_pattern(_PROBE_NAME))
+            except TimeoutError as error:
+                await self._down("child_timeout", error)
+                raise GatewayError(
+                    "child_timeout",
+                    f"child {self.name}: its search did not answer within {self.config.connect_timeout:g} s",
+                ) from None
+            except (AgentConnectorError, OSError, RuntimeError) as error:
+                await self._down(str(getattr(error, "category", type(error).__name__)), error)
+                raise
+            if self.enumerate_all:
+                await self._enumerate(verifier)
+        catalog = self.catalog
+        assert catalog is not None
         reconnected = self._was_up
         self.last_answer = time.monotonic()
         self.hung = False
@@ -298,36 +373,207 @@ class Child:
             catalog.generation,
             _shown(session.protocol_version or "-", 40),
         )
-        return catalog
+        await self._resolve_required()
+        return self.catalog or catalog
 
-    async def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
-        """The child's catalog from its admitted listing (federating a search-first child's hidden
-        tools, within :data:`FEDERATION_TIMEOUT`), published when its generation moved."""
+    @property
+    def requirements_pending(self) -> bool:
+        """A search-first child whose required names have not been looked up yet: their keys are
+        neither resolved nor unmatched (its tools are held back meanwhile)."""
+        return self.front is not None and self.front.search is not None and not self.requirements_checked
+
+    async def _resolve_required(self) -> None:
+        """Names resolve or the tools stay closed: every required name a search-first child does not
+        list is looked up by one anchored exact search (bounded by :data:`SEARCH_SECONDS` each; as many
+        as the operator wrote keys). Found (admitted or rejected) → confirmed; then the gateway judges
+        its hold again (a name never found keeps the child's tools held back)."""
+        if self.front is None or self.front.search is None:
+            return
+        unresolved = 0
+        for name in sorted(self.required):
+            exposed = gateway_name(self.name, name)
+            catalog = self.catalog
+            if exposed in self.confirmed or (catalog is not None and exposed in catalog.tools):
+                continue
+            unresolved += 1
+            if self.state != "up":
+                return  # down meanwhile: the next connect looks again
+            self._misses.pop(name, None)  # a fresh look on every connect
+            await self.resolve(name)
+        if self.requirements_checked and not unresolved:
+            return  # nothing was looked up: the gateway's judgement stands
+        self.requirements_checked = True
+        if self.catalog is not None:
+            self._publish(self, self.catalog)  # same catalog: the gateway re-judges its hold
+
+    async def _enumerate(self, verifier: Verifier) -> None:
+        """``--check``: the whole hidden catalog, bounded (see :func:`~._federation.federate`); what it
+        verified is published in full (a check is one process, not a server)."""
+        federation = await federate(verifier, progress=self.progress)
+        self.federation = federation
+        now = time.monotonic()
+        for name, found in federation.admitted.items():
+            self._federated[name] = (found, now)
+        for rejection in federation.rejected:
+            self._federated_rejected[str(rejection["tool"])] = rejection
+        self.confirmed.update(
+            gateway_name(self.name, name)
+            for name in self.required
+            if name in federation.admitted or name in self._federated_rejected
+        )
+        self._republish()
+
+    def _publish_listing(self, session: HostSession, report: AdmissionReport) -> ChildCatalog:
+        """The child's catalog from its admitted listing, published when its generation moved. A
+        search-first child's synthetic tools are withheld and the hidden tools found so far (by
+        searches and calls, :meth:`search`) kept beside its listed ones: nothing is enumerated here."""
+        self._listing = report
+        self._page_trace = tuple(session.cursor_trace)
+        self.front = search_front(report.admitted)
+        return self._republish()
+
+    def _republish(self, *, quiet: bool = False) -> ChildCatalog:
+        report = self._listing
+        assert report is not None
         previous = self.catalog
         digests: dict[str, str] | None = None
-        front = search_front(report.admitted)
-        if front is not None:
-            # No proxy of a proxy: the child's search/call tools are withheld and its hidden tools
-            # federated one by one (enumerated, verified against the child's digests, admitted).
-            started = time.monotonic()
-            with anyio.fail_after(FEDERATION_TIMEOUT):
-                federation = await federate(session, front, child=self.name, verified=self._verified)
-            self.federation_seconds = time.monotonic() - started
-            self._verified = federation.verified
-            self.federated_searches = federation.searches
-            report = merge_listing(report, front, federation)
-            digests = federation.schema_digests
+        if self.front is not None:
+            rejected = list(self._federated_rejected.values())
+            if self.front.search is None:
+                rejected.append(
+                    {
+                        "tool": None,
+                        "index": -1,
+                        "category": "not_federated",
+                        "reason": "a call-by-name proxy without a search: its hidden tools cannot be found",
+                        "descriptor": None,
+                    }
+                )
+            federated = {name: found for name, (found, _) in self._federated.items()}
+            report, digests = merge_listing(report, self.front, federated, rejected)
         catalog = build_catalog(
-            self.name, report, page_trace=session.cursor_trace, previous=previous, schema_digests=digests
+            self.name, report, page_trace=self._page_trace, previous=previous, schema_digests=digests
         )
         self.listed_at = time.monotonic()
         if previous is None or catalog.generation != previous.generation:
             self.catalog = catalog
             self._publish(self, catalog)
-            self._log_catalog(previous, catalog)
+            if quiet:
+                logger.debug("child %s: %d hidden tools published", self.name, len(self._federated))
+            else:
+                self._log_catalog(previous, catalog)
         else:
             self.catalog = catalog  # same content; the newest evidence (page trace) is kept
         return catalog
+
+    # -- on demand: a search-first child's hidden tools -------------------------------------------------
+    def _verifier(self) -> Verifier | None:
+        session, front, listing = self.session, self.front, self._listing
+        if session is None or front is None or listing is None:
+            return None
+        if self._consumer is None or self._consumer[0] is not session:
+            consumer = consumer_for(session, front, self.name)
+            if consumer is None:
+                return None
+            self._consumer = (session, consumer)
+            self._admitted_keys = {}  # a new session's core holds nothing yet
+        # Every name the child lists — admitted, rejected or synthetic: a hidden entry with one of them
+        # is ambiguous (and a hidden "call_tool" never becomes a proxy of a proxy).
+        listed = frozenset(listing.admitted) | {r["tool"] for r in listing.rejected if r["tool"] is not None}
+        return Verifier(
+            session,
+            self._consumer[1],
+            child=self.name,
+            cache=self.cache,
+            listed=listed,
+            admitted=self._admitted_keys,
+        )
+
+    async def search(self, pattern: str) -> list[str]:
+        """The caller's ``pattern`` sent to this child's own search (a search-first child that is up):
+        every entry of its answer (at most :data:`MAX_FOUND`) verified and admitted alone, published,
+        and their gateway names returned in the child's order. Bounded by :data:`SEARCH_SECONDS`; a
+        child that fails or is slow gives nothing (and a transport failure marks it down)."""
+        session = self.session
+        verifier = self._verifier() if self.state == "up" else None
+        if verifier is None or session is None:
+            return []
+        self.searches += 1
+        try:
+            with anyio.fail_after(SEARCH_SECONDS):
+                entries = (await verifier.search(pattern))[:MAX_FOUND]
+                outcomes = await verifier.admit_all(entries)
+        except TimeoutError:
+            logger.info("child %s: a search took over %g s, its answer left out", self.name, SEARCH_SECONDS)
+            return []
+        except DisclosureConsumerError as error:
+            logger.info("child %s: a search was refused (%s)", self.name, error.category)
+            return []
+        except TransportFailure as failure:
+            self.mark_down("transport_failure", session, failure)
+            return []
+        except AgentConnectorError as error:
+            logger.info("child %s: a search failed (%s)", self.name, _shown(error.category, 60))
+            return []
+        return self._take(outcomes, session)
+
+    def _take(self, outcomes: list[Found | Rejection], session: HostSession) -> list[str]:
+        """Record what a search verified; republish when anything changed. Synchronous: no request
+        sees half of it."""
+        if session is not self.session:
+            return []  # the child reconnected meanwhile: the next search finds them on the new session
+        now = time.monotonic()
+        changed = False
+        names: list[str] = []
+        for outcome in outcomes:
+            seen = outcome.name if isinstance(outcome, Found) else str(outcome["tool"])
+            if seen in self.required:
+                self.confirmed.add(gateway_name(self.name, seen))  # the child has it: its key resolves
+            if isinstance(outcome, Found):
+                known = self._federated.pop(outcome.name, None)
+                changed = changed or known is None or known[0].schema_sha256 != outcome.schema_sha256
+                changed = changed or self._federated_rejected.pop(outcome.name, None) is not None
+                self._federated[outcome.name] = (outcome, now)
+                names.append(outcome.name)
+                continue
+            name = str(outcome["tool"])
+            changed = changed or self._federated.pop(name, None) is not None
+            if self._federated_rejected.get(name) != outcome:
+                self._federated_rejected.pop(name, None)
+                self._federated_rejected[name] = outcome
+                changed = True
+        while len(self._federated) > MAX_FEDERATED:
+            self._federated.popitem(last=False)
+            changed = True
+        while len(self._federated_rejected) > _MAX_FEDERATED_REJECTIONS:
+            self._federated_rejected.popitem(last=False)
+            changed = True
+        catalog = self._republish(quiet=True) if changed else self.catalog
+        tools = {} if catalog is None else catalog.tools
+        return [exposed for name in names if (exposed := gateway_name(self.name, name)) in tools]
+
+    async def resolve(self, name: str) -> ChildTool | None:
+        """The hidden tool named ``name`` at this child, found by one anchored exact search, verified and
+        published before anything runs; ``None`` when the child has no such admitted tool."""
+        missed = self._misses.get(name)
+        if missed is not None and time.monotonic() - missed < self.config.refresh:
+            return None
+        found = await self.search(exact_pattern(name))
+        exposed = gateway_name(self.name, name)
+        catalog = self.catalog
+        if exposed in found and catalog is not None and exposed in catalog.tools:
+            self._misses.pop(name, None)
+            return catalog.tools[exposed]
+        if self.state == "up":
+            self._misses[name] = time.monotonic()
+            while len(self._misses) > _MAX_MISSES:
+                self._misses.popitem(last=False)
+        return None
+
+    @property
+    def federated(self) -> int:
+        """Hidden tools published now."""
+        return len(self._federated)
 
     def _log_catalog(self, previous: ChildCatalog | None, catalog: ChildCatalog) -> None:
         """One line when the generation moved, one when the rejected set changed (names, categories)."""
@@ -370,7 +616,7 @@ class Child:
         try:
             with anyio.fail_after(self.config.connect_timeout):
                 report = await session.discover_tools()
-            return await self._publish_listing(session, report)
+            return self._publish_listing(session, report)
         except TimeoutError as error:
             await self._down("child_timeout", error)
             raise GatewayError("child_timeout", f"child {self.name} did not re-list in time") from None
@@ -457,6 +703,14 @@ class Child:
         re-lists once. A periodic ``refresh`` re-lists too. A reconnect is a listing of its own."""
         delay = _FIRST_BACKOFF
         while self.state != "closed":
+            if self.state == "connecting" and self.session is not None and self.catalog is not None:
+                # Published at start-up without waiting for its search: now it must answer.
+                try:
+                    await self.finish_connect()
+                except _CONNECT_FAILURES:
+                    await self._sleep(delay)
+                    delay = min(delay * 2, self.config.max_backoff)
+                    continue
             if self.state != "up":
                 try:
                     await self.connect()
@@ -466,26 +720,23 @@ class Child:
                     await self._sleep(delay)
                     delay = min(delay * 2, self.config.max_backoff)
                     continue
-            due = (self.listed_at or time.monotonic()) + max(self.config.refresh, self.federation_spacing)
+            due = (self.listed_at or time.monotonic()) + self.config.refresh
             while self.state == "up" and not self._relist_requested and time.monotonic() < due:
                 await self._sleep(due - time.monotonic())
             if self.state != "up":
                 continue  # a call saw the transport fail: reconnect (that lists afresh)
             # Coalesce: whatever arrives until the interval has passed is answered by one re-list.
-            earliest = (self.listed_at or 0.0) + max(self.config.relist_interval, self.federation_spacing)
+            earliest = (self.listed_at or 0.0) + self.config.relist_interval
             if time.monotonic() < earliest:
                 await asyncio.sleep(earliest - time.monotonic())
             if self.state == "up":
                 self._relist_requested = False
                 with contextlib.suppress(*_CONNECT_FAILURES):
                     await self.relist()
-
-    @property
-    def federation_spacing(self) -> float:
-        """The least time between two re-lists of a search-first child: nine times its last federation,
-        so enumerating its hidden catalog again (hundreds of searches at GitHub size) takes at most a
-        tenth of the gateway's and the child's time, however short ``refresh`` or ``relist_interval``."""
-        return FEDERATION_DUTY_SPACING * self.federation_seconds
+                    # A required name not found yet is looked up again at each refresh (one search
+                    # per such key): a tool the child adds later is then guarded and its hold lifted.
+                    if self.requirements_checked and self.state == "up":
+                        await self._resolve_required()
 
     async def _sleep(self, seconds: float) -> None:
         self._wake.clear()
@@ -514,16 +765,31 @@ class Child:
         if self.state != "up" or session is None:
             why = f" ({self.reason})" if self.reason else ""
             raise GatewayError("child_unavailable", f"child {self.name} is {self.state}{why}")
+        target: AdmittedTool | str = tool.name
+        if tool.schema_sha256 is not None:
+            # A hidden tool: verified again (one anchored search; its disclosure is cached by contract)
+            # when the session no longer holds it (a reconnect) or it was last verified over ``refresh``
+            # seconds ago, so a change at the child is seen before the call runs.
+            held = self._federated.get(tool.name)
+            if held is not None:
+                self._federated.move_to_end(tool.name)  # least recently found *or called* goes first
+            stale = held is None or time.monotonic() - held[1] > self.config.refresh
+            if stale or session.core.disclosed_tool(tool.name, tool.schema_sha256) is None:
+                await self.resolve(tool.name)
+                session = self.session
+                if self.state != "up" or session is None:
+                    raise GatewayError("child_unavailable", f"child {self.name} is {self.state}")
         catalog = self.catalog
         current = None if catalog is None else catalog.tools.get(tool.exposed)
         if current is None or current.descriptor_sha256 != tool.descriptor_sha256:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
-        target: AdmittedTool | str = tool.name
         if tool.schema_sha256 is not None:
-            # A federated tool: the host core's copy admitted from the verified disclosure, called by name.
+            # The host core's copy admitted from the verified disclosure, called by name.
             admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
             if admitted is None:
-                raise GatewayError("tool_changed", f"{tool.exposed} is not held for child {self.name}")
+                raise GatewayError(
+                    "tool_changed", f"{tool.exposed} could not be verified at child {self.name}"
+                )
             target = admitted
         if session.tools_changed:
             # The child said its tools changed. Re-listing is the supervisor's (debounced) job, not

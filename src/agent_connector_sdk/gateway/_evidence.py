@@ -108,6 +108,11 @@ class ChildCheck(BaseModel):
     admitted: list[AdmittedTool]
     rejected: list[RejectedTool]
     validated_result: ProbeResult | None
+    enumeration: str | None = Field(
+        default=None,
+        description="a search-first child's hidden catalog: 'complete: N tools in S searches' or "
+        "'partial: N of at least M (why a bound stopped it)'; null for a child that lists its tools",
+    )
 
     def as_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -115,12 +120,14 @@ class ChildCheck(BaseModel):
 
 class Problem(BaseModel):
     """Why the check is not ``ok``: ``down`` (a child unreachable), ``rejected`` (a child tool not
-    published), ``probe_failed`` (the validated call did not return ``ok``) or ``no_probe`` (no
-    validated result: nothing configured and no harmless tool; ``--strict`` does not fail on it)."""
+    published), ``probe_failed`` (the validated call did not return ``ok``), ``partial`` (a bound
+    stopped the enumeration of a search-first child's hidden catalog: "partial: N of at least M") or
+    ``no_probe`` (no validated result: nothing configured and no harmless tool; ``--strict`` does not
+    fail on it)."""
 
     model_config = _FROZEN
     child: str
-    kind: Literal["down", "rejected", "probe_failed", "no_probe"]
+    kind: Literal["down", "rejected", "probe_failed", "no_probe", "partial"]
     detail: str
 
 
@@ -231,7 +238,17 @@ async def collect_evidence(child: Child, *, probe: bool = True) -> ChildCheck:
         if catalog is None
         else [RejectedTool(tool=r.tool, category=r.category, reason=r.reason) for r in catalog.rejected],
         validated_result=validated,
+        enumeration=_enumeration(child),
     )
+
+
+def _enumeration(child: Child) -> str | None:
+    federation = child.federation
+    if federation is None:
+        return None
+    if federation.partial is not None:
+        return federation.partial
+    return f"complete: {len(federation.admitted)} tools in {federation.searches} searches"
 
 
 def check_report(children: Sequence[ChildCheck]) -> GatewayCheck:
@@ -248,6 +265,8 @@ def check_report(children: Sequence[ChildCheck]) -> GatewayCheck:
                 continue  # a search-first child's own search/call tools: withheld by design, federated
             name = rejected.tool if rejected.tool is not None else "(no name)"
             problems.append(Problem(child=item.name, kind="rejected", detail=f"{name}: {rejected.category}"))
+        if item.enumeration is not None and item.enumeration.startswith("partial"):
+            problems.append(Problem(child=item.name, kind="partial", detail=item.enumeration))
         probe = item.validated_result
         if probe is None:
             problems.append(

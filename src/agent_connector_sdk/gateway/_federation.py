@@ -6,31 +6,34 @@ contract lab) lists only two synthetic tools: a search tool and a ``call_tool`` 
 it, a tool the gateway's admission rejected or its ``[auth.require]`` guards, and the result would be
 checked against the proxy's own (empty) contract. So the gateway never republishes a child's synthetic
 tools (:func:`search_front` finds them by shape, whatever their names). Instead, as a disclosure-aware
-host, it:
+host, it federates the hidden tools **on demand** — never by enumerating the catalog while serving:
 
-1. **enumerates** the child's hidden catalog through its search tool — :class:`PrefixPlan` partitions
-   the tool names by anchored, case-sensitive prefixes (a regex search matches a tool's text, which
-   starts with its name), splitting any query whose answer may have been cut at the search's result
-   limit, until every name is covered by a query that provably returned all its matches;
+1. **finds** tools through the child's own search: a caller's search is sent to it, and a call naming
+   an unseen tool searches that one name (:func:`exact_pattern`, anchored and case-sensitive);
 2. **verifies** each navigation entry's disclosure (manifest and fragments read and reconstructed
-   against the entry's digests, by :class:`~agent_connector_sdk.mcp.host.SchemaDisclosureConsumer`);
+   against the entry's digests, by :class:`~agent_connector_sdk.mcp.host.SchemaDisclosureConsumer`),
+   unless the same contract was verified before (:class:`~._verified.VerifiedCache`, keyed by what the
+   entry states: a hit cannot answer for other bytes);
 3. **admits** each reconstructed descriptor alone in the child's host core (the same policy, poisoning
-   and lock rules as a listed tool; a refusal is a rejection with its category);
+   and lock rules as a listed tool; a refusal is a rejection with its category), and refuses a name
+   the child also lists (``ambiguous_name``: one name, one contract);
 
-and the gateway publishes each admitted tool as ``NAME_tool`` like any listed one: the same
-authorization, Consume and generation rules, called directly by its name at the child (FastMCP resolves
-a hidden tool by name) through the host core's admitted copy of its schemas.
+(:class:`Verifier` does 2 and 3) and the gateway publishes each admitted tool as ``NAME_tool`` like any
+listed one: the same authorization, Consume and generation rules, called directly by its name at the
+child (FastMCP resolves a hidden tool by name) through the host core's admitted copy of its schemas.
 
-A re-list (refresh, ``list_changed``, reconnect) enumerates again; an entry whose identity (digests,
-fragment count, hints) is unchanged is not read again (the digests bind the bytes), and within one
-connection not admitted again either. Calls never re-list.
+**Complete enumeration** is for ``gateway --check`` only (:func:`federate`): :class:`PrefixPlan`
+partitions the tool names by anchored, case-sensitive prefixes (a regex search matches a tool's text,
+which starts with its name), splitting any query whose answer may have been cut at the search's result
+limit, until every name is covered by a query that provably returned all its matches. Bounded in
+searches and time ("partial: N of at least M" when a bound stops it) and resumable through the cache.
 
 Soundness of the enumeration: a query answered with fewer entries than some query ever returned was not
 cut by the result limit (which is at least that many), so it returned every match; only a query that
 returned as many as the most seen is split. A search that does not behave like an anchored name search
-(an entry outside the query's prefix) stops federation (``not_federated``) rather than guess. The
-search's own time budget (FastMCP stops a regex search after about a second) is the assumption left:
-anchored prefixes keep each search far below it.
+(an entry outside the query's prefix) stops it (``not_federated``) rather than guess. The search's own
+time budget (FastMCP stops a regex search after about a second) is the assumption left: anchored
+prefixes keep each search far below it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.host._errors import JsonRpcError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key
 from agent_connector_sdk.mcp.host._session import HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -60,10 +64,16 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 )
 
 __all__ = [
+    "FEDERATION_SECONDS",
     "MAX_SEARCHES",
     "Federation",
+    "Found",
     "PrefixPlan",
+    "Progress",
     "SearchFront",
+    "Verifier",
+    "consumer_for",
+    "exact_pattern",
     "federate",
     "merge_listing",
     "search_front",
@@ -72,13 +82,20 @@ __all__ = [
 T = TypeVar("T")
 
 MAX_SEARCHES: Final = 20_000
-"""At most this many searches per enumeration (a child answering adversarially cannot loop forever)."""
-_CONCURRENT_DISCLOSURES: Final = 1
-_READS_IN_FLIGHT: Final = 4
-"""One disclosure at a time, at most 4 of its reads in flight. A gated child admits 8 requests per caller
-at a time (``RequestBounds.max_in_flight_per_caller``), the gateway's calls share that allowance, and a
-request the client has finished still counts at the server until its stream closes: measured, three
-disclosures of one read each already met the child's limit (HTTP 429) on a loaded machine."""
+"""At most this many searches per enumeration (a child answering adversarially cannot loop forever):
+past it the enumeration is partial."""
+FEDERATION_SECONDS: Final = 1800.0
+"""At most this long for one complete enumeration (``--check``); past it the result is partial."""
+_MAX_ADMITTED_KEYS: Final = 10_000
+_READS_PER_DISCLOSURE: Final = 3
+_READS_IN_FLIGHT: Final = 2
+"""At most 2 disclosures verified at once, 3 reads each in flight: 6 requests, under the child's
+allowance with room for the search and the callers' calls (a throttled read is retried after the
+child's wait, and costs the whole disclosure's reads again). A
+gated child admits 8 requests per caller at a time (``RequestBounds.max_in_flight_per_caller``), the
+gateway's calls share that allowance, and a request the client has finished still counts at the server
+until its stream closes: measured, three disclosures of one read each already met the child's limit
+(HTTP 429) on a loaded machine."""
 _THROTTLE_RETRIES: Final = 8
 _THROTTLE_WAIT: Final = (0.05, 2.0)  # seconds: the child's retryAfterMs, clamped
 _DEFAULT_THROTTLE_WAIT: Final = 0.25  # seconds, for an HTTP 429/503 that says no retryAfterMs
@@ -184,10 +201,6 @@ class PrefixPlan:
         if not self.pending:
             return None
         self.searches += 1
-        if self.searches > MAX_SEARCHES:
-            raise GatewayError(
-                "not_federated", f"the child's catalog needs more than {MAX_SEARCHES} searches"
-            )
         self._current = self.pending.popleft()
         return self._current.pattern
 
@@ -214,34 +227,24 @@ class PrefixPlan:
 
 # ---------------------------------------------------------------------------------- federation
 @dataclass(frozen=True, slots=True)
+class Found:
+    """One hidden tool a child's search returned, verified and admitted in the child's host core: the
+    host core's copy of its descriptor and the child's disclosure digest it was verified against."""
+
+    name: str
+    descriptor: Mapping[str, Any]
+    schema_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
 class Federation:
-    """The federated part of a child's catalog: admitted descriptors (name → the host core's copy), the
-    child's disclosure digest per admitted name, rejections, and the verified descriptors to reuse."""
+    """A complete (or bounded) enumeration of a child's hidden catalog, for ``--check``: the admitted
+    tools, the rejections, and ``partial`` — why it stopped before the end (``None``: complete)."""
 
-    admitted: dict[str, Mapping[str, Any]]
-    schema_digests: dict[str, str]
+    admitted: dict[str, Found]
     rejected: list[Rejection]
-    verified: dict[tuple[Any, ...], dict[str, Any]]
     searches: int
-
-
-def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
-    hints = (
-        None
-        if entry.annotations is None
-        else tuple(sorted(entry.annotations.model_dump(exclude_none=True).items()))
-    )
-    return (
-        entry.name,
-        entry.title,
-        entry.description,
-        entry.input_schema_sha256,
-        entry.output_schema_sha256,
-        entry.schema_sha256,
-        entry.fragment_count,
-        entry.manifest_uri,
-        hints,
-    )
+    partial: str | None = None
 
 
 async def _throttled(operation: Callable[[], Awaitable[T]]) -> T:
@@ -292,109 +295,194 @@ def _descriptor(entry: SchemaNavigation, input_schema: Any, output_schema: Any) 
     return descriptor
 
 
-async def federate(
-    session: HostSession,
-    front: SearchFront,
-    *,
-    child: str,
-    verified: Mapping[tuple[Any, ...], dict[str, Any]] | None = None,
-) -> Federation:
-    """Enumerate, verify and admit the hidden tools of the child on ``session`` (module docstring).
+def exact_pattern(name: str) -> str:
+    """The anchored, case-sensitive search that finds the tool named exactly ``name`` and no other."""
+    return _Node(name, (_END,)).pattern
 
-    ``verified``: the previous federation's verified descriptors by entry identity (not read again).
-    A child whose search cannot be enumerated soundly gives one ``not_federated`` rejection and no
-    tools; a transport or protocol failure is raised as itself (the child is then down)."""
-    if front.search is None or front.search_argument != "pattern":
-        reason = "a call-by-name proxy without a regex search: its hidden tools cannot be enumerated"
-        return Federation({}, {}, [_rejection(None, "not_federated", reason)], {}, 0)
-    consumer = SchemaDisclosureConsumer(
-        session, scope=CallerScope("gateway", child), search_tool=front.search
+
+def consumer_for(session: HostSession, front: SearchFront, child: str) -> SchemaDisclosureConsumer | None:
+    """The disclosure consumer that searches ``front``'s search tool (``None``: it has no search)."""
+    if front.search is None:
+        return None
+    return SchemaDisclosureConsumer(
+        session,
+        scope=CallerScope("gateway", child),
+        search_tool=front.search,
+        max_in_flight=_READS_PER_DISCLOSURE,
     )
-    plan = PrefixPlan()
-    entries: dict[str, SchemaNavigation] = {}
-    try:
-        while (pattern := plan.next()) is not None:
-            found = await _throttled(partial(consumer.discover, pattern))
-            plan.record([entry.name for entry in found])
-            for entry in found:
-                entries.setdefault(entry.name, entry)
-    except (GatewayError, DisclosureConsumerError) as error:
-        reason = f"the child's search cannot be enumerated: {error.message}"
-        return Federation({}, {}, [_rejection(None, "not_federated", reason)], {}, plan.searches)
 
-    previous = verified or {}
-    kept: dict[tuple[Any, ...], dict[str, Any]] = {}
-    results: dict[str, tuple[Mapping[str, Any], str] | Rejection] = {}
-    limiter = anyio.Semaphore(_CONCURRENT_DISCLOSURES)
 
-    async def admit_one(entry: SchemaNavigation) -> None:
+class Verifier:
+    """Verifies and admits navigation entries of one child's search, one by one (module docstring):
+    the disclosure read through ``cache`` (content-addressed: a known contract is not read again), the
+    digests checked by the consumer, the descriptor admitted alone by the session's host core.
+
+    ``listed``: the names the child lists itself; a hidden entry with one of them is refused
+    ``ambiguous_name`` (one name, one contract). At most :data:`_READS_IN_FLIGHT` disclosures at once."""
+
+    def __init__(
+        self,
+        session: HostSession,
+        consumer: SchemaDisclosureConsumer,
+        *,
+        child: str,
+        cache: VerifiedCache,
+        listed: frozenset[str],
+        admitted: dict[str, str] | None = None,
+    ) -> None:
+        self.session = session
+        self.admitted = admitted if admitted is not None else {}
+        """Name → the contract key this session's core admitted it under (the fast path's proof)."""
+        self.consumer = consumer
+        self.child = child
+        self.cache = cache
+        self.listed = listed
+        self._limiter = anyio.Semaphore(_READS_IN_FLIGHT)
+
+    async def search(self, pattern: str) -> list[SchemaNavigation]:
+        return await _throttled(partial(self.consumer.discover, pattern))
+
+    async def admit(self, entry: SchemaNavigation) -> Found | Rejection:
+        """One entry: a :class:`Found` tool or its rejection (raises only a transport/protocol failure)."""
         name, digest = entry.name, entry.schema_sha256
+        if name in self.listed:
+            return _rejection(name, "ambiguous_name", "the child both lists and hides a tool of this name")
         if digest is None or entry.manifest_uri is None or entry.fragment_count is None:
-            results[name] = _rejection(name, "undisclosable", "the child discloses no schema for it")
-            return
-        identity = _identity(entry)
-        admitted = session.core.disclosed_tool(name, digest)
-        descriptor = previous.get(identity)
-        if admitted is not None and descriptor is not None:
-            kept[identity] = descriptor  # same connection, same bytes: admitted already
-            results[name] = (admitted.descriptor, digest)
-            return
+            return _rejection(name, "undisclosable", "the child discloses no schema for it")
+        key = contract_key(entry)
+        held = self.session.core.disclosed_tool(name, digest)
+        if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
+            # This very contract was verified and admitted on this connection: nothing to read or
+            # decode (a warm search costs no descriptor work).
+            return Found(name, held.descriptor, digest)
         try:
+            descriptor = self.cache.get(self.child, key)
             if descriptor is None:
-                async with limiter:
-                    disclosed = await consumer.verify(
-                        SelectedTool(entry, consumer.scope, consumer.generation)
+                async with self._limiter:
+                    disclosed = await _throttled(
+                        partial(
+                            self.consumer.verify,
+                            SelectedTool(entry, self.consumer.scope, self.consumer.generation),
+                        )
                     )
                 descriptor = _descriptor(entry, disclosed.input_schema, disclosed.output_schema)
+                self.cache.put(self.child, key, descriptor)
+            # Admitted again even when the core holds this name and schema digest: the entry's other
+            # fields (description, hints) may have changed, and the core must hold what it states.
             known = (
                 None
                 if entry.headers is None
                 else {json_pointer(header.argument): header.header for header in entry.headers}
             )
-            admitted = session.core.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
+            held = self.session.core.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
         except (AdmissionError, DisclosureConsumerError) as error:
-            results[name] = _rejection(name, str(error.category), error.message)
-            return
-        kept[identity] = descriptor
-        results[name] = (admitted.descriptor, digest)
+            self.admitted.pop(name, None)
+            return _rejection(name, str(error.category), error.message)
+        if len(self.admitted) >= _MAX_ADMITTED_KEYS:
+            self.admitted.clear()  # forgetting costs one admission again, never a wrong answer
+        self.admitted[name] = key
+        return Found(name, held.descriptor, digest)
 
-    try:
-        async with anyio.create_task_group() as group:
-            for entry in entries.values():
-                group.start_soon(admit_one, entry)
-    except BaseExceptionGroup as failures:
-        # The first failure of the exchange as itself (a TransportFailure, a JsonRpcError...), never
-        # a bare group the gateway's supervisor would not recognise.
-        first = _first_error(failures)
-        if first is None:
-            raise
-        raise first from None
+    async def admit_all(self, entries: Sequence[SchemaNavigation]) -> list[Found | Rejection]:
+        """Every entry, concurrently (bounded), results in the entries' order; the first transport or
+        protocol failure is raised as itself (a TransportFailure, a JsonRpcError...), never a group."""
+        results: list[Found | Rejection | None] = [None] * len(entries)
 
-    admitted_tools: dict[str, Mapping[str, Any]] = {}
-    digests: dict[str, str] = {}
-    rejected: list[Rejection] = []
-    for name in sorted(results):  # a deterministic order, whatever order the searches found them in
-        outcome = results[name]
-        if isinstance(outcome, tuple):
-            admitted_tools[name], digests[name] = outcome
-        else:
-            rejected.append(outcome)
-    return Federation(admitted_tools, digests, rejected, kept, plan.searches)
+        async def one(index: int, entry: SchemaNavigation) -> None:
+            results[index] = await self.admit(entry)
+
+        try:
+            async with anyio.create_task_group() as group:
+                for index, entry in enumerate(entries):
+                    group.start_soon(one, index, entry)
+        except BaseExceptionGroup as failures:
+            first = _first_error(failures)
+            if first is None:
+                raise
+            raise first from None
+        return [result for result in results if result is not None]
 
 
-def merge_listing(report: AdmissionReport, front: SearchFront, federation: Federation) -> AdmissionReport:
+Progress = Callable[[int, int, int], None]
+"""``progress(verified, found, searches)``: ``found`` is a lower bound of the catalog's size."""
+
+
+async def federate(
+    verifier: Verifier,
+    *,
+    max_searches: int = MAX_SEARCHES,
+    max_seconds: float = FEDERATION_SECONDS,
+    progress: Progress | None = None,
+) -> Federation:
+    """Enumerate the child's hidden catalog completely (module docstring), verifying what each search
+    finds as it goes — for ``gateway --check``, never on a serving path.
+
+    Bounded: at most ``max_searches`` searches and ``max_seconds`` seconds; a bound that stops it makes
+    the result ``partial`` ("N of at least M", and why). Resumable: what was verified is kept in the
+    verifier's cache, so the next run reads only what changed. A search that does not behave like an
+    anchored name search stops it too (``not_federated``: nothing is guessed)."""
+    if verifier.consumer is None or verifier.session is None:  # pragma: no cover - typed away
+        raise AssertionError
+    plan = PrefixPlan()
+    admitted: dict[str, Found] = {}
+    rejected: dict[str, Rejection] = {}
+    seen: set[str] = set()
+    partial_reason: str | None = None
+    with anyio.move_on_after(max_seconds) as deadline:
+        try:
+            while (pattern := plan.next()) is not None:
+                if plan.searches > max_searches:
+                    partial_reason = f"the search bound ({max_searches} searches) was reached"
+                    break
+                found = await verifier.search(pattern)
+                plan.record([entry.name for entry in found])
+                fresh = [entry for entry in found if entry.name not in seen]
+                seen.update(entry.name for entry in fresh)
+                for outcome in await verifier.admit_all(fresh):
+                    if isinstance(outcome, Found):
+                        admitted[outcome.name] = outcome
+                    else:
+                        rejected[str(outcome["tool"])] = outcome
+                if progress is not None:
+                    progress(len(admitted) + len(rejected), len(seen), plan.searches)
+        except (GatewayError, DisclosureConsumerError) as error:
+            reason = f"the child's search cannot be enumerated: {error.message}"
+            return Federation({}, [_rejection(None, "not_federated", reason)], plan.searches)
+    if deadline.cancelled_caught:
+        partial_reason = f"the time bound ({max_seconds:g} s) was reached"
+    if partial_reason is not None:
+        done = len(admitted) + len(rejected)
+        partial_reason = f"partial: {done} of at least {len(seen)} ({partial_reason})"
+    ordered = {name: admitted[name] for name in sorted(admitted)}
+    return Federation(ordered, [rejected[name] for name in sorted(rejected)], plan.searches, partial_reason)
+
+
+def merge_listing(
+    report: AdmissionReport,
+    front: SearchFront,
+    federated: Mapping[str, Found],
+    rejected: Sequence[Rejection] = (),
+) -> tuple[AdmissionReport, dict[str, str]]:
     """The child's catalog as the gateway judges it: the listed tools without the synthetic ones (each
-    a ``synthetic_proxy`` rejection with its reason), then the federated tools (a listed name wins)."""
-    admitted = {name: d for name, d in report.admitted.items() if name not in front.withheld}
-    rejected = list(report.rejected)
+    a ``synthetic_proxy`` rejection with its reason), then the ``federated`` tools found so far, then
+    the federated ``rejected``. A name both listed and hidden (``ambiguous_name`` among ``rejected``)
+    is published under neither contract. Also returns the federated tools' disclosure digests."""
+    ambiguous = {r["tool"] for r in rejected if r["category"] == "ambiguous_name"}
+    admitted = {
+        name: d for name, d in report.admitted.items() if name not in front.withheld and name not in ambiguous
+    }
+    out = list(report.rejected)
     for name in sorted(front.withheld):
         if name in report.admitted:
-            rejected.append(
+            out.append(
                 _rejection(
                     name, "synthetic_proxy", "the child's own search/call tool: its tools are federated"
                 )
             )
-    for name, descriptor in federation.admitted.items():
-        admitted.setdefault(name, cast(dict[str, Any], descriptor))
-    rejected.extend(federation.rejected)
-    return AdmissionReport(admitted=admitted, rejected=rejected)
+    digests: dict[str, str] = {}
+    for name, found in federated.items():
+        if name not in admitted and name not in ambiguous:
+            admitted[name] = cast(dict[str, Any], found.descriptor)
+            digests[name] = found.schema_sha256
+    out.extend(rejected)
+    return AdmissionReport(admitted=admitted, rejected=out), digests

@@ -104,18 +104,20 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Final, Literal, cast
+from typing import Annotated, Any, Final, Literal, cast
 
 import anyio
 import anyio.abc
 import fastmcp
 import mcp_types
 from fastmcp import FastMCP
+from fastmcp.server.context import Context
 from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.server.middleware.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.server.providers.base import Provider
 from fastmcp.server.providers.local_provider import LocalProvider
 from fastmcp.server.providers.openapi import OpenAPIProvider
+from fastmcp.server.transforms import GetToolNext
 from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.search import BM25SearchTransform, RegexSearchTransform
 from fastmcp.server.transforms.search.base import BaseSearchTransform
@@ -139,10 +141,12 @@ __all__ = [
     "GetToolCatalog",
     "ListMethod",
     "McpHttpClientFactory",
+    "ResolvingSearchHooks",
     "SdkFailureKind",
     "SdkLocalFailure",
     "SearchText",
     "SearchTransformHooks",
+    "add_tools_in_bulk",
     "catalog_bypassed",
     "component_auth_context",
     "create_mcp_http_client",
@@ -369,7 +373,8 @@ def synthetic_tool_names(catalog: CatalogTransform) -> frozenset[str] | None:
     or ``None`` when ``catalog`` is not a search transform whose ``get_tool`` is FastMCP's own."""
     if not isinstance(catalog, BaseSearchTransform):
         return None
-    if type(catalog).get_tool is not BaseSearchTransform.get_tool:
+    # ResolvingSearchHooks.get_tool answers FastMCP's way first (it only resolves what that misses).
+    if type(catalog).get_tool not in (BaseSearchTransform.get_tool, ResolvingSearchHooks.get_tool):
         return None
     names = (getattr(catalog, "_search_tool_name", None), getattr(catalog, "_call_tool_name", None))
     if not all(isinstance(name, str) for name in names):
@@ -513,7 +518,7 @@ def memoize_synthetic_tools(transform: object) -> bool:
     ours = kind._make_search_tool is SearchTransformHooks._make_search_tool
     if (
         (kind._make_search_tool not in _FASTMCP_SEARCH_FACTORIES and not ours)
-        or kind._make_call_tool is not BaseSearchTransform._make_call_tool
+        or kind._make_call_tool not in _memoizable_call_factories()
         or any(name in state for name in _SYNTHETIC_FACTORIES)
     ):
         return False
@@ -532,6 +537,12 @@ def memoize_synthetic_tools(transform: object) -> bool:
         memoized.__agent_connector_memo__ = True  # type: ignore[attr-defined]
         setattr(transform, name, memoized)
     return True
+
+
+def _memoizable_call_factories() -> tuple[Callable[..., Tool], ...]:
+    """The ``call_tool`` factories :func:`memoize_synthetic_tools` may memoize (FastMCP's, and
+    :class:`ResolvingSearchHooks`' whose function also reads the transform only when called)."""
+    return (BaseSearchTransform._make_call_tool, ResolvingSearchHooks._make_call_tool)
 
 
 class SearchTransformHooks(RegexSearchTransform):
@@ -579,6 +590,50 @@ class SearchTransformHooks(RegexSearchTransform):
     @property
     def search_tool_name(self) -> str:
         return str(self._search_tool_name)
+
+
+class ResolvingSearchHooks(SearchTransformHooks):
+    """:class:`SearchTransformHooks` whose calls resolve a name the server does not hold yet: before
+    ``get_tool`` (a direct call) or the ``call_tool`` proxy looks a name up, :meth:`resolve_unseen` may
+    make it known (the gateway publishes a search-first child's hidden tool it found by name). Only
+    FastMCP 4.2 (the proxy's function and ``get_tool``'s chain are its own); refused on others."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        if not SCALE_READ_PATH_SUPPORTED:
+            raise RuntimeError(f"ResolvingSearchHooks is verified on FastMCP 4.2, not {fastmcp.__version__}")
+        super().__init__(**kwargs)
+
+    async def resolve_unseen(self, name: str) -> None:
+        """Make a tool named ``name`` known if it can be (default: nothing)."""
+
+    def _make_call_tool(self) -> Tool:
+        # The function reads the transform when called, so memoize_synthetic_tools may build it once.
+        proxy = BaseSearchTransform._make_call_tool(self)
+        transform = self
+        relay = proxy.fn  # type: ignore[attr-defined]
+
+        async def call_tool(
+            name: Annotated[str, "The name of the tool to call"],
+            arguments: Annotated[dict[str, Any] | None, "Arguments to pass to the tool"] = None,
+            ctx: Context = None,  # type: ignore[assignment]
+        ) -> Any:
+            """Call a tool by name with the given arguments.
+
+            Use this to execute tools discovered via search_tools.
+            """
+            await transform.resolve_unseen(name)
+            return await relay(name=name, arguments=arguments, ctx=ctx)
+
+        return Tool.from_function(fn=call_tool, name=self._call_tool_name)
+
+    async def get_tool(
+        self, name: str, call_next: GetToolNext, *, version: VersionSpec | None = None
+    ) -> Tool | None:
+        tool = await super().get_tool(name, call_next, version=version)
+        if tool is not None:
+            return tool
+        await self.resolve_unseen(name)
+        return await call_next(name, version=version)
 
 
 async def send_unvalidated_request(session: Any, request: Any) -> Any:
@@ -1158,3 +1213,22 @@ def _top_level_id(line: str) -> int | str | None:
                 return value
             return None
     return None
+
+
+def add_tools_in_bulk(server: Any, tools: Sequence[Tool]) -> None:
+    """Add many uniquely named, unversioned tools to ``server``'s local provider at once. FastMCP 4.2's
+    ``add_tool`` scans every stored component per call (its version-mixing check and schema seeding),
+    so adding N tools one by one costs O(N²): minutes at 12,000. Unversioned tools with new names
+    cannot mix versions, so storing them directly is what ``add_tool`` would end with (the schema
+    seed it skips is a cache whose miss is read from the tool). Other FastMCP versions: ``add_tool``."""
+    provider = getattr(server, "local_provider", None)
+    components = getattr(provider, "_components", None)
+    if not SCALE_READ_PATH_SUPPORTED or not isinstance(components, dict):
+        for tool in tools:
+            server.add_tool(tool)
+        return
+    for tool in tools:
+        if tool.version is not None or tool.key in components:
+            server.add_tool(tool)  # the checked path for anything add_tool would judge
+        else:
+            components[tool.key] = tool

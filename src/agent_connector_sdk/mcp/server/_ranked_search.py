@@ -131,8 +131,7 @@ class RankedSearchTransform(compat.SearchTransformHooks):
             pattern: Annotated[str, _PATTERN_HELP],
             ctx: Context = None,  # type: ignore[assignment]
         ) -> str | list[dict[str, Any]]:
-            tools = await transform.visible_tools(ctx)
-            found = transform.rank(tools, pattern)
+            found = await transform.search_for(pattern, ctx)
             rendered = await transform.render_results(found) if found else NO_MATCH_NOTE
             return one_copy_result(rendered)  # type: ignore[return-value]
 
@@ -142,6 +141,11 @@ class RankedSearchTransform(compat.SearchTransformHooks):
             description=SEARCH_TOOL_DESCRIPTION,
             annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False),
         )
+
+    async def search_for(self, pattern: str, ctx: Any) -> Sequence[Tool]:
+        """What the search tool returns for ``pattern`` (best first, ``[]`` to abstain): the caller's
+        visible tools ranked. A subclass may add results from elsewhere (the gateway's federation)."""
+        return self.rank(await self.visible_tools(ctx), pattern)
 
     async def search_catalog(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
         return self.rank(tools, query)

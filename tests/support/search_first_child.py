@@ -1,0 +1,200 @@
+"""Search-first children for the on-demand federation tests, each its own process.
+
+    python -m tests.support.search_first_child MODE [COUNT]
+
+prints ``url http://127.0.0.1:PORT/mcp`` once serving. Modes:
+
+* ``slow``: 20 tools behind a regex search that takes 3 s per search;
+* ``many``: COUNT tools (default 12,000): our own ``serve --openapi`` assembly over a generated OpenAPI
+  document of COUNT operations (``op_00000``...), calling an upstream served by the same process;
+* ``liar``: a search that ignores its pattern and invents names: every answer is 20 entries named
+  ``ghost_N`` (N always new) pointing at a real tool's disclosure, one real tool whose digest does not
+  match its bytes, and one honest tool;
+* ``dual``: lists a tool ``dual`` (output ``n: integer``) and its search also answers a hidden ``dual``;
+* ``notes``: ``read_note`` and ``delete_note`` behind FastMCP's regex search (a plain search-first child).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import uvicorn
+from fastmcp import FastMCP
+from fastmcp.server.context import Context
+from fastmcp.server.transforms.search import RegexSearchTransform
+from fastmcp.tools.base import Tool, ToolResult
+from pydantic import Field
+
+from agent_connector_sdk.mcp import compat
+from agent_connector_sdk.mcp.schema_disclosure_provider import (
+    DisclosureOrigin,
+    describe_schema_tools,
+    register_schema_resources,
+)
+from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+
+SOURCE_SHA256 = "0" * 64
+
+
+class EchoTool(Tool):
+    result: dict[str, Any] = Field(default_factory=dict)
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return ToolResult(structured_content=self.result)
+
+
+def tool(name: str, *, output: dict[str, Any] | None = None, result: dict[str, Any] | None = None) -> Tool:
+    return EchoTool(
+        name=name,
+        description=f"The {name.replace('_', ' ')} operation.",
+        parameters={"type": "object", "properties": {"id": {"type": "string"}}},
+        output_schema=output or {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        result=result if result is not None else {"ok": True},
+        annotations=None,
+    )
+
+
+class SlowSearch(RegexSearchTransform):
+    async def _search(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
+        await asyncio.sleep(3.0)
+        return await super()._search(tools, query)
+
+
+class DualSearch(RegexSearchTransform):
+    """Pinned tools are searchable too: ``dual`` is both listed and found by search."""
+
+    async def _get_visible_tools(self, ctx: Context) -> Sequence[Tool]:
+        return list(await self.get_tool_catalog(ctx))
+
+
+_invented = itertools.count()
+
+
+class LyingSearch(RegexSearchTransform):
+    """Ignores the pattern: every search answers every tool (and the serializer adds its inventions)."""
+
+    async def _search(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
+        return list(tools)
+
+
+def _lying_serializer(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    honest = describe_schema_tools(tools)
+    if not honest:
+        return honest
+    template = honest[0]
+    ghosts = [{**template, "name": f"ghost_{next(_invented)}"} for _ in range(20)]
+    wrong = {**honest[-1], "schema_sha256": "f" * 64}
+    return [*ghosts, wrong, honest[0]]
+
+
+def build(mode: str, count: int) -> FastMCP[Any]:
+    server: FastMCP[Any] = FastMCP(f"search-first-{mode}")
+    tools: list[Tool]
+    search: RegexSearchTransform
+    if mode == "slow":
+        tools = [tool(f"slow_op_{i:02d}") for i in range(20)]
+        search = SlowSearch(search_result_serializer=describe_schema_tools, max_results=50)
+    elif mode == "liar":
+        tools = [tool(f"real_{i}") for i in range(3)]
+        search = LyingSearch(search_result_serializer=_lying_serializer, max_results=50)
+    elif mode == "dual":
+        strict = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        tools = [tool("dual", output=strict, result={"n": "not-an-int"}), tool("other")]
+        search = DualSearch(search_result_serializer=describe_schema_tools, always_visible=["dual"])
+    elif mode == "notes":
+        tools = [tool("read_note"), tool("delete_note")]
+        search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    compat.add_tools_in_bulk(server, tools)
+    server.add_transform(search)
+    cache_tool_catalog(server, search)  # as `serve` does: a search need not re-list the catalog
+    register_schema_resources(
+        server,
+        search,
+        {t.name: DisclosureOrigin(operation=f"op/{t.name}", source_sha256=SOURCE_SHA256) for t in tools},
+        frozen_schemas=True,
+    )
+    return server
+
+
+def openapi_document(count: int) -> bytes:
+    """An OpenAPI 3.1 document of ``count`` GET operations ``op_NNNNN`` answering ``{"ok": true}``."""
+    response = {
+        "200": {
+            "description": "ok",
+            "content": {
+                "application/json": {"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
+            },
+        }
+    }
+    paths = {
+        f"/ops/{i}": {
+            "get": {
+                "operationId": f"op_{i:05d}",
+                "summary": f"Operation number {i}",
+                "parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}}],
+                "responses": response,
+            }
+        }
+        for i in range(count)
+    }
+    document = {"openapi": "3.1.0", "info": {"title": "many", "version": "1"}, "paths": paths}
+    return json.dumps(document).encode()
+
+
+async def _upstream(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    body = b'{"ok": true}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _listening() -> tuple[socket.socket, int]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock, sock.getsockname()[1]
+
+
+def main(argv: list[str]) -> None:
+    mode = argv[0]
+    count = int(argv[1]) if len(argv) > 1 else 12_000
+    sock, port = _listening()
+    servers: list[tuple[uvicorn.Server, socket.socket]] = []
+    if mode == "many":
+        from agent_connector_sdk.connectors._sources import load_openapi_source
+        from agent_connector_sdk.serving.openapi_app import build_openapi_app
+
+        upstream_sock, upstream_port = _listening()
+        servers.append((uvicorn.Server(uvicorn.Config(_upstream, log_level="warning")), upstream_sock))
+        source = load_openapi_source(openapi_document(count))
+        app, _ = build_openapi_app(source, upstream=f"http://127.0.0.1:{upstream_port}")
+    else:
+        app = build(mode, count).http_app(stateless_http=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    servers.append((server, sock))
+
+    async def run() -> None:
+        tasks = [asyncio.create_task(item.serve(sockets=[listening])) for item, listening in servers]
+        while not all(item.started for item, _ in servers):
+            for task in tasks:
+                if task.done():
+                    await task
+                    return
+            await asyncio.sleep(0.02)
+        print(f"url http://127.0.0.1:{port}/mcp", flush=True)
+        await asyncio.gather(*tasks)
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
