@@ -33,7 +33,6 @@ from agent_connector_sdk.core.contracts.errors import (
 )
 from agent_connector_sdk.core.contracts.lock import LockFileError
 from agent_connector_sdk.core.disclosure_navigation import DisclosureReadRefused
-from agent_connector_sdk.mcp.search_semantic import SemanticExtraMissing
 from agent_connector_sdk.core.host._errors import (
     ConfirmationRefused,
     InvalidCompletionRequest,
@@ -51,6 +50,7 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
     StaleSelection,
 )
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
+from agent_connector_sdk.mcp.search_semantic import SemanticExtraMissing
 from agent_connector_sdk.mcp.server import ArgumentsRefused
 from agent_connector_sdk.state import StateConfigError, StateNotInitialized, StateUnavailable
 
