@@ -54,7 +54,7 @@ from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.host._errors import JsonRpcError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._errors import GatewayError
-from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key
+from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
 from agent_connector_sdk.mcp.host._session import HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -278,23 +278,6 @@ def _rejection(tool: str | None, category: str, reason: str) -> Rejection:
     return {"tool": tool, "index": -1, "category": category, "reason": reason, "descriptor": None}
 
 
-def _descriptor(entry: SchemaNavigation, input_schema: Any, output_schema: Any) -> dict[str, Any]:
-    """The wire-shaped descriptor of a hidden tool: what its navigation entry says, and the schemas its
-    verified disclosure reconstructed."""
-    descriptor: dict[str, Any] = {"name": entry.name, "inputSchema": input_schema}
-    if entry.title is not None:
-        descriptor["title"] = entry.title
-    if entry.description is not None:
-        descriptor["description"] = entry.description
-    if output_schema is not None:
-        descriptor["outputSchema"] = output_schema
-    if entry.annotations is not None:
-        hints = entry.annotations.model_dump(exclude_none=True)
-        if hints:
-            descriptor["annotations"] = hints
-    return descriptor
-
-
 def exact_pattern(name: str) -> str:
     """The anchored, case-sensitive search that finds the tool named exactly ``name`` and no other."""
     return _Node(name, (_END,)).pattern
@@ -356,7 +339,7 @@ class Verifier:
             # decode (a warm search costs no descriptor work).
             return Found(name, held.descriptor, digest)
         try:
-            descriptor = self.cache.get(self.child, key)
+            descriptor = await self.cache.recall(self.child, key, entry)
             if descriptor is None:
                 async with self._limiter:
                     disclosed = await _throttled(
@@ -365,8 +348,8 @@ class Verifier:
                             SelectedTool(entry, self.consumer.scope, self.consumer.generation),
                         )
                     )
-                descriptor = _descriptor(entry, disclosed.input_schema, disclosed.output_schema)
-                self.cache.put(self.child, key, descriptor)
+                descriptor = descriptor_of(entry, disclosed.input_schema, disclosed.output_schema)
+                await self.cache.remember(self.child, key, descriptor)
             # Admitted again even when the core holds this name and schema digest: the entry's other
             # fields (description, hints) may have changed, and the core must hold what it states.
             known = (
