@@ -193,3 +193,23 @@ async def test_check_resumes_across_runs_where_a_bound_stopped_it(redis: RedisSe
         assert counter.reads - reads_first == pytest.approx(
             reads_per_tool * (count - verified_first), rel=0.05
         )
+
+
+async def test_an_enumeration_holds_a_bounded_number_of_tools_and_names() -> None:
+    from agent_connector_sdk.gateway._federation import federate
+
+    count = 120
+    with _child(count) as (child_url, _):
+        gateway = Gateway(GatewayConfig(children=(ChildSpec("many", url=child_url),)))
+        try:
+            await gateway.start(supervise=False)
+            verifier = gateway.children["many"]._verifier()
+            assert verifier is not None
+            whole = await federate(verifier, keep=10)
+            # Every tool verified and counted, only the last 10 held.
+            assert whole.partial is None and whole.admitted_total == count and len(whole.admitted) == 10
+            cut = await federate(verifier, max_names=50)
+            assert cut.partial is not None and cut.partial.endswith("(the name bound (50 names) was reached)")
+            assert cut.admitted_total <= 50
+        finally:
+            await gateway.stop()
