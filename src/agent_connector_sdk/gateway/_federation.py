@@ -425,8 +425,9 @@ async def federate(
     names; a bound that stops it makes the result ``partial`` ("N of at least M", and why). Bounded in
     memory: it holds the names seen and the last ``keep`` tools and rejections, and counts the rest.
     Resumable: what was verified is kept in the verifier's cache (and its shared tier, when the gateway
-    has one: across runs and replicas), so the next run reads only what it did not verify. A search that does not behave like an
-    anchored name search stops it too (``not_federated``: nothing is guessed)."""
+    has one: across runs and replicas), so the next run reads only what it did not verify. A search
+    that does not behave like an anchored name search stops it too (``not_federated``: nothing is
+    guessed)."""
     if verifier.consumer is None or verifier.session is None:  # pragma: no cover - typed away
         raise AssertionError
     plan = PrefixPlan()
