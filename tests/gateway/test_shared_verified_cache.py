@@ -213,3 +213,18 @@ async def test_an_enumeration_holds_a_bounded_number_of_tools_and_names() -> Non
             assert cut.admitted_total <= 50
         finally:
             await gateway.stop()
+
+
+def test_gateway_check_with_state_starts_warm_in_a_new_process(redis: RedisServer) -> None:
+    from tests.support.cli import run_cli
+
+    _flush(redis)
+    with _child(40) as (child_url, counter):
+        args = ("gateway", "--check", "--child", f"many={child_url}", "--state", redis.url)
+        first = run_cli(*args)
+        assert "complete: 40 tools" in first.out + first.err, first.err[-2000:]
+        cold = counter.reads
+        assert cold >= 40
+        second = run_cli(*args)  # a new process: only Redis carries over
+        assert "complete: 40 tools" in second.out + second.err, second.err[-2000:]
+        assert counter.reads == cold
