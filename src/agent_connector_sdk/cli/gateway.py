@@ -128,6 +128,7 @@ def gateway(
         probe_gateway = Gateway(settings) if check else None
     except GatewayError as error:
         raise CliError(error.message) from None
+    _share_verified(probe_gateway, state, settings.children)
     out = current_output()
     one_line_logging()
     # Child state changes (up, down, reconnected, degraded, generation moved, tools rejected) are the
@@ -152,6 +153,7 @@ def gateway(
         front = Gateway(settings, health_detail=health_detail)
     except GatewayError as error:
         raise CliError(error.message) from None
+    _share_verified(front, shared, settings.children)
     try:
         app_ = front.http_app(state=shared, replica_id=replica_id, namespace=namespace)
     except StateConfigError as error:
@@ -177,6 +179,24 @@ def gateway(
     if front.start_error is not None:  # refused in the app's lifespan (e.g. an [auth.require] typo)
         raise CliError(front.start_error.message)
     return 0
+
+
+def _share_verified(front: Any, state: str | None, children: Any) -> None:
+    """With a shared state store (``--state`` or the environment), the gateway's verified disclosures
+    get their shared tier there: replicas share the verification work, a restart (or the next
+    ``--check``) starts warm."""
+    if front is None:
+        return
+    from agent_connector_sdk.gateway._shared_verified import shared_disclosures
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state._config import state_url_from_env
+
+    try:
+        front.verified.shared = shared_disclosures(
+            state if state is not None else state_url_from_env(), children
+        )
+    except StateConfigError as error:
+        raise CliError(f"--state: {error.message}") from None
 
 
 def _configured_children(path: Path | None, names: list[str] | None) -> tuple[Any, ...]:

@@ -60,6 +60,8 @@ from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._federation import (
+    FEDERATION_SECONDS,
+    MAX_SEARCHES,
     Federation,
     Found,
     Progress,
@@ -216,6 +218,9 @@ class Child:
         self.enumerate_all = False
         """``gateway --check``: enumerate the hidden catalog completely on connect (never when serving)."""
         self.progress: Progress | None = None
+        self.enumeration_searches = MAX_SEARCHES
+        self.enumeration_seconds = FEDERATION_SECONDS
+        """``--check``'s bounds on this child's enumeration (a bound that stops it makes it partial)."""
         self.federation: Federation | None = None
         """The last complete enumeration (``--check``), with ``partial`` when a bound stopped it."""
         self.searches = 0
@@ -409,7 +414,12 @@ class Child:
     async def _enumerate(self, verifier: Verifier) -> None:
         """``--check``: the whole hidden catalog, bounded (see :func:`~._federation.federate`); what it
         verified is published in full (a check is one process, not a server)."""
-        federation = await federate(verifier, progress=self.progress)
+        federation = await federate(
+            verifier,
+            max_searches=self.enumeration_searches,
+            max_seconds=self.enumeration_seconds,
+            progress=self.progress,
+        )
         self.federation = federation
         now = time.monotonic()
         for name, found in federation.admitted.items():

@@ -248,7 +248,7 @@ def _enumeration(child: Child) -> str | None:
         return None
     if federation.partial is not None:
         return federation.partial
-    return f"complete: {len(federation.admitted)} tools in {federation.searches} searches"
+    return f"complete: {federation.admitted_total} tools in {federation.searches} searches"
 
 
 def check_report(children: Sequence[ChildCheck]) -> GatewayCheck:

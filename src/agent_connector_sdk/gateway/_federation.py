@@ -39,7 +39,7 @@ prefixes keep each search far below it.
 from __future__ import annotations
 
 import re
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,7 +54,7 @@ from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.host._errors import JsonRpcError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._errors import GatewayError
-from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key
+from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
 from agent_connector_sdk.mcp.host._session import HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -65,6 +65,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 
 __all__ = [
     "FEDERATION_SECONDS",
+    "MAX_KEPT",
+    "MAX_NAMES",
     "MAX_SEARCHES",
     "Federation",
     "Found",
@@ -86,6 +88,12 @@ MAX_SEARCHES: Final = 20_000
 past it the enumeration is partial."""
 FEDERATION_SECONDS: Final = 1800.0
 """At most this long for one complete enumeration (``--check``); past it the result is partial."""
+MAX_NAMES: Final = 200_000
+"""At most this many distinct names per enumeration (the names are what it holds per tool: ~20 MB at
+the bound; a child inventing names stops here, partial)."""
+MAX_KEPT: Final = 2_000
+"""Admitted tools (and, apart, rejections) an enumeration hands back; the rest are counted only
+(the verified disclosures themselves stay in the verified cache, bounded there)."""
 _MAX_ADMITTED_KEYS: Final = 10_000
 _READS_PER_DISCLOSURE: Final = 3
 _READS_IN_FLIGHT: Final = 2
@@ -239,12 +247,23 @@ class Found:
 @dataclass(frozen=True, slots=True)
 class Federation:
     """A complete (or bounded) enumeration of a child's hidden catalog, for ``--check``: the admitted
-    tools, the rejections, and ``partial`` — why it stopped before the end (``None``: complete)."""
+    tools, the rejections, and ``partial`` — why it stopped before the end (``None``: complete).
+
+    Memory is bounded whatever the catalog's size: ``admitted`` and ``rejected`` keep the last
+    :data:`MAX_KEPT` of each (by name order); ``admitted_total`` and ``rejected_total`` count them all."""
 
     admitted: dict[str, Found]
     rejected: list[Rejection]
     searches: int
     partial: str | None = None
+    admitted_total: int = -1
+    rejected_total: int = -1
+
+    def __post_init__(self) -> None:
+        if self.admitted_total < 0:
+            object.__setattr__(self, "admitted_total", len(self.admitted))
+        if self.rejected_total < 0:
+            object.__setattr__(self, "rejected_total", len(self.rejected))
 
 
 async def _throttled(operation: Callable[[], Awaitable[T]]) -> T:
@@ -276,23 +295,6 @@ def _first_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
 
 def _rejection(tool: str | None, category: str, reason: str) -> Rejection:
     return {"tool": tool, "index": -1, "category": category, "reason": reason, "descriptor": None}
-
-
-def _descriptor(entry: SchemaNavigation, input_schema: Any, output_schema: Any) -> dict[str, Any]:
-    """The wire-shaped descriptor of a hidden tool: what its navigation entry says, and the schemas its
-    verified disclosure reconstructed."""
-    descriptor: dict[str, Any] = {"name": entry.name, "inputSchema": input_schema}
-    if entry.title is not None:
-        descriptor["title"] = entry.title
-    if entry.description is not None:
-        descriptor["description"] = entry.description
-    if output_schema is not None:
-        descriptor["outputSchema"] = output_schema
-    if entry.annotations is not None:
-        hints = entry.annotations.model_dump(exclude_none=True)
-        if hints:
-            descriptor["annotations"] = hints
-    return descriptor
 
 
 def exact_pattern(name: str) -> str:
@@ -356,7 +358,7 @@ class Verifier:
             # decode (a warm search costs no descriptor work).
             return Found(name, held.descriptor, digest)
         try:
-            descriptor = self.cache.get(self.child, key)
+            descriptor = await self.cache.recall(self.child, key, entry)
             if descriptor is None:
                 async with self._limiter:
                     disclosed = await _throttled(
@@ -365,8 +367,8 @@ class Verifier:
                             SelectedTool(entry, self.consumer.scope, self.consumer.generation),
                         )
                     )
-                descriptor = _descriptor(entry, disclosed.input_schema, disclosed.output_schema)
-                self.cache.put(self.child, key, descriptor)
+                descriptor = descriptor_of(entry, disclosed.input_schema, disclosed.output_schema)
+                await self.cache.remember(self.child, key, descriptor)
             # Admitted again even when the core holds this name and schema digest: the entry's other
             # fields (description, hints) may have changed, and the core must hold what it states.
             known = (
@@ -412,20 +414,26 @@ async def federate(
     *,
     max_searches: int = MAX_SEARCHES,
     max_seconds: float = FEDERATION_SECONDS,
+    max_names: int = MAX_NAMES,
+    keep: int = MAX_KEPT,
     progress: Progress | None = None,
 ) -> Federation:
     """Enumerate the child's hidden catalog completely (module docstring), verifying what each search
     finds as it goes — for ``gateway --check``, never on a serving path.
 
-    Bounded: at most ``max_searches`` searches and ``max_seconds`` seconds; a bound that stops it makes
-    the result ``partial`` ("N of at least M", and why). Resumable: what was verified is kept in the
-    verifier's cache, so the next run reads only what changed. A search that does not behave like an
-    anchored name search stops it too (``not_federated``: nothing is guessed)."""
+    Bounded: at most ``max_searches`` searches, ``max_seconds`` seconds and ``max_names`` distinct
+    names; a bound that stops it makes the result ``partial`` ("N of at least M", and why). Bounded in
+    memory: it holds the names seen and the last ``keep`` tools and rejections, and counts the rest.
+    Resumable: what was verified is kept in the verifier's cache (and its shared tier, when the gateway
+    has one: across runs and replicas), so the next run reads only what it did not verify. A search
+    that does not behave like an anchored name search stops it too (``not_federated``: nothing is
+    guessed)."""
     if verifier.consumer is None or verifier.session is None:  # pragma: no cover - typed away
         raise AssertionError
     plan = PrefixPlan()
-    admitted: dict[str, Found] = {}
-    rejected: dict[str, Rejection] = {}
+    admitted: OrderedDict[str, Found] = OrderedDict()
+    rejected: OrderedDict[str, Rejection] = OrderedDict()
+    admitted_total = rejected_total = 0
     seen: set[str] = set()
     partial_reason: str | None = None
     with anyio.move_on_after(max_seconds) as deadline:
@@ -437,24 +445,42 @@ async def federate(
                 found = await verifier.search(pattern)
                 plan.record([entry.name for entry in found])
                 fresh = [entry for entry in found if entry.name not in seen]
+                if len(seen) + len(fresh) > max_names:
+                    partial_reason = f"the name bound ({max_names} names) was reached"
+                    break
                 seen.update(entry.name for entry in fresh)
                 for outcome in await verifier.admit_all(fresh):
                     if isinstance(outcome, Found):
-                        admitted[outcome.name] = outcome
+                        admitted_total += 1
+                        _keep(admitted, outcome.name, outcome, keep)
                     else:
-                        rejected[str(outcome["tool"])] = outcome
+                        rejected_total += 1
+                        _keep(rejected, str(outcome["tool"]), outcome, keep)
                 if progress is not None:
-                    progress(len(admitted) + len(rejected), len(seen), plan.searches)
+                    progress(admitted_total + rejected_total, len(seen), plan.searches)
         except (GatewayError, DisclosureConsumerError) as error:
             reason = f"the child's search cannot be enumerated: {error.message}"
             return Federation({}, [_rejection(None, "not_federated", reason)], plan.searches)
     if deadline.cancelled_caught:
         partial_reason = f"the time bound ({max_seconds:g} s) was reached"
     if partial_reason is not None:
-        done = len(admitted) + len(rejected)
+        done = admitted_total + rejected_total
         partial_reason = f"partial: {done} of at least {len(seen)} ({partial_reason})"
     ordered = {name: admitted[name] for name in sorted(admitted)}
-    return Federation(ordered, [rejected[name] for name in sorted(rejected)], plan.searches, partial_reason)
+    return Federation(
+        ordered,
+        [rejected[name] for name in sorted(rejected)],
+        plan.searches,
+        partial_reason,
+        admitted_total=admitted_total,
+        rejected_total=rejected_total,
+    )
+
+
+def _keep(held: OrderedDict[str, T], name: str, item: T, keep: int) -> None:
+    held[name] = item
+    while len(held) > keep:
+        held.popitem(last=False)
 
 
 def merge_listing(

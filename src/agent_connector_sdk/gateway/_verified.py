@@ -8,6 +8,12 @@ key), so a hit needs no second read, across searches, calls, reconnects and ``--
 
 Bounded in entries per child, entries in total and bytes in total (LRU): a child inventing names under
 every search fills at most its own share and pushes out only its own entries first.
+
+A second tier, ``shared`` (:class:`SharedDisclosures`; in Redis when the gateway has a shared state
+store, ``state._disclosures``), sits behind the LRU so replicas share the work and a restart starts
+warm. It holds each tool's canonical schema document, and a value read from it is never trusted: its
+digests are computed again and must equal the ones the child's entry states now
+(:func:`descriptor_from_document`), else it is a miss and the child is read.
 """
 
 from __future__ import annotations
@@ -15,17 +21,25 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.schema_disclosure._encoding import canonical_json_bytes, sha256_hex
+from agent_connector_sdk.core.schema_disclosure._encoding import (
+    canonical_json_bytes,
+    encode_schema_document,
+    sha256_hex,
+)
+from agent_connector_sdk.core.schema_disclosure._errors import SchemaDisclosureError
 
 __all__ = [
     "DEFAULT_VERIFIED_BYTES",
     "DEFAULT_VERIFIED_PER_CHILD",
     "DEFAULT_VERIFIED_TOTAL",
+    "SharedDisclosures",
     "VerifiedCache",
     "contract_key",
+    "descriptor_from_document",
+    "descriptor_of",
 ]
 
 DEFAULT_VERIFIED_PER_CHILD: Final = 4_000
@@ -55,6 +69,60 @@ def contract_key(entry: SchemaNavigation) -> str:
     return sha256_hex(canonical_json_bytes(identity))
 
 
+def descriptor_of(entry: SchemaNavigation, input_schema: Any, output_schema: Any) -> dict[str, Any]:
+    """The wire-shaped descriptor of a hidden tool: what its navigation entry says, and the schemas its
+    verified disclosure reconstructed."""
+    descriptor: dict[str, Any] = {"name": entry.name, "inputSchema": input_schema}
+    if entry.title is not None:
+        descriptor["title"] = entry.title
+    if entry.description is not None:
+        descriptor["description"] = entry.description
+    if output_schema is not None:
+        descriptor["outputSchema"] = output_schema
+    if entry.annotations is not None:
+        hints = entry.annotations.model_dump(exclude_none=True)
+        if hints:
+            descriptor["annotations"] = hints
+    return descriptor
+
+
+def schema_document(descriptor: dict[str, Any]) -> bytes:
+    """The canonical schema document of a verified descriptor (what ``schema_sha256`` is computed over)."""
+    return encode_schema_document(descriptor["inputSchema"], descriptor.get("outputSchema"))[0]
+
+
+def descriptor_from_document(entry: SchemaNavigation, document: bytes) -> dict[str, Any] | None:
+    """The descriptor ``entry`` states, with the schemas of ``document`` — only when the document is
+    canonical and its digests are exactly the entry's (``None`` otherwise: corrupt or foreign bytes)."""
+    try:
+        decoded = json.loads(document)
+        if not isinstance(decoded, dict) or set(decoded) != {"inputSchema", "outputSchema"}:
+            return None
+        canonical, digests = encode_schema_document(
+            decoded["inputSchema"], decoded["outputSchema"], decoded_json=True
+        )
+    except (ValueError, RecursionError, SchemaDisclosureError):
+        return None
+    if (
+        canonical != document
+        or digests.schema_sha256 != entry.schema_sha256
+        or digests.input_schema_sha256 != entry.input_schema_sha256
+        or digests.output_schema_sha256 != entry.output_schema_sha256
+    ):
+        return None
+    return descriptor_of(entry, decoded["inputSchema"], decoded["outputSchema"])
+
+
+class SharedDisclosures(Protocol):
+    """A shared, bounded store of verified schema documents by ``(child, contract key)``.
+
+    Never raises for an unreachable store (a miss; a write skipped): it only saves work."""
+
+    async def get(self, child: str, key: str) -> bytes | None: ...
+
+    async def put(self, child: str, key: str, document: bytes) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Held:
     child: str
@@ -71,9 +139,15 @@ class VerifiedCache:
         per_child: int = DEFAULT_VERIFIED_PER_CHILD,
         total: int = DEFAULT_VERIFIED_TOTAL,
         max_bytes: int = DEFAULT_VERIFIED_BYTES,
+        shared: SharedDisclosures | None = None,
     ) -> None:
         if min(per_child, total, max_bytes) < 1:
             raise ValueError("bounds must be positive")
+        self.shared = shared
+        """The second tier (``None``: in memory only, the default); settable before the first use."""
+        self.shared_hits = 0
+        self.shared_refused = 0
+        """Values the shared tier held that did not match the entry's digests (read from the child)."""
         self.per_child = per_child
         self.total = total
         self.max_bytes = max_bytes
@@ -99,6 +173,28 @@ class VerifiedCache:
         self._by_child[child].move_to_end(key)
         descriptor: dict[str, Any] = json.loads(held.body)
         return descriptor
+
+    async def recall(self, child: str, key: str, entry: SchemaNavigation) -> dict[str, Any] | None:
+        """``get``, then the shared tier: a shared value counts only when its digests are the entry's."""
+        descriptor = self.get(child, key)
+        if descriptor is not None or self.shared is None:
+            return descriptor
+        document = await self.shared.get(child, key)
+        if document is None:
+            return None
+        descriptor = descriptor_from_document(entry, document)
+        if descriptor is None:
+            self.shared_refused += 1
+            return None
+        self.shared_hits += 1
+        self.put(child, key, descriptor)
+        return descriptor
+
+    async def remember(self, child: str, key: str, descriptor: dict[str, Any]) -> None:
+        """``put``, and into the shared tier (its canonical schema document)."""
+        self.put(child, key, descriptor)
+        if self.shared is not None:
+            await self.shared.put(child, key, schema_document(descriptor))
 
     def touch(self, child: str, key: str) -> bool:
         """Whether ``key`` is held (and mark it recently used), without decoding the descriptor."""
