@@ -691,7 +691,12 @@ class Gateway:
         among many (``state.replica.build_replica_app``: a shared tool switch under ``namespace``, shared
         audit, ``Agent-Connector-Replica`` on every answer); the replica's own health is then
         ``GET /healthz`` and the children's ``GET /healthz/children``. Every replica holds its own
-        connections to the children."""
+        connections to the children. With a shared store the verified disclosures of search-first
+        children get their shared tier there too (replicas share the verification work)."""
+        if state is not None and self.verified.shared is None:
+            from agent_connector_sdk.gateway._shared_verified import shared_disclosures
+
+            self.verified.shared = shared_disclosures(state, self.config.children)
         if state is None and replica_id is None:
             self._route_health("/healthz")
             http_app_kwargs.setdefault("stateless_http", True)
