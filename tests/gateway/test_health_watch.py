@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -20,25 +19,11 @@ from tests.support.gateway import rpc, wait_for
 from tests.support.gateway_children import Misbehaving
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
+from tests.support.processes import children_running
 
 STDIO_OPS = (sys.executable, "-m", "tests.support.operator_children", "stdio")
 HANG_GUARD = 60.0
 """Seconds a wait may take before the test fails: far above ``PING_INTERVAL + call_timeout`` (5 s)."""
-
-
-def _children_running(marker: bytes) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(fields[1]) == os.getpid() and marker in command:
-            found.add(int(entry.name))
-    return found
 
 
 def _child_health(url: str, name: str) -> dict[str, Any]:
@@ -49,7 +34,7 @@ def _child_health(url: str, name: str) -> dict[str, Any]:
 
 def test_a_stopped_child_is_degraded_without_any_call_and_recovers_when_it_answers() -> None:
     marker = b"tests.support.operator_children"
-    before = _children_running(marker)
+    before = children_running(marker)
     stopped: int | None = None
     try:
         with serve_asgi(gated_http_app(operator_server("web"), stateless_http=True)) as web_url:
@@ -62,7 +47,7 @@ def test_a_stopped_child_is_degraded_without_any_call_and_recovers_when_it_answe
             gateway = Gateway(config)
             with serve_asgi(gateway.http_app(), timeout_graceful_shutdown=1) as url:
                 wait_for(lambda: gateway.children["ops"].state == "up", timeout=HANG_GUARD, what="ops up")
-                (stopped,) = _children_running(marker) - before
+                (stopped,) = children_running(marker) - before
                 health = _child_health(url, "ops")
                 assert health["state"] == "up" and health["last_error"] is None
                 ops = gateway.children["ops"]

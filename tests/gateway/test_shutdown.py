@@ -18,25 +18,10 @@ from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 from tests.support.operator_children import operator_server
+from tests.support.processes import children_running
 from tests.support.raw_http import raw_post
 
 STDIO_OPS = (sys.executable, "-m", "tests.support.operator_children", "stdio")
-
-
-def _operator_children() -> set[int]:
-    """This process's children running the operator test server."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue  # ended meanwhile
-        if int(fields[1]) == os.getpid() and b"tests.support.operator_children" in command:
-            found.add(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -49,7 +34,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_shutdown_ends_a_stopped_child_with_a_call_in_flight_while_another_disappears() -> None:
-    before = _operator_children()
+    before = children_running(b"tests.support.operator_children")
     pool = concurrent.futures.ThreadPoolExecutor(1)
     stdio_child: int | None = None
     try:
@@ -62,7 +47,7 @@ def test_shutdown_ends_a_stopped_child_with_a_call_in_flight_while_another_disap
             )
             gateway = Gateway(config)
             with serve_asgi(gateway.http_app(), timeout_graceful_shutdown=config.shutdown_grace) as url:
-                (stdio_child,) = _operator_children() - before
+                (stdio_child,) = children_running(b"tests.support.operator_children") - before
                 call = {"name": "ops_nap", "arguments": {"seconds": 120}}
                 in_flight = pool.submit(raw_post, url, "tools/call", call)
                 time.sleep(0.3)
