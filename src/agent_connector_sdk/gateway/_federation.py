@@ -22,26 +22,24 @@ host, it federates the hidden tools **on demand** — never by enumerating the c
 listed one: the same authorization, Consume and generation rules, called directly by its name at the
 child (FastMCP resolves a hidden tool by name) through the host core's admitted copy of its schemas.
 
-**Complete enumeration** is for ``gateway --check`` only (:func:`federate`): :class:`PrefixPlan`
-partitions the tool names by anchored, case-sensitive prefixes (a regex search matches a tool's text,
-which starts with its name), splitting any query whose answer may have been cut at the search's result
-limit, until every name is covered by a query that provably returned all its matches. Bounded in
+**Complete enumeration** is for ``gateway --check`` only (:func:`federate`): the core's
+:class:`~agent_connector_sdk.core.search.EnumerationPlanner` (:class:`PrefixPlan` here) partitions the
+tool names by anchored, case-exact prefixes (a regex search matches a tool's text, which starts with its
+name), splitting any query whose answer may have been cut at the search's result limit, until every
+name is covered by a query that provably returned all its matches (its docstring says why that is
+sound, and how a search that folds case whatever the pattern says is still enumerated). Bounded in
 searches and time ("partial: N of at least M" when a bound stops it) and resumable through the cache.
-
-Soundness of the enumeration: a query answered with fewer entries than some query ever returned was not
-cut by the result limit (which is at least that many), so it returned every match; only a query that
-returned as many as the most seen is split. A search that does not behave like an anchored name search
-(an entry outside the query's prefix) stops it (``not_federated``) rather than guess. The search's own
-time budget (FastMCP stops a regex search after about a second) is the assumption left: anchored
-prefixes keep each search far below it.
+A search that does not behave like an anchored name search (an entry outside the query's prefix) stops
+it (``not_federated``) rather than guess. The search's own time budget (FastMCP stops a regex search
+after about a second) is the assumption left: anchored prefixes keep each search far below it.
 """
 
 from __future__ import annotations
 
 import re
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, TypeVar, cast
 
@@ -52,6 +50,7 @@ from agent_connector_sdk.core.contracts._pointers import json_pointer
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.host._errors import JsonRpcError
+from agent_connector_sdk.core.search import MAX_ENUMERATION_SEARCHES, EnumerationPlanner
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
@@ -83,9 +82,9 @@ __all__ = [
 
 T = TypeVar("T")
 
-MAX_SEARCHES: Final = 20_000
-"""At most this many searches per enumeration (a child answering adversarially cannot loop forever):
-past it the enumeration is partial."""
+MAX_SEARCHES: Final = MAX_ENUMERATION_SEARCHES
+"""At most this many searches per enumeration (the core planner's one bound, shared with the reviewer:
+a child answering adversarially cannot loop forever); past it the enumeration is partial."""
 FEDERATION_SECONDS: Final = 1800.0
 """At most this long for one complete enumeration (``--check``); past it the result is partial."""
 MAX_NAMES: Final = 200_000
@@ -107,10 +106,6 @@ until its stream closes: measured, three disclosures of one read each already me
 _THROTTLE_RETRIES: Final = 8
 _THROTTLE_WAIT: Final = (0.05, 2.0)  # seconds: the child's retryAfterMs, clamped
 _DEFAULT_THROTTLE_WAIT: Final = 0.25  # seconds, for an HTTP 429/503 that says no retryAfterMs
-_END: Final = ""  # the symbol "the name ends here"
-_ALPHABET: Final = (*"-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", _END)
-"""A tool name's characters and the end of the name. Searches are case-sensitive (``(?-i:…)`` inside
-the search's own case-insensitive pattern), so a name prefix selects exactly the names that have it."""
 
 
 # ------------------------------------------------------------------------------- synthetic tools
@@ -171,66 +166,14 @@ def search_front(admitted: Mapping[str, Mapping[str, Any]]) -> SearchFront | Non
 
 
 # ---------------------------------------------------------------------------------- enumeration
-@dataclass(frozen=True, slots=True)
-class _Node:
-    prefix: str
-    symbols: tuple[str, ...]
-
-    @property
-    def pattern(self) -> str:
-        chars = [symbol for symbol in self.symbols if symbol != _END]
-        branches = []
-        if chars:
-            # '-' first in a class is literal; '.' and '_' are literal in a class.
-            branches.append("[" + "".join(sorted(chars, key=lambda c: c != "-")) + "]")
-        if _END in self.symbols:
-            branches.append(" |$")  # the searchable text is "name description …"
-        return "^(?-i:" + re.escape(self.prefix).replace("\\-", "-") + "(?:" + "|".join(branches) + "))"
-
-    def covers(self, name: str) -> bool:
-        if not name.startswith(self.prefix):
-            return False
-        rest = name[len(self.prefix) :]
-        return (rest[:1] if rest else _END) in self.symbols
-
-
-@dataclass
-class PrefixPlan:
-    """Which searches cover every tool name (pure; see the module docstring for why it is sound).
-
-    ``next()`` gives the next pattern to search; ``record(names)`` takes the names it returned."""
-
-    pending: deque[_Node] = field(default_factory=lambda: deque([_Node("", _ALPHABET)]))
-    most_seen: int = 0
-    searches: int = 0
-    _current: _Node | None = None
-
-    def next(self) -> str | None:
-        if not self.pending:
-            return None
-        self.searches += 1
-        self._current = self.pending.popleft()
-        return self._current.pattern
+class PrefixPlan(EnumerationPlanner):
+    """The core's enumeration planner as ``--check`` drives it: an answer outside its searched region
+    stops federation (``not_federated``: nothing is guessed)."""
 
     def record(self, names: Sequence[str]) -> None:
-        node = self._current
-        assert node is not None, "record() follows next()"
-        stray = [name for name in names if not node.covers(name)]
-        if stray:
-            raise GatewayError(
-                "not_federated", "the child's search answered a tool outside the searched name prefix"
-            )
-        self.most_seen = max(self.most_seen, len(names))
-        if len(names) < self.most_seen or not names:
-            return  # not cut by the result limit: every match was returned
-        if len(node.symbols) > 1:
-            half = len(node.symbols) // 2
-            self.pending.extend(
-                (_Node(node.prefix, node.symbols[:half]), _Node(node.prefix, node.symbols[half:]))
-            )
-        elif node.symbols[0] != _END:
-            self.pending.append(_Node(node.prefix + node.symbols[0], _ALPHABET))
-        # else: the one tool named exactly the prefix (names are unique): nothing left to split.
+        super().record(names)
+        if self.refused is not None:
+            raise GatewayError("not_federated", f"the child's {self.refused.removeprefix('the ')}")
 
 
 # ---------------------------------------------------------------------------------- federation
@@ -299,7 +242,8 @@ def _rejection(tool: str | None, category: str, reason: str) -> Rejection:
 
 def exact_pattern(name: str) -> str:
     """The anchored, case-sensitive search that finds the tool named exactly ``name`` and no other."""
-    return _Node(name, (_END,)).pattern
+    # Any string a caller names, escaped whole; '-' needs no escape outside a class.
+    return "^(?-i:" + re.escape(name).replace("\\-", "-") + "(?: |$))"
 
 
 def consumer_for(session: HostSession, front: SearchFront, child: str) -> SchemaDisclosureConsumer | None:
@@ -430,7 +374,7 @@ async def federate(
     guessed)."""
     if verifier.consumer is None or verifier.session is None:  # pragma: no cover - typed away
         raise AssertionError
-    plan = PrefixPlan()
+    plan = PrefixPlan(max_searches=max_searches)
     admitted: OrderedDict[str, Found] = OrderedDict()
     rejected: OrderedDict[str, Rejection] = OrderedDict()
     admitted_total = rejected_total = 0
@@ -439,9 +383,6 @@ async def federate(
     with anyio.move_on_after(max_seconds) as deadline:
         try:
             while (pattern := plan.next()) is not None:
-                if plan.searches > max_searches:
-                    partial_reason = f"the search bound ({max_searches} searches) was reached"
-                    break
                 found = await verifier.search(pattern)
                 plan.record([entry.name for entry in found])
                 fresh = [entry for entry in found if entry.name not in seen]
@@ -463,6 +404,10 @@ async def federate(
             return Federation({}, [_rejection(None, "not_federated", reason)], plan.searches)
     if deadline.cancelled_caught:
         partial_reason = f"the time bound ({max_seconds:g} s) was reached"
+    elif partial_reason is None and plan.budget_reached:
+        partial_reason = f"the search bound ({max_searches} searches) was reached"
+    elif partial_reason is None and plan.incomplete is not None:
+        partial_reason = plan.incomplete
     if partial_reason is not None:
         done = admitted_total + rejected_total
         partial_reason = f"partial: {done} of at least {len(seen)} ({partial_reason})"

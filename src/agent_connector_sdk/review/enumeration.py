@@ -1,98 +1,34 @@
-"""Every tool behind a search that caps its results: the searches to run and when to stop.
+"""Every tool behind a search that caps its results: the reviewer's drive of the core's planner.
 
-No I/O of its own: it drives :meth:`SchemaDisclosureConsumer.discover` (the one call that goes out)
-and decides from the counts it returns which name regions to search next.
+No I/O of its own: it runs :meth:`SchemaDisclosureConsumer.discover` (the one call that goes out) for
+the patterns :class:`~agent_connector_sdk.core.search.EnumerationPlanner` gives, and hands it back the
+names each returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Sequence
 
-from agent_connector_sdk.core.contracts._admission import MAX_TOOL_NAME_LENGTH
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
+from agent_connector_sdk.core.search import MAX_ENUMERATION_SEARCHES, EnumerationPlanner
 from agent_connector_sdk.mcp.host.disclosure_consumer import SchemaDisclosureConsumer
 
 __all__ = ["SearchEnumeration"]
 
 
-# Tool names are 1-128 of [A-Za-z0-9_.-]; the search regex is case-insensitive, so a name's next
-# character, folded, is one of these, or the name ends there (the joined text goes on with a space or
-# stops), or it is a character outside the spec's alphabet.
-_NAME_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
-_END: Final = " "  # the name ends after the prefix (a space never occurs in a spec name)
-_OTHER: Final = "*"  # any character outside the alphabet
-_ALL_SYMBOLS: Final = frozenset((*_NAME_ALPHABET, _END, _OTHER))
-_MAX_SEARCHES: Final = 5_000
-
-
-def _escaped(name_part: str) -> str:
-    """A name prefix as a literal regex (only ``.`` and ``-`` of the name alphabet are special)."""
-    return "".join("\\" + c if c in ".-" else c for c in name_part)
-
-
-def _region_pattern(prefix: str, symbols: frozenset[str]) -> str:
-    """The regex for the names that start with ``prefix`` (case-insensitively) and go on with one of
-    ``symbols``: FastMCP's text starts with the name, then a space, then description and parameters."""
-    alternatives: list[str] = []
-    characters = "".join(sorted(c for c in symbols if c in _NAME_ALPHABET))
-    if characters:
-        alternatives.append("[" + _escaped(characters) + "]")
-    if _END in symbols:
-        alternatives.append(" |$")
-    if _OTHER in symbols:
-        # Case-folded then negated by the regex engine: exactly what no alphabet class above matches.
-        alternatives.append("[^a-z0-9_.\\- ]")
-    return "^" + _escaped(prefix) + "(?:" + "|".join(alternatives) + ")"
-
-
-def _symbol(name: str, position: int) -> str:
-    """The folded symbol of ``name`` after its first ``position`` characters (see :data:`_ALL_SYMBOLS`)."""
-    if position >= len(name) or name[position] == " ":
-        return _END
-    character = name[position].lower() if name[position].isascii() else name[position]
-    return character if character in _NAME_ALPHABET else _OTHER
-
-
-def _partition(symbols: frozenset[str], observed: Mapping[str, int], cap: int) -> list[frozenset[str]]:
-    """Split a capped region's next symbols into groups each expected below the cap.
-
-    ``observed`` counts the names the capped search returned per symbol (a lower bound of each
-    symbol's true count). Observed symbols are packed greedily into groups of at most half the cap
-    (one over that stands alone); the symbols nobody returned form one more group, searched once.
-    """
-    half = max(1, cap // 2)
-    groups: list[tuple[int, set[str]]] = []
-    for symbol in sorted(observed, key=lambda s: (-observed[s], s)):
-        for index, (load, members) in enumerate(groups):
-            if load + observed[symbol] <= half:
-                members.add(symbol)
-                groups[index] = (load + observed[symbol], members)
-                break
-        else:
-            groups.append((observed[symbol], {symbol}))
-    partition = [frozenset(members) for _, members in groups]
-    unseen = symbols - set(observed)
-    if unseen:
-        partition.append(frozenset(unseen))
-    return partition
-
-
 class SearchEnumeration:
     """Every tool behind a search that caps its results (FastMCP's ``max_results``, often 5 or 50).
 
-    FastMCP's regex runs over the tool's name, description and parameters joined by spaces, so a
-    pattern anchored with ``^`` selects by the name's start (see :func:`_region_pattern`). A search
-    returning fewer entries than the most any search returned was not capped (the cap is at least
-    that); one returning as many may have been. A capped region (a name prefix and a set of next
-    symbols) is split by what its search returned: the next symbols seen are grouped so each group
-    should fall below the cap, the unseen ones are searched together, and a group holding every
-    returned name is known capped without a search (one next symbol: the region *is* the longer
-    prefix's). So the searches grow with the number of tools over the cap, not with the alphabet
-    times the name length. Only the default pattern (``.*``) is enumerated like this: a caller's own
-    pattern cannot be combined with a prefix, so a capped one leaves the review ``incomplete`` (said,
-    with the numbers, in the report). So does a capped run of names outside the spec's alphabet, and
-    the search budget (:data:`_MAX_SEARCHES`).
+    The caller's patterns are searched as given. When ``.*`` returns as many entries as any search
+    did (it may have been cut at the cap), its answer starts the core's
+    :class:`~agent_connector_sdk.core.search.EnumerationPlanner`, which splits the names by anchored
+    prefixes until every region's search provably returned all its matches (its docstring says why, and
+    how the searches grow with the tools over the cap, not the alphabet). Only the default pattern is
+    enumerated like this: a caller's own pattern cannot be combined with a prefix, so a capped one leaves
+    the review ``incomplete`` (said, with the numbers, in the report). So does what the planner cannot
+    split (a capped run of names outside the spec's alphabet, ...) and the one search budget
+    (:data:`~agent_connector_sdk.core.search.MAX_ENUMERATION_SEARCHES`, the reviewer's searches
+    included).
     """
 
     def __init__(self, consumer: SchemaDisclosureConsumer, entries: dict[str, SchemaNavigation]) -> None:
@@ -132,39 +68,16 @@ class SearchEnumeration:
                 )
 
     async def _split(self, returned: list[str]) -> None:
-        # Each pending region is capped; ``returned`` is what its search gave (all inside it).
-        pending: list[tuple[str, frozenset[str], list[str]]] = [("", _ALL_SYMBOLS, returned)]
-        while pending:
-            prefix, symbols, names = pending.pop()
-            if len(symbols) == 1:
-                (symbol,) = symbols
-                if symbol not in _NAME_ALPHABET:
-                    self.incomplete = "a capped run of names outside the spec's alphabet cannot be split"
-                    continue
-                if len(prefix) + 1 >= MAX_TOOL_NAME_LENGTH:
-                    self.incomplete = "a capped prefix as long as a tool name cannot be split further"
-                    continue
-                pending.append((prefix + symbol, _ALL_SYMBOLS, names))  # the same region, no search
-                continue
-            observed: dict[str, int] = {}
-            for name in names:
-                symbol = _symbol(name, len(prefix))
-                if symbol in symbols:
-                    observed[symbol] = observed.get(symbol, 0) + 1
-            groups = _partition(symbols, observed, self.most)
-            if len(groups) < 2:
-                # The returned names do not tell this region apart (a name the regex engine folds
-                # differently from :func:`_symbol`): no split would make progress.
-                self.incomplete = "a capped run of names the search folds differently cannot be split"
-                continue
-            if self.searches + len(groups) > _MAX_SEARCHES:
-                self.incomplete = f"stopped after {self.searches} searches (the review's search budget)"
-                return
-            for group in groups:
-                inside = [name for name in names if _symbol(name, len(prefix)) in group]
-                if len(inside) >= self.most:
-                    pending.append((prefix, group, inside))  # holds a capped search's every name
-                    continue
-                found = await self._search(_region_pattern(prefix, group))
-                if found and len(found) >= self.most:
-                    pending.append((prefix, group, found))
+        # ``returned`` is the answer of ".*" (every name), which starts the plan without a search.
+        budget = max(0, MAX_ENUMERATION_SEARCHES - self.searches)
+        plan = EnumerationPlanner(first=returned, most_seen=self.most, max_searches=budget)
+        while (pattern := plan.next()) is not None:
+            found = await self._search(pattern)
+            plan.record(found)
+        self.most = max(self.most, plan.most_seen)
+        if plan.refused is not None:
+            self.incomplete = plan.refused
+        elif plan.budget_reached:
+            self.incomplete = f"stopped after {self.searches} searches (the review's search budget)"
+        elif plan.incomplete is not None:
+            self.incomplete = plan.incomplete

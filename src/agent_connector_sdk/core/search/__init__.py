@@ -9,6 +9,9 @@
   abstains — returns ``()`` — when nothing in the catalog is relevant.
 * :class:`SearchHit` — ``(name, score)``, best first.
 * :func:`merge_by_rank` — reciprocal rank fusion of ranked lists (listed and federated results).
+* :class:`EnumerationPlanner` — every tool behind a search that caps its results: the anchored searches
+  to run and when to stop (sans-I/O; the gateway's ``--check`` and the reviewer drive it), with one set
+  of bounds (:data:`MAX_ENUMERATION_SEARCHES`) and what it knows of the search's case (:class:`SearchCase`).
 * :class:`FusedSearchIndex` — optional: a :class:`SemanticModel` (e.g. the ``semantic`` extra's
   :class:`agent_connector_sdk.mcp.search_semantic.WordLlamaModel`) fused into natural-language answers;
   answering, abstaining and regex matches stay the lexical index's.
@@ -20,6 +23,13 @@ tool shape a score or a count.
 from __future__ import annotations
 
 from agent_connector_sdk.core.search._document import SearchDocument, document_from_tool
+from agent_connector_sdk.core.search._enumeration import (
+    MAX_ENUMERATION_SEARCHES,
+    EnumerationPlanner,
+    Region,
+    SearchCase,
+    region_pattern,
+)
 from agent_connector_sdk.core.search._fusion import merge_by_rank
 from agent_connector_sdk.core.search._index import SearchHit, SearchIndex
 from agent_connector_sdk.core.search._semantic import (
@@ -30,7 +40,11 @@ from agent_connector_sdk.core.search._semantic import (
 )
 
 __all__ = [
+    "MAX_ENUMERATION_SEARCHES",
+    "EnumerationPlanner",
     "FusedSearchIndex",
+    "Region",
+    "SearchCase",
     "SearchDocument",
     "SearchHit",
     "SearchIndex",
@@ -38,5 +52,6 @@ __all__ = [
     "SemanticRanker",
     "document_from_tool",
     "merge_by_rank",
+    "region_pattern",
     "semantic_text",
 ]
