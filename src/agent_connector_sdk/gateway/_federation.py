@@ -51,7 +51,7 @@ from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.host._errors import JsonRpcError
 from agent_connector_sdk.core.search import MAX_ENUMERATION_SEARCHES, EnumerationPlanner
-from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.errors import AgentConnectorError, iter_causes
 from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
 from agent_connector_sdk.mcp.host._session import HostSession
@@ -103,6 +103,7 @@ gated child admits 8 requests per caller at a time (``RequestBounds.max_in_fligh
 gateway's calls share that allowance, and a request the client has finished still counts at the server
 until its stream closes: measured, three disclosures of one read each already met the child's limit
 (HTTP 429) on a loaded machine."""
+_CAUSES_PER_FAILURE: Final = 8
 _THROTTLE_RETRIES: Final = 8
 _THROTTLE_WAIT: Final = (0.05, 2.0)  # seconds: the child's retryAfterMs, clamped
 _DEFAULT_THROTTLE_WAIT: Final = 0.25  # seconds, for an HTTP 429/503 that says no retryAfterMs
@@ -226,14 +227,9 @@ async def _throttled(operation: Callable[[], Awaitable[T]]) -> T:
 
 
 def _first_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
-    for error in group.exceptions:
-        if isinstance(error, AgentConnectorError):
-            return error
-        if isinstance(error, BaseExceptionGroup):
-            nested = _first_error(error)
-            if nested is not None:
-                return nested
-    return None
+    # One task per entry: the walk's bound grows with the group (each exception is visited once).
+    causes = iter_causes(group, limit=_CAUSES_PER_FAILURE * (1 + len(group.exceptions)))
+    return next((error for error in causes if isinstance(error, AgentConnectorError)), None)
 
 
 def _rejection(tool: str | None, category: str, reason: str) -> Rejection:

@@ -50,7 +50,7 @@ from agent_connector_sdk.core.host._errors import (
 )
 from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
-from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.errors import AgentConnectorError, iter_causes
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS
 from agent_connector_sdk.mcp.host._wire import StdioLineCap, Watch
@@ -112,15 +112,27 @@ def translate(
     if isinstance(error, MCPError):
         return _from_error_object(error.code, error.message, error.data, bounds, what=what, watch=watch)
     if isinstance(error, RuntimeError):
-        offered = compat.sdk_version_mismatch(str(error))
-        if offered is not None:
-            return UnsupportedVersion(offered, tuple(SUPPORTED_PROTOCOL_VERSIONS))
-        if error.__cause__ is not None:
-            return translate(error.__cause__, bounds, what=what, watch=watch, stdio=stdio)
+        if error.__cause__ is None:
+            return _unsupported_version(error)
+        # The SDK wraps what failed in a RuntimeError: what it was raised from, translated, nearest
+        # first (through iter_causes: each once and bounded, so a cyclic chain cannot recurse forever).
+        for cause in iter_causes(error):
+            mapped: AgentConnectorError | None
+            if isinstance(cause, RuntimeError):
+                mapped = _unsupported_version(cause)
+            else:
+                mapped = translate(cause, bounds, what=what, watch=watch, stdio=stdio)
+            if mapped is not None:
+                return mapped
         return None
     if isinstance(error, TRANSPORT_EXCEPTIONS):
         return TransportFailure(f"{what}: transport failed: {type(error).__name__}")
     return None
+
+
+def _unsupported_version(error: RuntimeError) -> UnsupportedVersion | None:
+    offered = compat.sdk_version_mismatch(str(error))
+    return None if offered is None else UnsupportedVersion(offered, tuple(SUPPORTED_PROTOCOL_VERSIONS))
 
 
 def translate_unreadable(error: Exception, bounds: HostBounds, *, what: str) -> AgentConnectorError:

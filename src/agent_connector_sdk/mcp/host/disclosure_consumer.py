@@ -61,7 +61,7 @@ from agent_connector_sdk.core.schema_disclosure import (
     parse_manifest,
     reconstruct_schema,
 )
-from agent_connector_sdk.errors import AgentConnectorError, Gate
+from agent_connector_sdk.errors import AgentConnectorError, Gate, iter_causes
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
 from agent_connector_sdk.mcp.host._session import HostSession, SessionFace, as_session
 
@@ -81,6 +81,7 @@ __all__ = [
 
 Step = Literal["discover", "read", "verify", "admit", "invoke", "bind", "consume"]
 
+_CAUSES_PER_FAILURE: Final = 8  # a failed read's own chain, walked for the refusal that ended it
 _ENVELOPE_ALLOWANCE: Final = 64 * 1024  # manifest body + per-fragment identity overhead, over schema_bytes
 DEFAULT_MAX_IN_FLIGHT: Final = 8
 """Default bound on concurrent manifest/fragment reads, chosen by measurement
@@ -536,14 +537,11 @@ class SchemaDisclosureConsumer(SessionFace):
 
 
 def _first_consumer_error(group: BaseExceptionGroup[Any]) -> AgentConnectorError | None:
-    for error in group.exceptions:
-        if isinstance(error, DisclosureConsumerError | ProtocolError | BoundExceeded):
-            return error  # a bound hit inside a fragment read is that bound, named
-        if isinstance(error, BaseExceptionGroup):
-            nested = _first_consumer_error(error)
-            if nested is not None:
-                return nested
-    return None
+    # A bound hit inside a fragment read is that bound, named. One task per fragment: the walk's bound
+    # grows with the group (each exception is visited once).
+    causes = iter_causes(group, limit=_CAUSES_PER_FAILURE * (1 + len(group.exceptions)))
+    refusals = DisclosureConsumerError | ProtocolError | BoundExceeded
+    return next((error for error in causes if isinstance(error, refusals)), None)
 
 
 @dataclass

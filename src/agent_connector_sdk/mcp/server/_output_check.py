@@ -76,6 +76,7 @@ from agent_connector_sdk.core.contracts._input_required import validate_input_re
 from agent_connector_sdk.core.contracts._results import validate_tool_result
 from agent_connector_sdk.core.contracts._validation import validate_instance
 from agent_connector_sdk.core.contracts.errors import ContractViolation
+from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._logsafe import quoted
 from agent_connector_sdk.mcp.server._record import resolved_tool
@@ -182,14 +183,7 @@ class WireRefusal(ToolError):
 
 def _wire_refusal_behind(failure: BaseException) -> WireRefusal | None:
     """``failure`` itself or the first :class:`WireRefusal` in its cause chain (bounded walk)."""
-    current: BaseException | None = failure
-    for _ in range(8):
-        if current is None:
-            return None
-        if isinstance(current, WireRefusal):
-            return current
-        current = current.__cause__ or current.__context__
-    return None
+    return next((cause for cause in iter_causes(failure, limit=8) if isinstance(cause, WireRefusal)), None)
 
 
 def relays_results(tool: Tool | None) -> bool:
