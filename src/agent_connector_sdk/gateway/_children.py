@@ -53,9 +53,8 @@ from fastmcp.client.messages import MessageHandler
 from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
-from agent_connector_sdk.core.host._errors import TransportFailure
-from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
+from agent_connector_sdk.core.contracts import AdmissionReport, Rejection
+from agent_connector_sdk.core.host import AdmittedTool, ToolResult, TransportFailure
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway._errors import GatewayError
@@ -84,8 +83,7 @@ from agent_connector_sdk.gateway._locks import LockWatch
 from agent_connector_sdk.gateway._reasons import StderrTail, child_target, describe_failure
 from agent_connector_sdk.gateway._verified import VerifiedCache
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.mcp.host import HostOptions, HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import DisclosureConsumerError, SchemaDisclosureConsumer
 from agent_connector_sdk.sanitize import sanitize_text
 

@@ -47,15 +47,14 @@ from typing import Any, Final, TypeVar, cast
 
 import anyio
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
-from agent_connector_sdk.core.contracts._pointers import json_pointer
+from agent_connector_sdk.core.contracts import AdmissionReport, Rejection, json_pointer
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.host._errors import JsonRpcError
+from agent_connector_sdk.core.host import JsonRpcError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
-from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.mcp.host import HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosureConsumerError,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from agent_connector_sdk.core.contracts._admission import MAX_TOOL_NAME_LENGTH
+from agent_connector_sdk.core.contracts import MAX_TOOL_NAME_LENGTH
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.mcp.host.disclosure_consumer import SchemaDisclosureConsumer
 

@@ -45,14 +45,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.audit import AuditSink
-from agent_connector_sdk.core.contracts._admission import AdmissionReport
-from agent_connector_sdk.core.contracts._findings import Finding
-from agent_connector_sdk.core.contracts._input_required import (
+from agent_connector_sdk.core.contracts import (
+    AdmissionReport,
+    Finding,
+    apaginate,
     is_input_required,
+    server_text_findings,
     validate_input_required_result,
 )
-from agent_connector_sdk.core.contracts._pagination import apaginate
-from agent_connector_sdk.core.contracts._server_text import server_text_findings
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ConfirmationCategory,
@@ -60,24 +60,23 @@ from agent_connector_sdk.core.contracts.errors import (
     ContractViolation,
     PaginationError,
 )
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
+    AdmittedTool,
     ConfirmationRefused,
+    HeaderGates,
+    HostBounds,
+    HostCore,
+    HostOptions,
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
+    NotificationTally,
     NotMcpServer,
+    PreparedCall,
     ProtocolError,
     ToolExecutionError,
-    TransportFailure,
-)
-from agent_connector_sdk.core.host._notifications import NotificationTally
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions
-from agent_connector_sdk.core.host._sequence import (
-    AdmittedTool,
-    HeaderGates,
-    HostCore,
-    PreparedCall,
     ToolResult,
+    TransportFailure,
     may_write,
 )
 from agent_connector_sdk.core.host.bounds import (
@@ -87,8 +86,7 @@ from agent_connector_sdk.core.host.bounds import (
     check_result_size,
 )
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp._preflight import probe_http
+from agent_connector_sdk.mcp import compat, probe_http
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
 from agent_connector_sdk.mcp.host._floods import NotificationGate
 from agent_connector_sdk.mcp.host._param_headers import (
