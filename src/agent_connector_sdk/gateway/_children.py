@@ -620,7 +620,7 @@ class Child:
         self.relists += 1
         if self._lock is not None:  # an updated lock file applies from this listing on
             self._lock.refresh()
-            session.core.lock = self._lock.entry(self.spec)
+            session.use_lock_entry(self._lock.entry(self.spec))
         try:
             with anyio.fail_after(self.config.connect_timeout):
                 report = await session.discover_tools()
@@ -782,7 +782,7 @@ class Child:
             if held is not None:
                 self._federated.move_to_end(tool.name)  # least recently found *or called* goes first
             stale = held is None or time.monotonic() - held[1] > self.config.refresh
-            if stale or session.core.disclosed_tool(tool.name, tool.schema_sha256) is None:
+            if stale or session.disclosed_tool(tool.name, tool.schema_sha256) is None:
                 await self.resolve(tool.name)
                 session = self.session
                 if self.state != "up" or session is None:
@@ -793,7 +793,7 @@ class Child:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
         if tool.schema_sha256 is not None:
             # The host core's copy admitted from the verified disclosure, called by name.
-            admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
+            admitted = session.disclosed_tool(tool.name, tool.schema_sha256)
             if admitted is None:
                 raise GatewayError(
                     "tool_changed", f"{tool.exposed} could not be verified at child {self.name}"

@@ -351,7 +351,7 @@ class Verifier:
         if digest is None or entry.manifest_uri is None or entry.fragment_count is None:
             return _rejection(name, "undisclosable", "the child discloses no schema for it")
         key = contract_key(entry)
-        held = self.session.core.disclosed_tool(name, digest)
+        held = self.session.disclosed_tool(name, digest)
         if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
             # This very contract was verified and admitted on this connection: nothing to read or
             # decode (a warm search costs no descriptor work).
@@ -375,7 +375,7 @@ class Verifier:
                 if entry.headers is None
                 else {json_pointer(header.argument): header.header for header in entry.headers}
             )
-            held = self.session.core.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
+            held = self.session.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
         except (AdmissionError, DisclosureConsumerError) as error:
             self.admitted.pop(name, None)
             return _rejection(name, str(error.category), error.message)

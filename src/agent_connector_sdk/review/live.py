@@ -360,7 +360,7 @@ async def _listed_reviews(
             headers=admitted_header_policy(tool, applicable=over_http),
             findings=finding_reports(tool.findings),
         )
-        for name, tool in host.session.core.listed.items()
+        for name, tool in host.session.listed_tools.items()
     ]
     for rejection in rejected:
         descriptor = rejection["descriptor"] if isinstance(rejection["descriptor"], dict) else None
