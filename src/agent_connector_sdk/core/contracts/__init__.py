@@ -13,6 +13,12 @@ Host duties beside the gates: :mod:`._source_pins` (source compatibility, checke
 disclosure's fragments are read) and :mod:`._debounce` (when a completion request may go out).
 
 Errors: :mod:`.errors`, one class per gate, each with a stable ``category``.
+
+This is the folder's door (other folders never import its ``_private`` modules): beside the gates it
+exports what the adapters, the gateway and the reviewer build on — findings and profiles
+(:class:`Finding`, :data:`RULES_BY_ID`), the contract :func:`fingerprint` and :class:`ContractChange`,
+:func:`json_pointer`, the header constants, :func:`server_text`, the span and event names
+(:data:`INSTRUMENTATION_NAME`, :data:`GATE_EVENT`, ...) and :func:`reissue_trace_context`.
 """
 
 from agent_connector_sdk.core.contracts._admission import (

@@ -9,6 +9,11 @@ reads from the call's one record (:mod:`._record`), never by calling back.
 them (``ServerGates``, ``gated_http_app``). Every stage refuses through :mod:`._refusals`, the one
 translator of refusals into JSON-RPC errors (and their one code table). Policy lives in
 ``agent_connector_sdk.core.contracts``; these only adapt it to FastMCP and ASGI.
+
+This is the folder's door: the gateway, the lab and ``serve`` import from here, never a ``_module`` —
+the refusal table (``CODES``, :func:`invalid_cursor`, :func:`relay_refusal`), the disclosure provider
+(also published as :mod:`agent_connector_sdk.mcp.schema_disclosure_provider`), :func:`cache_tool_catalog`
+and :func:`trusted_networks`.
 """
 
 from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
