@@ -67,7 +67,7 @@ def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
     if kind == "gated":
         app = gated_http_app(server, stateless_http=True)
     elif kind == "output-check-only":
-        from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+        from agent_connector_sdk.mcp.server import OutputSelfCheck
         from agent_connector_sdk.mcp.server._resolution import install_resolution
 
         server.add_middleware(OutputSelfCheck())
@@ -76,8 +76,7 @@ def _serve(kind: str, ports: Any, cpu_channel: Any) -> None:
     elif kind == "header-gate-only":
         from starlette.middleware import Middleware
 
-        from agent_connector_sdk.mcp.server._entry import GatedEntry
-        from agent_connector_sdk.mcp.server._parity import HeaderParityGate
+        from agent_connector_sdk.mcp.server import GatedEntry, HeaderParityGate
         from agent_connector_sdk.mcp.server._resolution import install_resolution
 
         resolution = install_resolution(server, HeaderParityGate())

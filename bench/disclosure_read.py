@@ -38,8 +38,8 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
 from agent_connector_sdk.core.schema_disclosure import SourceDigest, manifest_uri
-from agent_connector_sdk.core.schema_disclosure._cache import SchemaIdentityMemo
-from agent_connector_sdk.core.schema_disclosure._encoding import encode_schema_document
+from agent_connector_sdk.core.schema_disclosure.cache import SchemaIdentityMemo
+from agent_connector_sdk.core.schema_disclosure.encoding import encode_schema_document
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,

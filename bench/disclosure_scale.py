@@ -47,7 +47,7 @@ from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.connectors.openapi import build_openapi_server, tool_disclosure_origins
 from agent_connector_sdk.core.schema_disclosure import SourceDigest, manifest_uri
-from agent_connector_sdk.core.schema_disclosure._cache import SchemaIdentityMemo
+from agent_connector_sdk.core.schema_disclosure.cache import SchemaIdentityMemo
 from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     SchemaDisclosureRegistry,

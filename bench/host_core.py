@@ -19,11 +19,8 @@ import timeit
 from typing import Any
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.core.contracts._headers import parameter_headers
-from agent_connector_sdk.core.contracts._results import validate_tool_result
-from agent_connector_sdk.core.contracts._validation import validate_arguments
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import HostCore, require_json_data
+from agent_connector_sdk.core.contracts import parameter_headers, validate_arguments, validate_tool_result
+from agent_connector_sdk.core.host import HostCore, HostOptions, require_json_data
 
 REPEATS = 7
 ROUNDS = 5

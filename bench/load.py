@@ -72,18 +72,19 @@ def _serve(ready: Any, probe: bool = False, adversarial: bool = False) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
-    from agent_connector_sdk.connectors._sources import load_github_extract
-    from agent_connector_sdk.core.contracts._completion import RateLimiter
+    from agent_connector_sdk.connectors import (
+        build_openapi_server,
+        build_tool_disclosures,
+        load_github_extract,
+    )
+    from agent_connector_sdk.core.contracts import RateLimiter
     from agent_connector_sdk.core.schema_disclosure import SourceDigest
     from agent_connector_sdk.demo.contract_lab import contract_lab_app
     from agent_connector_sdk.mcp.schema_disclosure_provider import (
         describe_schema_tools,
         register_schema_resources,
     )
-    from agent_connector_sdk.mcp.server import ServerGates
-    from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
-    from agent_connector_sdk.mcp.server._entry import RequestBounds
+    from agent_connector_sdk.mcp.server import RequestBounds, ServerGates, cache_tool_catalog
 
     async def upstream_handler(request: Any) -> JSONResponse:
         return JSONResponse([{"event": "labeled", "id": 1, "node_id": "LE_1"}])
@@ -118,7 +119,7 @@ def _serve(ready: Any, probe: bool = False, adversarial: bool = False) -> None:
 
         logging.getLogger("fastmcp").setLevel(logging.WARNING)  # one INFO line per refused attacker
 
-        from agent_connector_sdk.gateway._auth import AuthSettings
+        from agent_connector_sdk.gateway import AuthSettings
 
         key = RSAKeyPair.generate()
         settings = AuthSettings(issuer=JWT_ISSUER, audience=JWT_AUDIENCE, public_key_pem=key.public_key)

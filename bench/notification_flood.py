@@ -20,7 +20,7 @@ from typing import Any
 import fastmcp
 from fastmcp.client.transports.stdio import StdioTransport
 
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions
+from agent_connector_sdk.core.host import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.support.hostile_server import hostile_app
 from tests.support.http_server import serve_asgi

@@ -22,8 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_connector_sdk.core.contracts import _admission as admission
-from agent_connector_sdk.core.contracts import _json_schema
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import _json_schema, admit_tools
 from agent_connector_sdk.core.contracts._json_schema import clear_validator_cache
 from bench._github import load_github_tools
 

@@ -64,12 +64,12 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors import OpenAPISource
 from agent_connector_sdk.core.contracts import _admission as admission
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import admit_tools
 from agent_connector_sdk.core.contracts._json_schema import clear_validator_cache
+from agent_connector_sdk.core.host import HostCore
 from agent_connector_sdk.core.host import _sequence as host_core
-from agent_connector_sdk.core.host._sequence import HostCore
 from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from bench._github import load_github_description
 from bench._plain_server import plain_server

@@ -64,7 +64,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from agent_connector_sdk.core.search import FusedSearchIndex, SearchIndex, document_from_tool
 from agent_connector_sdk.core.search._words import STOP_WORDS, text_words
 from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTransform, describe_schema_tools
-from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server import cache_tool_catalog
 
 DATA = Path(__file__).resolve().parent / "data"
 REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "contracts" / "real_servers"

@@ -911,7 +911,7 @@ def _disclosed_schemas(read: Callable[[str], str], entry: dict[str, Any]) -> tup
 def run_inspector(toolchain: Toolchain) -> Run:
     import hashlib
 
-    from agent_connector_sdk.core.contracts._headers import build_parameter_headers
+    from agent_connector_sdk.core.contracts import build_parameter_headers
 
     client = f"MCP Inspector CLI {toolchain.version(INSPECTOR)}"
     run = Run(client, OUR_SERVER, "Streamable HTTP", "2026-07-28")

@@ -37,8 +37,7 @@ async def _exercise(run: Run, url: str, gateway: Any, root: Path) -> None:
     import fastmcp
     from fastmcp.client.transports.http import StreamableHttpTransport
 
-    from agent_connector_sdk.mcp.host import HostOptions
-    from agent_connector_sdk.mcp.host._session import HostSession
+    from agent_connector_sdk.mcp.host import HostOptions, HostSession
     from agent_connector_sdk.mcp.host.disclosure_consumer import CallerScope, SchemaDisclosureConsumer
 
     health = {child.name: child for child in gateway.health()}

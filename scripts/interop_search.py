@@ -239,10 +239,9 @@ def _fake_github() -> Any:
 @contextmanager
 def search_targets() -> Iterator[list[Target]]:
     """The three servers, up on loopback for the duration of the block."""
-    from agent_connector_sdk.connectors._sources import load_github_extract
+    from agent_connector_sdk.connectors import load_github_extract
     from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
-    from agent_connector_sdk.gateway._app import Gateway
-    from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig
+    from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
     from agent_connector_sdk.serving.openapi_app import build_openapi_app
 
     bearer = {"Authorization": f"Bearer {ANALYST_TOKEN}"}

@@ -9,7 +9,7 @@ import json
 import fastmcp
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,

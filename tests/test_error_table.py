@@ -21,7 +21,7 @@ import pytest
 import agent_connector_sdk
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.connectors.openapi import InvalidOpenAPIDocument, OpenAPIToolsMissing, UpstreamError
-from agent_connector_sdk.core.contracts._source_pins import PinFileError, SourceNotPinned
+from agent_connector_sdk.core.contracts import PinFileError, SourceNotPinned
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ArgumentError,
@@ -33,7 +33,7 @@ from agent_connector_sdk.core.contracts.errors import (
 )
 from agent_connector_sdk.core.contracts.lock import LockFileError
 from agent_connector_sdk.core.disclosure_navigation import DisclosureReadRefused
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
     ConfirmationRefused,
     InvalidCompletionRequest,
     ProtocolError,

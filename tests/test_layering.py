@@ -194,6 +194,36 @@ def host_server_crossings(root: Path) -> set[tuple[str, str]]:
     }
 
 
+def _is_private(segment: str) -> bool:
+    return segment.startswith("_") and not segment.startswith("__")
+
+
+def private_imports_across_folders(root: Path) -> set[tuple[str, str]]:
+    """Every import into another folder's ``_private`` module. A folder is entered through its door: its
+    ``__init__`` or a named public module in it. Below the importer's folder and the imported module's
+    nearest common package, no segment of the imported module's path may be ``_private`` (a subfolder
+    reaching into its parent's ``_module`` included: the parent's door exports what it needs)."""
+    own, _ = _graph(root)
+    packages = {_module_name(path, root) for path in root.rglob("__init__.py")}
+
+    def folder(module: str) -> str:
+        return module if module in packages else module.rsplit(".", 1)[0]
+
+    found = set()
+    for module, imports in own.items():
+        mine = folder(module).split(".")
+        for imported in imports:
+            if folder(imported) == folder(module):
+                continue  # a folder's own private modules are its business
+            theirs = imported.split(".")
+            common = 0
+            while common < min(len(mine), len(theirs)) and mine[common] == theirs[common]:
+                common += 1
+            if any(_is_private(segment) for segment in theirs[common:]):
+                found.add((module, imported))
+    return found
+
+
 def test_every_module_is_on_a_floor() -> None:
     assert modules_on_no_floor(PACKAGE_ROOT) == set()
 
@@ -217,6 +247,13 @@ def test_the_pure_layer_reads_bottom_up() -> None:
 
 def test_host_and_server_sides_do_not_import_each_other() -> None:
     assert host_server_crossings(PACKAGE_ROOT) == set()
+
+
+def test_every_folder_is_entered_through_its_door() -> None:
+    """No module imports another folder's ``_private`` module (lazy and ``TYPE_CHECKING`` imports
+    included): each folder's ``__init__`` (or a named public module) exports what other folders use
+    (docs/architecture.md, "Doors")."""
+    assert private_imports_across_folders(PACKAGE_ROOT) == set()
 
 
 def _write(root: Path, relative: str, text: str = "") -> None:
@@ -327,3 +364,34 @@ def test_a_gated_call_reads_top_down() -> None:
         assert not imports & earlier, name
     record = own["agent_connector_sdk.mcp.server._record"]
     assert not {i for i in record if i.startswith("agent_connector_sdk.mcp.server.")}
+
+
+def test_control_an_import_around_a_door_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / PACKAGE
+    _write(root, "__init__.py")
+    for package in ("core", "core/host", "mcp", "mcp/host", "gateway"):
+        _write(root, f"{package}/__init__.py")
+    _write(root, "core/host/__init__.py", "from agent_connector_sdk.core.host._errors import Refused\n")
+    _write(root, "core/host/_errors.py", "class Refused(Exception): ...\n")
+    _write(root, "core/host/bounds.py", "from agent_connector_sdk.core.host._errors import Refused\n")
+    _write(root, "mcp/_preflight.py")
+    _write(root, "mcp/host/_session.py", "from agent_connector_sdk.mcp._preflight import probe\n")
+    _write(
+        root,
+        "gateway/_app.py",
+        "from typing import TYPE_CHECKING\n"
+        "from agent_connector_sdk.core.host import Refused\n"  # through the door: fine
+        "from agent_connector_sdk.core.host.bounds import Refused as Again\n"  # a named public module
+        "from agent_connector_sdk.gateway._errors import Own\n"  # its own folder: fine
+        "if TYPE_CHECKING:\n"
+        "    from agent_connector_sdk.mcp.host import _session\n"
+        "def later():\n"
+        "    from agent_connector_sdk.core.host._errors import Refused\n",
+    )
+    _write(root, "gateway/_errors.py")
+    assert private_imports_across_folders(root) == {
+        # a subfolder reaching into its parent's private module
+        ("agent_connector_sdk.mcp.host._session", "agent_connector_sdk.mcp._preflight"),
+        ("agent_connector_sdk.gateway._app", "agent_connector_sdk.mcp.host._session"),  # TYPE_CHECKING
+        ("agent_connector_sdk.gateway._app", "agent_connector_sdk.core.host._errors"),  # lazy
+    }

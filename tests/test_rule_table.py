@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_connector_sdk.core.contracts._findings import RULES, RULES_BY_ID
+from agent_connector_sdk.core.contracts import RULES_BY_ID
+from agent_connector_sdk.core.contracts._findings import RULES
 from agent_connector_sdk.core.contracts._poisoning import POISONING_CATEGORY, POISONING_RULES
 from agent_connector_sdk.core.contracts.errors import AdmissionCategory, ConsumeCategory
 from tests.test_error_table import _literal_values

@@ -153,7 +153,7 @@ def test_disclose_embedded_default_summary_out_and_verify(tmp_path: Path) -> Non
 
 def test_verify_from_files_catches_a_corrupted_fragment(tmp_path: Path) -> None:
     from agent_connector_sdk.cli.disclose import build_disclosures, verify_disclosure, write_disclosures
-    from agent_connector_sdk.connectors._sources import load_github_extract
+    from agent_connector_sdk.connectors import load_github_extract
 
     run = build_disclosures(load_github_extract(), operation="issues/list-events-for-timeline")
     write_disclosures(run, tmp_path)

@@ -7,17 +7,18 @@ from __future__ import annotations
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
+    HostBounds,
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
     TransportFailure,
     UnsupportedVersion,
 )
-from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.host._translate import translate, translate_unreadable
+from agent_connector_sdk.mcp.host import translate_unreadable
+from agent_connector_sdk.mcp.host._translate import translate
 from agent_connector_sdk.mcp.host._wire import Watch, error_words, read_error
 from agent_connector_sdk.review.unreachable import explain_unreachable
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.core.contracts._fingerprint import fingerprint
+from agent_connector_sdk.core.contracts import fingerprint
 
 TOOL: dict[str, Any] = {
     "name": "route",

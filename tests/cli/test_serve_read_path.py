@@ -13,7 +13,7 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.server.middleware import Middleware
 
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.demo.lab_service import lab_service_app
 from agent_connector_sdk.serving.openapi_app import (
     build_openapi_app,

@@ -13,8 +13,7 @@ import httpx2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server, load_github_extract
 
 _LITERALS = st.sampled_from(["a", "b", "ab", "x.json", "", "{"])
 _SEGMENT_TEMPLATES = st.one_of(

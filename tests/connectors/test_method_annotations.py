@@ -5,8 +5,7 @@ from __future__ import annotations
 import fastmcp
 import pytest
 
-from agent_connector_sdk.connectors import build_openapi_server
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import build_openapi_server, load_github_extract
 from agent_connector_sdk.connectors.openapi import http_method_annotations
 from agent_connector_sdk.mcp.host import annotations_may_write
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy, admit_tools, is_sensitive_name
+from agent_connector_sdk.core.contracts import AdmissionPolicy, admit_tools
+from agent_connector_sdk.core.contracts._admission import is_sensitive_name
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 
 
@@ -364,8 +365,8 @@ _VALUES = st.recursive(
 
 @given(_VALUES)
 def test_the_byte_prefilter_never_clears_a_descriptor_holding_an_unrepresentable_value(value: Any) -> None:
+    from agent_connector_sdk.core.contracts import exact_value_key
     from agent_connector_sdk.core.contracts._admission import _check_values, first_invalid_value
-    from agent_connector_sdk.core.contracts._json_schema import exact_value_key
 
     descriptor = {"name": "t", "inputSchema": {"type": "object", "default": value}}
     scanned = exact_value_key(descriptor)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import MAX_TOOL_NAME_LENGTH, AdmissionPolicy, admit_tools
+from agent_connector_sdk.core.contracts import MAX_TOOL_NAME_LENGTH, AdmissionPolicy, admit_tools
 
 GOOD = {"name": "good", "inputSchema": {"type": "object"}}
 

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_connector_sdk.core.contracts import AdmissionPolicy, admit_tools
 from agent_connector_sdk.core.contracts import _admission as admission
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy, admit_tools
 
 PROPERTIES = st.sampled_from(
     [

@@ -8,10 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._completion import (
-    MAX_ARGUMENT_VALUE_LENGTH,
+from agent_connector_sdk.core.contracts import (
     MAX_COMPLETION_VALUES,
-    MAX_CONTEXT_ARGUMENTS,
     CompletionRateLimited,
     CompletionRequest,
     RateLimiter,
@@ -19,6 +17,7 @@ from agent_connector_sdk.core.contracts._completion import (
     filter_completions,
     parse_completion_params,
 )
+from agent_connector_sdk.core.contracts._completion import MAX_ARGUMENT_VALUE_LENGTH, MAX_CONTEXT_ARGUMENTS
 from agent_connector_sdk.core.contracts.errors import CompletionError
 
 ENVIRONMENTS = ["production", "prod-eu", "preview", "staging", "dev"]

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._content import is_canonical_base64, validate_content_block
+from agent_connector_sdk.core.contracts import validate_content_block
+from agent_connector_sdk.core.contracts._content import is_canonical_base64
 from agent_connector_sdk.core.contracts.errors import ContractViolation
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n fake").decode()

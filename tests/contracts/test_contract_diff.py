@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from fastmcp import FastMCP
 
-from agent_connector_sdk.core.contracts._confusables import confusable_with, escaped, skeleton
+from agent_connector_sdk.core.contracts import escaped
+from agent_connector_sdk.core.contracts._confusables import confusable_with, skeleton
 from agent_connector_sdk.core.contracts._contract_diff import diff_contracts, name_derived_title, word_diff
 from agent_connector_sdk.core.contracts._fingerprint import contract_view
 from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools

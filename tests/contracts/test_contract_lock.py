@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._fingerprint import contract_view, fingerprint
+from agent_connector_sdk.core.contracts import fingerprint
+from agent_connector_sdk.core.contracts._fingerprint import contract_view
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock, LockFileError, compare_tools
 
@@ -182,7 +183,7 @@ def test_runtime_check_is_a_lookup_by_name() -> None:
 
 
 def test_lock_admission_refuses_drift_and_keeps_the_rest() -> None:
-    from agent_connector_sdk.core.contracts._admission import admit_tools
+    from agent_connector_sdk.core.contracts import admit_tools
     from agent_connector_sdk.core.contracts.lock import lock_admission
 
     lock = ContractLock().with_server(SERVER, [_tool("a"), _tool("b"), _tool("old")])

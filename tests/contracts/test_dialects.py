@@ -15,22 +15,19 @@ from typing import Any
 import jsonschema_rs
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import SUPPORTED_DIALECTS, AdmissionPolicy, admit_tools
-from agent_connector_sdk.core.contracts._headers import (
+from agent_connector_sdk.core.contracts import (
+    AdmissionPolicy,
+    ValidatorCache,
+    admit_tools,
     build_parameter_headers,
     header_annotations,
-    validate_parameter_headers,
-)
-from agent_connector_sdk.core.contracts._json_schema import (
-    DIALECTS,
-    DialectName,
-    ValidatorCache,
-    check_schema,
-    dialect_of,
+    validate_arguments,
     validate_instance,
+    validate_parameter_headers,
+    validate_tool_result,
 )
-from agent_connector_sdk.core.contracts._results import validate_tool_result
-from agent_connector_sdk.core.contracts._validation import validate_arguments
+from agent_connector_sdk.core.contracts._admission import SUPPORTED_DIALECTS
+from agent_connector_sdk.core.contracts._json_schema import DIALECTS, DialectName, check_schema, dialect_of
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from tests.support.schema_cases import (
     D4,

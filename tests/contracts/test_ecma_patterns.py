@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import admit_tools, validate_instance
 from agent_connector_sdk.core.contracts._json_schema import (
     ALL_DIALECTS,
     DIALECTS,
@@ -16,7 +16,6 @@ from agent_connector_sdk.core.contracts._json_schema import (
     check_schema,
     ecma_regex_valid,
     screen_schemas,
-    validate_instance,
 )
 
 UNICODE_WORDS = r"^[\p{L}\p{N}_-]+$"  # what zod's Unicode rules emit

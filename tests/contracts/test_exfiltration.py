@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import admit_tools, poisoning_admission
 from agent_connector_sdk.core.contracts._exfiltration import exfiltration_targets
-from agent_connector_sdk.core.contracts._poisoning import poisoning_admission, poisoning_findings
+from agent_connector_sdk.core.contracts._poisoning import poisoning_findings
 
 GET_ORDER: dict[str, Any] = {
     "name": "get_order",

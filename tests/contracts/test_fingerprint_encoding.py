@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._fingerprint import _normalized, contract_view, fingerprint
+from agent_connector_sdk.core.contracts import fingerprint
+from agent_connector_sdk.core.contracts._fingerprint import _normalized, contract_view
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 
 ORDER_FREE = {"required", "type"}

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mcp.shared import inbound
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.core.contracts._headers import (
+from agent_connector_sdk.core.contracts import (
     MAX_SAFE_INTEGER,
     build_parameter_headers,
     decode_header_value,

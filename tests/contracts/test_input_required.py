@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 
+from agent_connector_sdk.core.contracts import is_input_required, validate_input_required_result
 from agent_connector_sdk.core.contracts._input_required import (
     INPUT_REQUIRED_REQUEST_METHODS,
-    is_input_required,
     required_capability,
-    validate_input_required_result,
 )
 from agent_connector_sdk.core.contracts.errors import ContractViolation
 

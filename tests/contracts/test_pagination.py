@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._pagination import CursorWalk, Pagination, apaginate, paginate
+from agent_connector_sdk.core.contracts import CursorWalk, Pagination, apaginate, paginate
 from agent_connector_sdk.core.contracts.errors import PaginationError
 
 

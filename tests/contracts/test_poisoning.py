@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._confusables import escaped
+from agent_connector_sdk.core.contracts import escaped, poisoning_admission
 from agent_connector_sdk.core.contracts._poisoning import (
     _FOLD_LIKE_I,
     SEARCH_PAIR,
@@ -20,7 +20,6 @@ from agent_connector_sdk.core.contracts._poisoning import (
     _NameIndex,
     _steers,
     hidden_characters,
-    poisoning_admission,
     poisoning_findings,
     visible_text,
 )
@@ -165,7 +164,7 @@ def test_a_sibling_pointer_is_documentation_not_a_finding(text: str) -> None:
     ],
 )
 def test_steering_a_sibling_tool_is_shadowing(text: str) -> None:
-    from agent_connector_sdk.core.contracts._admission import admit_tools
+    from agent_connector_sdk.core.contracts import admit_tools
 
     listing = [_tool(name="add", description=text), _tool(name="send_email", description="Sends.")]
     report = admit_tools(listing)
@@ -192,8 +191,7 @@ def test_non_strings_are_left_to_the_admit_gate() -> None:
 
 
 def test_poisoning_admission_findings_by_default_rejections_in_strict() -> None:
-    from agent_connector_sdk.core.contracts._admission import admit_tools
-    from agent_connector_sdk.core.contracts._poisoning import poisoning_admission
+    from agent_connector_sdk.core.contracts import admit_tools, poisoning_admission
 
     listing = [
         _tool(name="clean", description="Adds."),
@@ -314,7 +312,7 @@ def _pairwise_cross_references(listing: list[dict[str, Any]], admitted: list[str
 def test_poisoning_admission_cross_references_equal_the_pairwise_search(
     names: list[str], data: st.DataObject
 ) -> None:
-    from agent_connector_sdk.core.contracts._admission import AdmissionReport
+    from agent_connector_sdk.core.contracts import AdmissionReport
 
     listing = [_tool(name=name, description=data.draw(_texts(names))) for name in names]
     report = AdmissionReport(admitted={d["name"]: d for d in listing}, rejected=[])
@@ -462,7 +460,7 @@ def test_an_emoji_with_its_variation_selector_and_a_docs_link_are_not_findings()
 
 
 def test_names_outside_the_charset_and_look_alikes_are_findings_shown_escaped() -> None:
-    from agent_connector_sdk.core.contracts._admission import AdmissionReport
+    from agent_connector_sdk.core.contracts import AdmissionReport
 
     names = ["read_file", "r\u0435ad_file", "read\u3164file", "Delete", "delete", "list"]
     listing = [_tool(name=name, description="d") for name in names]

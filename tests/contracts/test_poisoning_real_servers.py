@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import admit_tools, poisoning_admission
 from agent_connector_sdk.core.contracts._poisoning import (
     _mention_tokens,
     _NameIndex,
     descriptor_texts,
-    poisoning_admission,
     visible_text,
 )
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from agent_connector_sdk.core.contracts import fingerprint
 from agent_connector_sdk.core.contracts._contract_diff import diff_contracts
-from agent_connector_sdk.core.contracts._fingerprint import contract_view, fingerprint, inline_local_refs
+from agent_connector_sdk.core.contracts._fingerprint import contract_view, inline_local_refs
 
 BASE: dict[str, Any] = {
     "name": "delete_file",

@@ -9,8 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._results import json_equal, server_text, validate_tool_result
-from agent_connector_sdk.core.contracts._validation import ValidatorCache, validate_arguments
+from agent_connector_sdk.core.contracts import (
+    ValidatorCache,
+    server_text,
+    validate_arguments,
+    validate_tool_result,
+)
+from agent_connector_sdk.core.contracts._results import json_equal
 from agent_connector_sdk.core.contracts.errors import ContractViolation
 from tests.support.schema_cases import ANY_JSON_STRUCTURED_CONTENT, ARRAY_TOOL
 

@@ -18,18 +18,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_connector_sdk.core.contracts import (
+    AdmissionPolicy,
+    ValidatorCache,
+    json_bound_crossed,
+    validate_instance,
+)
 from agent_connector_sdk.core.contracts import _admission as admission
 from agent_connector_sdk.core.contracts import _json_schema as json_schema
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
 from agent_connector_sdk.core.contracts._json_schema import (
     ALL_DIALECTS,
     DIALECTS,
-    ValidatorCache,
     check_schema,
     screen_schemas,
-    validate_instance,
 )
-from agent_connector_sdk.core.contracts._sizes import json_bound_crossed, screened_bound_crossed
+from agent_connector_sdk.core.contracts._sizes import screened_bound_crossed
 
 DIALECT_URIS = [d.uri for d in DIALECTS.values()] + [d.uri + "#" for d in DIALECTS.values()]
 PATTERNS = [

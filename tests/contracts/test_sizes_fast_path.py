@@ -14,7 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._sizes import Crossed, json_bound_crossed
+from agent_connector_sdk.core.contracts import json_bound_crossed
+from agent_connector_sdk.core.contracts._sizes import Crossed
 
 
 def _reference(value: Any, *, max_bytes: int, max_depth: int | None = None) -> Crossed | None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_connector_sdk.core.contracts._source_pins import PinFileError, SourceNotPinned, SourcePins
+from agent_connector_sdk.core.contracts import PinFileError, SourceNotPinned, SourcePins
 
 A = "a" * 64
 B = "b" * 64

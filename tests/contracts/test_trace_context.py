@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from agent_connector_sdk.core.contracts import reissue_trace_context
 from agent_connector_sdk.core.contracts._trace_context import (
     MAX_TRACESTATE_MEMBERS,
     TraceContext,
     parse_trace_context,
-    reissue_trace_context,
 )
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts._pointers import json_pointer
-from agent_connector_sdk.core.contracts._validation import (
+from agent_connector_sdk.core.contracts import (
     VALIDATOR_CACHE_SIZE,
     ValidatorCache,
-    default_validator_cache,
+    json_pointer,
     validate_arguments,
     validate_instance,
 )
+from agent_connector_sdk.core.contracts._validation import default_validator_cache
 from agent_connector_sdk.core.contracts.errors import ArgumentError
 from tests.support.schema_cases import (
     DYNAMIC_TREE_SCHEMA,

@@ -20,13 +20,10 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from referencing import Registry
 
+from agent_connector_sdk.core.contracts import ValidatorCache, validate_instance
 from agent_connector_sdk.core.contracts import _json_schema as json_schema
 from agent_connector_sdk.core.contracts import _validation as validation
-from agent_connector_sdk.core.contracts._validation import (
-    MAX_INSTANCE_DEPTH,
-    ValidatorCache,
-    validate_instance,
-)
+from agent_connector_sdk.core.contracts._validation import MAX_INSTANCE_DEPTH
 from tests.support.schema_cases import (
     ANY_JSON_STRUCTURED_CONTENT,
     ARRAY_TOOL,

@@ -18,20 +18,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.contracts import AdmissionPolicy, admit_tools
-from agent_connector_sdk.core.contracts._headers import (
+from agent_connector_sdk.core.contracts import (
+    AdmissionPolicy,
+    admit_tools,
     decode_header_value,
     encode_header_value,
+    validate_instance,
     validate_parameter_headers,
 )
-from agent_connector_sdk.core.contracts._validation import validate_instance
 from agent_connector_sdk.core.contracts.errors import HeaderMismatch, HeaderValueError
 from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosureError,
     build_schema_disclosure,
+    parse_fragment_index,
     reconstruct_schema,
 )
-from agent_connector_sdk.core.schema_disclosure._uris import parse_fragment_index
 from agent_connector_sdk.demo.contract_lab import contract_lab_app
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import PROTOCOL_VERSION, capture_logs, raw_post

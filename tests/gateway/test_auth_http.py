@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError, load_config
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import (
+    AuthSettings,
+    ChildSpec,
+    Gateway,
+    GatewayConfig,
+    GatewayError,
+    load_config,
+)
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import rpc
 from tests.support.gateway_children import Misbehaving, recording, weather_server

@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.core.contracts._admission import admit_tools
+from agent_connector_sdk.core.contracts import admit_tools
 from agent_connector_sdk.core.contracts.lock import ContractLock, lock_admission
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app

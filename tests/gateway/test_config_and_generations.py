@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
+from agent_connector_sdk.core.contracts import AdmissionReport, Rejection
 from agent_connector_sdk.gateway import ChildSpec, GatewayConfig, GatewayError, load_config, parse_child
 from agent_connector_sdk.gateway._config import resolve_credentials
 from agent_connector_sdk.gateway._generations import build_catalog, diff_catalogs

@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.demo.lab_service import lab_service_app
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.gateway import rpc, wait_for
 from tests.support.http_server import serve_asgi
@@ -172,7 +171,7 @@ def test_a_federated_tool_with_header_annotations_is_called_with_its_headers(sta
 
 
 async def test_check_lists_the_withheld_proxy_tools_without_counting_them_as_problems(stack: Stack) -> None:
-    from agent_connector_sdk.gateway._evidence import check_report, collect_evidence
+    from agent_connector_sdk.gateway import check_report, collect_evidence
 
     evidence = await collect_evidence(stack.gateway.children["oa"], probe=False)
     assert {(r.tool, r.category) for r in evidence.rejected} == {

@@ -14,7 +14,8 @@ import httpx2
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.core.schema_disclosure._encoding import canonical_json_bytes, sha256_hex
+from agent_connector_sdk.core.schema_disclosure import canonical_json_bytes
+from agent_connector_sdk.core.schema_disclosure.encoding import sha256_hex
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import call, rpc, search

@@ -14,8 +14,8 @@ import pytest
 
 from agent_connector_sdk.cli import main
 from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
-from agent_connector_sdk.gateway import GatewayError
-from agent_connector_sdk.gateway._config import ChildSpec, resolve_credentials
+from agent_connector_sdk.gateway import ChildSpec, GatewayError
+from agent_connector_sdk.gateway._config import resolve_credentials
 from tests.support.cli import ROOT
 from tests.support.http_server import serve_asgi
 

@@ -17,8 +17,7 @@ import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig
 from tests.support.gateway import rpc, wait_for
 from tests.support.gateway_children import Misbehaving, weather_server
 from tests.support.http_server import serve_asgi

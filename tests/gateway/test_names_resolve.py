@@ -15,8 +15,7 @@ from fastmcp import FastMCP
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig, GatewayError
 from agent_connector_sdk.gateway._generations import RESERVED_TOOL_NAMES
 from tests.support.gateway import rpc, wait_for
 from tests.support.gateway_children import Misbehaving

@@ -11,8 +11,7 @@ import time
 import httpx2
 import pytest
 
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError
-from agent_connector_sdk.gateway._config import check_credentials
+from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, GatewayError, check_credentials
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.gateway import call, rpc, wait_for
 from tests.support.gateway_log import gateway_log

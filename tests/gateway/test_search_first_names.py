@@ -19,9 +19,13 @@ import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.gateway._app import CONTRACT_BINDING_META_KEY
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import (
+    CONTRACT_BINDING_META_KEY,
+    AuthSettings,
+    ChildSpec,
+    Gateway,
+    GatewayConfig,
+)
 from tests.support.gateway import parse_message, rpc, wait_for
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post

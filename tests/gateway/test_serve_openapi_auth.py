@@ -10,9 +10,8 @@ import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors._sources import load_github_extract
-from agent_connector_sdk.gateway._auth import AuthSettings, load_auth_file
-from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.connectors import load_github_extract
+from agent_connector_sdk.gateway import AuthSettings, GatewayError, load_auth_file
 from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from tests.support.cli import assert_one_line_error
 from tests.support.cli import run_cli_in_process as run_cli  # exit codes and output, not the process

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.connectors._sources import OpenAPISource
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.connectors import OpenAPISource
+from agent_connector_sdk.gateway import AuthSettings
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.gateway import rpc
 from tests.support.http_server import serve_asgi

@@ -17,7 +17,7 @@ from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.authorization import require_scopes
 
 from agent_connector_sdk.core.contracts.errors import HeaderValueError
-from agent_connector_sdk.core.host._errors import TransportFailure
+from agent_connector_sdk.core.host import TransportFailure
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -163,7 +163,7 @@ async def test_a_consumer_built_after_connecting_refuses_instead_of_dropping_hea
 
 
 async def test_a_byte_cap_hit_inside_a_fragment_read_is_that_bound_named(served: tuple[str, Any]) -> None:
-    from agent_connector_sdk.core.host._options import HostBounds
+    from agent_connector_sdk.core.host import HostBounds
     from agent_connector_sdk.core.host.bounds import BoundExceeded
 
     url, _ = served

@@ -33,14 +33,14 @@ from agent_connector_sdk.core.contracts.errors import (
     HeaderValueError,
     PaginationError,
 )
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
     InvalidCompletionRequest,
     JsonRpcError,
     ProtocolError,
     ToolExecutionError,
+    ToolResult,
     TransportFailure,
 )
-from agent_connector_sdk.core.host._sequence import ToolResult
 from agent_connector_sdk.demo.contract_lab import REGIONS, contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.host import HostBounds, HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient

@@ -18,7 +18,7 @@ from fastmcp import Context, FastMCP
 from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock
-from agent_connector_sdk.core.host._options import HostOptions
+from agent_connector_sdk.core.host import HostOptions
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.support.http_server import serve_asgi
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
+from agent_connector_sdk.core.contracts import AdmissionPolicy
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractViolation
 from agent_connector_sdk.core.host._sequence import MAX_OUTSTANDING_CALLS
 from agent_connector_sdk.mcp.host import (

@@ -8,8 +8,8 @@ import itertools
 
 import pytest
 
-from agent_connector_sdk.core.contracts._debounce import DebounceWindow
-from agent_connector_sdk.mcp.host._debounce import CompletionDebouncer
+from agent_connector_sdk.core.contracts import DebounceWindow
+from agent_connector_sdk.mcp.host import CompletionDebouncer
 
 
 def test_window_fires_trailing_edge_with_latest_value() -> None:

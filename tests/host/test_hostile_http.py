@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 
 from agent_connector_sdk.core.contracts.errors import PaginationError
 from agent_connector_sdk.core.contracts.lock import ContractLock
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
+    HostBounds,
+    HostOptions,
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
 )
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host._wire import ValueCounter
 from agent_connector_sdk.mcp.host.contract_client import ContractClient

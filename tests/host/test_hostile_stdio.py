@@ -13,7 +13,7 @@ import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 from mcp.client.session import ClientSession
 
-from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host import HostOptions, HostSession

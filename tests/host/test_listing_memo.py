@@ -16,14 +16,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_connector_sdk.audit import AuditEvent
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy, admit_keyed, admit_tools
-from agent_connector_sdk.core.contracts._findings import Finding
-from agent_connector_sdk.core.contracts._json_schema import exact_value_key
+from agent_connector_sdk.core.contracts import (
+    AdmissionPolicy,
+    Finding,
+    admit_keyed,
+    admit_tools,
+    exact_value_key,
+)
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock
+from agent_connector_sdk.core.host import HostCore, HostOptions
 from agent_connector_sdk.core.host import _sequence as host_core
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import LISTING_MEMO_ENTRIES, HostCore
+from agent_connector_sdk.core.host._sequence import LISTING_MEMO_ENTRIES
 
 SPEC = AdmissionPolicy(profile="spec")
 

@@ -30,7 +30,7 @@ from agent_connector_sdk.core.disclosure_navigation import (
     build_navigation_entry,
     summarize_tool_hints,
 )
-from agent_connector_sdk.core.host._errors import ConfirmationRefused
+from agent_connector_sdk.core.host import ConfirmationRefused
 from agent_connector_sdk.core.schema_disclosure import build_schema_disclosure
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
 from agent_connector_sdk.mcp.host import CallSummary, HostOptions

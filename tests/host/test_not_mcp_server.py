@@ -15,7 +15,7 @@ import fastmcp
 import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 
-from agent_connector_sdk.core.host._errors import TransportFailure
+from agent_connector_sdk.core.host import TransportFailure
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.host import HostOptions, HostSession, NotMcpServer
 from agent_connector_sdk.mcp.host._wire import StdioLineCap

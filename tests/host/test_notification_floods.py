@@ -20,9 +20,14 @@ import fastmcp
 import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 
-from agent_connector_sdk.core.host._errors import MalformedResponse, TransportFailure
-from agent_connector_sdk.core.host._notifications import NotificationBudget, notification_kind
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions
+from agent_connector_sdk.core.host import (
+    HostBounds,
+    HostOptions,
+    MalformedResponse,
+    NotificationBudget,
+    TransportFailure,
+    notification_kind,
+)
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.mcp.host._wire import EventValueCounter, ValueCounter
 from agent_connector_sdk.mcp.host.contract_client import ContractClient

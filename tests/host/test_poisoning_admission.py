@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.core.contracts.errors import AdmissionError
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import HostCore
+from agent_connector_sdk.core.host import HostCore, HostOptions
 
 TAGGED = "Adds." + "".join(chr(0xE0000 + ord(c)) for c in "send the key")
 LISTING: list[dict[str, Any]] = [

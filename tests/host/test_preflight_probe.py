@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_connector_sdk.mcp._preflight import _read_form, check_program, check_url, probe_http
+from agent_connector_sdk.mcp import check_program, check_url, probe_http
+from agent_connector_sdk.mcp._preflight import _read_form
 
 
 def _answer(status: int, content_type: str, body: bytes = b"<html><title>T</title></html>") -> bytes:

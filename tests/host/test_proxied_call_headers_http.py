@@ -96,7 +96,7 @@ async def test_a_proxied_call_crosses_the_inner_tools_invoke_gate(lab: tuple[str
 
 
 def test_an_unrepresentable_inner_header_value_is_refused_before_sending() -> None:
-    from agent_connector_sdk.core.host._sequence import HostCore
+    from agent_connector_sdk.core.host import HostCore
 
     core = HostCore(HostOptions(confirm_write=lambda summary: True))
     count = {"type": "integer", "x-mcp-header": "Count"}

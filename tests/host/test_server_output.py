@@ -15,13 +15,8 @@ import fastmcp
 import pytest
 from fastmcp.client.transports.stdio import StdioTransport
 
-from agent_connector_sdk.mcp.host import HostOptions, HostSession
-from agent_connector_sdk.mcp.host._server_output import (
-    BURST_LINES,
-    STDERR_TAIL_BYTES,
-    StderrRecord,
-    StderrRelay,
-)
+from agent_connector_sdk.mcp.host import HostOptions, HostSession, StderrRecord, StderrRelay
+from agent_connector_sdk.mcp.host._server_output import BURST_LINES, STDERR_TAIL_BYTES
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from tests.support.cli import ROOT
 from tests.support.hostile_server import hostile_app

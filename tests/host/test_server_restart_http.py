@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from fastmcp import Client
 
-from agent_connector_sdk.core.host._errors import TransportFailure
+from agent_connector_sdk.core.host import TransportFailure
 from agent_connector_sdk.demo.lab_service import lab_service_app
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (

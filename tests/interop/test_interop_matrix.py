@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
+from agent_connector_sdk.core.contracts import AdmissionPolicy
 from agent_connector_sdk.mcp.host import HostOptions
 from scripts import interop, interop_search
 

@@ -24,7 +24,7 @@ from agent_connector_sdk.core.schema_disclosure import (
     build_schema_disclosure,
     reconstruct_schema,
 )
-from agent_connector_sdk.core.schema_disclosure._encoding import encode_schema_document
+from agent_connector_sdk.core.schema_disclosure.encoding import encode_schema_document
 
 VECTORS = Path(__file__).parent / "vectors"
 SHA256_OF_NULL = "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"

@@ -204,7 +204,7 @@ def _forge(
 ) -> tuple[SchemaManifest, list[SchemaFragment]]:
     """A self-consistent manifest + fragments for arbitrary document bytes (what an attacker could serve)."""
     from agent_connector_sdk.core.schema_disclosure import canonical_json_bytes
-    from agent_connector_sdk.core.schema_disclosure._build import split_utf8
+    from agent_connector_sdk.core.schema_disclosure.encoding import split_utf8
 
     digest = hashlib.sha256(document).hexdigest()
     pieces = split_utf8(document)

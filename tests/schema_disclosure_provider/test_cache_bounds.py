@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_connector_sdk.core.schema_disclosure import SourceDigest
-from agent_connector_sdk.core.schema_disclosure._cache import (
+from agent_connector_sdk.core.schema_disclosure.cache import (
     BoundedLRU,
     DisclosureCache,
     DisclosureOrigin,

@@ -32,7 +32,7 @@ from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.core.disclosure_navigation import build_navigation_entry
 from agent_connector_sdk.core.schema_disclosure import SourceDigest
-from agent_connector_sdk.core.schema_disclosure._cache import DisclosureCache, DisclosureOrigin
+from agent_connector_sdk.core.schema_disclosure.cache import DisclosureCache, DisclosureOrigin
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,

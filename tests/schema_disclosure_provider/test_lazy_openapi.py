@@ -16,7 +16,7 @@ from agent_connector_sdk.connectors.openapi import (
     tool_disclosure_origins,
 )
 from agent_connector_sdk.core.schema_disclosure import SourceDigest, canonical_json_bytes
-from agent_connector_sdk.core.schema_disclosure._cache import DisclosureOrigin
+from agent_connector_sdk.core.schema_disclosure.cache import DisclosureOrigin
 from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,

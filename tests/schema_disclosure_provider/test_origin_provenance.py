@@ -12,7 +12,7 @@ from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 
 from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError, SourceDigest
-from agent_connector_sdk.core.schema_disclosure._cache import DisclosureOrigin, SchemaProvenance
+from agent_connector_sdk.core.schema_disclosure.cache import DisclosureOrigin, SchemaProvenance
 from agent_connector_sdk.mcp.schema_disclosure_provider import register_schema_resources
 from tests.support.disclosure_reads import error_of, expected_refusal, read_all, search
 from tests.support.disclosure_servers import big_input_schema, searchable_server, static_tool

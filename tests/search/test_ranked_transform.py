@@ -12,7 +12,7 @@ from fastmcp.server.transforms.search.base import BaseSearchTransform
 
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTransform, describe_schema_tools
-from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server import cache_tool_catalog
 
 
 def test_the_private_hooks_it_rides_on_exist() -> None:

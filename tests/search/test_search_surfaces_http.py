@@ -20,10 +20,10 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.connectors._sources import load_github_extract, load_openapi_source
+from agent_connector_sdk.connectors import load_github_extract
+from agent_connector_sdk.connectors._sources import load_openapi_source
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
-from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTransform, describe_schema_tools
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.mcp.server._ranked_search import NO_MATCH_NOTE

@@ -16,9 +16,8 @@ import pytest
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.core.contracts._completion import RateLimiter
-from agent_connector_sdk.core.contracts._results import validate_tool_result
-from agent_connector_sdk.core.host._errors import JsonRpcError
+from agent_connector_sdk.core.contracts import RateLimiter, validate_tool_result
+from agent_connector_sdk.core.host import JsonRpcError
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_app,
     contract_lab_completions,
@@ -289,7 +288,7 @@ def test_completion_values_capped_with_total_and_has_more() -> None:
 @pytest.fixture
 def fallbacks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names the output check had to resolve itself (a second lookup), recorded as they happen."""
-    from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+    from agent_connector_sdk.mcp.server import OutputSelfCheck
 
     resolved: list[str] = []
     original = OutputSelfCheck._published_tool
@@ -306,7 +305,7 @@ async def test_output_check_reuses_fastmcps_own_tool_resolution(fallbacks: list[
     """With the resolution hook installed the check never resolves a tool a second time (it reads the
     call's record); without it (a server where only the middleware was added) it falls back to
     ``server.get_tool``. In memory here; over HTTP in the next test."""
-    from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+    from agent_connector_sdk.mcp.server import OutputSelfCheck
 
     gated = contract_lab_server()
     gated_http_app(gated)

@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from agent_connector_sdk.audit import BoundedAuditSink
+from agent_connector_sdk.core.contracts import (
+    RateLimiter,
+    ValidatorCache,
+    header_annotations,
+    validate_instance,
+)
 from agent_connector_sdk.core.contracts import _headers as header_contract
-from agent_connector_sdk.core.contracts._completion import RateLimiter
-from agent_connector_sdk.core.contracts._headers import header_annotations
-from agent_connector_sdk.core.contracts._validation import ValidatorCache, validate_instance
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
 from agent_connector_sdk.mcp.server import ServerGates
@@ -82,8 +85,7 @@ def test_the_header_gates_default_record_is_bounded_over_many_calls() -> None:
 def test_upstream_header_policy_holds_one_entry_per_operation_however_often_it_is_built() -> None:
     import httpx2
 
-    from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server
-    from agent_connector_sdk.connectors._sources import load_github_extract
+    from agent_connector_sdk.connectors import UpstreamHeaderPolicy, build_openapi_server, load_github_extract
 
     document = load_github_extract().document
     operations = sum(

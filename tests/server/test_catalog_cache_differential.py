@@ -29,7 +29,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from agent_connector_sdk.mcp.schema_disclosure_provider import describe_schema_tools
-from agent_connector_sdk.mcp.server._catalog import ToolCatalogCache, cache_tool_catalog
+from agent_connector_sdk.mcp.server import cache_tool_catalog
+from agent_connector_sdk.mcp.server._catalog import ToolCatalogCache
 from tests.support.catalog_machines import HideSecretFromNonAdmins, run_in_request, toggle_visibility
 from tests.support.disclosure_servers import static_tool
 

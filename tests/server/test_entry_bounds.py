@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from pydantic import Field
 from starlette.authentication import AuthCredentials, SimpleUser, UnauthenticatedUser
 
-from agent_connector_sdk.mcp.server._entry import GatedEntry, RequestBounds, json_value_count
-from agent_connector_sdk.mcp.server._parity import HeaderParityGate
+from agent_connector_sdk.mcp.server import GatedEntry, HeaderParityGate, RequestBounds
+from agent_connector_sdk.mcp.server._entry import json_value_count
 from agent_connector_sdk.mcp.server._resolution import install_resolution
 
 SIZE = 3_900_000  # just under the 4 MiB body limit, as in the attack

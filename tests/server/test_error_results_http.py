@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, Field
 
-from agent_connector_sdk.core.contracts._validation import validate_instance
+from agent_connector_sdk.core.contracts import validate_instance
 from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.http_server import serve_asgi
 from tests.support.parity import raw_call

@@ -16,9 +16,8 @@ import pytest
 import uvicorn
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.connectors import build_openapi_server
-from agent_connector_sdk.connectors._sources import load_github_extract
-from agent_connector_sdk.core.contracts._results import validate_tool_result
+from agent_connector_sdk.connectors import build_openapi_server, load_github_extract
+from agent_connector_sdk.core.contracts import validate_tool_result
 from agent_connector_sdk.mcp.server import ServerGates
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META, RecordingUpstream, capture_logs, raw_post

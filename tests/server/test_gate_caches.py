@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.core.contracts._headers import header_annotations, validate_parameter_headers
-from agent_connector_sdk.core.contracts._results import validate_tool_result
-from agent_connector_sdk.core.contracts._validation import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.core.contracts import (
+    ValidatorCache,
+    exact_value_key,
+    header_annotations,
+    validate_instance,
+    validate_parameter_headers,
+    validate_tool_result,
+)
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ContractViolation, HeaderMismatch
 
 

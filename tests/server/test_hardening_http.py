@@ -14,9 +14,8 @@ import pytest
 from fastmcp.server.transforms.search import RegexSearchTransform
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures
-from agent_connector_sdk.connectors._sources import load_github_extract
-from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, load_github_extract
+from agent_connector_sdk.core.contracts import RateLimiter
 from agent_connector_sdk.core.schema_disclosure import SourceDigest
 from agent_connector_sdk.demo.contract_lab import contract_lab_app, contract_lab_server
 from agent_connector_sdk.mcp.schema_disclosure_provider import (

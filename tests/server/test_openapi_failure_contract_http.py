@@ -26,9 +26,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.connectors import build_openapi_server
-from agent_connector_sdk.connectors._sources import OpenAPISource
-from agent_connector_sdk.core.contracts._results import validate_tool_result
+from agent_connector_sdk.connectors import OpenAPISource, build_openapi_server
+from agent_connector_sdk.core.contracts import validate_tool_result
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.http_server import serve_asgi

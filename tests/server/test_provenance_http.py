@@ -10,7 +10,7 @@ from typing import Any
 
 from fastmcp.tools.base import Tool
 
-from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from tests.support.cli import run_cli_in_process
 from tests.support.http_server import serve_asgi

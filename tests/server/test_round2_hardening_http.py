@@ -23,15 +23,15 @@ import httpx2
 import pytest
 
 from agent_connector_sdk.connectors import build_openapi_server
-from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.contracts import RateLimiter
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_app,
     contract_lab_completions,
     contract_lab_server,
 )
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
-from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.mcp.server._entry import RequestBounds, json_value_count
+from agent_connector_sdk.mcp.server import RequestBounds, gated_http_app
+from agent_connector_sdk.mcp.server._entry import json_value_count
 from agent_connector_sdk.serving.process import _LOGGERS, one_line_logging
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META

@@ -26,7 +26,8 @@ from fastmcp.server.auth.providers.jwt import RSAKeyPair
 from joserfc import jwk, jwt
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.gateway._auth import AuthSettings, lifetime_refusal
+from agent_connector_sdk.gateway import AuthSettings
+from agent_connector_sdk.gateway._auth import lifetime_refusal
 from agent_connector_sdk.mcp.server import RequestBounds, gated_http_app
 from agent_connector_sdk.mcp.server._completion import UNVERIFIED_FORWARDED_KEY, network_caller_key
 from agent_connector_sdk.state._redis_backend import RedisStateBackend

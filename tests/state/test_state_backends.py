@@ -13,7 +13,7 @@ import fastmcp
 import pytest
 import redis as redis_sync
 
-from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.contracts import RateLimiter
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
 from agent_connector_sdk.state import (
     CatalogSignals,
@@ -420,7 +420,7 @@ class _LostLimiter:
 
 @pytest.mark.parametrize("limiter", ["sync", "async", "lost"])
 async def test_completion_handler_takes_sync_and_async_limiters_and_fails_closed(limiter: str) -> None:
-    from agent_connector_sdk.core.host._errors import JsonRpcError
+    from agent_connector_sdk.core.host import JsonRpcError
     from agent_connector_sdk.demo.contract_lab import contract_lab_completions
     from agent_connector_sdk.mcp.host.contract_client import ContractClient
     from agent_connector_sdk.mcp.server import gated_http_app

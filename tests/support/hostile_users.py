@@ -44,8 +44,7 @@ def _client(target: str, timeout: float = 10) -> Any:
 async def library(
     target: str, *, call: bool, strict: bool, prompts: bool, max_values: int | None, timeout: float = 10
 ) -> int:
-    from agent_connector_sdk.core.host._errors import JsonRpcError
-    from agent_connector_sdk.core.host._options import HostBounds
+    from agent_connector_sdk.core.host import HostBounds, JsonRpcError
     from agent_connector_sdk.errors import AgentConnectorError
     from agent_connector_sdk.mcp.host import ContractClient, HostOptions
 

@@ -13,7 +13,7 @@ from fastmcp import FastMCP
 from fastmcp.server.transforms.search import RegexSearchTransform
 from pydantic import Field
 
-from agent_connector_sdk.core.contracts._headers import build_parameter_headers
+from agent_connector_sdk.core.contracts import build_parameter_headers
 from tests.support.raw_http import mixed_headers
 
 __all__ = [

@@ -12,9 +12,8 @@ import httpx2
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.core.contracts._completion import RateLimiter
-from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, build_schema_disclosure
-from agent_connector_sdk.core.schema_disclosure._uris import manifest_uri
+from agent_connector_sdk.core.contracts import RateLimiter
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure, build_schema_disclosure, manifest_uri
 from agent_connector_sdk.demo.contract_lab import (
     contract_lab_completions,
     contract_lab_server,

@@ -37,7 +37,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+from agent_connector_sdk.mcp.server import cache_tool_catalog
 
 SOURCE_SHA256 = "0" * 64
 

@@ -14,7 +14,7 @@ from fastmcp.exceptions import ToolError
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
-from agent_connector_sdk.core.contracts._telemetry_names import CATEGORY, GATE, VERDICT
+from agent_connector_sdk.core.contracts import CATEGORY, GATE, VERDICT
 from agent_connector_sdk.core.contracts.errors import ArgumentError
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.host import ContractClient

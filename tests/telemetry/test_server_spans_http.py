@@ -18,7 +18,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
-from agent_connector_sdk.core.contracts._telemetry_names import CATEGORY, GATE, GATE_EVENT, VERDICT
+from agent_connector_sdk.core.contracts import CATEGORY, GATE, GATE_EVENT, VERDICT
 from agent_connector_sdk.demo.lab_service import OPERATOR_TOKEN, lab_service_app
 from tests.support.http_server import serve_asgi
 from tests.support.otel import Recording, recording_telemetry

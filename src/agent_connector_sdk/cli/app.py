@@ -44,8 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from agent_connector_sdk.core.contracts._findings import Profile
-    from agent_connector_sdk.core.contracts._source_pins import SourcePins
+    from agent_connector_sdk.core.contracts import Profile, SourcePins
     from agent_connector_sdk.review.live import ReviewOptions
     from agent_connector_sdk.review.report import ReviewReport, Target
 
@@ -226,7 +225,7 @@ def _server_environment(
 
 
 def _http_target(url: str) -> _Reviewed:
-    from agent_connector_sdk.mcp._preflight import check_url
+    from agent_connector_sdk.mcp import check_url
 
     wrong = check_url(url)
     if wrong is None:
@@ -512,7 +511,7 @@ def _contract_outputs(report: ReviewReport, contract: _ContractOutputs) -> Revie
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
-    from agent_connector_sdk.core.contracts._source_pins import SourcePins
+    from agent_connector_sdk.core.contracts import SourcePins
 
     return read_operator_file(path, "pin file", SourcePins.from_json)
 

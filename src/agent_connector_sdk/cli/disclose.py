@@ -13,7 +13,7 @@ import anyio
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import count_operations
-from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors import OpenAPISource
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     OpenAPIOperationTool,

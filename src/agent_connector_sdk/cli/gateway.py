@@ -115,8 +115,14 @@ def gateway(
         raise CliError("--strict only applies with --check")
     if config is not None:
         require_readable_file(config)  # a mistyped path answers before the gateway stack loads
-    from agent_connector_sdk.gateway import Gateway, GatewayConfig, GatewayError, load_config, parse_child
-    from agent_connector_sdk.gateway._config import check_credentials
+    from agent_connector_sdk.gateway import (
+        Gateway,
+        GatewayConfig,
+        GatewayError,
+        check_credentials,
+        load_config,
+        parse_child,
+    )
     from agent_connector_sdk.serving.process import bind_socket, is_loopback, one_line_logging, run_server
 
     try:
@@ -145,8 +151,7 @@ def gateway(
         )
     if no_auth and not is_loopback(host):
         raise CliError(f"refusing to bind {host} without authentication: use a loopback --host")
-    from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state._config import state_url_from_env
+    from agent_connector_sdk.state import StateConfigError, state_url_from_env
 
     shared = state if state is not None else state_url_from_env()
     try:
@@ -187,9 +192,8 @@ def _share_verified(front: Any, state: str | None, children: Any) -> None:
     ``--check``) starts warm."""
     if front is None:
         return
-    from agent_connector_sdk.gateway._shared_verified import shared_disclosures
-    from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state._config import state_url_from_env
+    from agent_connector_sdk.gateway import shared_disclosures
+    from agent_connector_sdk.state import StateConfigError, state_url_from_env
 
     try:
         front.verified.shared = shared_disclosures(
@@ -270,8 +274,7 @@ class EnumerationProgress:
 async def _check(front: Any, *, json_output: bool, strict: bool) -> int:
     import sys
 
-    from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway._evidence import check_report, collect_evidence
+    from agent_connector_sdk.gateway import GatewayError, check_report, collect_evidence
 
     # Complete evidence when asked (never while serving): each search-first child's hidden catalog
     # is enumerated, bounded and resumable, with progress on stderr.

@@ -248,8 +248,7 @@ def gateway_children(servers: Sequence[ConfiguredServer]) -> tuple[Any, ...]:
     """``gateway --mcp-config``: each server as a :class:`~agent_connector_sdk.gateway._config.ChildSpec`.
     The gateway fails closed on its configuration: an unusable entry, or a name the gateway cannot
     publish tools under, is one :class:`CliError` naming the server."""
-    from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway._config import ChildSpec
+    from agent_connector_sdk.gateway import ChildSpec, GatewayError
 
     children = []
     for server in servers:

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from agent_connector_sdk.core.contracts._confusables import escaped as escape_name
+from agent_connector_sdk.core.contracts import escaped as escape_name
 from agent_connector_sdk.core.disclosure_navigation import type_label
 from agent_connector_sdk.review.report import ContractChangeReport, ReviewReport, ToolDriftReport, ToolReview
 from agent_connector_sdk.review.wording import count, short_json

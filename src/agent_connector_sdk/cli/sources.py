@@ -15,7 +15,7 @@ import yaml  # type: ignore[import-untyped]
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.operator_files import unreadable_file
-from agent_connector_sdk.connectors._sources import OpenAPISource, load_github_extract
+from agent_connector_sdk.connectors import OpenAPISource, load_github_extract
 
 __all__ = [
     "count_operations",

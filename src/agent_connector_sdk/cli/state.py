@@ -32,7 +32,7 @@ from agent_connector_sdk.cli.errors import CliError
 # The state backends load when a command runs, not for `state --help` (see cli/app.py).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agent_connector_sdk.state._base import StateBackend
+    from agent_connector_sdk.state import StateBackend
 
 __all__ = ["app"]
 
@@ -100,7 +100,7 @@ def status(*, state: StateUrl = None, namespace: Namespace = "default") -> int:
 
 def _switch(tool: str, *, enabled: bool, state: str | None, namespace: str) -> int:
     async def write(backend: StateBackend) -> str:
-        from agent_connector_sdk.state._catalog_switch import set_tool_enabled
+        from agent_connector_sdk.state import set_tool_enabled
 
         generation = await set_tool_enabled(backend.catalog, namespace, tool, enabled)
         return f"{tool} {'enabled' if enabled else 'disabled'}; generation {generation}"
@@ -109,8 +109,7 @@ def _switch(tool: str, *, enabled: bool, state: str | None, namespace: str) -> i
 
 
 def _run(state: str | None, action: Callable[[StateBackend], Awaitable[str]]) -> int:
-    from agent_connector_sdk.state._base import StateBackendError
-    from agent_connector_sdk.state._config import describe_state_url, state_url_from_env
+    from agent_connector_sdk.state import StateBackendError, describe_state_url, state_url_from_env
 
     url = state if state is not None else state_url_from_env()
     try:
@@ -135,7 +134,7 @@ class _NoSharedStore(Exception):
 
 
 async def _with_backend(url: str | None, action: Callable[[StateBackend], Awaitable[str]]) -> str:
-    from agent_connector_sdk.state._config import open_state_backend
+    from agent_connector_sdk.state import open_state_backend
 
     backend = open_state_backend(url)
     try:

@@ -1,5 +1,7 @@
 """Connectors: build FastMCP servers from API descriptions (currently OpenAPI, via FastMCP's own support)."""
 
+from agent_connector_sdk.connectors._sources import OpenAPISource, load_github_extract
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.connectors.openapi import (
     FORWARDED_CALLER_HEADERS,
     InvalidOpenAPIDocument,
@@ -14,14 +16,17 @@ from agent_connector_sdk.connectors.openapi import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_UPSTREAM_BYTES",
     "FORWARDED_CALLER_HEADERS",
     "InvalidOpenAPIDocument",
     "OpenAPIOperationTool",
     "OpenAPIServer",
+    "OpenAPISource",
     "OpenAPIToolsMissing",
     "UpstreamHeaderPolicy",
     "build_openapi_server",
     "build_tool_disclosures",
     "list_operation_tools",
+    "load_github_extract",
     "openapi_operation_tools",
 ]

@@ -93,13 +93,13 @@ from agent_connector_sdk.connectors._upstream_size import (
     UpstreamSizeBound,
     bounded_upstream,
 )
-from agent_connector_sdk.core.contracts._validation import validate_instance
+from agent_connector_sdk.core.contracts import validate_instance
 from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SourceDigest,
     build_schema_disclosure,
 )
-from agent_connector_sdk.core.schema_disclosure._cache import DisclosureOrigin
+from agent_connector_sdk.core.schema_disclosure.cache import DisclosureOrigin
 from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = [

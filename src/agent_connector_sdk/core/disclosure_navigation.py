@@ -22,9 +22,10 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
 
-from agent_connector_sdk.core.contracts._headers import HeaderType, header_annotations
+from agent_connector_sdk.core.contracts import HeaderType, header_annotations
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.schema_disclosure import (
+    SchemaDigests,
     SchemaDisclosure,
     SchemaDisclosureError,
     canonical_json_bytes,
@@ -32,15 +33,14 @@ from agent_connector_sdk.core.schema_disclosure import (
     manifest_uri,
     read_schema_fragment,
 )
-from agent_connector_sdk.core.schema_disclosure._build import split_utf8
-from agent_connector_sdk.core.schema_disclosure._cache import (
+from agent_connector_sdk.core.schema_disclosure.cache import (
     DisclosureCache,
     DisclosureOrigin,
     SchemaIdentity,
     SchemaIdentityMemo,
     schema_fingerprint,
 )
-from agent_connector_sdk.core.schema_disclosure._encoding import SchemaDigests, encode_schema_document
+from agent_connector_sdk.core.schema_disclosure.encoding import encode_schema_document, split_utf8
 from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = [

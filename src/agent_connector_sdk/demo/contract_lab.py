@@ -48,11 +48,9 @@ from fastmcp.utilities.authorization import require_scopes
 from pydantic import BaseModel, Field
 
 from agent_connector_sdk import __version__
-from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.contracts import RateLimiter
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.server._completion import AuthorizedCompletions, Suggestion
-from agent_connector_sdk.mcp.server._gates import gated_http_app
-from agent_connector_sdk.mcp.server._refusals import invalid_cursor
+from agent_connector_sdk.mcp.server import AuthorizedCompletions, Suggestion, gated_http_app, invalid_cursor
 
 __all__ = [
     "ENVIRONMENTS",

@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Final
 
 import mcp_types
 from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import require_scopes
 from fastmcp.server.dependencies import fastmcp_request_ctx
 from fastmcp.tools.base import RawStructuredToolResult, Tool
@@ -47,10 +48,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from agent_connector_sdk.audit import AuditSink, BoundedAuditSink
-from agent_connector_sdk.core.contracts._trace_context import reissue_trace_context
+from agent_connector_sdk.core.contracts import reissue_trace_context
 from agent_connector_sdk.core.contracts.errors import ContractViolation
-from agent_connector_sdk.core.host._errors import JsonRpcError
-from agent_connector_sdk.core.schema_disclosure._encoding import compute_schema_digests
+from agent_connector_sdk.core.host import JsonRpcError
+from agent_connector_sdk.core.schema_disclosure import compute_schema_digests
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, ChildHealth
 from agent_connector_sdk.gateway._config import GatewayConfig
@@ -67,10 +68,12 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.mcp.server import ServerGates
-from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
-from agent_connector_sdk.mcp.server._disclosure_provider import published_contract_sha256
-from agent_connector_sdk.mcp.server._output_check import WireRefusal
+from agent_connector_sdk.mcp.server import (
+    ServerGates,
+    cache_tool_catalog,
+    published_contract_sha256,
+    relay_refusal,
+)
 
 __all__ = [
     "CONTRACT_BINDING_META_KEY",
@@ -128,14 +131,14 @@ def refusal_text(exposed: str, error: AgentConnectorError) -> str:
     return f"gateway refused {exposed}: {error.category} ({detail})"
 
 
-def wire_refusal(exposed: str, child: str, error: AgentConnectorError) -> WireRefusal:
+def wire_refusal(exposed: str, child: str, error: AgentConnectorError) -> ToolError:
     """The JSON-RPC error a caller gets for ``error`` (see :data:`~._errors.REFUSAL_CODES`): the code says
     which kind of failure, ``data`` names the tool, the child and the precise category."""
     kind, code = refusal_code(error)
     data: dict[str, Any] = {"tool": exposed, "child": child, "kind": kind, "category": str(error.category)}
     if isinstance(error, JsonRpcError):
         data["childCode"] = error.code
-    return WireRefusal(refusal_text(exposed, error), code=code, data=data)
+    return relay_refusal(refusal_text(exposed, error), code=code, data=data)
 
 
 def caller_meta() -> Mapping[str, Any] | None:

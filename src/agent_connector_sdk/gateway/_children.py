@@ -53,9 +53,8 @@ from fastmcp.client.messages import MessageHandler
 from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
-from agent_connector_sdk.core.host._errors import TransportFailure
-from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
+from agent_connector_sdk.core.contracts import AdmissionReport, Rejection
+from agent_connector_sdk.core.host import AdmittedTool, ToolResult, TransportFailure
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
 from agent_connector_sdk.gateway._errors import GatewayError
@@ -84,8 +83,7 @@ from agent_connector_sdk.gateway._locks import LockWatch
 from agent_connector_sdk.gateway._reasons import StderrTail, child_target, describe_failure
 from agent_connector_sdk.gateway._verified import VerifiedCache
 from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp.host import HostOptions
-from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.mcp.host import HostOptions, HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import DisclosureConsumerError, SchemaDisclosureConsumer
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -622,7 +620,7 @@ class Child:
         self.relists += 1
         if self._lock is not None:  # an updated lock file applies from this listing on
             self._lock.refresh()
-            session.core.lock = self._lock.entry(self.spec)
+            session.use_lock_entry(self._lock.entry(self.spec))
         try:
             with anyio.fail_after(self.config.connect_timeout):
                 report = await session.discover_tools()
@@ -784,7 +782,7 @@ class Child:
             if held is not None:
                 self._federated.move_to_end(tool.name)  # least recently found *or called* goes first
             stale = held is None or time.monotonic() - held[1] > self.config.refresh
-            if stale or session.core.disclosed_tool(tool.name, tool.schema_sha256) is None:
+            if stale or session.disclosed_tool(tool.name, tool.schema_sha256) is None:
                 await self.resolve(tool.name)
                 session = self.session
                 if self.state != "up" or session is None:
@@ -795,7 +793,7 @@ class Child:
             raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}")
         if tool.schema_sha256 is not None:
             # The host core's copy admitted from the verified disclosure, called by name.
-            admitted = session.core.disclosed_tool(tool.name, tool.schema_sha256)
+            admitted = session.disclosed_tool(tool.name, tool.schema_sha256)
             if admitted is None:
                 raise GatewayError(
                     "tool_changed", f"{tool.exposed} could not be verified at child {self.name}"

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal
 
-from agent_connector_sdk.core.host._errors import JsonRpcError, ProtocolError, TransportFailure
+from agent_connector_sdk.core.host import JsonRpcError, ProtocolError, TransportFailure
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.server._refusals import CODES
+from agent_connector_sdk.mcp.server import CODES
 
 __all__ = ["REFUSAL_CODES", "GatewayCategory", "GatewayError", "refusal_code"]
 

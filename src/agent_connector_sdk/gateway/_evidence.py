@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_connector_sdk.core.contracts._fingerprint import CONTRACT_FIELDS, fingerprint
+from agent_connector_sdk.core.contracts import CONTRACT_FIELDS, fingerprint
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, HealthState
 from agent_connector_sdk.gateway._generations import ChildTool

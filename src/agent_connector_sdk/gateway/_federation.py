@@ -45,16 +45,15 @@ from typing import Any, Final, TypeVar, cast
 
 import anyio
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
-from agent_connector_sdk.core.contracts._pointers import json_pointer
+from agent_connector_sdk.core.contracts import AdmissionReport, Rejection, json_pointer
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.host._errors import JsonRpcError
+from agent_connector_sdk.core.host import JsonRpcError
 from agent_connector_sdk.core.search import MAX_ENUMERATION_SEARCHES, EnumerationPlanner
 from agent_connector_sdk.errors import AgentConnectorError, iter_causes
 from agent_connector_sdk.gateway._errors import GatewayError
 from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key, descriptor_of
-from agent_connector_sdk.mcp.host._session import HostSession
+from agent_connector_sdk.mcp.host import HostSession
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
     DisclosureConsumerError,
@@ -292,7 +291,7 @@ class Verifier:
         if digest is None or entry.manifest_uri is None or entry.fragment_count is None:
             return _rejection(name, "undisclosable", "the child discloses no schema for it")
         key = contract_key(entry)
-        held = self.session.core.disclosed_tool(name, digest)
+        held = self.session.disclosed_tool(name, digest)
         if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
             # This very contract was verified and admitted on this connection: nothing to read or
             # decode (a warm search costs no descriptor work).
@@ -316,7 +315,7 @@ class Verifier:
                 if entry.headers is None
                 else {json_pointer(header.argument): header.header for header in entry.headers}
             )
-            held = self.session.core.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
+            held = self.session.admit_disclosed(descriptor, schema_sha256=digest, known_headers=known)
         except (AdmissionError, DisclosureConsumerError) as error:
             self.admitted.pop(name, None)
             return _rejection(name, str(error.category), error.message)

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport
-from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError
-from agent_connector_sdk.core.schema_disclosure._encoding import canonical_json_bytes, sha256_hex
+from agent_connector_sdk.core.contracts import AdmissionReport
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError, canonical_json_bytes
+from agent_connector_sdk.core.schema_disclosure.encoding import sha256_hex
 
 __all__ = [
     "MAX_TOOL_NAME",

@@ -18,10 +18,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
-from agent_connector_sdk.core.host._errors import JsonRpcError, NotMcpServer, TransportFailure
+from agent_connector_sdk.core.host import JsonRpcError, NotMcpServer, TransportFailure
 from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.gateway._config import ChildSpec
-from agent_connector_sdk.mcp.host._server_output import StderrRelay
+from agent_connector_sdk.mcp.host import StderrRelay
 
 __all__ = ["StderrTail", "child_target", "describe_failure", "failure_cause"]
 

@@ -31,11 +31,11 @@ def shared_disclosures(state: Any, children: Sequence[ChildSpec]) -> SharedDiscl
     if state is None:
         return None
     if isinstance(state, str):
-        from agent_connector_sdk.state._config import open_state_backend
+        from agent_connector_sdk.state import open_state_backend
 
         state = open_state_backend(state)
     if getattr(state, "kind", None) != "redis":
         return None
-    from agent_connector_sdk.state._disclosures import RedisDisclosureStore
+    from agent_connector_sdk.state import RedisDisclosureStore
 
     return RedisDisclosureStore(state, config_namespace(children))

@@ -24,12 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.schema_disclosure._encoding import (
-    canonical_json_bytes,
-    encode_schema_document,
-    sha256_hex,
-)
-from agent_connector_sdk.core.schema_disclosure._errors import SchemaDisclosureError
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError, canonical_json_bytes
+from agent_connector_sdk.core.schema_disclosure.encoding import encode_schema_document, sha256_hex
 
 __all__ = [
     "DEFAULT_VERIFIED_BYTES",

@@ -26,10 +26,18 @@ from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import SplitResult, urlsplit
 
-from agent_connector_sdk.core.host._peer import SAMPLE_LIMIT, PeerKind
+from agent_connector_sdk.core.host import SAMPLE_LIMIT, PeerKind
 from agent_connector_sdk.sanitize import sanitize_text
 
-__all__ = ["HEAD_BYTES", "HttpProbe", "ProgramCheck", "check_program", "check_url", "probe_http"]
+__all__ = [
+    "HEAD_BYTES",
+    "HttpProbe",
+    "ProgramCheck",
+    "check_program",
+    "check_url",
+    "html_title",
+    "probe_http",
+]
 
 HEAD_BYTES: Final = 8 * 1024
 """The most of an answer a probe reads (the status line, the headers and the start of a page)."""

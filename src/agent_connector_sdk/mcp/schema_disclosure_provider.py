@@ -27,6 +27,24 @@ tool is annotated ``readOnlyHint``. The ranking is :mod:`agent_connector_sdk.cor
     search = RankedSearchTransform(search_result_serializer=describe_schema_tools)
 """
 
-# Exactly the implementation's public names (its ``__all__``), so the two lists cannot drift apart.
-from agent_connector_sdk.mcp.server._disclosure_provider import *  # noqa: F403
-from agent_connector_sdk.mcp.server._disclosure_provider import __all__ as __all__
+# Exactly the implementation's public names (its ``__all__``), through the server side's door;
+# tests/test_public_api.py (test_fixed_public_paths_are_faces_of_their_homes) keeps the lists equal.
+from agent_connector_sdk.mcp.server import (
+    DisclosureOrigin,
+    RankedSearchTransform,
+    SchemaDisclosureRegistry,
+    SchemaResourceRegistrationError,
+    describe_schema_tools,
+    disclosure_not_found,
+    register_schema_resources,
+)
+
+__all__ = [
+    "DisclosureOrigin",
+    "RankedSearchTransform",
+    "SchemaDisclosureRegistry",
+    "SchemaResourceRegistrationError",
+    "describe_schema_tools",
+    "disclosure_not_found",
+    "register_schema_resources",
+]

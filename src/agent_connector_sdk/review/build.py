@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from agent_connector_sdk.core.contracts._findings import Finding, Profile
-from agent_connector_sdk.core.contracts._fingerprint import fingerprint
-from agent_connector_sdk.core.contracts._headers import (
+from agent_connector_sdk.core.contracts import (
+    Finding,
     HeaderAnnotation,
+    Profile,
     encode_header_value,
+    fingerprint,
     header_annotations,
     header_text,
 )
 from agent_connector_sdk.core.contracts.errors import AdmissionError, HeaderValueError
-from agent_connector_sdk.core.host._sequence import AdmittedTool
+from agent_connector_sdk.core.host import AdmittedTool
 from agent_connector_sdk.review.report import (
     CallReport,
     CompletionProbe,

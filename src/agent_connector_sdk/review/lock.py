@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.core.contracts._confusables import escaped
-from agent_connector_sdk.core.contracts._contract_diff import REAPPROVAL, ContractChange
+from agent_connector_sdk.core.contracts import REAPPROVAL, ContractChange, escaped
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
 from agent_connector_sdk.review.report import (

@@ -22,15 +22,15 @@ from typing import Any, Final
 
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.core.contracts import (
+    MAX_SAFE_INTEGER,
     ContractError,
+    Profile,
     build_parameter_headers,
+    header_annotations,
     validate_arguments,
     validate_tool_result,
 )
-from agent_connector_sdk.core.contracts._findings import Profile
-from agent_connector_sdk.core.contracts._headers import MAX_SAFE_INTEGER, header_annotations
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import HostCore
+from agent_connector_sdk.core.host import HostCore, HostOptions
 from agent_connector_sdk.review.build import build_review_report, finding_reports, header_policy
 from agent_connector_sdk.review.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
 

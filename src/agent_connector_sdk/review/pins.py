@@ -6,7 +6,7 @@ format that ``review --pins`` (and the disclosure consumer) read; the CLI writes
 
 from __future__ import annotations
 
-from agent_connector_sdk.core.contracts._source_pins import SourcePins
+from agent_connector_sdk.core.contracts import SourcePins
 from agent_connector_sdk.review.report import ReviewReport
 
 __all__ = ["reviewed_source_pins"]

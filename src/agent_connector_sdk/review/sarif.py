@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from agent_connector_sdk import __version__
-from agent_connector_sdk.core.contracts._confusables import escaped as escape_name
-from agent_connector_sdk.core.contracts._findings import RULES_BY_ID
+from agent_connector_sdk.core.contracts import RULES_BY_ID
+from agent_connector_sdk.core.contracts import escaped as escape_name
 from agent_connector_sdk.review.report import ReviewReport, ToolReview
 from agent_connector_sdk.review.wording import short_json
 

@@ -30,7 +30,7 @@ import re
 from typing import ClassVar, Final, Literal, Protocol
 
 from agent_connector_sdk.audit import AuditSink as _RootAuditSink
-from agent_connector_sdk.core.contracts._completion import AsyncRateLimiter
+from agent_connector_sdk.core.contracts import AsyncRateLimiter
 from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = [

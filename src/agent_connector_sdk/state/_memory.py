@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from agent_connector_sdk.core.contracts._completion import RateLimiter
+from agent_connector_sdk.core.contracts import RateLimiter
 from agent_connector_sdk.state._base import (
     MAX_DISABLED_TOOLS,
     AuditSink,

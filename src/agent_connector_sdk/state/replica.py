@@ -34,9 +34,7 @@ from fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from agent_connector_sdk.mcp.server._completion import AuthorizedCompletions
-from agent_connector_sdk.mcp.server._gates import gated_http_app
-from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
+from agent_connector_sdk.mcp.server import AuthorizedCompletions, OutputSelfCheck, gated_http_app
 from agent_connector_sdk.state._base import StateBackend, validate_namespace
 from agent_connector_sdk.state._catalog_switch import (
     ADMIN_SCOPE,

@@ -45,8 +45,7 @@ from typing import Any, Final, Literal, get_args
 
 from agent_connector_sdk.core.contracts._headers import header_annotations
 from agent_connector_sdk.core.contracts.errors import AdmissionError
-from agent_connector_sdk.core.schema_disclosure._encoding import canonical_json_bytes
-from agent_connector_sdk.core.schema_disclosure._errors import SchemaDisclosureError
+from agent_connector_sdk.core.schema_disclosure import SchemaDisclosureError, canonical_json_bytes
 
 __all__ = [
     "CONTRACT_FIELDS",

@@ -15,10 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
-
 # Profile: one definition, shared with the pure rules (contracts.findings); the host profile selects them.
-from agent_connector_sdk.core.contracts._findings import Profile
+from agent_connector_sdk.core.contracts import AdmissionPolicy, Profile
 from agent_connector_sdk.core.contracts.lock import ContractLock
 
 if TYPE_CHECKING:  # the session module imports this one

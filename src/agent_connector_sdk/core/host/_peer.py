@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-__all__ = ["PEER_KINDS", "PeerKind", "peer_description"]
+__all__ = ["PEER_KINDS", "SAMPLE_LIMIT", "PeerKind", "peer_description"]
 
 PeerKind = Literal["html_page", "not_http", "plain_http", "non_json_output"]
 """``html_page``: an HTTP server answered the MCP request with an HTML page (a web server, a file

@@ -39,25 +39,24 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, NamedTuple, cast
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
-from agent_connector_sdk.core.contracts._admission import (
+from agent_connector_sdk.core.contracts import (
+    X_MCP_HEADER_KEY,
     AdmissionPolicy,
     AdmissionReport,
+    Finding,
+    HeaderAnnotation,
     Rejection,
     admit_keyed,
     admit_tools,
-)
-from agent_connector_sdk.core.contracts._findings import Finding
-from agent_connector_sdk.core.contracts._headers import (
-    X_MCP_HEADER_KEY,
-    HeaderAnnotation,
+    exact_value_key,
     header_annotations,
+    json_pointer,
     parameter_headers,
+    poisoning_admission,
+    server_text,
+    validate_arguments,
+    validate_tool_result,
 )
-from agent_connector_sdk.core.contracts._json_schema import exact_value_key
-from agent_connector_sdk.core.contracts._pointers import json_pointer
-from agent_connector_sdk.core.contracts._poisoning import poisoning_admission
-from agent_connector_sdk.core.contracts._results import server_text, validate_tool_result
-from agent_connector_sdk.core.contracts._validation import validate_arguments
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ArgumentError, ContractError
 from agent_connector_sdk.core.contracts.lock import LockedServer, lock_admission
 from agent_connector_sdk.core.host._options import HostOptions

@@ -15,8 +15,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from agent_connector_sdk.core.contracts._admission import AdmissionPolicy
-from agent_connector_sdk.core.contracts._sizes import json_bound_crossed
+from agent_connector_sdk.core.contracts import AdmissionPolicy, json_bound_crossed
 from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.errors import AgentConnectorError
 

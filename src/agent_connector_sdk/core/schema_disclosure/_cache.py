@@ -29,14 +29,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from agent_connector_sdk.core.schema_disclosure import (
-    SchemaDisclosure,
-    SchemaDisclosureError,
+# Its siblings directly, not the folder's door: the door re-exports this module.
+from agent_connector_sdk.core.schema_disclosure._build import build_schema_disclosure, split_utf8
+from agent_connector_sdk.core.schema_disclosure._encoding import (
+    SchemaDigests,
     SourceDigest,
-    build_schema_disclosure,
+    encode_schema_document,
 )
-from agent_connector_sdk.core.schema_disclosure._build import split_utf8
-from agent_connector_sdk.core.schema_disclosure._encoding import SchemaDigests, encode_schema_document
+from agent_connector_sdk.core.schema_disclosure._errors import SchemaDisclosureError
+from agent_connector_sdk.core.schema_disclosure._models import SchemaDisclosure
 
 __all__ = [
     "DEFAULT_DISCLOSURE_CACHE_BYTES",

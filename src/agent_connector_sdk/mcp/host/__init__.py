@@ -23,36 +23,38 @@ reconstructed from schema disclosures).
 """
 
 # The faces last: they build on the modules above (importing them first would be circular).
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
+    AdmittedTool,
     ConfirmationRefused,
+    HostBounds,
+    HostCore,
+    HostOptions,
     HttpStatusError,
     InvalidCompletionRequest,
+    Invocation,
     JsonRpcError,
     MalformedResponse,
     NotMcpServer,
     PeerKind,
+    PreparedCall,
+    Profile,
     ProtocolCategory,
     ProtocolError,
     ToolExecutionError,
-    TransportFailure,
-    UnsupportedVersion,
-)
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions, Profile
-from agent_connector_sdk.core.host._sequence import (
-    AdmittedTool,
-    HostCore,
-    Invocation,
-    PreparedCall,
     ToolOrigin,
     ToolResult,
+    TransportFailure,
+    UnsupportedVersion,
     annotations_may_write,
     header_map,
     may_write,
     prepare_invocation,
     require_json_data,
 )
+from agent_connector_sdk.mcp.host._deadline import operation_deadline
 from agent_connector_sdk.mcp.host._debounce import CompletionDebouncer
 from agent_connector_sdk.mcp.host._param_headers import ParamHeaderChannel
+from agent_connector_sdk.mcp.host._server_output import StderrRecord, StderrRelay
 from agent_connector_sdk.mcp.host._session import (
     CallSummary,
     ConfirmWrite,
@@ -61,6 +63,7 @@ from agent_connector_sdk.mcp.host._session import (
     HostSession,
     TransportKind,
 )
+from agent_connector_sdk.mcp.host._translate import translate_unreadable
 from agent_connector_sdk.mcp.host._transport_errors import TRANSPORT_EXCEPTIONS, is_local_transport_error
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -98,6 +101,8 @@ __all__ = [
     "ProtocolCategory",
     "ProtocolError",
     "SchemaDisclosureConsumer",
+    "StderrRecord",
+    "StderrRelay",
     "ToolExecutionError",
     "ToolOrigin",
     "ToolResult",
@@ -108,6 +113,8 @@ __all__ = [
     "header_map",
     "is_local_transport_error",
     "may_write",
+    "operation_deadline",
     "prepare_invocation",
     "require_json_data",
+    "translate_unreadable",
 ]

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 
-from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 
 __all__ = ["operation_deadline"]

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar, cast
 
-from agent_connector_sdk.core.contracts._debounce import DebounceWindow
+from agent_connector_sdk.core.contracts import DebounceWindow
 
 __all__ = ["CompletionDebouncer"]
 

@@ -20,12 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from agent_connector_sdk.core.host._notifications import (
-    NotificationBudget,
-    NotificationTally,
-    notification_kind,
-)
-from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host import HostBounds, NotificationBudget, NotificationTally, notification_kind
 
 __all__ = ["NotificationGate", "logger"]
 

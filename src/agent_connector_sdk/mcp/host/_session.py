@@ -45,14 +45,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from agent_connector_sdk.audit import AuditSink
-from agent_connector_sdk.core.contracts._admission import AdmissionReport
-from agent_connector_sdk.core.contracts._findings import Finding
-from agent_connector_sdk.core.contracts._input_required import (
+from agent_connector_sdk.core.contracts import (
+    AdmissionReport,
+    Finding,
+    apaginate,
     is_input_required,
+    server_text_findings,
     validate_input_required_result,
 )
-from agent_connector_sdk.core.contracts._pagination import apaginate
-from agent_connector_sdk.core.contracts._server_text import server_text_findings
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ConfirmationCategory,
@@ -60,24 +60,24 @@ from agent_connector_sdk.core.contracts.errors import (
     ContractViolation,
     PaginationError,
 )
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.contracts.lock import LockedServer
+from agent_connector_sdk.core.host import (
+    AdmittedTool,
     ConfirmationRefused,
+    HeaderGates,
+    HostBounds,
+    HostCore,
+    HostOptions,
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
+    NotificationTally,
     NotMcpServer,
+    PreparedCall,
     ProtocolError,
     ToolExecutionError,
-    TransportFailure,
-)
-from agent_connector_sdk.core.host._notifications import NotificationTally
-from agent_connector_sdk.core.host._options import HostBounds, HostOptions
-from agent_connector_sdk.core.host._sequence import (
-    AdmittedTool,
-    HeaderGates,
-    HostCore,
-    PreparedCall,
     ToolResult,
+    TransportFailure,
     may_write,
 )
 from agent_connector_sdk.core.host.bounds import (
@@ -87,8 +87,7 @@ from agent_connector_sdk.core.host.bounds import (
     check_result_size,
 )
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp import compat
-from agent_connector_sdk.mcp._preflight import probe_http
+from agent_connector_sdk.mcp import compat, probe_http
 from agent_connector_sdk.mcp.host._deadline import operation_deadline
 from agent_connector_sdk.mcp.host._floods import NotificationGate
 from agent_connector_sdk.mcp.host._param_headers import (
@@ -277,6 +276,32 @@ class HostSession:
         its prompts and resources after :meth:`check_server_text`. Each ``path`` is a location
         (``instructions``, ``prompts/NAME/description``, ...); messages never quote the text."""
         return self._server_text_findings
+
+    # -- the core's admitted tools: thin, named delegations (other folders use these, never ``.core``) --
+    @property
+    def listed_tools(self) -> Mapping[str, AdmittedTool]:
+        """Tools admitted from the last ``tools/list`` discovery, by name, in server order."""
+        return self.core.listed
+
+    def disclosed_tool(self, alias: str, schema_sha256: str) -> AdmittedTool | None:
+        """The tool admitted from the disclosure ``(alias, schema_sha256)``, if the core still holds it."""
+        return self.core.disclosed_tool(alias, schema_sha256)
+
+    def admit_disclosed(
+        self,
+        descriptor: Mapping[str, Any],
+        *,
+        schema_sha256: str,
+        known_headers: Mapping[str, str] | None = None,
+    ) -> AdmittedTool:
+        """Admit one descriptor reconstructed from a verified disclosure (:meth:`HostCore.admit_disclosed`:
+        an :class:`AdmissionError` with the admission category when the policy rejects it)."""
+        return self.core.admit_disclosed(descriptor, schema_sha256=schema_sha256, known_headers=known_headers)
+
+    def use_lock_entry(self, entry: LockedServer | None) -> None:
+        """Admit listed tools against ``entry`` (the contract lock's entry for this server) from the next
+        listing on: an updated lock file applies without a new connection."""
+        self.core.lock = entry
 
     # -- lifecycle ---------------------------------------------------------------------------------
     async def connect(self) -> None:

@@ -25,7 +25,7 @@ from typing import Any, Final
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from agent_connector_sdk.core.contracts._telemetry_names import CATEGORY, GATE, INSTRUMENTATION_NAME, VERDICT
+from agent_connector_sdk.core.contracts import CATEGORY, GATE, INSTRUMENTATION_NAME, VERDICT
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.sanitize import sanitize_text
 

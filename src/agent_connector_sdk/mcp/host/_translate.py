@@ -40,7 +40,8 @@ from typing import Any
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
-from agent_connector_sdk.core.host._errors import (
+from agent_connector_sdk.core.host import (
+    HostBounds,
     HttpStatusError,
     JsonRpcError,
     MalformedResponse,
@@ -48,7 +49,6 @@ from agent_connector_sdk.core.host._errors import (
     TransportFailure,
     UnsupportedVersion,
 )
-from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError, iter_causes
 from agent_connector_sdk.mcp import compat

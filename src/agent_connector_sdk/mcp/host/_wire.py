@@ -43,7 +43,7 @@ import fastmcp
 import httpx2
 from fastmcp.client.transports.http import StreamableHttpTransport
 
-from agent_connector_sdk.mcp._preflight import html_title
+from agent_connector_sdk.mcp import html_title
 from agent_connector_sdk.mcp.compat import McpHttpClientFactory, transport_client_factory
 
 __all__ = [

@@ -34,12 +34,9 @@ from typing import Any
 import fastmcp
 import mcp_types
 
-from agent_connector_sdk.core.contracts._admission import AdmissionReport, Rejection
-from agent_connector_sdk.core.contracts._findings import Finding
+from agent_connector_sdk.core.contracts import AdmissionReport, Finding, Rejection
 from agent_connector_sdk.core.contracts.errors import ContractViolation
-from agent_connector_sdk.core.host._errors import InvalidCompletionRequest
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import ToolResult
+from agent_connector_sdk.core.host import HostOptions, InvalidCompletionRequest, ToolResult
 from agent_connector_sdk.mcp.host._session import ConnectionReport, HostSession, SessionFace, as_session
 
 __all__ = ["CompletionResult", "ContractClient"]

@@ -43,12 +43,16 @@ import fastmcp
 import mcp_types
 from pydantic import ValidationError
 
-from agent_connector_sdk.core.contracts._pointers import json_pointer
-from agent_connector_sdk.core.contracts._source_pins import SourcePins
+from agent_connector_sdk.core.contracts import SourcePins, json_pointer
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.host._errors import JsonRpcError, MalformedResponse, ProtocolError
-from agent_connector_sdk.core.host._options import HostOptions
-from agent_connector_sdk.core.host._sequence import AdmittedTool, ToolResult
+from agent_connector_sdk.core.host import (
+    AdmittedTool,
+    HostOptions,
+    JsonRpcError,
+    MalformedResponse,
+    ProtocolError,
+    ToolResult,
+)
 from agent_connector_sdk.core.host.bounds import BoundExceeded, check_navigation_entries
 from agent_connector_sdk.core.schema_disclosure import (
     MAX_DOCUMENT_BYTES,

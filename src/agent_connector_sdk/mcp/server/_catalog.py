@@ -43,7 +43,7 @@ from fastmcp.server.transforms.catalog import CatalogTransform
 from fastmcp.server.transforms.visibility import Visibility, get_visibility_rules
 from fastmcp.tools.base import Tool
 
-from agent_connector_sdk.core.schema_disclosure._cache import BoundedLRU
+from agent_connector_sdk.core.schema_disclosure.cache import BoundedLRU
 from agent_connector_sdk.mcp import compat
 from agent_connector_sdk.mcp.server._output_check import OutputSelfCheck
 from agent_connector_sdk.mcp.server._telemetry import SpanProbe

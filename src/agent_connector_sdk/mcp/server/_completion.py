@@ -43,7 +43,7 @@ from fastmcp.server.auth import AccessToken
 from fastmcp.server.dependencies import get_access_token, get_http_request
 from fastmcp.utilities.authorization import AuthCheck, AuthContext, run_auth_checks
 
-from agent_connector_sdk.core.contracts._completion import (
+from agent_connector_sdk.core.contracts import (
     AsyncRateLimiter,
     RateLimiter,
     completion_result,

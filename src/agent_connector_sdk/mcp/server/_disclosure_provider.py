@@ -68,7 +68,7 @@ from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 from pydantic import PrivateAttr
 
-from agent_connector_sdk.core.contracts._fingerprint import fingerprint
+from agent_connector_sdk.core.contracts import fingerprint
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.disclosure_navigation import (
     DisclosureReadRefused,
@@ -83,7 +83,7 @@ from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
 )
-from agent_connector_sdk.core.schema_disclosure._cache import (
+from agent_connector_sdk.core.schema_disclosure.cache import (
     DisclosureCache,
     DisclosureOrigin,
     FrozenSchemaMemo,

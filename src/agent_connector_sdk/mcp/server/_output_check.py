@@ -72,9 +72,11 @@ from fastmcp.tools.base import InputRequiredToolResult, RawStructuredToolResult,
 from fastmcp.utilities.json_schema import is_object_schema
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.core.contracts._input_required import validate_input_required_result
-from agent_connector_sdk.core.contracts._results import validate_tool_result
-from agent_connector_sdk.core.contracts._validation import validate_instance
+from agent_connector_sdk.core.contracts import (
+    validate_input_required_result,
+    validate_instance,
+    validate_tool_result,
+)
 from agent_connector_sdk.core.contracts.errors import ContractViolation
 from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.mcp import compat
@@ -90,6 +92,7 @@ __all__ = [
     "OutputSelfCheck",
     "bounded_error_text",
     "first_conforming_placeholder",
+    "relay_refusal",
 ]
 
 # Named as before the file moved: operators filter logs on this name.
@@ -179,6 +182,13 @@ class WireRefusal(ToolError):
 
     def as_mcp_error(self) -> MCPError:
         return wire_error(self.code, bounded_error_text(str(self)), self.data)
+
+
+def relay_refusal(message: str, *, code: int, data: Mapping[str, Any]) -> ToolError:
+    """What a relay's tool raises for a failure no result of its contract can carry: a
+    :class:`WireRefusal`, sent as JSON-RPC error ``code`` with ``data``. A function, so the carrier class
+    stays private to this check (it is not an error family of the SDK)."""
+    return WireRefusal(message, code=code, data=data)
 
 
 def _wire_refusal_behind(failure: BaseException) -> WireRefusal | None:

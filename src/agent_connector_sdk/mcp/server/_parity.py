@@ -28,7 +28,7 @@ from fastmcp.tools import Tool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent_connector_sdk.audit import AuditEvent, AuditSink, BoundedAuditSink
-from agent_connector_sdk.core.contracts._headers import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
+from agent_connector_sdk.core.contracts import MCP_PARAM_HEADER_PREFIX, validate_parameter_headers
 from agent_connector_sdk.core.contracts.errors import AdmissionError, HeaderMismatch
 from agent_connector_sdk.mcp import compat
 

@@ -27,7 +27,7 @@ from fastmcp.server.context import Context
 from fastmcp.tools.base import Tool, ToolResult
 from mcp_types import TextContent, ToolAnnotations
 
-from agent_connector_sdk.core.schema_disclosure._cache import BoundedLRU
+from agent_connector_sdk.core.schema_disclosure.cache import BoundedLRU
 from agent_connector_sdk.core.search import SearchDocument, SearchIndex, document_from_tool, merge_by_rank
 from agent_connector_sdk.mcp import compat
 

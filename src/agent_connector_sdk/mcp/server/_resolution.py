@@ -54,8 +54,7 @@ from fastmcp.tools import Tool
 from fastmcp.utilities.versions import VersionSpec
 from mcp.shared.exceptions import MCPError
 
-from agent_connector_sdk.core.contracts._headers import header_annotations, header_text
-from agent_connector_sdk.core.contracts._validation import validate_instance
+from agent_connector_sdk.core.contracts import header_annotations, header_text, validate_instance
 from agent_connector_sdk.core.contracts.errors import (
     HEADER_MISMATCH_CODE,
     AdmissionError,

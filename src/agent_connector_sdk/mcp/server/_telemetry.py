@@ -37,13 +37,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from agent_connector_sdk.core.contracts._telemetry_names import (
-    CATEGORY,
-    GATE,
-    GATE_EVENT,
-    INSTRUMENTATION_NAME,
-    VERDICT,
-)
+from agent_connector_sdk.core.contracts import CATEGORY, GATE, GATE_EVENT, INSTRUMENTATION_NAME, VERDICT
 from agent_connector_sdk.core.contracts.errors import HEADER_MISMATCH_CODE
 
 __all__ = [
