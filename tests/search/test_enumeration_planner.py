@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pytest
 
-from agent_connector_sdk.core.contracts._admission import MAX_TOOL_NAME_LENGTH
+from agent_connector_sdk.core.contracts import MAX_TOOL_NAME_LENGTH
 from agent_connector_sdk.core.search import (
     MAX_ENUMERATION_SEARCHES,
     EnumerationPlanner,
