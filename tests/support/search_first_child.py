@@ -12,13 +12,20 @@ prints ``url http://127.0.0.1:PORT/mcp`` once serving. Modes:
   match its bytes, and one honest tool;
 * ``dual``: lists a tool ``dual`` (output ``n: integer``) and its search also answers a hidden ``dual``;
 * ``notes``: ``read_note`` and ``delete_note`` behind FastMCP's regex search (a plain search-first child).
+* ``huge``: COUNT tools (``tool_00000``...) behind FastMCP's regex search, narrowed by an index on the
+  anchored name prefix the gateway's searches start with (a scan of 100,000 tools per search would spend
+  the search's own one-second budget); the disclosure reads it answers are counted, and
+  ``GET /reads`` tells the URIs read so far (what a resumed ``--check`` must not read again).
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import contextlib
 import itertools
 import json
+import re
 import socket
 import sys
 from collections.abc import Sequence
@@ -27,8 +34,10 @@ from typing import Any
 import uvicorn
 from fastmcp import FastMCP
 from fastmcp.server.context import Context
+from fastmcp.server.providers import Provider
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import Tool, ToolResult
+from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 from agent_connector_sdk.mcp import compat
@@ -73,6 +82,72 @@ class DualSearch(RegexSearchTransform):
         return list(await self.get_tool_catalog(ctx))
 
 
+class IndexedSearch(RegexSearchTransform):
+    """FastMCP's regex search over only the tools whose name starts with the query's literal anchored,
+    case-sensitive prefix (``^(?-i:PREFIX...``, the form of the gateway's searches): the same answer as
+    a scan (a match's text starts with the name), found by bisection. Other patterns scan everything."""
+
+    _ANCHORED = re.compile(r"\^\(\?-i:((?:\\.|[^\\(\[|?*+{}^$])*)")
+
+    def __init__(self, names: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._names = sorted(names)
+
+    async def _search(self, tools: Sequence[Tool], query: str) -> Sequence[Tool]:
+        anchored = self._ANCHORED.match(query)
+        if anchored is None:
+            return await super()._search(tools, query)
+        prefix = re.sub(r"\\(.)", r"\1", anchored.group(1))
+        start = bisect.bisect_left(self._names, prefix)
+        end = bisect.bisect_left(self._names, prefix + "\U0010ffff")
+        wanted = set(self._names[start:end])
+        return await super()._search([tool for tool in tools if tool.name in wanted], query)
+
+
+class NamedTools(Provider):
+    """Unversioned tools looked up by name in a dict: FastMCP's local provider scans every component
+    per lookup, which a registration of 100,000 disclosures (one lookup each) cannot afford."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        super().__init__()
+        self._tools = {tool.name: tool for tool in tools}
+
+    async def _list_tools(self) -> Sequence[Tool]:
+        return list(self._tools.values())
+
+    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
+        return self._tools.get(name) if version is None else None
+
+
+class ReadCounter:
+    """ASGI wrapper: the URI of every ``resources/read`` (a disclosure read) the child answers, told
+    (as JSON) by ``GET /reads``."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.uris: list[str] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/reads":
+            body = json.dumps(self.uris).encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def counting() -> Any:
+            message = await receive()
+            if message.get("type") == "http.request" and b'"resources/read"' in message.get("body", b""):
+                with contextlib.suppress(ValueError, LookupError, TypeError):
+                    self.uris.append(str(json.loads(message["body"])["params"]["uri"]))
+            return message
+
+        await self.app(scope, counting, send)
+
+
 _invented = itertools.count()
 
 
@@ -107,12 +182,20 @@ def build(mode: str, count: int) -> FastMCP[Any]:
         strict = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
         tools = [tool("dual", output=strict, result={"n": "not-an-int"}), tool("other")]
         search = DualSearch(search_result_serializer=describe_schema_tools, always_visible=["dual"])
+    elif mode == "huge":
+        tools = [tool(f"tool_{i:05d}") for i in range(count)]
+        search = IndexedSearch(
+            [t.name for t in tools], search_result_serializer=describe_schema_tools, max_results=50
+        )
     elif mode == "notes":
         tools = [tool("read_note"), tool("delete_note")]
         search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
-    compat.add_tools_in_bulk(server, tools)
+    if mode == "huge":
+        server.add_provider(NamedTools(tools))
+    else:
+        compat.add_tools_in_bulk(server, tools)
     server.add_transform(search)
     cache_tool_catalog(server, search)  # as `serve` does: a search need not re-list the catalog
     register_schema_resources(
@@ -177,6 +260,8 @@ def main(argv: list[str]) -> None:
         servers.append((uvicorn.Server(uvicorn.Config(_upstream, log_level="warning")), upstream_sock))
         source = load_openapi_source(openapi_document(count))
         app, _ = build_openapi_app(source, upstream=f"http://127.0.0.1:{upstream_port}")
+    elif mode == "huge":
+        app = ReadCounter(build(mode, count).http_app(stateless_http=True))
     else:
         app = build(mode, count).http_app(stateless_http=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
