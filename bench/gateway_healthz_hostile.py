@@ -14,6 +14,7 @@ beside the gateway's RSS (target of the issue: every answer within 2 s). Tests a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import statistics
@@ -62,10 +63,8 @@ def measure(case: str, probes: int, small: str) -> str:
         def searching() -> None:
             round_ = 0
             while not done.is_set():
-                try:
+                with contextlib.suppress(Exception):  # a failed search is the child's doing: go on
                     _search(gateway, f"x{round_}")
-                except Exception:  # a failed search is the child's doing; keep searching
-                    pass
                 round_ += 1
 
         thread = threading.Thread(target=searching, daemon=True)
