@@ -28,16 +28,14 @@ import json
 import re
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import uvicorn
 from fastmcp import FastMCP
 from fastmcp.server.context import Context
-from fastmcp.server.providers import Provider
 from fastmcp.server.transforms.search import RegexSearchTransform
 from fastmcp.tools.base import Tool, ToolResult
-from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 from agent_connector_sdk.mcp import compat
@@ -102,21 +100,6 @@ class IndexedSearch(RegexSearchTransform):
         end = bisect.bisect_left(self._names, prefix + "\U0010ffff")
         wanted = set(self._names[start:end])
         return await super()._search([tool for tool in tools if tool.name in wanted], query)
-
-
-class NamedTools(Provider):
-    """Unversioned tools looked up by name in a dict: FastMCP's local provider scans every component
-    per lookup, which a registration of 100,000 disclosures (one lookup each) cannot afford."""
-
-    def __init__(self, tools: Sequence[Tool]) -> None:
-        super().__init__()
-        self._tools = {tool.name: tool for tool in tools}
-
-    async def _list_tools(self) -> Sequence[Tool]:
-        return list(self._tools.values())
-
-    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
-        return self._tools.get(name) if version is None else None
 
 
 class ReadCounter:
@@ -192,19 +175,36 @@ def build(mode: str, count: int) -> FastMCP[Any]:
         search = RegexSearchTransform(search_result_serializer=describe_schema_tools, max_results=50)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
-    if mode == "huge":
-        server.add_provider(NamedTools(tools))
-    else:
-        compat.add_tools_in_bulk(server, tools)
+    compat.add_tools_in_bulk(server, tools)
     server.add_transform(search)
     cache_tool_catalog(server, search)  # as `serve` does: a search need not re-list the catalog
-    register_schema_resources(
-        server,
-        search,
-        {t.name: DisclosureOrigin(operation=f"op/{t.name}", source_sha256=SOURCE_SHA256) for t in tools},
-        frozen_schemas=True,
-    )
+    with _lookups_by_name(server, tools):
+        register_schema_resources(
+            server,
+            search,
+            {t.name: DisclosureOrigin(operation=f"op/{t.name}", source_sha256=SOURCE_SHA256) for t in tools},
+            frozen_schemas=True,
+        )
     return server
+
+
+@contextlib.contextmanager
+def _lookups_by_name(server: FastMCP[Any], tools: Sequence[Tool]) -> Iterator[None]:
+    """While registering: the local provider's ``get_tool`` answered from a dict of the same objects.
+    Registration looks every disclosed name up, and FastMCP's local provider scans every component per
+    lookup (O(N²): minutes at 100,000 tools). Serving keeps FastMCP's own lookup (and its catalog
+    cache, which knows that provider type only)."""
+    provider = server.local_provider
+    by_name = {tool.name: tool for tool in tools}
+
+    async def get_tool(name: str, version: Any = None) -> Tool | None:
+        return by_name.get(name) if version is None else None
+
+    provider._get_tool = get_tool  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del provider._get_tool
 
 
 def openapi_document(count: int) -> bytes:
@@ -247,6 +247,17 @@ def _listening() -> tuple[socket.socket, int]:
     return sock, sock.getsockname()[1]
 
 
+def _warm(url: str) -> None:
+    import httpx2
+
+    from tests.support.raw_http import post_on
+
+    params = {"name": "search_tools", "arguments": {"pattern": "^(?-i:tool_0$)"}}
+    with httpx2.Client(timeout=600) as http:
+        for method, body in (("tools/list", {}), ("tools/call", params)):
+            post_on(http, url, method, body)
+
+
 def main(argv: list[str]) -> None:
     mode = argv[0]
     count = int(argv[1]) if len(argv) > 1 else 12_000
@@ -275,6 +286,10 @@ def main(argv: list[str]) -> None:
                     await task
                     return
             await asyncio.sleep(0.02)
+        if mode == "huge":
+            # The first search lists the whole catalog once (then cached): done here, not in a test's
+            # first request, whose client would time out on it.
+            await asyncio.to_thread(_warm, f"http://127.0.0.1:{port}/mcp")
         print(f"url http://127.0.0.1:{port}/mcp", flush=True)
         await asyncio.gather(*tasks)
 
