@@ -10,49 +10,23 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx2
 import pytest
-from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
-from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig
+from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from tests.support.gateway import rpc, wait_for
+from tests.support.gateway_auth import AUDIENCE, ISSUER, auth_settings, found, healthz, signing_key, token
 from tests.support.gateway_children import Misbehaving, weather_server
 from tests.support.http_server import serve_asgi
 from tests.support.services import free_port
 
-ISSUER = "https://issuer.test/"
-AUDIENCE = "gw"
-
-
-@pytest.fixture(scope="module")
-def key() -> RSAKeyPair:
-    return RSAKeyPair.generate()
-
-
-def _token(key: RSAKeyPair, *scopes: str) -> list[tuple[str, str]]:
-    token = key.create_token(
-        subject="caller", issuer=ISSUER, audience=AUDIENCE, scopes=list(scopes), expires_in_seconds=600
-    )
-    return [("authorization", f"Bearer {token}")]
-
-
-def _names(url: str, headers: list[tuple[str, str]]) -> set[str]:
-    params = {"name": "search_tools", "arguments": {"pattern": ".*"}}
-    status, message = rpc(url, "tools/call", params, headers=headers)
-    assert status == 200, message
-    return {entry["name"] for entry in message["result"]["structuredContent"]["result"]}
-
 
 @contextmanager
-def _gateway_with_a_late_child(
-    key: RSAKeyPair, require: dict[str, tuple[str, ...]]
-) -> Iterator[tuple[str, Gateway, int]]:
+def _gateway_with_a_late_child(require: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, Gateway, int]]:
     """A gateway over ``weather`` (up) and ``lab`` (nothing listens on its port yet), reconnecting fast."""
     lab_port = free_port()
-    auth = AuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key, require=require)
+    auth = auth_settings(require)
     with serve_asgi(weather_server().http_app(stateless_http=True)) as weather_url:
         config = GatewayConfig(
             children=(
@@ -68,40 +42,33 @@ def _gateway_with_a_late_child(
             yield url, gateway, lab_port
 
 
-def _health(url: str) -> dict[str, Any]:
-    body: dict[str, Any] = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10).json()
-    return body
-
-
-def test_a_require_typo_under_a_late_child_holds_its_tools_back(
-    key: RSAKeyPair, caplog: pytest.LogCaptureFixture
-) -> None:
-    anyone = _token(key)
+def test_a_require_typo_under_a_late_child_holds_its_tools_back(caplog: pytest.LogCaptureFixture) -> None:
+    anyone = token()
     with (
         caplog.at_level(logging.WARNING),
-        _gateway_with_a_late_child(key, {"lab_mroph": ("lab:write",)}) as (
+        _gateway_with_a_late_child({"lab_mroph": ("lab:write",)}) as (
             url,
             gateway,
             lab_port,
         ),
     ):
-        health = _health(url)
+        health = healthz(url)
         assert [c["state"] for c in health["children"]] == ["up", "down"]
         assert health["unmatched_requirements"] == 0 and health["held_back"] == []  # not judged yet
-        assert _names(url, anyone) >= {"weather_forecast"}
+        assert "weather_forecast" in found(url, anyone, ".*")
 
         lab = Misbehaving()
         with serve_asgi(lab.server().streamable_http_app(stateless_http=True), port=lab_port):
             wait_for(lambda: gateway.children["lab"].catalog is not None, what="the late child to list")
             # Listed, but held back: nothing of lab is found, counted or callable, whatever the scopes.
-            for headers in (anyone, _token(key, "lab:write")):
-                assert not any(name.startswith("lab_") for name in _names(url, headers))
+            for headers in (anyone, token("lab:write")):
+                assert not any(name.startswith("lab_") for name in found(url, headers, ".*"))
                 for tool in ("lab_ok", "lab_morph"):
                     _, message = rpc(url, "tools/call", {"name": tool, "arguments": {}}, headers=headers)
                     assert message["error"]["code"] == -32602, message  # unknown tool
             assert lab.calls == []
             assert gateway.tool("lab_morph") is None and gateway.held == {"lab": ("lab_mroph",)}
-            health = _health(url)
+            health = healthz(url)
             assert health["status"] == "degraded"
             assert health["unmatched_requirements"] == 1 and health["held_back"] == ["lab"]
             assert "mroph" not in str(health)  # the unauthenticated route names children, not tools
@@ -115,30 +82,30 @@ def test_a_require_typo_under_a_late_child_holds_its_tools_back(
     assert "no longer names" not in caplog.text  # it never named anything
 
 
-def test_the_right_key_for_a_late_child_guards_its_tool_from_its_first_listing(key: RSAKeyPair) -> None:
-    anyone, writer = _token(key), _token(key, "lab:write")
-    with _gateway_with_a_late_child(key, {"lab_morph": ("lab:write",)}) as (url, gateway, lab_port):
+def test_the_right_key_for_a_late_child_guards_its_tool_from_its_first_listing() -> None:
+    anyone, writer = token(), token("lab:write")
+    with _gateway_with_a_late_child({"lab_morph": ("lab:write",)}) as (url, gateway, lab_port):
         lab = Misbehaving()
         with serve_asgi(lab.server().streamable_http_app(stateless_http=True), port=lab_port):
             wait_for(lambda: gateway.tool("lab_ok") is not None, what="the late child's tools")
             morph = gateway.tool("lab_morph")
             assert morph is not None and morph.auth is not None  # published guarded, never bare
-            assert "lab_morph" not in _names(url, anyone) and "lab_morph" in _names(url, writer)
+            assert "lab_morph" not in found(url, anyone, ".*") and "lab_morph" in found(url, writer, ".*")
             _, denied = rpc(url, "tools/call", {"name": "lab_morph", "arguments": {}}, headers=anyone)
             assert denied["error"]["code"] == -32602
             _, allowed = rpc(url, "tools/call", {"name": "lab_morph", "arguments": {}}, headers=writer)
             assert allowed["result"]["content"][0]["text"] == "morph v1"
             _, ok = rpc(url, "tools/call", {"name": "lab_ok", "arguments": {}}, headers=anyone)
             assert ok["result"]["content"][0]["text"] == "ok v1"
-            health = _health(url)
+            health = healthz(url)
             assert health["status"] == "ok" and health["held_back"] == []
             assert lab.calls == ["morph", "ok"]
 
 
 def test_check_names_a_key_it_could_not_resolve_under_an_unreachable_child(
-    key: RSAKeyPair, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "issuer.pem").write_text(key.public_key, encoding="ascii")
+    (tmp_path / "issuer.pem").write_text(signing_key().public_key, encoding="ascii")
     (tmp_path / "gateway.toml").write_text(
         f"""
 [auth]

@@ -14,45 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 from agent_connector_sdk.cli.app import main
-from agent_connector_sdk.gateway import (
-    CONTRACT_BINDING_META_KEY,
-    AuthSettings,
-    ChildSpec,
-    Gateway,
-    GatewayConfig,
-)
+from agent_connector_sdk.gateway import CONTRACT_BINDING_META_KEY, ChildSpec, Gateway, GatewayConfig
 from tests.support.gateway import parse_message, rpc, wait_for
+from tests.support.gateway_auth import AUDIENCE, ISSUER, auth_settings, found, healthz, signing_key, token
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import raw_post
 from tests.support.search_first_child import build
-
-ISSUER = "https://issuer.test/"
-AUDIENCE = "gw"
-
-
-@pytest.fixture(scope="module")
-def key() -> RSAKeyPair:
-    return RSAKeyPair.generate()
-
-
-def _token(key: RSAKeyPair, *scopes: str) -> list[tuple[str, str]]:
-    token = key.create_token(
-        subject="caller", issuer=ISSUER, audience=AUDIENCE, scopes=list(scopes), expires_in_seconds=600
-    )
-    return [("authorization", f"Bearer {token}")]
-
-
-def _found(url: str, headers: list[tuple[str, str]], pattern: str) -> list[str]:
-    params = {"name": "search_tools", "arguments": {"pattern": pattern}}
-    status, message = rpc(url, "tools/call", params, headers=headers)
-    assert status == 200, message
-    result = message["result"]["structuredContent"]["result"]
-    return [] if isinstance(result, str) else [entry["name"] for entry in result]  # a note: abstained
 
 
 def _call(url: str, headers: list[tuple[str, str]], name: str, *, proxy: bool = False) -> dict[str, Any]:
@@ -66,16 +36,9 @@ def _refused(message: dict[str, Any]) -> bool:
     return "error" in message or message["result"].get("isError") is True
 
 
-def _health(url: str) -> dict[str, Any]:
-    body: dict[str, Any] = httpx2.get(url.removesuffix("/mcp") + "/healthz", timeout=10).json()
-    return body
-
-
 @contextmanager
-def _gateway_over_notes(
-    key: RSAKeyPair, require: dict[str, tuple[str, ...]]
-) -> Iterator[tuple[str, Gateway]]:
-    auth = AuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key, require=require)
+def _gateway_over_notes(require: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, Gateway]]:
+    auth = auth_settings(require)
     child = build("notes", 0).http_app(stateless_http=True)
     with serve_asgi(child) as notes_url:
         config = GatewayConfig(children=(ChildSpec("notes", url=notes_url),), auth=auth, connect_timeout=10)
@@ -87,33 +50,33 @@ def _gateway_over_notes(
             yield url, gateway
 
 
-def test_a_require_typo_under_a_search_first_child_holds_its_tools_back(key: RSAKeyPair) -> None:
-    with _gateway_over_notes(key, {"notes_delete_nte": ("notes:write",)}) as (url, gateway):
+def test_a_require_typo_under_a_search_first_child_holds_its_tools_back() -> None:
+    with _gateway_over_notes({"notes_delete_nte": ("notes:write",)}) as (url, gateway):
         assert gateway.children["notes"].state == "up"
         assert gateway.held == {"notes": ("notes_delete_nte",)}
-        for headers in (_token(key), _token(key, "notes:write")):
+        for headers in (token(), token("notes:write")):
             # The child's search answers, but nothing of it is published: not found, not callable.
-            assert _found(url, headers, "note") == [] and _found(url, headers, "delete_note") == []
+            assert found(url, headers, "note") == [] and found(url, headers, "delete_note") == []
             for name in ("notes_delete_note", "notes_read_note"):
                 assert _refused(_call(url, headers, name)) and _refused(_call(url, headers, name, proxy=True))
         assert gateway.tool("notes_delete_note") is None and gateway.tool("notes_read_note") is None
-        health = _health(url)
+        health = healthz(url)
         assert health["status"] == "degraded"
         assert health["unmatched_requirements"] == 1 and health["held_back"] == ["notes"]
         assert gateway.unmatched == ("notes_delete_nte",) and gateway.pending_requirements() == ()
 
 
-def test_the_right_key_guards_the_hidden_tool_found_by_search_and_by_call(key: RSAKeyPair) -> None:
-    anyone, writer = _token(key), _token(key, "notes:write")
-    with _gateway_over_notes(key, {"notes_delete_note": ("notes:write",)}) as (url, gateway):
+def test_the_right_key_guards_the_hidden_tool_found_by_search_and_by_call() -> None:
+    anyone, writer = token(), token("notes:write")
+    with _gateway_over_notes({"notes_delete_note": ("notes:write",)}) as (url, gateway):
         assert gateway.held == {} and gateway.unmatched == ()
         assert "notes_delete_note" in gateway.children["notes"].confirmed
         # Found by a call first (read_note was never searched for): resolved through the child, unguarded.
         assert _call(url, anyone, "notes_read_note")["result"]["structuredContent"] == {"ok": True}
         # The guarded tool, whichever way it is published, is never shown or run under the base scope.
         for _ in range(2):
-            assert "notes_delete_note" not in _found(url, anyone, "delete_note")
-            assert _found(url, writer, "delete_note")[0] == "notes_delete_note"
+            assert "notes_delete_note" not in found(url, anyone, "delete_note")
+            assert found(url, writer, "delete_note")[0] == "notes_delete_note"
             published = gateway.tool("notes_delete_note")
             assert published is not None and published.auth is not None
             for proxy in (False, True):
@@ -126,7 +89,7 @@ def test_the_right_key_guards_the_hidden_tool_found_by_search_and_by_call(key: R
             assert gateway.tool("notes_delete_note") is None and gateway.held == {}
             assert _refused(_call(url, anyone, "notes_delete_note"))  # resolved by this call, still guarded
             assert gateway.tool("notes_delete_note") is not None
-        assert _health(url)["status"] == "ok"
+        assert healthz(url)["status"] == "ok"
 
         # The contract binding holds for a tool resolved on demand, on both call routes.
         entry_contract = gateway.tool("notes_delete_note")
@@ -146,9 +109,9 @@ def test_the_right_key_guards_the_hidden_tool_found_by_search_and_by_call(key: R
 
 
 def test_check_refuses_a_require_typo_under_a_search_first_child(
-    key: RSAKeyPair, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "issuer.pem").write_text(key.public_key, encoding="ascii")
+    (tmp_path / "issuer.pem").write_text(signing_key().public_key, encoding="ascii")
     with serve_asgi(build("notes", 0).http_app(stateless_http=True)) as notes_url:
         for require, refused in (("notes_delete_nte", True), ("notes_delete_note", False)):
             (tmp_path / "gateway.toml").write_text(

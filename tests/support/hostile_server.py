@@ -11,6 +11,8 @@ Modes:
 * ``ansi`` — ESC/OSC/CSI/BEL/U+202E in the server name and version, tool names, titles, descriptions,
   property names and types, cursors and a header name; a tool named ``crlf\\r\\nX-Evil: 1``; one clean
   tool (``clean``) that must stay admitted;
+* ``cyclic_pages`` — ``tools/list`` pages whose cursors cycle: the first page says ``A``, ``A`` says
+  ``B`` and ``B`` says ``A`` again (a lie: the listing never ends, and every page looks new);
 * ``slow_pages-<seconds>`` — every ``tools/list`` page answered after ``seconds`` with a new cursor, forever;
 * ``nav_flood-<n>`` — a ``search_tools`` tool whose search returns ``n`` navigation entries;
 * ``tool_flood-<n>`` — one ``tools/list`` page of ``n`` tools;
@@ -259,6 +261,9 @@ def answer(mode_text: str, message: dict[str, Any]) -> tuple[int, Any]:
     if method == "tools/list":
         if mode == "ansi":
             return ok(_ansi_tools(cursor))
+        if mode == "cyclic_pages":
+            cycled = {None: "A", "A": "B", "B": "A"}.get(cursor, "A")
+            return ok(_result({"tools": [CLEAN] if cursor is None else [], "nextCursor": cycled}))
         if mode == "slow_pages":
             return ok(_result({"tools": [CLEAN] if cursor is None else [], "nextCursor": f"page-{cursor}x"}))
         if mode == "nav_flood":

@@ -55,7 +55,7 @@ from agent_connector_sdk.core.schema_disclosure import compute_schema_digests
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._children import Child, ChildHealth
 from agent_connector_sdk.gateway._config import GatewayConfig
-from agent_connector_sdk.gateway._errors import GatewayError, refusal_code
+from agent_connector_sdk.gateway._errors import CONTRACT_BINDING_META_KEY, GatewayError, refusal_code
 from agent_connector_sdk.gateway._fanout import FederatedSearch
 from agent_connector_sdk.gateway._generations import ChildCatalog, ChildTool, diff_catalogs, gateway_name
 from agent_connector_sdk.gateway._locks import LockWatch
@@ -185,14 +185,17 @@ def child_trace_context(meta: Mapping[str, Any] | None) -> Iterator[None]:
         otel_context.detach(token)
 
 
-CONTRACT_BINDING_META_KEY: Final = "agent-connector-sdk/contract_sha256"
+# CONTRACT_BINDING_META_KEY (defined in ._errors, which ._children can import):
 """The ``_meta`` key of a ``tools/call`` by which a caller binds the call to the contract it read: the
 ``contract_sha256`` of the tool's navigation entry (the lock's contract fingerprint: schemas,
 description, title, icons, annotations, execution, host-facing ``_meta``, header map). When it is not
 the fingerprint of the tool the gateway publishes now, the call is refused ``tool_changed`` (JSON-RPC
 error, code ``REFUSAL_CODES["tool_changed"]`` = -32015) and nothing reaches the child, on both call
 routes (a direct call and the search transform's ``call_tool``). Without a binding a call runs against
-the current tool."""
+the current tool. A hidden tool's call to its child carries, under the same key, the ``contract_sha256``
+the child's navigation entry stated when the gateway verified it: a child that is itself a gateway (or
+any server judging the binding) refuses it when the tool changed since, so a change behind a gateway of
+gateways cannot run under a binding either, even before the outer gateway searches again."""
 
 SCHEMA_DIGEST_META_KEY: Final = "agent-connector-sdk/schema_sha256"
 """The binding key before the contract fingerprint (it carried the entry's ``schema_sha256``, which

@@ -54,10 +54,10 @@ from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.http import StreamableHttpTransport
 
 from agent_connector_sdk.core.contracts import AdmissionReport, Rejection
-from agent_connector_sdk.core.host import AdmittedTool, ToolResult, TransportFailure
+from agent_connector_sdk.core.host import AdmittedTool, JsonRpcError, ToolResult, TransportFailure
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.gateway._config import ChildSpec, GatewayConfig, resolve_credentials
-from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.gateway._errors import CONTRACT_BINDING_META_KEY, REFUSAL_CODES, GatewayError
 from agent_connector_sdk.gateway._federation import (
     FEDERATION_SECONDS,
     MAX_SEARCHES,
@@ -539,7 +539,14 @@ class Child:
                 self.confirmed.add(gateway_name(self.name, seen))  # the child has it: its key resolves
             if isinstance(outcome, Found):
                 known = self._federated.pop(outcome.name, None)
-                changed = changed or known is None or known[0].schema_sha256 != outcome.schema_sha256
+                # Any change of the contract, not only of the schemas: a hint or description flipped
+                # under the same schema digest is a new tool to publish (and a bound call goes stale).
+                changed = (
+                    changed
+                    or known is None
+                    or known[0].schema_sha256 != outcome.schema_sha256
+                    or known[0].descriptor != outcome.descriptor
+                )
                 changed = changed or self._federated_rejected.pop(outcome.name, None) is not None
                 self._federated[outcome.name] = (outcome, now)
                 names.append(outcome.name)
@@ -774,6 +781,7 @@ class Child:
             why = f" ({self.reason})" if self.reason else ""
             raise GatewayError("child_unavailable", f"child {self.name} is {self.state}{why}")
         target: AdmittedTool | str = tool.name
+        binding: dict[str, Any] | None = None
         if tool.schema_sha256 is not None:
             # A hidden tool: verified again (one anchored search; its disclosure is cached by contract)
             # when the session no longer holds it (a reconnect) or it was last verified over ``refresh``
@@ -799,6 +807,11 @@ class Child:
                     "tool_changed", f"{tool.exposed} could not be verified at child {self.name}"
                 )
             target = admitted
+            held = self._federated.get(tool.name)
+            if held is not None and held[0].contract_sha256 is not None:
+                # Bound to the contract the child stated when it was verified: a child that judges the
+                # binding (another gateway) refuses the call if the tool changed behind it since.
+                binding = {CONTRACT_BINDING_META_KEY: held[0].contract_sha256}
         if session.tools_changed:
             # The child said its tools changed. Re-listing is the supervisor's (debounced) job, not
             # every call's: the host session would otherwise re-list before each call of a storm.
@@ -808,7 +821,7 @@ class Child:
         before = session.notifications.tally.snapshot()
         try:
             with anyio.fail_after(self.config.call_timeout):
-                result = await session.call(target, arguments)
+                result = await session.call(target, arguments, meta=binding)
         except TimeoutError:
             self._timed_out(session)
             # A child flooding notifications is not silent: say what it sent instead of its answer.
@@ -823,6 +836,16 @@ class Child:
                 self._timed_out(session)
             else:
                 self.mark_down("transport_failure", session, failure)
+            raise
+        except JsonRpcError as error:
+            self._answered(session)
+            if binding is not None and error.code == REFUSAL_CODES["tool_changed"]:
+                # The child judged our binding stale: the tool changed there. Verified again first next
+                # time (searched, its disclosure read if its contract moved); this call does not run.
+                held = self._federated.get(tool.name)
+                if held is not None:
+                    self._federated[tool.name] = (held[0], float("-inf"))
+                raise GatewayError("tool_changed", f"{tool.exposed} changed at child {self.name}") from None
             raise
         except AgentConnectorError:
             self._answered(session)  # the child answered (an error, or a result its contract refuses)

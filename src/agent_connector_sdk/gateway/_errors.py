@@ -19,7 +19,11 @@ from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.mcp.server import CODES
 
-__all__ = ["REFUSAL_CODES", "GatewayCategory", "GatewayError", "refusal_code"]
+__all__ = ["CONTRACT_BINDING_META_KEY", "REFUSAL_CODES", "GatewayCategory", "GatewayError", "refusal_code"]
+
+CONTRACT_BINDING_META_KEY: Final = "agent-connector-sdk/contract_sha256"
+"""The ``_meta`` key binding a ``tools/call`` to a contract fingerprint (see ``_app``, which publishes it).
+The gateway sends it too, on a call of a hidden tool to a child whose navigation entry stated one."""
 
 REFUSAL_CODES: Final[Mapping[str, int]] = MappingProxyType(
     {

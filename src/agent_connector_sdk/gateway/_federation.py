@@ -185,6 +185,9 @@ class Found:
     name: str
     descriptor: Mapping[str, Any]
     schema_sha256: str
+    contract_sha256: str | None = None
+    """The contract fingerprint the child's navigation entry stated (``None``: it stated none): what a
+    call of this tool binds to at the child (``CONTRACT_BINDING_META_KEY``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +298,7 @@ class Verifier:
         if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
             # This very contract was verified and admitted on this connection: nothing to read or
             # decode (a warm search costs no descriptor work).
-            return Found(name, held.descriptor, digest)
+            return Found(name, held.descriptor, digest, entry.contract_sha256)
         try:
             descriptor = await self.cache.recall(self.child, key, entry)
             if descriptor is None:
@@ -322,7 +325,7 @@ class Verifier:
         if len(self.admitted) >= _MAX_ADMITTED_KEYS:
             self.admitted.clear()  # forgetting costs one admission again, never a wrong answer
         self.admitted[name] = key
-        return Found(name, held.descriptor, digest)
+        return Found(name, held.descriptor, digest, entry.contract_sha256)
 
     async def admit_all(self, entries: Sequence[SchemaNavigation]) -> list[Found | Rejection]:
         """Every entry, concurrently (bounded), results in the entries' order; the first transport or

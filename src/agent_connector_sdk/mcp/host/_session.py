@@ -490,6 +490,7 @@ class HostSession:
         arguments: Mapping[str, Any] | None = None,
         *,
         raise_on_error: bool = False,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Call an admitted tool (an :class:`AdmittedTool`, or the name of a listed one) through every
         host-side gate and return the validated result.
@@ -497,7 +498,8 @@ class HostSession:
         Admit: ``AdmissionError('not_admitted')``. Invoke: argument, header and deliverability
         refusals, and ``ConfirmationRefused`` for an unconfirmed tool that may write. Execute: the
         server's verdict arrives as ``JsonRpcError`` (e.g. -32020). Consume: ``ContractViolation``;
-        ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``.
+        ``raise_on_error`` turns a valid ``isError`` result into ``ToolExecutionError``; ``meta`` goes in
+        the request's ``_meta`` (e.g. a contract binding the server judges).
         """
         if self.tools_changed and (not isinstance(tool, AdmittedTool) or tool.origin == "listing"):
             # The server said its tools changed since they were admitted: admit them again first, so a
@@ -505,7 +507,7 @@ class HostSession:
             await self.discover_tools()
             tool = tool.name if isinstance(tool, AdmittedTool) else tool
         admitted = tool if isinstance(tool, AdmittedTool) else self.core.listed_tool(tool)
-        result = await self._run(admitted, arguments, confirm=True)
+        result = await self._run(admitted, arguments, confirm=True, meta=meta)
         if result.is_error and raise_on_error:
             raise ToolExecutionError(admitted.name, result)
         return result
@@ -520,16 +522,26 @@ class HostSession:
         return await self._run(admitted, arguments, confirm=False)
 
     async def _run(
-        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+        self,
+        admitted: AdmittedTool,
+        arguments: Mapping[str, Any] | None,
+        *,
+        confirm: bool,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """One call through Invoke, Execute and Consume, in one ``tools/call NAME`` CLIENT span."""
         with client_operation("tools/call", tool=admitted.name, protocol_version=self.protocol_version) as op:
-            result = await self._run_gates(admitted, arguments, confirm=confirm)
+            result = await self._run_gates(admitted, arguments, confirm=confirm, meta=meta)
             record_result(op, is_error=bool(result.is_error))
             return result
 
     async def _run_gates(
-        self, admitted: AdmittedTool, arguments: Mapping[str, Any] | None, *, confirm: bool
+        self,
+        admitted: AdmittedTool,
+        arguments: Mapping[str, Any] | None,
+        *,
+        confirm: bool,
+        meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         self.core.header_gates = self.header_gates
         prepared = self.core.invoke(admitted, arguments)
@@ -549,6 +561,7 @@ class HostSession:
                 arguments=prepared.arguments,
                 input_responses=responses,
                 request_state=state,
+                _meta=None if meta is None else dict(meta),
             )
             with self._channel.sending(admitted.name, prepared.headers):
                 raw = await self.request(
