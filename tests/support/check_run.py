@@ -33,7 +33,7 @@ async def run(url: str, searches: int | None, seconds: float | None, state: str 
     config = GatewayConfig(children=(ChildSpec("big", url=url),), connect_timeout=120)
     gateway = Gateway(config)
     if state is not None:
-        from agent_connector_sdk.gateway._shared_verified import shared_disclosures
+        from agent_connector_sdk.gateway import shared_disclosures
 
         gateway.verified.shared = shared_disclosures(state, config.children)  # as --state wires it
     child = gateway.children["big"]

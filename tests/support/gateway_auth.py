@@ -10,7 +10,7 @@ import httpx2
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
 # Not exported by the gateway package yet: its one import in the tests is here.
-from agent_connector_sdk.gateway._auth import AuthSettings
+from agent_connector_sdk.gateway import AuthSettings
 from tests.support.gateway import rpc
 
 ISSUER = "https://issuer.test/"
