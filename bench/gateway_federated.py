@@ -23,6 +23,12 @@ them (so each RSS is its own):
    (target: <= 1.3x).
 5. **RSS** of the listed-only and the federated gateway after the searches and calls (Linux ``/proc``).
 
+Beside the wall times of 3 and 4, the CPU each process spent per request (Linux ``/proc``): the
+gateway's and the child's for a request through the gateway, the child's for the same request made to
+it directly. On a machine shared with other load the wall times move with that load; CPU time moves
+much less, so ``(gateway + child) / child directly`` says what the gateway costs on top of the child
+when the machine is loaded (the wall-time ratio on an idle machine also pays the extra HTTP hop).
+
 The machine may be shared: numbers are noisy, compare ratios.
 """
 
@@ -56,6 +62,20 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (Linux ``/proc``): unlike wall time, not moved much
+    by the other load on a shared machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ms_per_run(pids: list[int], run: Any, runs: int) -> tuple[float, list[float]]:
+    """``run()`` ``runs`` times: its median wall milliseconds and each process's CPU ms per run."""
+    before = [cpu_seconds(pid) for pid in pids]
+    median = statistics.median(run() for _ in range(runs))
+    return median, [(cpu_seconds(pid) - b) * 1000 / runs for pid, b in zip(pids, before, strict=True)]
 
 
 def spawn(args: list[str], timeout: float) -> tuple[subprocess.Popen[str], str, float]:
@@ -106,10 +126,6 @@ def timed_ms(http: httpx2.Client, url: str, params: dict[str, Any]) -> tuple[flo
     return elapsed, response.text
 
 
-def median_ms(http: httpx2.Client, url: str, params: dict[str, Any], runs: int) -> float:
-    return statistics.median(timed_ms(http, url, params)[0] for _ in range(runs))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=50)
@@ -156,22 +172,44 @@ def main() -> int:
         fresh = "pulls_list_review"  # never searched yet: its entries are verified on this search
         first, _ = timed_ms(http, gateway_url, {"name": "search_tools", "arguments": {"pattern": fresh}})
         search = {"name": "search_tools", "arguments": {"pattern": fresh}}
-        warm = median_ms(http, gateway_url, search, options.searches)
-        direct = median_ms(http, child_url, search, options.searches)
+        pids = [gateway.pid, child.pid]
+        warm, (warm_gateway_cpu, warm_child_cpu) = cpu_ms_per_run(
+            pids, lambda: timed_ms(http, gateway_url, search)[0], options.searches
+        )
+        direct, (_, direct_child_cpu) = cpu_ms_per_run(
+            pids, lambda: timed_ms(http, child_url, search)[0], options.searches
+        )
         print(
             f"search   first via gateway {first:8.2f} ms   warm via gateway {warm:7.2f} ms   "
             f"directly at the child {direct:7.2f} ms   warm {warm / direct:.2f}x (target <= 1.3x)"
+        )
+        print(
+            f"         CPU per warm search: gateway {warm_gateway_cpu:6.2f} ms + child "
+            f"{warm_child_cpu:6.2f} ms"
+            f"   vs child directly {direct_child_cpu:6.2f} ms   "
+            f"{(warm_gateway_cpu + warm_child_cpu) / direct_child_cpu:.2f}x"
         )
 
         arguments = {"owner": "o", "repo": "r", "issue_number": 7}
         before = len(upstream.requests)  # one upstream request per call
         tool = "issues_list_events_for_timeline"
-        via = median_ms(http, gateway_url, {"name": f"gh_{tool}", "arguments": arguments}, options.calls)
-        direct = median_ms(http, child_url, {"name": tool, "arguments": arguments}, options.calls)
+        via_call = {"name": f"gh_{tool}", "arguments": arguments}
+        direct_call = {"name": tool, "arguments": arguments}
+        via, (via_gateway_cpu, via_child_cpu) = cpu_ms_per_run(
+            pids, lambda: timed_ms(http, gateway_url, via_call)[0], options.calls
+        )
+        direct, (_, direct_child_cpu) = cpu_ms_per_run(
+            pids, lambda: timed_ms(http, child_url, direct_call)[0], options.calls
+        )
         reached = len(upstream.requests) - before
         print(
             f"call     via gateway {via:7.2f} ms   directly at the child {direct:7.2f} ms   "
             f"{via / direct:.2f}x (target <= 1.3x); {reached} upstream requests for {2 * options.calls} calls"
+        )
+        print(
+            f"         CPU per call: gateway {via_gateway_cpu:6.2f} ms + child {via_child_cpu:6.2f} ms   "
+            f"vs child directly {direct_child_cpu:6.2f} ms   "
+            f"{(via_gateway_cpu + via_child_cpu) / direct_child_cpu:.2f}x"
         )
         print(
             f"RSS      listed-only gateway {rss_mib(listed.pid):7.1f} MiB   federated gateway "

@@ -26,6 +26,7 @@ from agent_connector_sdk.core.contracts import (
 )
 from agent_connector_sdk.core.contracts import _admission as admission
 from agent_connector_sdk.core.contracts import _json_schema as json_schema
+from agent_connector_sdk.core.contracts import _sizes as sizes
 from agent_connector_sdk.core.contracts._json_schema import (
     ALL_DIALECTS,
     DIALECTS,
@@ -212,6 +213,32 @@ def test_screened_bounds_equal_the_walk(value: Any, max_bytes: int, max_depth: i
         value, marshal.dumps(value, 2), max_bytes=max_bytes, max_depth=max_depth
     )
     assert screened == expected
+
+
+@settings(max_examples=600, deadline=None)
+@given(_values, st.integers(0, 600))
+def test_the_size_alone_is_the_walks_verdict(value: Any, max_bytes: int) -> None:
+    # Without a depth bound (a result's size, per call) a marshal screen may clear the value unwalked.
+    assert json_bound_crossed(value, max_bytes=max_bytes) == sizes._walk(
+        value, max_bytes=max_bytes, max_depth=None
+    )
+
+
+def test_the_size_screen_clears_a_large_answer_and_the_walk_still_refuses_it() -> None:
+    answer = {"content": [{"type": "text", "text": "x" * 100_000}], "structuredContent": {"n": [1] * 5000}}
+    measured = 0
+    for bound in (10**7, 200_000, 100_000, 1000):
+        walked = sizes._walk(answer, max_bytes=bound, max_depth=None)
+        assert json_bound_crossed(answer, max_bytes=bound) == walked
+        measured += walked is None
+    assert measured == 2  # cleared under the two large bounds, refused under the small ones
+    assert sizes._bytes_screen(answer, 10**7)  # the large bound is cleared by the screen itself
+    deep: Any = 1
+    for _ in range(3000):  # deeper than marshal writes: the walk decides
+        deep = [deep]
+    assert not sizes._bytes_screen(deep, 10**7)
+    assert json_bound_crossed(deep, max_bytes=10**7) is None
+    assert json_bound_crossed(deep, max_bytes=100) == "bytes"
 
 
 @pytest.mark.parametrize("levels", [64, 65, 66, 1500])

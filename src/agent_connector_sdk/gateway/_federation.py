@@ -286,19 +286,35 @@ class Verifier:
     async def search(self, pattern: str) -> list[SchemaNavigation]:
         return await _throttled(partial(self.consumer.discover, pattern))
 
-    async def admit(self, entry: SchemaNavigation) -> Found | Rejection:
-        """One entry: a :class:`Found` tool or its rejection (raises only a transport/protocol failure)."""
+    def settled(self, entry: SchemaNavigation) -> tuple[Found | Rejection | None, str]:
+        """What :meth:`admit` answers for ``entry`` without reading or admitting anything — a refusal by
+        its shape, or the tool this connection already verified and admitted under this very contract
+        key — else ``None`` (it must be read or admitted); and the entry's contract key."""
         name, digest = entry.name, entry.schema_sha256
         if name in self.listed:
-            return _rejection(name, "ambiguous_name", "the child both lists and hides a tool of this name")
+            return _rejection(
+                name, "ambiguous_name", "the child both lists and hides a tool of this name"
+            ), ""
         if digest is None or entry.manifest_uri is None or entry.fragment_count is None:
-            return _rejection(name, "undisclosable", "the child discloses no schema for it")
+            return _rejection(name, "undisclosable", "the child discloses no schema for it"), ""
         key = contract_key(entry)
         held = self.session.disclosed_tool(name, digest)
         if held is not None and self.admitted.get(name) == key and self.cache.touch(self.child, key):
             # This very contract was verified and admitted on this connection: nothing to read or
             # decode (a warm search costs no descriptor work).
-            return Found(name, held.descriptor, digest, entry.contract_sha256)
+            return Found(name, held.descriptor, digest, entry.contract_sha256), key
+        return None, key
+
+    async def admit(self, entry: SchemaNavigation) -> Found | Rejection:
+        """One entry: a :class:`Found` tool or its rejection (raises only a transport/protocol failure)."""
+        known, key = self.settled(entry)
+        if known is not None:
+            return known
+        return await self._admit_afresh(entry, key)
+
+    async def _admit_afresh(self, entry: SchemaNavigation, key: str) -> Found | Rejection:
+        name, digest = entry.name, entry.schema_sha256
+        assert digest is not None  # settled() refused an entry without one
         try:
             descriptor = await self.cache.recall(self.child, key, entry)
             if descriptor is None:
@@ -331,14 +347,21 @@ class Verifier:
         """Every entry, concurrently (bounded), results in the entries' order; the first transport or
         protocol failure is raised as itself (a TransportFailure, a JsonRpcError...), never a group."""
         results: list[Found | Rejection | None] = [None] * len(entries)
+        # What is settled without I/O (a warm search: every entry) is answered here, in this task;
+        # only the rest costs a task each.
+        pending: list[tuple[int, SchemaNavigation, str]] = []
+        for index, entry in enumerate(entries):
+            results[index], key = self.settled(entry)
+            if results[index] is None:
+                pending.append((index, entry, key))
 
-        async def one(index: int, entry: SchemaNavigation) -> None:
-            results[index] = await self.admit(entry)
+        async def one(index: int, entry: SchemaNavigation, key: str) -> None:
+            results[index] = await self._admit_afresh(entry, key)
 
         try:
             async with anyio.create_task_group() as group:
-                for index, entry in enumerate(entries):
-                    group.start_soon(one, index, entry)
+                for index, entry, key in pending:
+                    group.start_soon(one, index, entry, key)
         except BaseExceptionGroup as failures:
             first = _first_error(failures)
             if first is None:

@@ -46,8 +46,54 @@ DEFAULT_VERIFIED_BYTES: Final = 48 * 1024 * 1024
 """Bytes of verified descriptors (their canonical JSON) kept across all children: 48 MiB."""
 
 
+_KNOWN_KEYS: Final = 8_192
+"""Contract keys remembered by the entry fields they hash (a warm search hashes none of its entries)."""
+_keys: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+
+
 def contract_key(entry: SchemaNavigation) -> str:
-    """The SHA-256 of everything a navigation entry says about its tool's contract."""
+    """The SHA-256 of everything a navigation entry says about its tool's contract.
+
+    Remembered (bounded, LRU) by the very values it is computed from, the non-string ones with their
+    types (``True == 1`` in a tuple, not in JSON): equal fields are an equal identity, so the remembered
+    key is the one hashing would give again (``tests/gateway/test_contract_key_memo.py``)."""
+    hints = entry.annotations
+    headers = entry.headers
+    fields = (
+        entry.name,
+        entry.title,
+        entry.description,
+        entry.input_schema_sha256,
+        entry.output_schema_sha256,
+        entry.schema_sha256,
+        (entry.fragment_count, type(entry.fragment_count)),
+        entry.manifest_uri,
+        None
+        if hints is None
+        else tuple(
+            (value, type(value))
+            for value in (
+                hints.readOnlyHint,
+                hints.destructiveHint,
+                hints.idempotentHint,
+                hints.openWorldHint,
+            )
+        ),
+        None if headers is None else tuple((tuple(h.argument), h.header, h.type) for h in headers),
+    )
+    known = _keys.get(fields)
+    if known is not None:
+        _keys.move_to_end(fields)
+        return known
+    key = hashed_contract_key(entry)
+    _keys[fields] = key
+    while len(_keys) > _KNOWN_KEYS:
+        _keys.popitem(last=False)
+    return key
+
+
+def hashed_contract_key(entry: SchemaNavigation) -> str:
+    """:func:`contract_key`, computed (never remembered)."""
     hints = None if entry.annotations is None else entry.annotations.model_dump(exclude_none=True)
     headers = None if entry.headers is None else [header.model_dump(mode="json") for header in entry.headers]
     identity = {

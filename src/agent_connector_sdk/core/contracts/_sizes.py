@@ -8,6 +8,7 @@ up to the bound, never a copy and never a ``RecursionError``.
 from __future__ import annotations
 
 import functools
+import marshal
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -25,7 +26,40 @@ def _text_bytes(text: str) -> int:
 def json_bound_crossed(value: Any, *, max_bytes: int, max_depth: int | None = None) -> Crossed | None:
     """``"bytes"`` when ``value``'s compact JSON encoding (UTF-8, strings counted without escapes) is
     larger than ``max_bytes``, ``"depth"`` when it nests more than ``max_depth`` containers below the
-    top level, else ``None``. Numbers, booleans and null count 8 bytes each."""
+    top level, else ``None``. Numbers, booleans and null count 8 bytes each.
+
+    Without ``max_depth`` (a result's size, on every call) a value well under ``max_bytes`` is cleared
+    by one ``marshal.dumps`` in C (:func:`_bytes_screen`), not walked node by node in Python: the
+    verdict is the walk's either way (``tests/contracts/test_schema_screen.py``)."""
+    if max_depth is None and _bytes_screen(value, max_bytes):
+        return None
+    return _walk(value, max_bytes=max_bytes, max_depth=max_depth)
+
+
+def _bytes_screen(value: Any, max_bytes: int) -> bool:
+    """True only when :func:`_walk` measures ``value`` at most ``max_bytes`` (see ``_EXCESS``: the
+    marshalled length plus each type code's worst excess bounds the measure from above)."""
+    try:
+        marshalled = marshal.dumps(value, 2)
+    except (ValueError, TypeError):  # not plain data, or deeper than marshal writes: the walk decides
+        return False
+    return _marshalled_bound(marshalled, max_bytes) <= max_bytes
+
+
+def _marshalled_bound(marshalled: bytes, max_bytes: int) -> int:
+    """An upper bound of :func:`_walk`'s measure of the value ``marshalled`` encodes (format 2)."""
+    size = len(marshalled)
+    # Every byte counted as a worst-case type code first (no copy); only when that is too much,
+    # each type code's occurrences (a superset of the nodes: content bytes may look alike).
+    if (_MAX_EXCESS + 1) * size > max_bytes:
+        size += sum(
+            weight * (len(marshalled) - len(marshalled.translate(None, codes))) for codes, weight in _EXCESS
+        )
+    return size
+
+
+def _walk(value: Any, *, max_bytes: int, max_depth: int | None) -> Crossed | None:
+    """The measure itself (see :func:`json_bound_crossed`), node by node."""
     size = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -117,19 +151,10 @@ def screened_bound_crossed(
     JSON — the walk decides, so every verdict, including which bound is reported first, is the walk's
     own (``tests/contracts/test_schema_screen.py`` checks this against the walk).
     """
-    if max_depth <= _DEPTH_SCREEN_LIMIT:
-        size = len(marshalled)
-        # Every byte counted as a worst-case type code first (no copy); only when that is too much,
-        # each type code's occurrences (a superset of the nodes: content bytes may look alike).
-        if (_MAX_EXCESS + 1) * size > max_bytes:
-            size += sum(
-                weight * (len(marshalled) - len(marshalled.translate(None, codes)))
-                for codes, weight in _EXCESS
-            )
-        if size <= max_bytes:
-            try:
-                if _depth_validator(max_depth).is_valid(value):
-                    return None
-            except Exception:  # whatever the engine cannot read (not JSON, ...): the walk decides
-                pass
-    return json_bound_crossed(value, max_bytes=max_bytes, max_depth=max_depth)
+    if max_depth <= _DEPTH_SCREEN_LIMIT and _marshalled_bound(marshalled, max_bytes) <= max_bytes:
+        try:
+            if _depth_validator(max_depth).is_valid(value):
+                return None
+        except Exception:  # whatever the engine cannot read (not JSON, ...): the walk decides
+            pass
+    return _walk(value, max_bytes=max_bytes, max_depth=max_depth)

@@ -95,15 +95,23 @@ _WATCH: contextvars.ContextVar[Watch | None] = contextvars.ContextVar(
 )
 
 
-_OUTSIDE: Final = re.compile(rb'["{\[,]')
-_INSIDE: Final = re.compile(rb'["\\]')
+_STRING_REST: Final = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
+"""The inside of a string from where it is read: up to its closing quote, or to the chunk's end (where
+a lone backslash, escaping the next chunk's first byte, is left unmatched). Possessive: no backtracking."""
+_OUTSIDE_RUN: Final = re.compile(rb'[^"]*+(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"[^"]*+)*+', re.DOTALL)
+"""Bytes outside strings and whole strings, up to a string the chunk does not close (or its end)."""
+_WHOLE_STRING: Final = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 
 
 class ValueCounter:
     """Counts JSON values in a byte stream fed in chunks, without parsing it: ``{``, ``[`` and ``,``
-    outside strings (a container, and each member after a container's first). Only structural bytes
-    and quotes/backslashes cost a Python step: the text inside strings is skipped by a regex search.
-    Malformed JSON is counted all the same (the parser refuses it later)."""
+    outside strings (a container, and each member after a container's first). Malformed JSON is counted
+    all the same (the parser refuses it later).
+
+    Every step is a regex match or a byte count in C (a run of whole strings and what lies between them
+    is matched at once, its strings cut out and its structural bytes counted): a Python step per chunk,
+    not per structural byte, which was most of the host's cost of reading a large search answer.
+    ``tests/host/test_wire_counter.py`` checks it against a byte-by-byte reading."""
 
     __slots__ = ("_escaped", "_in_string", "count")
 
@@ -113,24 +121,28 @@ class ValueCounter:
         self._escaped = False
 
     def feed(self, chunk: bytes) -> int:
-        position = 0
+        position, end = 0, len(chunk)
         if self._escaped and chunk:
             position, self._escaped = 1, False  # the escaped byte itself
-        while True:
-            found = (_INSIDE if self._in_string else _OUTSIDE).search(chunk, position)
-            if found is None:
+        if self._in_string:
+            position = cast(re.Match[bytes], _STRING_REST.match(chunk, position)).end()
+            if position >= end:
+                return self.count  # still inside the string
+            if chunk[position] == 0x5C:  # a backslash ending the chunk: it escapes the next byte
+                self._escaped = True
                 return self.count
-            byte = chunk[found.start()]
-            position = found.end()
-            if byte == 0x22:  # "
-                self._in_string = not self._in_string
-            elif byte == 0x5C:  # backslash, inside a string: skip the next byte
-                if position < len(chunk):
-                    position += 1
-                else:
-                    self._escaped = True
-            else:
-                self.count += 1
+            position += 1  # the closing quote
+            self._in_string = False
+        stop = cast(re.Match[bytes], _OUTSIDE_RUN.match(chunk, position)).end()
+        run = chunk[position:stop]
+        if 0x22 in run:
+            run = _WHOLE_STRING.sub(b"", run)
+        self.count += run.count(b"{") + run.count(b"[") + run.count(b",")
+        if stop < end:  # a quote opening a string this chunk does not close
+            self._in_string = True
+            if cast(re.Match[bytes], _STRING_REST.match(chunk, stop + 1)).end() < end:
+                self._escaped = True  # it ends with a lone backslash
+        return self.count
 
 
 _BLANK_LINE: Final = re.compile(rb"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")

@@ -34,6 +34,9 @@ refused (``HeaderValueError('undeliverable')``) instead of being sent without th
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
@@ -234,6 +237,42 @@ def _identity(entry: SchemaNavigation) -> tuple[Any, ...]:
     )
 
 
+_PARSED_ENTRIES: Final = 2_048
+"""Navigation entries a consumer keeps parsed (a warm search parses none of the entries it saw)."""
+
+
+class _ParsedEntries:
+    """Navigation entries parsed before, keyed by the SHA-256 of their exact value (``marshal`` format
+    2 writes every object with its type and in its key order, so ``True``, ``1`` and ``1.0`` differ):
+    equal bytes are an equal value of the same types, which strict validation judges the same way, so
+    a hit is exactly what parsing again would give. Only entries that parsed are kept (a malformed one
+    is judged again, and refused again); bounded (LRU). A value ``marshal`` cannot write is parsed
+    afresh. ``SchemaNavigation`` is frozen: the one parsed object can be shared."""
+
+    def __init__(self, max_entries: int = _PARSED_ENTRIES) -> None:
+        self.max_entries = max_entries
+        self._entries: OrderedDict[bytes, SchemaNavigation] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def parse(self, raw: Any) -> SchemaNavigation:
+        """``SchemaNavigation.model_validate(raw)``, or the model it gave for an identical ``raw``."""
+        try:
+            key = hashlib.sha256(marshal.dumps(raw, 2)).digest()
+        except (ValueError, TypeError):
+            return SchemaNavigation.model_validate(raw)
+        known = self._entries.get(key)
+        if known is not None:
+            self._entries.move_to_end(key)
+            return known
+        parsed = SchemaNavigation.model_validate(raw)
+        self._entries[key] = parsed
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+        return parsed
+
+
 class SchemaDisclosureConsumer(SessionFace):
     """Discover, read, verify and call tools disclosed by a schema disclosure provider.
 
@@ -285,6 +324,7 @@ class SchemaDisclosureConsumer(SessionFace):
         self._max_total_bytes = max_total_bytes
         self._max_fragments = max_fragments
         self._catalog = _Catalog()
+        self._parsed = _ParsedEntries()
 
     @property
     def scope(self) -> CallerScope:
@@ -319,7 +359,7 @@ class SchemaDisclosureConsumer(SessionFace):
             raise DiscoveryFailed("search_failed", "the search tool returned no navigation list")
         check_navigation_entries(len(entries), self.bounds)  # before any entry is parsed
         try:
-            found = [SchemaNavigation.model_validate(entry) for entry in entries]
+            found = [self._parsed.parse(entry) for entry in entries]
         except ValidationError as error:
             where = sorted({".".join(str(p) for p in item["loc"]) for item in error.errors()})
             raise DiscoveryFailed(
