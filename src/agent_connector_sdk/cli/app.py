@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TextIO
 
 from cyclopts import App, Parameter
-from cyclopts.exceptions import CycloptsError
 
 from agent_connector_sdk import __version__
 from agent_connector_sdk.cli._options import (
@@ -29,7 +28,7 @@ from agent_connector_sdk.cli._options import (
     ServeArguments,
 )
 from agent_connector_sdk.cli._output import current_output, writing_to
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.cli.errors import COMMAND_ENDINGS, CliError, ending
 from agent_connector_sdk.cli.operator_files import (
     read_operator_file,
     require_readable_file,
@@ -823,18 +822,10 @@ def _run(argv: Sequence[str] | None) -> int:
         previous = signal.signal(signal.SIGINT, _interrupt)
     try:
         result = app(list(argv) if argv is not None else sys.argv[1:], exit_on_error=False, print_error=False)
-    except CliError as error:
-        # One line, whatever the server put in it (its words are quoted in some messages).
-        print(f"agent-connector: {sanitize_text(str(error), 1_000)}", file=sys.stderr)
-        return error.exit_code
-    except CycloptsError as error:
-        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-        first = sanitize_text(lines[0] if lines else type(error).__name__, 300)
-        print(f"agent-connector: {first} (see --help)", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("agent-connector: interrupted", file=sys.stderr)
-        return 130
+    except COMMAND_ENDINGS as error:
+        line, code = ending(error)
+        print(line, file=sys.stderr)
+        return code
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)

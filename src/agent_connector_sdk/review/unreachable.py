@@ -6,7 +6,7 @@ an HTTP error with the server's own words, a protocol version this host does not
 server's words (an HTTP error body's message, a JSON-RPC error message, the versions it offers) are
 quoted sanitized and capped (:func:`~agent_connector_sdk.sanitize.sanitize_text`), so they can neither
 draw on the terminal nor flood it; a refusal of this host's own (a bound) is never blamed on the
-server. The live review raises it as :class:`~agent_connector_sdk.cli.errors.ServerUnavailable`.
+server. The live review raises it as :class:`~agent_connector_sdk.review.errors.ServerUnavailable`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
-    from agent_connector_sdk.cli.errors import UnavailableReason
     from agent_connector_sdk.core.host._errors import ProtocolError
+    from agent_connector_sdk.review.errors import UnavailableReason
 
 __all__ = ["explain_unreachable", "not_mcp_sentence", "unavailable_reason", "unreachable_sentence"]
 
