@@ -42,6 +42,7 @@ ALLOWED_OWN = frozenset(
         "agent_connector_sdk.cli.app",
         "agent_connector_sdk.cli.errors",
         "agent_connector_sdk.cli.operator_files",
+        "agent_connector_sdk.cli.review_options",  # review's options, built from what was parsed
         "agent_connector_sdk.cli.gateway",
         "agent_connector_sdk.cli.state",
         "agent_connector_sdk.errors",

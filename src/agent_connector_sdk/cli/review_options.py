@@ -11,7 +11,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_connector_sdk.cli._options import ReviewArguments
 from agent_connector_sdk.cli.errors import CliError
@@ -122,10 +122,8 @@ def _parse_arguments(text: str | None) -> dict[str, Any] | None:
 
 def _reviewed_server(target: Sequence[str], stdio: str | None) -> ServerAddress:
     """The server to review: ``--stdio``, a URL, or the words after ``--`` as a stdio command."""
-    from agent_connector_sdk.review.options import ServerAddress
-
     if stdio is not None:
-        return ServerAddress("stdio", stdio)
+        return _address("stdio", stdio)
     if len(target) == 1 and "://" in target[0]:
         return _http_server(target[0])
     if len(target) == 1 and _looks_like_an_address(target[0]):
@@ -139,7 +137,14 @@ def _reviewed_server(target: Sequence[str], stdio: str | None) -> ServerAddress:
         )
     import shlex
 
-    return ServerAddress("stdio", shlex.join(target))
+    return _address("stdio", shlex.join(target))
+
+
+def _address(kind: Literal["http", "stdio"], address: str) -> ServerAddress:
+    # Imported once the address is known to be usable: a refused one answers with the parser's modules.
+    from agent_connector_sdk.review.options import ServerAddress
+
+    return ServerAddress(kind, address)
 
 
 _SCHEMELESS_ADDRESS = re.compile(
@@ -199,11 +204,10 @@ def _server_environment(
 
 def _http_server(url: str) -> ServerAddress:
     from agent_connector_sdk.mcp._preflight import check_url
-    from agent_connector_sdk.review.options import ServerAddress
 
     wrong = check_url(url)
     if wrong is None:
-        return ServerAddress("http", url)
+        return _address("http", url)
     if wrong == "not an http(s) URL":
         raise CliError(
             f"{json.dumps(url)[:80]} is not an http(s) URL; for a local server use --stdio 'COMMAND' "

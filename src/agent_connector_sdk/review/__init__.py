@@ -20,7 +20,8 @@ arguments and renders.
   :mod:`~agent_connector_sdk.review.config_report` (one report, pure), over the servers of
   :mod:`~agent_connector_sdk.review.configured`: every server of an MCP client's configuration.
 - :mod:`~agent_connector_sdk.review.wording`: ``count`` and ``short_json``, shared with the renderer.
-
+- :mod:`~agent_connector_sdk.review.options`: ``review``'s one option type (``ReviewOptions``), built
+  once from the command line and passed down as it is to the host.
 - :mod:`~agent_connector_sdk.review.errors`: the reviewer's error family (:class:`ReviewError`,
   :class:`ServerUnavailable`), exported here; the command line maps it to an exit code.
 
