@@ -52,6 +52,8 @@ from agent_connector_sdk.mcp.host.disclosure_consumer import (
 from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaResourceRegistrationError
 from agent_connector_sdk.mcp.search_semantic import SemanticExtraMissing
 from agent_connector_sdk.mcp.server import ArgumentsRefused
+from agent_connector_sdk.review import ReviewError
+from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.state import StateConfigError, StateNotInitialized, StateUnavailable
 
 FAMILIES: dict[str, type[AgentConnectorError]] = {
@@ -79,6 +81,8 @@ FAMILIES: dict[str, type[AgentConnectorError]] = {
         DisclosureMismatch,
         StaleSelection,
         CliError,
+        ReviewError,
+        ServingError,
         ArgumentsRefused,
         StateUnavailable,
         StateConfigError,

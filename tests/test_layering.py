@@ -24,8 +24,10 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("pure core", ("core",)),
     ("MCP adapters", ("mcp",)),
     ("assemblies", ("state", "connectors", "skills")),
-    ("applications", ("demo", "gateway")),
-    ("command line", ("cli", "review", "serving")),
+    # ``serving`` composes the contract lab (``demo``) and the gateway's auth settings into ``serve``'s
+    # app: an application, on their floor, and no longer the command line's (it raises its own family).
+    ("applications", ("demo", "gateway", "serving")),
+    ("command line", ("cli", "review")),
 ]
 # Inside the pure layer, bottom to top: the ranked tool search (it reads tool descriptors only), the wire
 # format (with the canonical encoding) under the gates, the gates under the disclosure navigation (it

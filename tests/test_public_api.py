@@ -435,8 +435,9 @@ PUBLIC_API: dict[str, list[str]] = {
         "probe_http",
     ],
     "agent_connector_sdk.demo": [],
-    "agent_connector_sdk.review": [],
-    "agent_connector_sdk.serving": [],
+    # Each package's front exports its error family (cli/errors.py maps it to an exit code).
+    "agent_connector_sdk.review": ["ReviewCategory", "ReviewError", "ServerUnavailable", "UnavailableReason"],
+    "agent_connector_sdk.serving": ["ServingCategory", "ServingError"],
     "agent_connector_sdk.core.contracts.lock": [
         "ContractLock",
         "DriftStatus",

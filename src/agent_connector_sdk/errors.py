@@ -4,7 +4,7 @@ A host routes any failure of ours with three attributes and no message parsing:
 
 * ``category`` — *what* went wrong: a stable, machine-readable string. Each family declares its
   categories as a ``Literal`` beside its class (``AdmissionCategory`` next to ``AdmissionError``, ...);
-  the README has the one table of them all (a test keeps it equal to the code).
+  docs/reference.md has the one table of them all (``tests/test_error_table.py``).
 * ``gate`` — *which* of the five gates owns the failure (``discover``, ``admit``, ``invoke``,
   ``execute``, ``consume``), or ``None`` for failures outside a tool call's pipeline.
 * ``step`` — the finer step inside the gate where the family has one (the disclosure consumer's
@@ -12,52 +12,64 @@ A host routes any failure of ours with three attributes and no message parsing:
 
 One family per failure, raised once where it happens and never re-wrapped: a face (``ContractClient``,
 ``SchemaDisclosureConsumer``, the CLI reviewer) lets the core's and the exchange's errors through as
-they are, so the same failure has the same class on every path. The tree (module in brackets)::
+they are, so the same failure has the same class on every path.
 
-    AgentConnectorError                              errors
-    ├── ContractError                                mcp.contracts.errors — our gates refused
-    │   ├── PaginationError          discover        cursor chain cannot be followed
-    │   ├── SourceNotPinned          discover        mcp.contracts.source_pins
-    │   ├── PinFileError             discover        (also ValueError)
-    │   ├── AdmissionError           admit           a descriptor or tool is not admitted
-    │   ├── LockFileError            admit           mcp.contracts.lock (also ValueError)
-    │   ├── ArgumentError            invoke          THE invalid-arguments error of a host
-    │   ├── HeaderValueError         invoke          a value cannot become a header (also ValueError)
-    │   ├── ConfirmationRefused      invoke          mcp.host.errors: write not confirmed
-    │   ├── InvalidCompletionRequest invoke          mcp.host.errors (also ValueError)
-    │   ├── HeaderMismatch           execute         server: headers vs body (-32020)
-    │   ├── CompletionError          execute         server: completion refused
-    │   │   └── CompletionRateLimited
-    │   └── ContractViolation        consume         a result breaks its contract (server_text kept)
-    ├── ProtocolError                (exchange)      mcp.host.errors — the conversation failed; all
-    │   │                                            made by ONE translator (mcp.host.translate)
-    │   ├── JsonRpcError                             the peer's error object (code, words, data)
-    │   ├── HttpStatusError                          an HTTP error status and the page's own words
-    │   ├── UnsupportedVersion                       no protocol revision in common
-    │   ├── TransportFailure                         connection lost, timed out, unreachable
-    │   ├── MalformedResponse                        this host could not read the answer
-    │   └── NotMcpServer                             what answered is not MCP, and what it is (an
-    │                                                HTML page, not HTTP, plain HTTP, text on stdout)
-    ├── ToolExecutionError           execute         mcp.host.errors: isError, only on request
-    ├── BoundExceeded                (bounds)        mcp.host.bounds: a HostBounds cap was hit
-    ├── DisclosureConsumerError                      mcp.host.disclosure_consumer — its own steps
-    │   ├── DiscoveryFailed          discover        the search answer is unusable
-    │   ├── DisclosureReadFailed     discover/read   the provider refused or sent a bad body
-    │   ├── DisclosureMismatch       discover/verify the fragments are not the document
-    │   └── StaleSelection           invoke/bind     the bound identity no longer holds
-    ├── SchemaDisclosureError        (disclosure)    mcp.schema_disclosure (also ValueError)
-    ├── DisclosureReadRefused        (disclosure_read) server: the uniform read refusal
-    ├── SchemaResourceRegistrationError              server: registering disclosures (ValueError)
-    ├── ArgumentsRefused             execute         server: arguments refused, an isError result
-    ├── UpstreamError                execute         connectors.openapi: the upstream API failed or
-    │                                                answered more than the bound
-    ├── GatewayError                                 gateway.errors: config, a child failed or changed
-    ├── OpenAPIToolsMissing                          connectors.openapi (also LookupError)
-    ├── InvalidOpenAPIDocument                       connectors.openapi (also ValueError)
-    ├── SemanticExtraMissing                         mcp.search_semantic: the semantic extra is absent
-    ├── StateBackendError            (state)         state: StateUnavailable, StateConfigError,
-    │                                                StateNotInitialized
-    └── CliError                                     cli.errors: usage, ServerUnavailable
+The tree: each class, where it is raised (its gate, ``gate/step``, or its own step; ``—`` outside a
+call's gates) and the module that defines it (``+Base``: a second base class, so a caller may catch it
+as that too). ``tests/test_error_tree.py`` reads this drawing against the code: a class added, moved,
+re-parented or raised at another gate without its line here fails it::
+
+    AgentConnectorError                  —                errors
+    ├── ContractError                    —                core.contracts.errors
+    │   ├── PaginationError              discover         core.contracts.errors
+    │   ├── SourceNotPinned              discover         core.contracts._source_pins
+    │   ├── PinFileError                 discover         core.contracts._source_pins +ValueError
+    │   ├── AdmissionError               admit            core.contracts.errors
+    │   ├── LockFileError                admit            core.contracts.lock +ValueError
+    │   ├── ArgumentError                invoke           core.contracts.errors
+    │   ├── HeaderValueError             invoke           core.contracts.errors +ValueError
+    │   ├── ConfirmationRefused          invoke           core.host._errors
+    │   ├── InvalidCompletionRequest     invoke           core.host._errors +ValueError
+    │   ├── HeaderMismatch               execute          core.contracts.errors
+    │   ├── CompletionError              execute          core.contracts.errors
+    │   │   └── CompletionRateLimited    execute          core.contracts._completion
+    │   └── ContractViolation            consume          core.contracts.errors
+    ├── ProtocolError                    exchange         core.host._errors
+    │   ├── JsonRpcError                 exchange         core.host._errors
+    │   ├── HttpStatusError              exchange         core.host._errors
+    │   ├── UnsupportedVersion           exchange         core.host._errors
+    │   ├── TransportFailure             exchange         core.host._errors
+    │   ├── MalformedResponse            exchange         core.host._errors
+    │   └── NotMcpServer                 exchange         core.host._errors
+    ├── ToolExecutionError               execute          core.host._errors
+    ├── BoundExceeded                    bounds           core.host.bounds
+    ├── DisclosureConsumerError          —                mcp.host.disclosure_consumer
+    │   ├── DiscoveryFailed              discover         mcp.host.disclosure_consumer
+    │   ├── DisclosureReadFailed         discover/read    mcp.host.disclosure_consumer
+    │   ├── DisclosureMismatch           discover/verify  mcp.host.disclosure_consumer
+    │   └── StaleSelection               invoke/bind      mcp.host.disclosure_consumer
+    ├── SchemaDisclosureError            disclosure       core.schema_disclosure._errors +ValueError
+    ├── DisclosureReadRefused            disclosure_read  core.disclosure_navigation
+    ├── SchemaResourceRegistrationError  —                mcp.server._disclosure_provider +ValueError
+    ├── ArgumentsRefused                 execute          mcp.server._resolution +ToolError
+    ├── UpstreamError                    execute          connectors.openapi +ToolError
+    ├── GatewayError                     —                gateway._errors
+    ├── OpenAPIToolsMissing              —                connectors.openapi +LookupError
+    ├── InvalidOpenAPIDocument           —                connectors.openapi +ValueError
+    ├── SemanticExtraMissing             —                mcp.search_semantic +ImportError
+    ├── StateBackendError                state            state._base
+    │   ├── StateUnavailable             state            state._base
+    │   ├── StateConfigError             state            state._base +ValueError
+    │   └── StateNotInitialized          state            state._base
+    ├── ReviewError                      —                review.errors
+    │   └── ServerUnavailable            —                review.errors
+    ├── ServingError                     —                serving.errors
+    └── CliError                         —                cli.errors
+
+Every ``ProtocolError`` is made by the host's one translator from what the exchange raised; the
+server's own refusals (``ArgumentsRefused``, ``UpstreamError``, ``DisclosureReadRefused``) are answered
+on the wire, the first two as ``isError`` results. Below the command line each folder raises its own
+family (``ReviewError``, ``ServingError``); ``cli.errors`` alone maps families to exit codes.
 
 Project rules that a host reports instead of rejecting are not errors: they are
 :class:`~agent_connector_sdk.core.contracts._findings.Finding` values (``ToolResult.findings``,

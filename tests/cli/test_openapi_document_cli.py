@@ -18,7 +18,9 @@ from agent_connector_sdk.cli import main
 from agent_connector_sdk.cli.app import _DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import YAML_EXPANSION_FLOOR, load_openapi
-from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from agent_connector_sdk.serving.process import _OneLine
 
@@ -135,7 +137,7 @@ def test_serve_refuses_duplicates_and_reserved_names_in_one_line(tmp_path: Path)
     duplicates = source(
         {"/a": {"delete": {**done, "operationId": "drop"}}, "/b": {"delete": {**done, "operationId": "drop"}}}
     )
-    with pytest.raises(CliError) as refused:
+    with pytest.raises(ServingError) as refused:
         build_openapi_app(duplicates, upstream="http://127.0.0.1:9")
     assert str(refused.value) == (
         'duplicate operationId "drop": DELETE /a and DELETE /b; OpenAPI requires operationIds to be unique '
@@ -146,7 +148,7 @@ def test_serve_refuses_duplicates_and_reserved_names_in_one_line(tmp_path: Path)
     )
     assert tools == 2
     for reserved in ("call_tool", "search_tools"):
-        with pytest.raises(CliError, match=f'would be the tool "{reserved}"'):
+        with pytest.raises(ServingError, match=f'would be the tool "{reserved}"'):
             build_openapi_app(
                 source({"/x": {"post": {**done, "operationId": reserved}}}), upstream="http://127.0.0.1:9"
             )

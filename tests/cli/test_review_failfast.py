@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from agent_connector_sdk.cli.errors import ServerUnavailable
+from agent_connector_sdk.review import ServerUnavailable
 from tests.support.cli import run_cli
 from tests.support.not_mcp_peers import HELLO_WORLD, python_http_server, raw_tcp_listener, refused_port
 

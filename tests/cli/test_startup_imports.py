@@ -42,10 +42,16 @@ ALLOWED_OWN = frozenset(
         "agent_connector_sdk.cli.app",
         "agent_connector_sdk.cli.errors",
         "agent_connector_sdk.cli.operator_files",
+        "agent_connector_sdk.cli.review_options",  # review's options, built from what was parsed
         "agent_connector_sdk.cli.gateway",
         "agent_connector_sdk.cli.state",
         "agent_connector_sdk.errors",
         "agent_connector_sdk.sanitize",
+        # The families cli/errors.py maps to exit codes (each package's front loads only its errors).
+        "agent_connector_sdk.review",
+        "agent_connector_sdk.review.errors",
+        "agent_connector_sdk.serving",
+        "agent_connector_sdk.serving.errors",
         # The kinds of "not an MCP server" (ServerUnavailable.reason names them): a Literal, no imports.
         "agent_connector_sdk.core",
         "agent_connector_sdk.core.host",

@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from agent_connector_sdk.cli import main
-from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
+from agent_connector_sdk.review import ReviewError, ServerUnavailable
 from agent_connector_sdk.review.live import ReviewOptions, review_server
 from agent_connector_sdk.review.report import Target
 from agent_connector_sdk.review.stdio_server import informative_line, server_environment
@@ -75,7 +75,7 @@ def test_env_pairs_and_passed_variables_become_the_servers_environment() -> None
 def test_bad_env_options_are_one_error_naming_the_variable_never_a_value(
     pairs: list[str], passed: list[str], words: str
 ) -> None:
-    with pytest.raises(CliError) as refused:
+    with pytest.raises(ReviewError) as refused:
         server_environment(pairs, passed, {"MY_API_KEY": SECRET})
     assert words in str(refused.value)
     assert SECRET not in str(refused.value)

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors import load_github_extract
-from agent_connector_sdk.gateway import AuthSettings, GatewayError, load_auth_file
+from agent_connector_sdk.connectors._sources import load_github_extract
+from agent_connector_sdk.gateway._auth import AuthSettings, load_auth_file
+from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from tests.support.cli import assert_one_line_error
 from tests.support.cli import run_cli_in_process as run_cli  # exit codes and output, not the process
@@ -88,13 +89,13 @@ def test_auth_config_files_and_cli_errors(tmp_path: Path, key: RSAKeyPair) -> No
         encoding="utf-8",
     )
     settings = load_auth_file(good)
-    with pytest.raises(CliError, match="repos_delet names no tool"):
+    with pytest.raises(ServingError, match="repos_delet names no tool"):
         build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9", auth=settings)
     for own in ("call_tool", "search_tools"):
         reserved = AuthSettings(
             issuer=ISSUER, audience=AUDIENCE, public_key_pem=key.public_key, require={own: ("repo:admin",)}
         )
-        with pytest.raises(CliError, match=f"{own} is the server's own search tool"):
+        with pytest.raises(ServingError, match=f"{own} is the server's own search tool"):
             build_openapi_app(load_github_extract(), upstream="http://127.0.0.1:9", auth=reserved)
     assert_one_line_error(run_cli("serve", "--auth-config", str(good)), "only applies with --openapi")
     document = Path(__file__).parents[2] / "src/agent_connector_sdk/connectors/data/github_extract.json"

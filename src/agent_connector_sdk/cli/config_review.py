@@ -9,7 +9,6 @@ keyed by the address as the file writes it).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,7 +23,7 @@ from agent_connector_sdk.review.config_report import (
     config_sarif_log,
 )
 from agent_connector_sdk.review.config_review import review_configured
-from agent_connector_sdk.review.live import ReviewOptions
+from agent_connector_sdk.review.options import ReviewOptions
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["print_failures", "render_config_review", "run_config_review"]
@@ -93,57 +92,43 @@ def print_failures(report: ConfigReviewReport) -> None:
 
 
 # ------------------------------------------------------------------------------------ the command
-def run_config_review(
-    config: Path,
-    names: Sequence[str],
-    options: ReviewOptions,
-    *,
-    extra_env: Mapping[str, str],
-    concurrency: int,
-    out: TextIO,
-    console: Console,
-    json_output: bool,
-    strict: bool,
-    descriptors: bool,
-    lock: Path | None,
-    write_lock: Path | None,
-    sarif: Path | None,
-    allow_compatible: bool = False,
-) -> int:
+def run_config_review(options: ReviewOptions, *, out: TextIO, console: Console) -> int:
     """``review --mcp-config``: read, select, review, write every output; the exit code.
 
     0 every server was reviewed; 1 with ``--strict`` when one has findings; 2 when a server could not
     be reviewed (after everything else was printed and written, with one line on stderr)."""
-    from agent_connector_sdk.cli.lockfile import read_lock
     from agent_connector_sdk.cli.mcp_config import read_mcp_config, select_servers
     from agent_connector_sdk.cli.render import render_review
     from agent_connector_sdk.sanitize import sanitize_json
 
-    servers = select_servers(read_mcp_config(config), names)
-    approved = read_lock(lock) if lock is not None else None  # a bad lock fails before any review
-    rows = review_configured(servers, options, extra_env=extra_env, concurrency=concurrency)
-    if approved is not None and lock is not None:
-        rows = compare_rows_with_lock(rows, approved, lock, allow_compatible=allow_compatible)
+    assert options.mcp_config is not None  # the command line routes only --mcp-config here
+    config = options.mcp_config
+    servers = select_servers(read_mcp_config(config), options.servers)
+    rows = review_configured(servers, options, extra_env=options.env, concurrency=options.concurrency)
+    if options.lock is not None and options.lock_file is not None:  # read when the options were built
+        rows = compare_rows_with_lock(
+            rows, options.lock, options.lock_file, allow_compatible=options.allow_compatible
+        )
     report = build_config_report(str(config), options.profile, rows)
-    if write_lock is not None:
-        _write_locks(report, write_lock)
-    if sarif is not None:
+    if options.write_lock is not None:
+        _write_locks(report, options.write_lock)
+    if options.sarif is not None:
         import json
 
         from agent_connector_sdk.cli.operator_files import write_operator_file
 
         text = sanitize_json(json.dumps(config_sarif_log(report), indent=2, ensure_ascii=False)) + "\n"
-        write_operator_file(sarif, text, "SARIF file")
-        print(f"wrote {sarif} (SARIF 2.1.0, {len(report.servers)} runs)", file=sys.stderr)
-    if json_output:
+        write_operator_file(options.sarif, text, "SARIF file")
+        print(f"wrote {options.sarif} (SARIF 2.1.0, {len(report.servers)} runs)", file=sys.stderr)
+    if options.json_output:
         out.write(sanitize_json(report.model_dump_json(indent=2)) + "\n")
     else:
-        render_config_review(report, console, render_one=render_review, descriptors=descriptors)
+        render_config_review(report, console, render_one=render_review, descriptors=options.descriptors)
     out.flush()
     if report.summary.failed:
         print_failures(report)
         return 2
-    return 1 if strict and report.summary.findings else 0
+    return 1 if options.strict and report.summary.findings else 0
 
 
 def _write_locks(report: ConfigReviewReport, path: Path) -> None:

@@ -10,13 +10,15 @@ CI set them.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["PIPE_WIDTH", "output_console"]
+__all__ = ["PIPE_WIDTH", "output_console", "progress_bar"]
 
 PIPE_WIDTH: Final = 160
 _MIN_WIDTH: Final = 40
@@ -49,3 +51,31 @@ def _columns(value: str | None) -> int:
     except ValueError:
         return PIPE_WIDTH
     return min(max(columns, _MIN_WIDTH), _MAX_WIDTH)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[Callable[[str, int], None]]:
+    """A progress bar on stderr when it is a terminal; else a hook that does nothing."""
+    if not sys.stderr.isatty():
+        yield lambda event, amount: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True, emoji=False),
+        transient=True,
+    )
+    task = bar.add_task(label, total=None)
+
+    def hook(event: str, amount: int) -> None:
+        if event == "total":
+            bar.update(task, total=amount)
+        else:
+            bar.advance(task, amount)
+
+    with bar:
+        yield hook

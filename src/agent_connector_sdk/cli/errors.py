@@ -1,54 +1,84 @@
-"""The CLI's error family: one clear line for every way a command cannot do its job (exit code 2),
-never a traceback.
+"""Exit codes at the edge: the command line's own error family, and the ONE table from every family a
+command can end with to its exit code and the line a user reads.
 
-:class:`CliError` is what commands raise for bad input; :class:`ServerUnavailable` says a server could
-not be reviewed at all, in the one sentence
-:func:`~agent_connector_sdk.review.unreachable.explain_unreachable` makes of the host's error. Files an
-operator names are read and written by :mod:`agent_connector_sdk.cli.operator_files`.
+Below the command line each folder raises its own family from the error tree
+(:mod:`agent_connector_sdk.errors`): the reviewer :class:`~agent_connector_sdk.review.ReviewError` (and
+its :class:`~agent_connector_sdk.review.ServerUnavailable`), the serving assembly
+:class:`~agent_connector_sdk.serving.ServingError`; the command line itself raises :class:`CliError` for
+an option or a file it cannot use. None of them knows about exit codes: :data:`EXIT_CODES` does, and
+:func:`ending` turns whatever ended a command (one of those families, a parse error, Ctrl-C) into the
+one line on stderr and the exit code. Files an operator names are read and written by
+:mod:`agent_connector_sdk.cli.operator_files`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final, Literal
 
-from agent_connector_sdk.core.host import PeerKind
-from agent_connector_sdk.errors import AgentConnectorError
+from cyclopts.exceptions import CycloptsError
 
-__all__ = ["CliCategory", "CliError", "ServerUnavailable", "UnavailableReason"]
+from agent_connector_sdk.errors import AgentConnectorError
+from agent_connector_sdk.review import ReviewError
+from agent_connector_sdk.sanitize import sanitize_text
+from agent_connector_sdk.serving import ServingError
+
+__all__ = [
+    "COMMAND_ENDINGS",
+    "COMMAND_FAILURES",
+    "EXIT_CODES",
+    "EXIT_INTERRUPTED",
+    "EXIT_USAGE",
+    "CliCategory",
+    "CliError",
+    "ending",
+]
 
 EXIT_USAGE: Final = 2
+"""A command could not run: bad input, or a server that could not be reviewed."""
+EXIT_INTERRUPTED: Final = 130
 
-CliCategory = Literal["usage", "server_unavailable"]
-
-UnavailableReason = Literal[
-    "refused", "unresolvable", "unreachable", "program_not_found", "not_executable", PeerKind
-]
-"""Why a server could not be reviewed, when the reviewer can name it: nothing listens at the address
-(``refused``), its host name does not resolve (``unresolvable``), no route to it (``unreachable``), the
-stdio program is missing (``program_not_found``) or cannot be run (``not_executable``), or what
-answered is not an MCP server (a :data:`~agent_connector_sdk.core.host._peer.PeerKind`: ``html_page``,
-``not_http``, ``plain_http``, ``non_json_output``)."""
+CliCategory = Literal["usage"]
 
 
 class CliError(AgentConnectorError):
-    """Bad input or an unusable environment: printed as ``agent-connector: <message>``, exit 2.
-
-    Category ``usage`` (the command line or a file it names cannot be used) unless a subclass says
-    otherwise.
-    """
+    """An option or a file given on the command line cannot be used: category ``usage``, the message
+    names the option or file and what is wrong with it."""
 
     category: CliCategory
-    exit_code: int = EXIT_USAGE
 
-    def __init__(self, message: str, *, category: CliCategory = "usage") -> None:
-        super().__init__(category, message)
+    def __init__(self, message: str) -> None:
+        super().__init__("usage", message)
 
 
-class ServerUnavailable(CliError):
-    """The server could not be reviewed at all (one sentence saying why); ``server_unavailable``.
+EXIT_CODES: Final[Mapping[type[AgentConnectorError], int]] = {
+    CliError: EXIT_USAGE,
+    ReviewError: EXIT_USAGE,  # ServerUnavailable included: the server could not be reviewed at all
+    ServingError: EXIT_USAGE,
+}
+"""Every family a command ends with on purpose, and its exit code (``--strict`` findings are a result,
+exit 1, decided by the command)."""
 
-    ``reason`` names why when the reviewer could tell (:data:`UnavailableReason`), else ``None``."""
+COMMAND_FAILURES: Final[tuple[type[AgentConnectorError], ...]] = tuple(EXIT_CODES)
+COMMAND_ENDINGS: Final[tuple[type[BaseException], ...]] = (
+    *COMMAND_FAILURES,
+    CycloptsError,
+    KeyboardInterrupt,
+)
+"""Everything :func:`ending` turns into a line and an exit code (anything else is a bug: a traceback)."""
 
-    def __init__(self, message: str, *, reason: UnavailableReason | None = None) -> None:
-        super().__init__(message, category="server_unavailable")
-        self.reason: UnavailableReason | None = reason
+
+def ending(error: BaseException) -> tuple[str, int]:
+    """The one line on stderr and the exit code for what ended a command: one of
+    :data:`COMMAND_FAILURES`, a parse error of cyclopts, or an interrupt."""
+    if isinstance(error, COMMAND_FAILURES):
+        # One line, whatever the server put in it (its words are quoted in some messages).
+        code = next(code for family, code in EXIT_CODES.items() if isinstance(error, family))
+        return f"agent-connector: {sanitize_text(str(error), 1_000)}", code
+    if isinstance(error, CycloptsError):
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        first = sanitize_text(lines[0] if lines else type(error).__name__, 300)
+        return f"agent-connector: {first} (see --help)", EXIT_USAGE
+    if isinstance(error, KeyboardInterrupt):
+        return "agent-connector: interrupted", EXIT_INTERRUPTED
+    raise TypeError(f"no exit code for {type(error).__name__}") from error

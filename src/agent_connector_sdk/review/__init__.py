@@ -20,10 +20,21 @@ arguments and renders.
   :mod:`~agent_connector_sdk.review.config_report` (one report, pure), over the servers of
   :mod:`~agent_connector_sdk.review.configured`: every server of an MCP client's configuration.
 - :mod:`~agent_connector_sdk.review.wording`: ``count`` and ``short_json``, shared with the renderer.
+- :mod:`~agent_connector_sdk.review.options`: ``review``'s one option type (``ReviewOptions``), built
+  once from the command line and passed down as it is to the host.
+- :mod:`~agent_connector_sdk.review.errors`: the reviewer's error family (:class:`ReviewError`,
+  :class:`ServerUnavailable`), exported here; the command line maps it to an exit code.
 
-Nothing here imports from ``agent_connector_sdk.cli`` but its error family (``cli.errors``: the
-exceptions a command's exit code is decided by); ``tests/cli/test_command_bounds.py`` holds the
-package to that. Importing this package loads nothing: the commands import the module they use.
+Nothing here imports from ``agent_connector_sdk.cli`` (``tests/cli/test_command_bounds.py`` holds the
+package to that). Importing this package loads only its error family: the commands import the module
+they use.
 """
 
-__all__: list[str] = []
+from agent_connector_sdk.review.errors import (
+    ReviewCategory,
+    ReviewError,
+    ServerUnavailable,
+    UnavailableReason,
+)
+
+__all__ = ["ReviewCategory", "ReviewError", "ServerUnavailable", "UnavailableReason"]

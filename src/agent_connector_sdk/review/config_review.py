@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import anyio
 
-from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.errors import AgentConnectorError
 from agent_connector_sdk.review.config_report import ServerRow
 from agent_connector_sdk.review.configured import ConfiguredServer
@@ -72,7 +71,7 @@ async def _review_one(
         own = replace(options, url=server.url, headers=headers, token=options.token or server.token)
     try:
         report = await review_server(target, own)
-    except (CliError, AgentConnectorError, OSError) as failure:
+    except (AgentConnectorError, OSError) as failure:
         words = failure.message if isinstance(failure, AgentConnectorError) else type(failure).__name__
         return ServerRow(name=server.name, target=target, status="failed", error=sanitize_text(words, 1_000))
     return ServerRow(name=server.name, target=target, status="reviewed", report=report)

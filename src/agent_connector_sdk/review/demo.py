@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Final
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.review.live import ReviewOptions
+from agent_connector_sdk.review.errors import ReviewError
+from agent_connector_sdk.review.options import ReviewOptions
 
 __all__ = ["DEMO_CALL", "demo_review_options", "running_contract_lab"]
 
@@ -44,7 +44,7 @@ def running_contract_lab() -> Iterator[str]:
     try:
         while not server.started:
             if not thread.is_alive():
-                raise CliError("the contract lab did not start")
+                raise ReviewError("the contract lab did not start")
             threading.Event().wait(0.02)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -20,7 +20,7 @@ import difflib
 import logging
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -31,35 +31,25 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.cli.errors import CliError, ServerUnavailable
-from agent_connector_sdk.core.contracts import (
-    SERVER_TEXT_LIMIT,
-    ContractError,
-    Profile,
-    Rejection,
-    SourceNotPinned,
-    SourcePins,
-    server_text,
-    server_text_findings,
-)
+from agent_connector_sdk.core.contracts import ContractError
+from agent_connector_sdk.core.contracts._admission import Rejection
+from agent_connector_sdk.core.contracts._results import SERVER_TEXT_LIMIT, server_text
+from agent_connector_sdk.core.contracts._server_text import server_text_findings
+from agent_connector_sdk.core.contracts._source_pins import SourceNotPinned
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ContractViolation,
     PaginationError,
 )
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.host import HostBounds, HttpStatusError, JsonRpcError, ProtocolError
+from agent_connector_sdk.core.host._errors import HttpStatusError, JsonRpcError, ProtocolError
+from agent_connector_sdk.core.host._options import HostBounds
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.host import (
-    AdmittedTool,
-    CallSummary,
-    HostOptions,
-    HostSession,
-    StderrRecord,
-    operation_deadline,
-    translate_unreadable,
-)
+from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
+from agent_connector_sdk.mcp.host._deadline import operation_deadline
+from agent_connector_sdk.mcp.host._server_output import StderrRecord
+from agent_connector_sdk.mcp.host._translate import translate_unreadable
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,
@@ -77,6 +67,8 @@ from agent_connector_sdk.review.build import (
     showable,
 )
 from agent_connector_sdk.review.enumeration import SearchEnumeration
+from agent_connector_sdk.review.errors import ReviewError, ServerUnavailable
+from agent_connector_sdk.review.options import ReviewOptions
 from agent_connector_sdk.review.report import (
     AdmissionVerdict,
     CallReport,
@@ -98,40 +90,7 @@ from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ReviewOptions", "quiet_sdk_loggers", "review_server"]
 
-ProgressHook = Callable[[str, int], None]
-"""``(event, amount)``: ``("total", n)`` once when the number of disclosures is known, then
-``("advance", 1)`` per disclosure read."""
-
 _SDK_LOGGERS: Final = ("mcp", "fastmcp", "httpx", "httpx2", "httpcore", "httpcore2", "sse_starlette")
-
-
-@dataclass(frozen=True)
-class ReviewOptions:
-    """How to review: host profile, timeouts, credentials, search patterns and one optional call.
-
-    ``profile``: ``default`` (spec MUST rules reject, project rules are findings) or ``strict``
-    (``review --strict``: project rules reject too)."""
-
-    profile: Profile = "default"
-    timeout: float = 30.0
-    headers: Mapping[str, str] = field(default_factory=dict)
-    token: str | None = None
-    search_patterns: Sequence[str] = (".*",)
-    call: str | None = None
-    arguments: Mapping[str, Any] | None = None
-    progress: ProgressHook | None = None
-    source_pins: SourcePins | None = None
-    deadline: float | None = 300.0
-    """Seconds for the whole review (connect, every page, search, disclosures, the call)."""
-    env: Mapping[str, str] = field(default_factory=dict)
-    """Variables added to a stdio server's environment (the SDK passes only a small safe set)."""
-    cwd: str | None = None
-    """A stdio server's working directory (default: this process's)."""
-    command: tuple[str, ...] | None = None
-    """The stdio command to run when the target's address only shows it (``--mcp-config``: the
-    entry as written, its ``${VAR}`` references unexpanded); default: the address, split."""
-    url: str | None = None
-    """The URL to connect to when the target's address only shows it (as for ``command``)."""
 
 
 @contextlib.contextmanager
@@ -164,7 +123,7 @@ def _client(
 
         argv = list(options.command) if options.command else shlex.split(target.address)
         if not argv:
-            raise CliError("the stdio server command is empty")
+            raise ReviewError("the stdio server command is empty")
         # The server's stderr (banners, its own logs) is kept off the review as a bounded tail in
         # memory: the review stays readable, and when the server dies its most telling line is quoted
         # in the one-line error (without a record, the session relays it, sanitized, to stderr).

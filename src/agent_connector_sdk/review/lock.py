@@ -21,10 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.core.contracts import REAPPROVAL, ContractChange, escaped
+from agent_connector_sdk.core.contracts._confusables import escaped
+from agent_connector_sdk.core.contracts._contract_diff import REAPPROVAL, ContractChange
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
+from agent_connector_sdk.review.errors import ReviewError
 from agent_connector_sdk.review.report import (
     CalloutReport,
     ContractChangeReport,
@@ -59,7 +60,7 @@ def locked_server(report: ReviewReport, lock: ContractLock) -> tuple[ContractLoc
     try:
         lock = lock.with_server(report.target.address, _descriptors(report))
     except AdmissionError as error:
-        raise CliError(f"cannot lock this server: {error.message}") from None
+        raise ReviewError(f"cannot lock this server: {error.message}") from None
     entry = lock.server(report.target.address)
     return lock, len(entry.tools) if entry is not None else 0
 
@@ -127,20 +128,20 @@ def _approvals(drift: Sequence[ToolDrift], approve: Sequence[str]) -> list[ToolD
         if found is None:
             renamed = next((d.tool for d in drift if d.previous == name), None)
             if renamed is not None:
-                raise CliError(f"--approve {spec}: {name} was renamed; approve the new name ({renamed})")
-            raise CliError(f"--approve {spec}: no such tool on this server or in the lock")
+                raise ReviewError(f"--approve {spec}: {name} was renamed; approve the new name ({renamed})")
+            raise ReviewError(f"--approve {spec}: no such tool on this server or in the lock")
         if not found.drifted:
-            raise CliError(f"--approve {spec}: {name} has not drifted, there is nothing to approve")
+            raise ReviewError(f"--approve {spec}: {name} has not drifted, there is nothing to approve")
         if found.status == "changed" and found.fields == ("name",):
-            raise CliError(
+            raise ReviewError(
                 f"--approve {spec}: the server lists {name} more than once; no one contract to approve"
             )
         if found.fields == ("unfingerprintable",):
-            raise CliError(f"--approve {spec}: {name}'s contract cannot be fingerprinted, nor approved")
+            raise ReviewError(f"--approve {spec}: {name}'s contract cannot be fingerprinted, nor approved")
         if at and not _DIGEST_PREFIX.match(digest):
-            raise CliError(f"--approve {spec}: the digest must be 8 to 64 lowercase hex digits")
+            raise ReviewError(f"--approve {spec}: the digest must be 8 to 64 lowercase hex digits")
         if at and not (found.diff_sha256 or "").startswith(digest):
-            raise CliError(
+            raise ReviewError(
                 f"--approve {spec}: {name} has drifted differently since (diff {found.diff_sha256 or '?'}); "
                 "review it again"
             )
@@ -178,7 +179,7 @@ def compare_with_lock(
     try:
         drift = compare_tools(entry, descriptors)
     except AdmissionError as error:
-        raise CliError(f"cannot compare with the lock: {error.message}") from None
+        raise ReviewError(f"cannot compare with the lock: {error.message}") from None
     approved = _approvals(drift, approve) if approve else []
     updated: ContractLock | None = None
     if approved:

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.core.contracts import (
     MAX_SAFE_INTEGER,
     ContractError,
@@ -32,6 +31,7 @@ from agent_connector_sdk.core.contracts import (
 )
 from agent_connector_sdk.core.host import HostCore, HostOptions
 from agent_connector_sdk.review.build import build_review_report, finding_reports, header_policy
+from agent_connector_sdk.review.errors import ReviewError
 from agent_connector_sdk.review.report import AdmissionVerdict, ReviewReport, Target, ToolReview, output_kind
 
 __all__ = ["emit_failure_tests", "failure_cases", "review_descriptors", "valid_sample"]
@@ -60,7 +60,7 @@ def review_descriptors(
 ) -> ReviewReport:
     """The offline review of ``descriptors`` (as read from the files named by ``address``)."""
     if not descriptors:
-        raise CliError("the descriptor files hold no tools")
+        raise ReviewError("the descriptor files hold no tools")
     # The host core's own Admit gate (pure): the same verdicts and findings a live review gets.
     core = HostCore(HostOptions(profile=profile))
     report = core.admit_listing(descriptors, pages=0)
@@ -304,7 +304,7 @@ def emit_failure_tests(report: ReviewReport, path: Path) -> int:
         results += [{"tool": tool.name, **case} for case in cases["results"]]
         headers += [{"tool": tool.name, **case} for case in cases["headers"]]
     if not descriptors:
-        raise CliError("no descriptor was admitted: there is nothing to generate failure tests for")
+        raise ReviewError("no descriptor was admitted: there is nothing to generate failure tests for")
 
     def dump(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -320,5 +320,5 @@ def emit_failure_tests(report: ReviewReport, path: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise CliError(f"{path}: cannot write ({error.strerror or type(error).__name__})") from None
+        raise ReviewError(f"{path}: cannot write ({error.strerror or type(error).__name__})") from None
     return len(arguments) + len(results) + len(headers)

@@ -4,7 +4,7 @@ stack loads.
 Importing ``mcp``, ``fastmcp`` and pydantic costs seconds of CPU on a loaded machine, and a refused
 port, a missing program or a web server at the address needs none of it. :func:`preflight` runs the
 standard-library checks of :mod:`agent_connector_sdk.mcp._preflight` and raises
-:class:`~agent_connector_sdk.cli.errors.ServerUnavailable` with the same sentence and the same typed
+:class:`~agent_connector_sdk.review.errors.ServerUnavailable` with the same sentence and the same typed
 ``reason`` the full review gives for the same server (:mod:`agent_connector_sdk.review.unreachable`);
 what it cannot decide, the full review does (``tests/cli/test_review_failfast.py`` pins what this
 path imports).
@@ -17,8 +17,8 @@ import shlex
 from collections.abc import Mapping
 from typing import Final, Literal
 
-from agent_connector_sdk.cli.errors import ServerUnavailable
-from agent_connector_sdk.mcp import check_program, probe_http
+from agent_connector_sdk.mcp._preflight import check_program, probe_http
+from agent_connector_sdk.review.errors import ServerUnavailable
 from agent_connector_sdk.review.unreachable import Unreached, not_mcp_sentence, unreachable_sentence
 
 __all__ = ["PREFLIGHT_TIMEOUT", "preflight"]

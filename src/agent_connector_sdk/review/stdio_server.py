@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-from agent_connector_sdk.cli.errors import CliError
+from agent_connector_sdk.review.errors import ReviewError
 from agent_connector_sdk.sanitize import sanitize_text
 
 __all__ = ["ENV_NAME", "environment_hint", "informative_line", "server_environment"]
@@ -44,23 +44,25 @@ def server_environment(
 ) -> dict[str, str]:
     """``--env KEY=VALUE`` (repeatable) and ``--env-pass NAME`` (this process's ``NAME``, repeatable)
     as the variables added to a stdio server's environment. A malformed pair, a bad name or an unset
-    ``--env-pass`` variable is one :class:`CliError` naming the variable, never a value."""
+    ``--env-pass`` variable is one :class:`ReviewError` naming the variable, never a value."""
     source = os.environ if environ is None else environ
     env: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or ENV_NAME.fullmatch(name) is None:
             shown = sanitize_text(name if sep else pair, 40)
-            raise CliError(f"--env must look like NAME=VALUE with NAME a variable name (got {shown!r}=...)")
+            raise ReviewError(
+                f"--env must look like NAME=VALUE with NAME a variable name (got {shown!r}=...)"
+            )
         if "\0" in value:
-            raise CliError(f"--env {name}: the value holds a NUL byte")
+            raise ReviewError(f"--env {name}: the value holds a NUL byte")
         env[name] = value
     for name in passed:
         if ENV_NAME.fullmatch(name) is None:
-            raise CliError(f"--env-pass takes a variable name (got {sanitize_text(name, 40)!r})")
+            raise ReviewError(f"--env-pass takes a variable name (got {sanitize_text(name, 40)!r})")
         inherited = source.get(name)
         if inherited is None:
-            raise CliError(f"--env-pass {name}: the variable is not set in this environment")
+            raise ReviewError(f"--env-pass {name}: the variable is not set in this environment")
         env[name] = inherited
     return env
 

@@ -7,8 +7,13 @@
 - :mod:`~agent_connector_sdk.serving.process`: the socket bound before anything is announced,
   one-line logging, uvicorn with a deadline on request heads.
 
-The CLI (``cli/``) parses the options and calls in here; nothing here imports from ``cli`` but its
-error family (``cli.errors``). Importing this package loads nothing.
+- :mod:`~agent_connector_sdk.serving.errors`: its error family (:class:`ServingError`), exported
+  here; the command line maps it to an exit code.
+
+The CLI (``cli/``) parses the options and calls in here; nothing here imports from ``cli`` or
+``review``. Importing this package loads only its error family.
 """
 
-__all__: list[str] = []
+from agent_connector_sdk.serving.errors import ServingCategory, ServingError
+
+__all__ = ["ServingCategory", "ServingError"]

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
-from agent_connector_sdk.mcp.server import RequestBounds
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.mcp.server._entry import RequestBounds
+from agent_connector_sdk.serving.errors import ServingError
 from agent_connector_sdk.serving.process import open_bind_refusal
 
 __all__ = ["ServeSettings", "ServedApp", "build_served_app", "request_bounds"]
@@ -65,14 +66,14 @@ class ServedApp:
 def request_bounds(settings: ServeSettings) -> RequestBounds:
     """The gates' request bounds, after the checks that need the server stack; also refuses a bind the
     settings do not make safe (public demo tokens, or no authentication, on a non-loopback host)."""
-    from agent_connector_sdk.mcp.server import trusted_networks
+    from agent_connector_sdk.mcp.server._completion import trusted_networks
 
     for proxy in settings.trusted_proxies or ():
         try:
             trusted_networks([proxy])
         except ValueError:
             shown = json.dumps(proxy)[:80]
-            raise CliError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
+            raise ServingError(f"--trusted-proxies {shown} is not an address or CIDR block") from None
     try:
         bounds = RequestBounds(
             max_in_flight=settings.max_in_flight,
@@ -81,14 +82,14 @@ def request_bounds(settings: ServeSettings) -> RequestBounds:
             trusted_proxies=tuple(settings.trusted_proxies or ()),
         )
     except ValueError as error:  # e.g. "max_in_flight must be a positive integer"
-        raise CliError(f"--{str(error).replace('_', '-')}") from None
+        raise ServingError(f"--{str(error).replace('_', '-')}") from None
     if settings.upstream is not None:
         parts = urlsplit(settings.upstream)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise CliError(f"--upstream {json.dumps(settings.upstream)[:80]} is not an http(s) URL")
+            raise ServingError(f"--upstream {json.dumps(settings.upstream)[:80]} is not an http(s) URL")
     refusal = bind_refusal(settings)
     if refusal is not None:
-        raise CliError(refusal)
+        raise ServingError(refusal)
     return bounds
 
 
@@ -107,9 +108,10 @@ def build_served_app(
     settings: ServeSettings, bounds: RequestBounds, load_document: Callable[[str], OpenAPISource]
 ) -> ServedApp:
     """The contract lab or the OpenAPI document's tools, alone or as one replica sharing ``--state``
-    (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`CliError` line.
+    (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`ServingError` line.
     ``load_document`` reads ``--openapi`` (the CLI's reader: its refusals name the file)."""
-    from agent_connector_sdk.state import StateConfigError, state_url_from_env
+    from agent_connector_sdk.state import StateConfigError
+    from agent_connector_sdk.state._config import state_url_from_env
 
     shared = settings.state if settings.state is not None else state_url_from_env()
     try:
@@ -125,9 +127,9 @@ def build_served_app(
             request_bounds=bounds,
         )
     except StateConfigError as error:
-        raise CliError(f"--state: {error.message}") from None
+        raise ServingError(f"--state: {error.message}") from None
     except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
-        raise CliError(str(error)) from None
+        raise ServingError(str(error)) from None
     from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
 
     what = f"{_lab_tool_count(app)} tools of the contract lab behind search"
@@ -172,9 +174,10 @@ def _auth_settings(path: Path | None) -> Any:
     """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
     if path is None:
         return None
-    from agent_connector_sdk.gateway import GatewayError, load_auth_file
+    from agent_connector_sdk.gateway import GatewayError
+    from agent_connector_sdk.gateway._auth import load_auth_file
 
     try:
         return load_auth_file(path)
     except GatewayError as error:
-        raise CliError(f"--auth-config: {error.message}") from None
+        raise ServingError(f"--auth-config: {error.message}") from None

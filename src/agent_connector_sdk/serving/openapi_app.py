@@ -8,22 +8,23 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
-from agent_connector_sdk.cli.errors import CliError
-from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
+from agent_connector_sdk.connectors._sources import OpenAPISource
+from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     UpstreamErrorMode,
     build_openapi_server,
     tool_disclosure_origins,
 )
-from agent_connector_sdk.mcp.server import RequestBounds
+from agent_connector_sdk.mcp.server._entry import RequestBounds
+from agent_connector_sdk.serving.errors import ServingError
 from agent_connector_sdk.serving.openapi_document import concrete_server_url, document_info
 from agent_connector_sdk.serving.process import SERVE_LOGGER
 
 if TYPE_CHECKING:
     # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
     # ~0.3 s of every `serve` start-up that only `--auth-config` needs (it imports it when used).
-    from agent_connector_sdk.gateway import AuthSettings
+    from agent_connector_sdk.gateway._auth import AuthSettings
 
 __all__ = [
     "SEARCH_TOOL_NAMES",
@@ -63,7 +64,7 @@ def build_openapi_app(
     ``operationId``: every tool derived from it inherits the requirement). ``max_upstream_bytes`` bounds
     each upstream answer; ``allow_duplicate_operation_ids`` and ``strict_refs`` are
     :func:`~agent_connector_sdk.connectors.openapi.build_openapi_server`'s. A document the connector
-    refuses is one :class:`CliError` line; each operation left out (an unresolvable ``$ref``) is one
+    refuses is one :class:`ServingError` line; each operation left out (an unresolvable ``$ref``) is one
     warning line. Returns the ASGI app and the tool count."""
     from fastmcp.server.transforms.search import RegexSearchTransform
 
@@ -73,11 +74,12 @@ def build_openapi_app(
         describe_schema_tools,
         register_schema_resources,
     )
-    from agent_connector_sdk.mcp.server import cache_tool_catalog, gated_http_app
+    from agent_connector_sdk.mcp.server import gated_http_app
+    from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
 
     base_url = upstream if upstream is not None else concrete_server_url(source.document)
     if base_url is None:
-        raise CliError(
+        raise ServingError(
             "the document has no concrete servers[0].url for the tools to call: pass --upstream URL"
         )
     title, version = document_info(source.document)
@@ -95,7 +97,7 @@ def build_openapi_app(
             raw=source.raw,
         )
     except InvalidOpenAPIDocument as error:
-        raise CliError(document_refusal(error)) from None
+        raise ServingError(document_refusal(error)) from None
     for operation, reason in openapi.refused.items():
         logger.warning("operation %s left out: %s", json.dumps(operation, ensure_ascii=False)[:200], reason)
 
@@ -103,7 +105,7 @@ def build_openapi_app(
     # lists and hashes nothing per operation (the source document is hashed once).
     disclosures = tool_disclosure_origins(openapi, SourceDigest.of(source.raw))
     if not disclosures:
-        raise CliError("the document has no operations: there is nothing to serve")
+        raise ServingError("the document has no operations: there is nothing to serve")
     server = openapi.server
     if auth is not None:
         # JWT authentication and per-tool scopes (FastMCP's require_scopes: search, reads and calls agree).
@@ -111,7 +113,7 @@ def build_openapi_app(
 
         own = sorted(set(auth.require) & set(SEARCH_TOOL_NAMES))
         if own:
-            raise CliError(
+            raise ServingError(
                 f"--auth-config: [auth.require] {own[0]} is the server's own search tool, not an operation"
             )
         # A name may be an operationId: every tool derived from it (several, when duplicates were
@@ -121,7 +123,7 @@ def build_openapi_app(
         missing |= compat.require_tool_scopes(server, require)
         if missing:
             first = sorted(missing)[0]
-            raise CliError(f"--auth-config: [auth.require] {first} names no tool of the document")
+            raise ServingError(f"--auth-config: [auth.require] {first} names no tool of the document")
         server.auth = auth.verifier()
     search_name, call_name = SEARCH_TOOL_NAMES
     search = (RankedSearchTransform if ranked else RegexSearchTransform)(

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, TextIO
 
-from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.sanitize import sanitize_text
+from agent_connector_sdk.serving.errors import ServingError
 
 __all__ = [
     "DEFAULT_READ_TIMEOUT_SECONDS",
@@ -90,13 +90,14 @@ def is_loopback(host: str) -> bool:
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port``; every failure is one :class:`CliError` line."""
+    """A listening TCP socket on ``host:port``; every failure is one :class:`ServingError` line
+    (``usage`` for the options, ``cannot_bind`` for what the system refused)."""
     if not 0 <= port <= 65535:
-        raise CliError(f"--port must be between 0 and 65535 (got {port})")
+        raise ServingError(f"--port must be between 0 and 65535 (got {port})")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror:
-        raise CliError(f"--host {host}: not an address or a name this machine can resolve") from None
+        raise ServingError(f"--host {host}: not an address or a name this machine can resolve") from None
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -106,16 +107,22 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         if error.errno == errno.EADDRINUSE:
-            raise CliError(
-                f"port {port} on {host} is already in use (pick another with --port, or 0)"
+            raise ServingError(
+                f"port {port} on {host} is already in use (pick another with --port, or 0)",
+                category="cannot_bind",
             ) from None
         if error.errno in (errno.EACCES, errno.EPERM):
-            raise CliError(
-                f"not allowed to bind port {port} on {host} (ports below 1024 need privileges)"
+            raise ServingError(
+                f"not allowed to bind port {port} on {host} (ports below 1024 need privileges)",
+                category="cannot_bind",
             ) from None
         if error.errno == errno.EADDRNOTAVAIL:
-            raise CliError(f"--host {host}: not an address of this machine") from None
-        raise CliError(f"cannot bind {host}:{port}: {error.strerror or type(error).__name__}") from None
+            raise ServingError(
+                f"--host {host}: not an address of this machine", category="cannot_bind"
+            ) from None
+        raise ServingError(
+            f"cannot bind {host}:{port}: {error.strerror or type(error).__name__}", category="cannot_bind"
+        ) from None
     return sock
 
 
