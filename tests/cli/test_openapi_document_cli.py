@@ -18,8 +18,7 @@ from agent_connector_sdk.cli import main
 from agent_connector_sdk.cli.app import _DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.sources import YAML_EXPANSION_FLOOR, load_openapi
-from agent_connector_sdk.connectors._sources import OpenAPISource
-from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
 from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
 from agent_connector_sdk.serving.process import _OneLine

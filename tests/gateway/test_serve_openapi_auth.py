@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.connectors._sources import load_github_extract
-from agent_connector_sdk.gateway._auth import AuthSettings, load_auth_file
-from agent_connector_sdk.gateway._errors import GatewayError
+from agent_connector_sdk.connectors import load_github_extract
+from agent_connector_sdk.gateway import AuthSettings, GatewayError, load_auth_file
 from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.serving.openapi_app import build_openapi_app, disclosure_read_path
 from tests.support.cli import assert_one_line_error

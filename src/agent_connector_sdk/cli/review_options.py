@@ -18,8 +18,7 @@ from agent_connector_sdk.cli.errors import CliError
 from agent_connector_sdk.cli.operator_files import read_operator_file, require_readable_file
 
 if TYPE_CHECKING:
-    from agent_connector_sdk.core.contracts._findings import Profile
-    from agent_connector_sdk.core.contracts._source_pins import SourcePins
+    from agent_connector_sdk.core.contracts import Profile, SourcePins
     from agent_connector_sdk.review.options import ReviewOptions, ServerAddress
 
 __all__ = ["review_options"]
@@ -203,7 +202,7 @@ def _server_environment(
 
 
 def _http_server(url: str) -> ServerAddress:
-    from agent_connector_sdk.mcp._preflight import check_url
+    from agent_connector_sdk.mcp import check_url
 
     wrong = check_url(url)
     if wrong is None:
@@ -224,6 +223,6 @@ def _read_lock(path: Path) -> Any:
 
 def _read_pins(path: Path) -> SourcePins:
     """A pin file written by ``--pin`` (the ``SourcePins`` format); unreadable or malformed: exit 2."""
-    from agent_connector_sdk.core.contracts._source_pins import SourcePins
+    from agent_connector_sdk.core.contracts import SourcePins
 
     return read_operator_file(path, "pin file", SourcePins.from_json)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agent_connector_sdk.core.host._peer import PeerKind
+from agent_connector_sdk.core.host import PeerKind
 from agent_connector_sdk.errors import AgentConnectorError
 
 __all__ = ["ReviewCategory", "ReviewError", "ServerUnavailable", "UnavailableReason"]

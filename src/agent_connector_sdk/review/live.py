@@ -31,25 +31,32 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_connector_sdk.audit import BoundedAuditSink
-from agent_connector_sdk.core.contracts import ContractError
-from agent_connector_sdk.core.contracts._admission import Rejection
-from agent_connector_sdk.core.contracts._results import SERVER_TEXT_LIMIT, server_text
-from agent_connector_sdk.core.contracts._server_text import server_text_findings
-from agent_connector_sdk.core.contracts._source_pins import SourceNotPinned
+from agent_connector_sdk.core.contracts import (
+    SERVER_TEXT_LIMIT,
+    ContractError,
+    Rejection,
+    SourceNotPinned,
+    server_text,
+    server_text_findings,
+)
 from agent_connector_sdk.core.contracts.errors import (
     AdmissionError,
     ContractViolation,
     PaginationError,
 )
 from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
-from agent_connector_sdk.core.host._errors import HttpStatusError, JsonRpcError, ProtocolError
-from agent_connector_sdk.core.host._options import HostBounds
+from agent_connector_sdk.core.host import HostBounds, HttpStatusError, JsonRpcError, ProtocolError
 from agent_connector_sdk.core.host.bounds import BoundExceeded
 from agent_connector_sdk.errors import AgentConnectorError
-from agent_connector_sdk.mcp.host import AdmittedTool, CallSummary, HostOptions, HostSession
-from agent_connector_sdk.mcp.host._deadline import operation_deadline
-from agent_connector_sdk.mcp.host._server_output import StderrRecord
-from agent_connector_sdk.mcp.host._translate import translate_unreadable
+from agent_connector_sdk.mcp.host import (
+    AdmittedTool,
+    CallSummary,
+    HostOptions,
+    HostSession,
+    StderrRecord,
+    operation_deadline,
+    translate_unreadable,
+)
 from agent_connector_sdk.mcp.host.contract_client import ContractClient
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
     CallerScope,

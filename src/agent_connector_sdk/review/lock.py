@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from agent_connector_sdk.core.contracts._confusables import escaped
-from agent_connector_sdk.core.contracts._contract_diff import REAPPROVAL, ContractChange
+from agent_connector_sdk.core.contracts import REAPPROVAL, ContractChange, escaped
 from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.core.contracts.lock import ContractLock, ToolDrift, compare_tools
 from agent_connector_sdk.review.errors import ReviewError

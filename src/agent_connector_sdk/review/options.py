@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from agent_connector_sdk.core.contracts._findings import Profile
-    from agent_connector_sdk.core.contracts._source_pins import SourcePins
+    from agent_connector_sdk.core.contracts import Profile, SourcePins
 
 __all__ = ["ProgressHook", "ReviewOptions", "ServerAddress"]
 

@@ -17,7 +17,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Final, Literal
 
-from agent_connector_sdk.mcp._preflight import check_program, probe_http
+from agent_connector_sdk.mcp import check_program, probe_http
 from agent_connector_sdk.review.errors import ServerUnavailable
 from agent_connector_sdk.review.unreachable import Unreached, not_mcp_sentence, unreachable_sentence
 

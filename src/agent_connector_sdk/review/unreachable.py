@@ -14,12 +14,12 @@ from __future__ import annotations
 import ssl
 from typing import TYPE_CHECKING, Final, Literal
 
-from agent_connector_sdk.core.host._peer import PeerKind, peer_description
+from agent_connector_sdk.core.host import PeerKind, peer_description
 from agent_connector_sdk.errors import iter_causes
 from agent_connector_sdk.sanitize import sanitize_text
 
 if TYPE_CHECKING:  # the host stack loads only when a command talks to a server
-    from agent_connector_sdk.core.host._errors import ProtocolError
+    from agent_connector_sdk.core.host import ProtocolError
     from agent_connector_sdk.review.errors import UnavailableReason
 
 __all__ = ["explain_unreachable", "not_mcp_sentence", "unavailable_reason", "unreachable_sentence"]
@@ -84,7 +84,7 @@ def _protocol_failure(error: ProtocolError, target: str, timeout: float, credent
     """The sentence for one of the host's protocol families (decided by class, never by message)."""
     from mcp_types.version import SUPPORTED_PROTOCOL_VERSIONS
 
-    from agent_connector_sdk.core.host._errors import (
+    from agent_connector_sdk.core.host import (
         HttpStatusError,
         JsonRpcError,
         MalformedResponse,
@@ -133,7 +133,7 @@ def explain_unreachable(
     program not found). The server's words are quoted sanitized and capped."""
     import httpx2
 
-    from agent_connector_sdk.core.host._errors import ProtocolError, TransportFailure
+    from agent_connector_sdk.core.host import ProtocolError, TransportFailure
 
     causes = list(iter_causes(error))
     for cause in causes:
@@ -170,7 +170,7 @@ def unavailable_reason(error: BaseException) -> UnavailableReason | None:
     """The typed reason behind :func:`explain_unreachable`'s sentence, where it names one (what
     answered instead of an MCP server; refused, unresolvable; a program missing or not executable),
     decided by class as the sentence is."""
-    from agent_connector_sdk.core.host._errors import NotMcpServer, ProtocolError, TransportFailure
+    from agent_connector_sdk.core.host import NotMcpServer, ProtocolError, TransportFailure
 
     causes = list(iter_causes(error))
     for cause in causes:

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from agent_connector_sdk.connectors._sources import OpenAPISource
-from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
-from agent_connector_sdk.mcp.server._entry import RequestBounds
+from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
+from agent_connector_sdk.mcp.server import RequestBounds
 from agent_connector_sdk.serving.errors import ServingError
 from agent_connector_sdk.serving.process import open_bind_refusal
 
@@ -66,7 +65,7 @@ class ServedApp:
 def request_bounds(settings: ServeSettings) -> RequestBounds:
     """The gates' request bounds, after the checks that need the server stack; also refuses a bind the
     settings do not make safe (public demo tokens, or no authentication, on a non-loopback host)."""
-    from agent_connector_sdk.mcp.server._completion import trusted_networks
+    from agent_connector_sdk.mcp.server import trusted_networks
 
     for proxy in settings.trusted_proxies or ():
         try:
@@ -110,8 +109,7 @@ def build_served_app(
     """The contract lab or the OpenAPI document's tools, alone or as one replica sharing ``--state``
     (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`ServingError` line.
     ``load_document`` reads ``--openapi`` (the CLI's reader: its refusals name the file)."""
-    from agent_connector_sdk.state import StateConfigError
-    from agent_connector_sdk.state._config import state_url_from_env
+    from agent_connector_sdk.state import StateConfigError, state_url_from_env
 
     shared = settings.state if settings.state is not None else state_url_from_env()
     try:
@@ -174,8 +172,7 @@ def _auth_settings(path: Path | None) -> Any:
     """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
     if path is None:
         return None
-    from agent_connector_sdk.gateway import GatewayError
-    from agent_connector_sdk.gateway._auth import load_auth_file
+    from agent_connector_sdk.gateway import GatewayError, load_auth_file
 
     try:
         return load_auth_file(path)

@@ -8,15 +8,14 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
-from agent_connector_sdk.connectors._sources import OpenAPISource
-from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
+from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
 from agent_connector_sdk.connectors.openapi import (
     InvalidOpenAPIDocument,
     UpstreamErrorMode,
     build_openapi_server,
     tool_disclosure_origins,
 )
-from agent_connector_sdk.mcp.server._entry import RequestBounds
+from agent_connector_sdk.mcp.server import RequestBounds
 from agent_connector_sdk.serving.errors import ServingError
 from agent_connector_sdk.serving.openapi_document import concrete_server_url, document_info
 from agent_connector_sdk.serving.process import SERVE_LOGGER
@@ -24,7 +23,7 @@ from agent_connector_sdk.serving.process import SERVE_LOGGER
 if TYPE_CHECKING:
     # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
     # ~0.3 s of every `serve` start-up that only `--auth-config` needs (it imports it when used).
-    from agent_connector_sdk.gateway._auth import AuthSettings
+    from agent_connector_sdk.gateway import AuthSettings
 
 __all__ = [
     "SEARCH_TOOL_NAMES",
@@ -74,8 +73,7 @@ def build_openapi_app(
         describe_schema_tools,
         register_schema_resources,
     )
-    from agent_connector_sdk.mcp.server import gated_http_app
-    from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
+    from agent_connector_sdk.mcp.server import cache_tool_catalog, gated_http_app
 
     base_url = upstream if upstream is not None else concrete_server_url(source.document)
     if base_url is None:
