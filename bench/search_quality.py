@@ -11,7 +11,7 @@ Labelled sets (``bench/data``):
 * **metatool** — a real multi-source catalog: MetaTool's 199 tools (``metatool_subset.json``, MIT,
   attributed there; 3 of its labelled queries per tool and 150 of its "no tool needed" queries) and,
   as unlabelled neighbours, every tool of the real MCP servers captured under
-  ``tests/contracts/real_servers`` (~170 tools from 14 servers, named ``server_tool``).
+  ``tests/core/contracts/real_servers`` (~170 tools from 14 servers, named ``server_tool``).
 
 Engines, each the search tool of a FastMCP server over the same tools, called through an in-process
 ``fastmcp.Client`` (the MCP layer included; HTTP and the server gates left out):
