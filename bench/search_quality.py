@@ -67,7 +67,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTrans
 from agent_connector_sdk.mcp.server._catalog import cache_tool_catalog
 
 DATA = Path(__file__).resolve().parent / "data"
-REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "contracts" / "real_servers"
+REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "core" / "contracts" / "real_servers"
 MAX_RESULTS = 50  # as serve --openapi
 ENGINES = ("ranked", "bm25", "regex")
 # The held-out split: the ranking's tuned numbers (the abstention margin, in core.search._index) were
