@@ -91,7 +91,7 @@ interop-docs: $(VENV)/.installed
 
 # False positives of the poisoning rules on 13 real servers (their own pinned set in interop/poisoning/,
 # ~500 MB, about a minute to install, so only here); fails on any finding or when the table in docs/reference.md or the listings in
-# tests/contracts/real_servers/ are stale. `make poisoning-real-servers-docs` rewrites both.
+# tests/core/contracts/real_servers/ are stale. `make poisoning-real-servers-docs` rewrites both.
 poisoning-real-servers: $(VENV)/.installed
 	$(PY) -m scripts.poisoning_real_servers --check-docs
 

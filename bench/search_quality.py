@@ -11,7 +11,7 @@ Labelled sets (``bench/data``):
 * **metatool** — a real multi-source catalog: MetaTool's 199 tools (``metatool_subset.json``, MIT,
   attributed there; 3 of its labelled queries per tool and 150 of its "no tool needed" queries) and,
   as unlabelled neighbours, every tool of the real MCP servers captured under
-  ``tests/contracts/real_servers`` (~170 tools from 14 servers, named ``server_tool``).
+  ``tests/core/contracts/real_servers`` (~170 tools from 14 servers, named ``server_tool``).
 
 Engines, each the search tool of a FastMCP server over the same tools, called through an in-process
 ``fastmcp.Client`` (the MCP layer included; HTTP and the server gates left out):
@@ -67,7 +67,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTrans
 from agent_connector_sdk.mcp.server import cache_tool_catalog
 
 DATA = Path(__file__).resolve().parent / "data"
-REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "contracts" / "real_servers"
+REAL_SERVERS = Path(__file__).resolve().parent.parent / "tests" / "core" / "contracts" / "real_servers"
 MAX_RESULTS = 50  # as serve --openapi
 ENGINES = ("ranked", "bm25", "regex")
 # The held-out split: the ranking's tuned numbers (the abstention margin, in core.search._index) were

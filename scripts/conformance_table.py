@@ -369,8 +369,8 @@ def render(
         "invalid `x-mcp-header` annotations and mirrors headers itself, and the header checks decode a "
         "base64-wrapped value before comparing. What `ContractClient` adds beyond these scenarios (strict "
         "annotation placement, sensitive-name policy, argument and result validation, cursor hygiene) is "
-        'covered by `tests/host`. "client exited non-zero" marks a run whose checks pass but whose '
-        "client failed a step (the suite fails such a run).",
+        'covered by `tests/mcp/host` and `tests/core/contracts`. "client exited non-zero" marks a run whose '
+        "checks pass but whose client failed a step (the suite fails such a run).",
         "",
         "| scenario | fastmcp.Client | ContractClient |",
         "|---|---|---|",

@@ -15,8 +15,8 @@ What it does, in order:
 3. Per server: the tools listed and admitted, the poisoning findings by rule, and how many tools name a
    sibling tool in their prose (the pointers the ``cross-reference`` rule must leave alone).
 4. Each server's listing (the descriptors the review reports) is written to
-   ``tests/contracts/real_servers/`` with its package and version: the fixtures
-   ``tests/contracts/test_poisoning_real_servers.py`` runs the pure rules on, offline.
+   ``tests/core/contracts/real_servers/`` with its package and version: the fixtures
+   ``tests/core/contracts/test_poisoning_real_servers.py`` runs the pure rules on, offline.
 
 ``--docs`` rewrites the table in ``docs/reference.md`` (between the ``poisoning-real-servers`` markers)
 and the fixtures; ``--check-docs`` fails when either differs from this run. The exit status is non-zero
@@ -60,7 +60,7 @@ MEASURED_PYTHON = MEASURED_PINS / "python-peers.txt"
 NPM_CACHE = ROOT / ".cache" / "poisoning-peers"
 PYTHON_CACHE = ROOT / ".cache" / "poisoning-python"
 INTEROP_PYTHON_CACHE = ROOT / ".cache" / "interop-python"
-FIXTURES = ROOT / "tests" / "contracts" / "real_servers"
+FIXTURES = ROOT / "tests" / "core" / "contracts" / "real_servers"
 DOCS = ROOT / "docs" / "reference.md"
 BEGIN: Final = "<!-- begin of the table `python -m scripts.poisoning_real_servers --docs` writes -->"
 END: Final = "<!-- end of the table the poisoning script writes -->"

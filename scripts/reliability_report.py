@@ -26,27 +26,29 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULES = {
-    "tests/server/test_hardening_http.py": "Hostile input over raw HTTP (the eight probe findings)",
-    "tests/server/test_faults_http.py": "Faults: upstream down, slow, garbage; clients cancelled mid-call",
-    "tests/server/test_cache_bounds.py": "Every cache and audit record has a bound",
+    "tests/mcp/server/test_hardening_http.py": "Hostile input over raw HTTP (the eight probe findings)",
+    "tests/mcp/server/test_faults_http.py": (
+        "Faults: upstream down, slow, garbage; clients cancelled mid-call"
+    ),
+    "tests/mcp/server/test_cache_bounds.py": "Every cache and audit record has a bound",
     "tests/fuzz/test_fuzz.py": "Fuzzing (hypothesis)",
-    "tests/compat/test_compat.py": "Private FastMCP/mcp internals: tested versions only",
-    "tests/server/test_round2_hardening_http.py": (
+    "tests/mcp/test_compat.py": "Private FastMCP/mcp internals: tested versions only",
+    "tests/mcp/server/test_round2_hardening_http.py": (
         "Second attack round (issue 25): one header rulebook, bounded work, proxies, logs"
     ),
-    "tests/server/test_upstream_boundary_http.py": "Second attack round: the OpenAPI upstream boundary",
-    "tests/server/test_lab_resource_scopes_http.py": "Second attack round: the lab's resources, each token",
+    "tests/mcp/server/test_upstream_boundary_http.py": "Second attack round: the OpenAPI upstream boundary",
+    "tests/demo/test_lab_resource_scopes_http.py": "Second attack round: the lab's resources, each token",
     "tests/state/test_fail_closed_http.py": (
         "Second attack round: shared state survives or fails closed (real Redis, two replicas, nginx)"
     ),
     "tests/state/test_state_backends.py": "State backends against a real redis-server (outages, data loss)",
-    "tests/server/test_round3_entry_http.py": (
+    "tests/mcp/server/test_round3_entry_http.py": (
         "Third attack round (issue 29): authenticate first, slow senders, bounded tokens, open binds"
     ),
-    "tests/server/test_entry_bounds.py": (
+    "tests/mcp/server/test_entry_bounds.py": (
         "Third attack round: the JSON bound is a linear scan; the entry holds at most 2× a body"
     ),
-    "tests/server/test_openapi_failure_contract_http.py": (
+    "tests/mcp/server/test_openapi_failure_contract_http.py": (
         "Third attack round (issue 29): OpenAPI failures inside the contract, upstream answers bounded"
     ),
     "tests/connectors/test_openapi_document_checks.py": (

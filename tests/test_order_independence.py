@@ -22,7 +22,7 @@ from tests.support.cli import ROOT
 # both ways on every `make test`.
 SUBSET = (
     "tests/gateway/test_child_logs.py",
-    "tests/telemetry/test_server_spans_http.py",
+    "tests/mcp/server/test_server_spans_http.py",
     "tests/cli/test_lock_report_offline.py",
     "tests/cli/test_messages.py::test_a_refused_token_is_said_to_be_refused",
     "tests/cli/test_messages.py::test_an_address_without_a_scheme_is_told_the_url",

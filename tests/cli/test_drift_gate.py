@@ -1,6 +1,6 @@
 """The drift gate: ``review --lock FILE --strict`` fails on every change a person must re-approve.
 
-Each rug pull of the drift corpus (``tests/contracts/test_drift_corpus.py``: the seven an approval
+Each rug pull of the drift corpus (``tests/core/contracts/test_drift_corpus.py``: the seven an approval
 must not let through) exits 1, and each benign case (no drift, drift that provably means the same, an
 output that only narrows) exits 0 — in the text report, in ``--json`` and in SARIF. ``--allow-compatible``
 is the opt-out for teams that only want escalation and breaking drift to fail. The matrix runs the CLI
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from tests.contracts.test_drift_corpus import BENIGN, MUTATIONS, RUG_PULLS, Mutation, _catalog
+from tests.core.contracts.test_drift_corpus import BENIGN, MUTATIONS, RUG_PULLS, Mutation, _catalog
 from tests.support.cli import run_cli
 from tests.support.cli import run_cli_in_process as run_in_process
 

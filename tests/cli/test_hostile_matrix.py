@@ -396,7 +396,7 @@ CASES: tuple[Case, ...] = (
     ),
 )
 """The case the issue's "Why" names but this matrix does not run: a cap hit inside a schema-disclosure
-fragment read needs a disclosure server (``tests/host/test_consumer_http.py``,
+fragment read needs a disclosure server (``tests/mcp/host/test_consumer_http.py``,
 ``test_a_byte_cap_hit_inside_a_fragment_read_is_that_bound_named``)."""
 
 CELLS = [

@@ -5,7 +5,7 @@ fails ``make test`` instead of only ``make conformance``)."""
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import base64
 import hashlib
 import importlib.util

@@ -20,7 +20,7 @@ from agent_connector_sdk.core.contracts.lock import ContractLock, lock_admission
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
 from agent_connector_sdk.serving.process import _LOGGERS
-from tests.contracts.test_drift_corpus import EQUIVALENT_ENCODINGS, RUG_PULLS, WORK, _catalog
+from tests.core.contracts.test_drift_corpus import EQUIVALENT_ENCODINGS, RUG_PULLS, WORK, _catalog
 from tests.support.gateway import call, rpc, wait_for
 from tests.support.gateway_children import CatalogChild, Misbehaving, weather_server
 from tests.support.gateway_log import gateway_log

@@ -1,6 +1,6 @@
 """A stdio MCP server for the host tests: the contract lab, optionally behind search with disclosures.
 
-Run as a subprocess by ``tests/host/test_stdio_and_older_revisions.py``::
+Run as a subprocess by ``tests/mcp/host/test_stdio_and_older_revisions.py``::
 
     python tests/support/stdio_lab.py [--search]
 """

@@ -4,7 +4,7 @@ FastMCP 4.2 and ``mcp`` 2.3 offer no public hook for a few things the gates need
 with why). Those accesses live here and nowhere else, so an upgrade has one file to re-check:
 ``TESTED_VERSIONS`` names the minor versions this module was checked against,
 :func:`untested_versions` reports any installed version outside them, and the test suite fails loudly on
-one (``tests/compat/test_compat.py``), next to a test per accessor that fails when its target moves.
+one (``tests/mcp/test_compat.py``), next to a test per accessor that fails when its target moves.
 ``pyproject.toml`` pins the same minors as upper bounds.
 
 Server side (``agent_connector_sdk.mcp.server``, ``demo``):
@@ -1050,7 +1050,7 @@ def sdk_local_failure(code: int, message: str) -> SdkLocalFailure | None:
     ``mcp/shared/jsonrpc_dispatcher.py`` and ``mcp/client/session.py``), read here and nowhere else,
     so the host can keep a server's words as the server's (a server's own ``-32000 "backend on fire"``
     is its error, not a closed connection). A server sending one of these texts verbatim is read as
-    the failure it names. ``tests/compat`` checks every text is still in the installed SDK.
+    the failure it names. ``tests/mcp/test_compat.py`` checks every text is still in the installed SDK.
     """
     if code == mcp_types.PARSE_ERROR and message.startswith(_PARSE_PREFIXES):
         if _TOO_DEEP in message:

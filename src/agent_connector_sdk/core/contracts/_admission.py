@@ -50,7 +50,7 @@ screens it — size bounded from those bytes, depth and the schemas' meta-schema
 engine (:func:`~agent_connector_sdk.core.contracts._json_schema.screen_schemas`), header walks skipped when
 no ``x-mcp-header`` occurs — so most descriptors are never walked in Python nor compiled. Whatever a
 screen cannot clear takes the full checks above, which alone decide every rejection and its reason;
-``tests/contracts/test_schema_screen.py`` checks admission with and without the screens is the same.
+``tests/core/contracts/test_schema_screen.py`` checks admission with and without the screens is the same.
 """
 
 from __future__ import annotations

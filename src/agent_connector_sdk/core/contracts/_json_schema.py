@@ -22,7 +22,7 @@ rather than guess how the two engines would scope it. Which of the five a host a
 dialect's ``check_schema``) and the ``referencing`` library; *instances* are then validated by
 ``jsonschema_rs`` with the validator class of the same dialect (picked here from the dialect table, never
 guessed by either engine from ``$schema``), chosen by benchmark (``python -m bench.validator_choice``:
-several times faster per call). ``tests/contracts/test_validator_engines.py`` checks that both engines
+several times faster per call). ``tests/core/contracts/test_validator_engines.py`` checks that both engines
 agree on validity in every dialect.
 
 **Offline references.** The registry **never retrieves anything**: the only documents a ``$ref`` can
@@ -47,7 +47,7 @@ Where the engines differ (documented, pinned by tests):
   ECMA-262 regexes, the one python-jsonschema's ``regex`` format uses), and the validator's engine must
   compile it too: a pattern either refuses (``\\Z``, ``(?P<name>…)``, ``(?i)``, ``a{,3}``, an identity
   escape such as ``\\-`` outside a class) is refused as ``invalid_schema`` at every gate. Matching
-  is the engine's (``tests/contracts/test_ecma_patterns.py`` pins both engines' answers).
+  is the engine's (``tests/core/contracts/test_ecma_patterns.py`` pins both engines' answers).
 * ``multipleOf`` with a fractional divisor is decided exactly (``0.3`` is a multiple of ``0.1``).
 * Python values beyond JSON: a ``tuple`` counts as an array; ``inf``/``nan`` are not numbers; a value
   the engine cannot read as JSON is refused as "not JSON data" where a keyword inspects it.
@@ -909,7 +909,7 @@ def screen_schemas(schemas: Iterable[Any], scanned: bytes, *, dialects: Iterable
     meta-schema with every format asserted, ``regex`` meaning "valid ECMA-262 and compiles in the engine
     as ``pattern`` and as ``patternProperties`` key"; and every ``pattern``/``patternProperties`` anywhere
     passing the same regex test (a superset of what the full check's ECMA-262 walk looks at). Nothing else
-    is known to make compilation fail on such a schema: ``tests/contracts/test_schema_screen.py`` checks
+    is known to make compilation fail on such a schema: ``tests/core/contracts/test_schema_screen.py`` checks
     that differentially against the full check, and a schema that still failed to compile at a later gate
     would be refused there (``invalid_schema``), never run unchecked.
     Saving the compilation matters at admission: it is most of the cost of a large catalog, and the

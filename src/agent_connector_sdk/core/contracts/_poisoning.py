@@ -250,7 +250,7 @@ def _steers(text: str, name: str) -> bool:
 
 
 # With IGNORECASE an ASCII name character matches exactly the characters whose case fold is its own,
-# plus these two (checked over every code point by tests/contracts/test_poisoning.py).
+# plus these two (checked over every code point by tests/core/contracts/test_poisoning.py).
 _FOLD_LIKE_I: Final = str.maketrans({"\u0130": "i", "\u0131": "i"})
 
 
@@ -304,7 +304,7 @@ class _NameIndex:
     case fold occurs in the text's (a regex match implies that occurrence: with ``IGNORECASE`` an ASCII
     character only matches characters folding to it, and U+0130/U+0131 to ``i``); names that are not
     plain name-character runs keep the regex for every text. Differentially tested against the pairwise
-    search in ``tests/contracts/test_poisoning.py``.
+    search in ``tests/core/contracts/test_poisoning.py``.
     """
 
     def __init__(self, names: Iterable[str]) -> None:

@@ -149,7 +149,7 @@ def screened_bound_crossed(
     pass against a fixed schema; it reads a tuple as a list (stricter than the walk, which counts a
     tuple as a scalar). Whenever either screen cannot clear the value — large, deep, or not plain
     JSON — the walk decides, so every verdict, including which bound is reported first, is the walk's
-    own (``tests/contracts/test_schema_screen.py`` checks this against the walk).
+    own (``tests/core/contracts/test_schema_screen.py`` checks this against the walk).
     """
     if max_depth <= _DEPTH_SCREEN_LIMIT and _marshalled_bound(marshalled, max_bytes) <= max_bytes:
         try:

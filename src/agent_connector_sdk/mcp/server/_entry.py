@@ -40,7 +40,7 @@ Header checks only, no body, no signature verification:
 
 Memory: the entry holds the body once (a buffer sized by ``Content-Length``) and its scan allocates
 nothing, so a request costs the entry at most 2× its body whatever its shape (measured per shape in
-``tests/server/test_entry_bounds.py``). The one exception is the parse of step 7, which happens only
+``tests/mcp/server/test_entry_bounds.py``). The one exception is the parse of step 7, which happens only
 for a handshake-era call carrying ``Mcp-Param-*`` headers (or a ``_meta`` version): CPython stores a
 string holding one astral character at 4 bytes per character, so such a body can cost ~6× (measured) —
 as the ``mcp`` SDK's own parse of every request does.

@@ -10,7 +10,7 @@ is not a JSON-RPC error at all: the output check answers it as a conforming ``is
 The same place names the SERVER span of a request the entry refuses (``tools/call NAME`` when the body
 names the call, not ``mcp``) and records the verdict on it (:func:`answer_entry_refusal`).
 
-``tests/server/test_refusal_translator.py`` scans the source: no other server-side module constructs
+``tests/mcp/server/test_refusal_translator.py`` scans the source: no other server-side module constructs
 an ``MCPError``, an ``ErrorData`` or a JSON-RPC error body.
 """
 

@@ -9,7 +9,7 @@ carry that header. A recorder captures every raw HTTP request the server receive
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager

@@ -14,7 +14,7 @@ from referencing.jsonschema import DRAFT202012
 from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure
 from scripts.generate_schema_disclosure import build_artifacts, main, render
 
-SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[3] / "schemas"
 
 
 def _load(name: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The ranked search transform in process: FastMCP's private hooks it rides on (checked here, as
-tests/compat checks every accessor), its synthetic tools built once, and one index per catalog content."""
+tests/mcp/test_compat.py checks every accessor), its synthetic tools built once, and one index per
+catalog content."""
 
 from __future__ import annotations
 

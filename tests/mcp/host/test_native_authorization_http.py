@@ -6,7 +6,7 @@ ever used the caller's ``fastmcp.Client``)."""
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import copy
 from typing import Any
 

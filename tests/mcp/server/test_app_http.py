@@ -4,7 +4,7 @@ hygiene, unknown tools, tool failures, notifications, header parity through the 
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import json
 import logging
 from collections.abc import Iterator

@@ -8,7 +8,7 @@ over HTTP and makes a validated call that reaches a local fake upstream.
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import hashlib
 import json
 from collections.abc import AsyncIterator, Iterator

@@ -1,6 +1,6 @@
 """Origin-only aliases (lazy disclosures): an origin vouches only for the schemas its tool was derived
 into, so a disclosure's ``source_sha256`` is always true (issue 21). In memory; the HTTP case with
-``review --pins`` is ``tests/server/test_provenance_http.py``."""
+``review --pins`` is ``tests/mcp/server/test_provenance_http.py``."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from agent_connector_sdk.mcp.server import gated_http_app
 from tests.support.host_servers import handshake_era_server, lab_behind_search
 from tests.support.http_server import serve_asgi
 
-STDIO_LAB = Path(__file__).parents[1] / "support" / "stdio_lab.py"
+STDIO_LAB = Path(__file__).parents[2] / "support" / "stdio_lab.py"
 
 
 def _stdio(*args: str) -> fastmcp.Client[Any]:

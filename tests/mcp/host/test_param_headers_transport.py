@@ -7,7 +7,7 @@ Argument screening runs in memory through ``ContractClient`` (what a caller sees
 from __future__ import annotations
 
 # Write confirmation (on by default) is opted out in this module: these tests exercise other gates;
-# tests/host/test_write_confirmation.py covers confirmation itself.
+# tests/mcp/host/test_write_confirmation.py covers confirmation itself.
 import math
 from typing import Any
 

@@ -36,7 +36,7 @@ from agent_connector_sdk.serving.process import _LOGGERS, one_line_logging
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODERN = "2026-07-28"
 
 
