@@ -30,7 +30,7 @@ def json_bound_crossed(value: Any, *, max_bytes: int, max_depth: int | None = No
 
     Without ``max_depth`` (a result's size, on every call) a value well under ``max_bytes`` is cleared
     by one ``marshal.dumps`` in C (:func:`_bytes_screen`), not walked node by node in Python: the
-    verdict is the walk's either way (``tests/contracts/test_schema_screen.py``)."""
+    verdict is the walk's either way (``tests/core/contracts/test_schema_screen.py``)."""
     if max_depth is None and _bytes_screen(value, max_bytes):
         return None
     return _walk(value, max_bytes=max_bytes, max_depth=max_depth)

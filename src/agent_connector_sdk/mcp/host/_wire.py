@@ -111,7 +111,7 @@ class ValueCounter:
     Every step is a regex match or a byte count in C (a run of whole strings and what lies between them
     is matched at once, its strings cut out and its structural bytes counted): a Python step per chunk,
     not per structural byte, which was most of the host's cost of reading a large search answer.
-    ``tests/host/test_wire_counter.py`` checks it against a byte-by-byte reading."""
+    ``tests/mcp/host/test_wire_counter.py`` checks it against a byte-by-byte reading."""
 
     __slots__ = ("_escaped", "_in_string", "count")
 
