@@ -27,7 +27,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.mcp.server._entry import DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+from agent_connector_sdk.mcp.server import RequestBounds
 from agent_connector_sdk.review.enumeration import SearchEnumeration
 from agent_connector_sdk.review.live import _READS_PER_TOOL
 from tests.support.cli import run_cli_in_process
@@ -183,4 +183,4 @@ def test_disclosure_reads_overlap_within_the_served_per_caller_bound() -> None:
     assert len(verified) == len(NAMES)
     # Tools are reviewed a few at a time (not one read after another), never past what a served
     # app admits from one caller at once (over it answers HTTP 429).
-    assert _READS_PER_TOOL < reads.most <= DEFAULT_MAX_IN_FLIGHT_PER_CALLER
+    assert _READS_PER_TOOL < reads.most <= RequestBounds().max_in_flight_per_caller

@@ -19,7 +19,7 @@ from agent_connector_sdk.core.contracts import admit_tools
 from agent_connector_sdk.core.contracts.lock import ContractLock, lock_admission
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.server import gated_http_app
-from agent_connector_sdk.serving.process import _LOGGERS
+from agent_connector_sdk.serving.process import ONE_LINE_LOGGERS
 from tests.core.contracts.test_drift_corpus import EQUIVALENT_ENCODINGS, RUG_PULLS, WORK, _catalog
 from tests.support.gateway import call, rpc, wait_for
 from tests.support.gateway_children import CatalogChild, Misbehaving, weather_server
@@ -35,7 +35,9 @@ SCHEMA = json.loads(
 def _logging_restored() -> Iterator[None]:
     """The CLI configures its one-line logging on the process's loggers: undo it for the next test."""
     saved = {
-        name: (lg.handlers[:], lg.propagate, lg.level) for name in _LOGGERS if (lg := logging.getLogger(name))
+        name: (lg.handlers[:], lg.propagate, lg.level)
+        for name in ONE_LINE_LOGGERS
+        if (lg := logging.getLogger(name))
     }
     yield
     for name, (handlers, propagate, level) in saved.items():

@@ -170,7 +170,7 @@ def test_only_a_relay_tools_consumed_result_skips_the_second_validation(
     from fastmcp.tools.base import Tool
 
     from agent_connector_sdk.gateway._app import _Consumed
-    from agent_connector_sdk.mcp.server._output_check import consumed_by_relay
+    from agent_connector_sdk.mcp.server import consumed_by_relay
 
     _, gateway, _ = stack
     relay = gateway.tool("files_read")

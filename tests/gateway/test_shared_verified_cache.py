@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 import redis as redis_sync
 
-from agent_connector_sdk.connectors._sources import load_openapi_source
+from agent_connector_sdk.connectors import load_openapi_source
 from agent_connector_sdk.gateway import ChildSpec, Gateway, GatewayConfig, shared_disclosures
 from agent_connector_sdk.gateway._shared_verified import config_namespace
 from agent_connector_sdk.serving.openapi_app import build_openapi_app
-from agent_connector_sdk.state import RedisDisclosureStore
-from agent_connector_sdk.state._redis_backend import RedisStateBackend
+from agent_connector_sdk.state import RedisDisclosureStore, RedisStateBackend
 from tests.support.gateway import rpc, wait_for
 from tests.support.http_server import serve_asgi
 from tests.support.search_first_child import _upstream, openapi_document

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from agent_connector_sdk.core.schema_disclosure import SchemaDisclosure
-from agent_connector_sdk.state._redis_backend import RedisStateBackend
+from agent_connector_sdk.state import RedisStateBackend
 from agent_connector_sdk.state.replica import REPLICA_HEADER
 from tests.support.http_server import serve_asgi
 from tests.support.replica import initialize_catalog, lab_replica, post

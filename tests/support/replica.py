@@ -22,9 +22,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
     describe_schema_tools,
     register_schema_resources,
 )
-from agent_connector_sdk.state import StateBackend
-from agent_connector_sdk.state._catalog_switch import ADMIN_SCOPE
-from agent_connector_sdk.state._redis_backend import RedisStateBackend
+from agent_connector_sdk.state import ADMIN_SCOPE, RedisStateBackend, StateBackend
 from agent_connector_sdk.state.replica import ReplicaApp, build_replica_app
 from tests.support.raw_http import LAB_TOKENS, post_on
 

@@ -264,7 +264,7 @@ def main(argv: list[str]) -> None:
     sock, port = _listening()
     servers: list[tuple[uvicorn.Server, socket.socket]] = []
     if mode == "many":
-        from agent_connector_sdk.connectors._sources import load_openapi_source
+        from agent_connector_sdk.connectors import load_openapi_source
         from agent_connector_sdk.serving.openapi_app import build_openapi_app
 
         upstream_sock, upstream_port = _listening()

@@ -1,6 +1,6 @@
 """Connectors: build FastMCP servers from API descriptions (currently OpenAPI, via FastMCP's own support)."""
 
-from agent_connector_sdk.connectors._sources import OpenAPISource, load_github_extract
+from agent_connector_sdk.connectors._sources import OpenAPISource, load_github_extract, load_openapi_source
 from agent_connector_sdk.connectors._upstream_size import DEFAULT_MAX_UPSTREAM_BYTES
 from agent_connector_sdk.connectors.openapi import (
     FORWARDED_CALLER_HEADERS,
@@ -28,5 +28,6 @@ __all__ = [
     "build_tool_disclosures",
     "list_operation_tools",
     "load_github_extract",
+    "load_openapi_source",
     "openapi_operation_tools",
 ]

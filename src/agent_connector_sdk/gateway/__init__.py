@@ -5,7 +5,8 @@
 ``docs/gateway.md``. The door also exports what the command line and ``serve`` use: the config's
 credential check (:func:`check_credentials`), the shared verified-disclosure tier
 (:func:`shared_disclosures`), ``--check``'s evidence (:func:`collect_evidence`, :func:`check_report`)
-and the bearer-token settings (:class:`AuthSettings`, :func:`load_auth_file`).
+and the bearer-token settings (:class:`AuthSettings`, :func:`load_auth_file`), and the table of the JSON-RPC
+codes its refusals carry (:data:`REFUSAL_CODES`).
 
 The names resolve lazily (PEP 562): reading a config or an auth file must not load the gateway's
 server stack (``fastmcp``).
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
         parse_child,
     )
     from agent_connector_sdk.gateway._errors import (
+        REFUSAL_CODES,
         GatewayError,
     )
     from agent_connector_sdk.gateway._evidence import (
@@ -55,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "GatewayConfig": "agent_connector_sdk.gateway._config",
     "GatewayError": "agent_connector_sdk.gateway._errors",
     "GatewayTool": "agent_connector_sdk.gateway._app",
+    "REFUSAL_CODES": "agent_connector_sdk.gateway._errors",
     "SCHEMA_DIGEST_META_KEY": "agent_connector_sdk.gateway._app",
     "check_credentials": "agent_connector_sdk.gateway._config",
     "check_report": "agent_connector_sdk.gateway._evidence",
@@ -67,6 +70,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "CONTRACT_BINDING_META_KEY",
+    "REFUSAL_CODES",
     "SCHEMA_DIGEST_META_KEY",
     "AuthSettings",
     "ChildSpec",

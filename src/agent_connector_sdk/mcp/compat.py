@@ -137,6 +137,7 @@ from mcp.shared._httpx_utils import McpHttpClientFactory, create_mcp_http_client
 __all__ = [
     "SCALE_READ_PATH_SUPPORTED",
     "TESTED_VERSIONS",
+    "CappedStdout",
     "GetTool",
     "GetToolCatalog",
     "ListMethod",
@@ -769,7 +770,7 @@ _STDIO_BATCH: Final = 4 << 20
 _NON_JSON_SAMPLE: Final = 200  # bytes of a non-JSON line kept for the error (cut again when shown)
 
 
-class _CappedStdout:
+class CappedStdout:
     """The server's stdout, refusing a line longer than ``cap.limit`` bytes while reading."""
 
     def __init__(self, inner: Any, cap: Any) -> None:
@@ -870,7 +871,7 @@ class _CappedProcess(anyio.abc.Process):
         # Not named ``_process``: the SDK closes the asyncio transport it finds at
         # ``process._process._transport``, which __getattr__ below answers with the wrapped one's.
         self._wrapped = process
-        self._stdout = _CappedStdout(process.stdout, cap)
+        self._stdout = CappedStdout(process.stdout, cap)
 
     async def aclose(self) -> None:
         await self._wrapped.aclose()

@@ -24,6 +24,7 @@ from agent_connector_sdk.serving.errors import ServingError
 
 __all__ = [
     "DEFAULT_READ_TIMEOUT_SECONDS",
+    "ONE_LINE_LOGGERS",
     "SERVE_LOGGER",
     "THIRD_PARTY_FLOOR",
     "bind_socket",
@@ -39,7 +40,7 @@ SERVE_LOGGER: Final = "agent_connector_sdk.cli.serve"
 """The logger of ``serve``'s own start-up lines (operations left out, how disclosure reads resolve):
 the name operators' log lines and filters have always carried, kept when the code moved here."""
 _OWN_LOGGER: Final = "agent_connector_sdk"
-_LOGGERS: Final = (
+ONE_LINE_LOGGERS: Final = (
     "uvicorn",
     "uvicorn.error",
     "uvicorn.access",
@@ -49,6 +50,8 @@ _LOGGERS: Final = (
     "httpcore2",
     _OWN_LOGGER,
 )
+"""The loggers :func:`one_line_logging` configures (handler, level, no propagation): what a caller
+that must restore the logging state afterwards saves first."""
 THIRD_PARTY_FLOOR: Final = logging.WARNING
 """Records of other libraries' loggers below this level are dropped at every configured level: their
 debug and info lines print tool arguments, upstream URLs (with path parameters) and raw headers."""
@@ -157,7 +160,7 @@ def one_line_logging(stream: TextIO | None = None, level: int = logging.WARNING)
     handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     handler.setFormatter(_OneLine())
     handler.addFilter(_ThirdPartyFloor())
-    for name in _LOGGERS:
+    for name in ONE_LINE_LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers = [handler]
         logger.propagate = False

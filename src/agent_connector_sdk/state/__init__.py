@@ -35,16 +35,20 @@ from agent_connector_sdk.state._memory import InProcessRateLimiter, MemoryCatalo
 # Not ``typing.TYPE_CHECKING`` (see the package's front door): the lazy names, eagerly, for type checkers.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agent_connector_sdk.state._catalog_switch import set_tool_enabled
+    from agent_connector_sdk.state._catalog_switch import ADMIN_SCOPE, set_tool_enabled
     from agent_connector_sdk.state._disclosures import RedisDisclosureStore
+    from agent_connector_sdk.state._redis_backend import RedisStateBackend
 
 # name -> the module that defines it, imported on first use
 _LAZY: dict[str, str] = {
+    "ADMIN_SCOPE": "agent_connector_sdk.state._catalog_switch",
     "RedisDisclosureStore": "agent_connector_sdk.state._disclosures",
+    "RedisStateBackend": "agent_connector_sdk.state._redis_backend",
     "set_tool_enabled": "agent_connector_sdk.state._catalog_switch",
 }
 
 __all__ = [
+    "ADMIN_SCOPE",
     "MAX_DISABLED_TOOLS",
     "STATE_URL_ENV",
     "AsyncRateLimiter",
@@ -55,6 +59,7 @@ __all__ = [
     "MemoryCatalogSignals",
     "MemoryStateBackend",
     "RedisDisclosureStore",
+    "RedisStateBackend",
     "StateBackend",
     "StateBackendError",
     "StateConfigError",

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import fastmcp
 
-from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.connectors.openapi import build_openapi_server
 from agent_connector_sdk.core.contracts.lock import ContractLock, compare_tools
 
@@ -42,7 +42,7 @@ def _reversed(value: Any) -> Any:
 
 
 def test_a_revision_of_githubs_description_drifts_exactly_where_it_changed() -> None:
-    document = json.loads(GITHUB_EXTRACT_PATH.read_text(encoding="utf-8"))
+    document = json.loads(load_github_extract().raw)
     approved = _listing(document)
     lock = ContractLock().with_server("github", approved)
 

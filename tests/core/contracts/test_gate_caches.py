@@ -20,6 +20,7 @@ from agent_connector_sdk.core.contracts import (
     validate_parameter_headers,
     validate_tool_result,
 )
+from agent_connector_sdk.core.contracts import _headers as header_contract
 from agent_connector_sdk.core.contracts.errors import AdmissionError, ContractViolation, HeaderMismatch
 
 
@@ -102,3 +103,23 @@ def test_text_serialization_fast_path_keeps_json_semantics(text: str, value: Any
         with pytest.raises(ContractViolation) as violation:
             validate_tool_result(tool, result)
         assert violation.value.category == "missing_text_serialization"
+
+
+def test_header_annotation_memo_is_bounded_and_exact() -> None:
+    bound = header_contract._ANNOTATIONS_CACHE_SIZE
+    for index in range(bound * 3):
+        schema = {
+            "type": "object",
+            "properties": {f"p{index}": {"type": "string", "x-mcp-header": f"H{index}"}},
+        }
+        (annotation,) = header_annotations(schema)
+        assert annotation.header == f"Mcp-Param-H{index}"
+        assert len(header_contract._ANNOTATIONS) <= bound
+    invalid = {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}
+    for _ in range(2):  # a memoized refusal is still a refusal
+        try:
+            header_annotations(invalid)
+        except AdmissionError as refusal:
+            assert refusal.category
+        else:
+            raise AssertionError("number-typed header annotation admitted")

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent_connector_sdk.connectors import OpenAPIOperationTool, openapi_operation_tools
-from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors import OpenAPIOperationTool, load_github_extract, openapi_operation_tools
 from agent_connector_sdk.core.schema_disclosure import (
     SchemaDisclosure,
     SchemaDisclosureError,
@@ -29,13 +28,12 @@ from agent_connector_sdk.core.schema_disclosure import (
 )
 from scripts import github_openapi
 
-EXTRACT = GITHUB_EXTRACT_PATH
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 @pytest.fixture(scope="module")
 def extract_bytes() -> bytes:
-    return EXTRACT.read_bytes()
+    return load_github_extract().raw
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agent_connector_sdk.connectors import build_openapi_server, build_tool_disclosures, list_operation_tools
-from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors import (
+    build_openapi_server,
+    build_tool_disclosures,
+    list_operation_tools,
+    load_github_extract,
+)
 from agent_connector_sdk.core.contracts.errors import ArgumentError, ContractViolation
 from agent_connector_sdk.mcp.host import HostOptions
 from agent_connector_sdk.mcp.host.disclosure_consumer import (
@@ -37,7 +41,6 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 )
 from tests.support.http_server import serve_asgi
 
-EXTRACT = GITHUB_EXTRACT_PATH
 TIMELINE_OPERATION = "issues/list-events-for-timeline"
 TIMELINE_ALIAS = "issues_list_events_for_timeline"
 LOCKED_EVENT = {
@@ -79,7 +82,7 @@ async def github_mcp(upstream: tuple[FakeGitHub, str]) -> AsyncIterator[tuple[st
     fake, base_url = upstream
     fake.requests.clear()
     fake.timeline = [LOCKED_EVENT]
-    source = EXTRACT.read_bytes()
+    source = load_github_extract().raw
     # No pooled keep-alive connections: the tools run on the uvicorn thread's loop, and a pooled
     # connection could not be closed from this test's loop once that thread has stopped.
     http = httpx2.AsyncClient(base_url=base_url, limits=httpx2.Limits(max_keepalive_connections=0))

@@ -92,7 +92,7 @@ class _Chunks:
 
 async def _read_all(chunks: list[bytes]) -> StdioLineCap:
     cap = StdioLineCap(1_000_000)
-    stdout = compat._CappedStdout(_Chunks(chunks), cap)
+    stdout = compat.CappedStdout(_Chunks(chunks), cap)
     try:
         while True:
             await stdout.receive()
@@ -127,7 +127,7 @@ async def test_a_line_that_does_not_start_a_json_message_ends_the_stream(
     chunks: list[bytes], sample: str
 ) -> None:
     cap = StdioLineCap(1_000_000)
-    stdout = compat._CappedStdout(_Chunks(chunks), cap)
+    stdout = compat.CappedStdout(_Chunks(chunks), cap)
     with pytest.raises(compat.StdioNotJson):
         for _ in range(len(chunks) + 1):
             await stdout.receive()

@@ -12,11 +12,8 @@ from agent_connector_sdk.audit import BoundedAuditSink
 from agent_connector_sdk.core.contracts import (
     RateLimiter,
     ValidatorCache,
-    header_annotations,
     validate_instance,
 )
-from agent_connector_sdk.core.contracts import _headers as header_contract
-from agent_connector_sdk.core.contracts.errors import AdmissionError
 from agent_connector_sdk.demo.contract_lab import contract_lab_server
 from agent_connector_sdk.mcp.server import ServerGates
 
@@ -35,26 +32,6 @@ def test_validator_cache_is_bounded_and_eviction_never_changes_a_verdict() -> No
                     schema, instance, cache=ValidatorCache()
                 ), (round_, index, instance)
             assert len(small) <= 8
-
-
-def test_header_annotation_memo_is_bounded_and_exact() -> None:
-    bound = header_contract._ANNOTATIONS_CACHE_SIZE
-    for index in range(bound * 3):
-        schema = {
-            "type": "object",
-            "properties": {f"p{index}": {"type": "string", "x-mcp-header": f"H{index}"}},
-        }
-        (annotation,) = header_annotations(schema)
-        assert annotation.header == f"Mcp-Param-H{index}"
-        assert len(header_contract._ANNOTATIONS) <= bound
-    invalid = {"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}
-    for _ in range(2):  # a memoized refusal is still a refusal
-        try:
-            header_annotations(invalid)
-        except AdmissionError as refusal:
-            assert refusal.category
-        else:
-            raise AssertionError("number-typed header annotation admitted")
 
 
 def test_rate_limiter_tracks_at_most_max_keys_callers() -> None:

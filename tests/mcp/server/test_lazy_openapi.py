@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from fastmcp import Client
 from fastmcp.server.transforms.search import RegexSearchTransform
 
-from agent_connector_sdk.connectors._sources import GITHUB_EXTRACT_PATH
+from agent_connector_sdk.connectors import load_github_extract
 from agent_connector_sdk.connectors.openapi import (
     build_openapi_server,
     build_tool_disclosures,
@@ -24,7 +23,7 @@ from agent_connector_sdk.mcp.schema_disclosure_provider import (
 
 
 async def test_lazy_reads_equal_the_eager_disclosures() -> None:
-    raw = Path(GITHUB_EXTRACT_PATH).read_bytes()
+    raw = load_github_extract().raw
     document: dict[str, Any] = json.loads(raw)
     source = SourceDigest.of(raw)
     eager_server = build_openapi_server(document, base_url="http://127.0.0.1:9")

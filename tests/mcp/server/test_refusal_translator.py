@@ -13,7 +13,7 @@ import ast
 from pathlib import Path
 
 import agent_connector_sdk
-from agent_connector_sdk.gateway._errors import REFUSAL_CODES
+from agent_connector_sdk.gateway import REFUSAL_CODES
 from agent_connector_sdk.mcp.server import CODES
 
 PACKAGE_ROOT = Path(agent_connector_sdk.__file__).parent

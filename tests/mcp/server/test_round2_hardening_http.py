@@ -32,7 +32,7 @@ from agent_connector_sdk.demo.contract_lab import (
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN, lab_service_app
 from agent_connector_sdk.mcp.server import RequestBounds, gated_http_app
 from agent_connector_sdk.mcp.server._entry import json_value_count
-from agent_connector_sdk.serving.process import _LOGGERS, one_line_logging
+from agent_connector_sdk.serving.process import ONE_LINE_LOGGERS, one_line_logging
 from tests.support.http_server import serve_asgi
 from tests.support.raw_http import META
 
@@ -392,7 +392,7 @@ def test_no_log_level_prints_argument_values_or_control_bytes() -> None:
             logging.getLogger(name).level,
             logging.getLogger(name).propagate,
         )
-        for name in _LOGGERS  # exactly the loggers one_line_logging configures
+        for name in ONE_LINE_LOGGERS  # exactly the loggers one_line_logging configures
     }
     one_line_logging(stream, level=logging.DEBUG)
     try:

@@ -20,8 +20,7 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.server.auth.providers.jwt import RSAKeyPair
 
-from agent_connector_sdk.connectors import load_github_extract
-from agent_connector_sdk.connectors._sources import load_openapi_source
+from agent_connector_sdk.connectors import load_github_extract, load_openapi_source
 from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, lab_service_app
 from agent_connector_sdk.gateway import AuthSettings, ChildSpec, Gateway, GatewayConfig
 from agent_connector_sdk.mcp.schema_disclosure_provider import RankedSearchTransform, describe_schema_tools

@@ -355,7 +355,7 @@ class _ListingMemo:
     full). Everything a listing's verdict depends on is in the key: the descriptors (their order and
     count too: each one's length is hashed before it), the admission policy, the profile and the
     contract lock. A listing holding anything marshal cannot encode is never memoized. Proven against
-    the uncached path by ``tests/mcp/host/test_listing_memo.py``.
+    the uncached path by ``tests/core/host/test_listing_memo.py``.
     """
 
     def __init__(self, max_entries: int) -> None:

@@ -39,6 +39,7 @@ from agent_connector_sdk.mcp.server._gates import ServerGates, gated_http_app
 from agent_connector_sdk.mcp.server._output_check import (
     ERROR_TEXT_LIMIT,
     OutputSelfCheck,
+    consumed_by_relay,
     first_conforming_placeholder,
     relay_refusal,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "Suggestion",
     "cache_tool_catalog",
     "caller_key",
+    "consumed_by_relay",
     "describe_schema_tools",
     "disclosure_not_found",
     "first_conforming_placeholder",

@@ -11,7 +11,7 @@ from agent_connector_sdk.core.contracts._poisoning import POISONING_CATEGORY, PO
 from agent_connector_sdk.core.contracts.errors import AdmissionCategory, ConsumeCategory
 from tests.test_error_table import _literal_values
 
-REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference.md"
+REFERENCE = Path(__file__).resolve().parents[3] / "docs" / "reference.md"
 _ROW = re.compile(
     r"^\| `(?P<id>[\w-]+)` \| (?P<cls>spec|project) \| `(?P<category>\w+)` \| (?P<clause>[^|]+) \|$"
 )
