@@ -31,6 +31,7 @@ MODULES = {
         "Faults: upstream down, slow, garbage; clients cancelled mid-call"
     ),
     "tests/mcp/server/test_cache_bounds.py": "Every cache and audit record has a bound",
+    "tests/core/contracts/test_gate_caches.py": "Every cache and audit record has a bound: the gates' own",
     "tests/fuzz/test_fuzz.py": "Fuzzing (hypothesis)",
     "tests/mcp/test_compat.py": "Private FastMCP/mcp internals: tested versions only",
     "tests/mcp/server/test_round2_hardening_http.py": (
@@ -45,6 +46,7 @@ MODULES = {
     "tests/mcp/server/test_round3_entry_http.py": (
         "Third attack round (issue 29): authenticate first, slow senders, bounded tokens, open binds"
     ),
+    "tests/gateway/test_token_lifetime.py": "Third attack round: the token lifetime rule, value-free",
     "tests/mcp/server/test_entry_bounds.py": (
         "Third attack round: the JSON bound is a linear scan; the entry holds at most 2× a body"
     ),
