@@ -23,10 +23,10 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("", "errors", "sanitize", "audit")),  # "" is the front door (lazy: it loads nothing)
     ("pure core", ("core",)),
     ("MCP adapters", ("mcp",)),
-    ("assemblies", ("state", "connectors", "skills")),
-    # ``serving`` composes the contract lab (``demo``) and the gateway's auth settings into ``serve``'s
-    # app: an application, on their floor, and no longer the command line's (it raises its own family).
-    ("applications", ("demo", "gateway", "serving")),
+    # ``serving`` builds ``serve``'s app; the contract lab and the ``--auth-config`` reader it composes
+    # (applications) are handed to it by the command line (``cli/serve_parts.py``).
+    ("assemblies", ("state", "connectors", "skills", "serving")),
+    ("applications", ("demo", "gateway")),
     ("command line", ("cli", "review")),
 ]
 # Inside the pure layer, bottom to top: the ranked tool search (it reads tool descriptors only), the wire

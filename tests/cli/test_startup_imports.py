@@ -91,7 +91,7 @@ def _modules_after(argv: list[str], cwd: Path) -> tuple[int, list[str]]:
         capture_output=True,
         text=True,
         cwd=cwd,
-        timeout=60,
+        timeout=120,  # a hang guard: the probe takes ~5 s on a quiet machine
         check=False,
     )
     result = json.loads(done.stdout.strip().splitlines()[-1])

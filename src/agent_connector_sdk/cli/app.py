@@ -119,6 +119,7 @@ def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     if sys.stderr.isatty():
         source = "the contract lab" if given.openapi is None else str(given.openapi)
         print(f"starting: {sanitize_text(source, 200)} …", file=sys.stderr, flush=True)
+    from agent_connector_sdk.cli.serve_parts import served_parts
     from agent_connector_sdk.cli.sources import load_openapi
     from agent_connector_sdk.serving.assembly import ServeSettings, build_served_app, request_bounds
     from agent_connector_sdk.serving.openapi_app import log_disclosure_read_path
@@ -128,7 +129,7 @@ def serve(*, given: ServeArguments = _SERVE_DEFAULTS) -> int:
     bounds = request_bounds(settings)
     out = _out()
     one_line_logging()
-    served = build_served_app(settings, bounds, load_openapi)
+    served = build_served_app(settings, bounds, served_parts(load_openapi))
     sock = bind_socket(given.host, given.port)  # first: a busy port is the one line a user sees
     log_disclosure_read_path(served.app)
 

@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
 from agent_connector_sdk.mcp.server import RequestBounds
 from agent_connector_sdk.serving.errors import ServingError
+from agent_connector_sdk.serving.openapi_app import ToolAuth
 from agent_connector_sdk.serving.process import open_bind_refusal
 
-__all__ = ["ServeSettings", "ServedApp", "build_served_app", "request_bounds"]
+__all__ = ["BuiltLab", "ServeSettings", "ServedApp", "ServedParts", "build_served_app", "request_bounds"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,21 +104,39 @@ def bind_refusal(settings: ServeSettings) -> str | None:
     )
 
 
-def build_served_app(
-    settings: ServeSettings, bounds: RequestBounds, load_document: Callable[[str], OpenAPISource]
-) -> ServedApp:
+@dataclass(frozen=True)
+class ServedParts:
+    """What ``serve`` composes from the floors above the assemblies, passed in by the command line so
+    this assembly depends on neither: the contract lab (``demo``) and the ``--auth-config`` reader (the
+    gateway's JWT settings; it raises :class:`ServingError` naming the option). ``load_document`` reads
+    ``--openapi`` (the CLI's reader: its refusals name the file)."""
+
+    load_document: Callable[[str], OpenAPISource]
+    build_lab: Callable[..., BuiltLab]
+    load_auth: Callable[[Path], ToolAuth]
+
+
+@dataclass(frozen=True)
+class BuiltLab:
+    """The contract lab's app, its demo bearer tokens (analyst, operator) and its pinned tools."""
+
+    app: Any
+    tokens: tuple[str, str]
+    pinned_tools: frozenset[str]
+
+
+def build_served_app(settings: ServeSettings, bounds: RequestBounds, parts: ServedParts) -> ServedApp:
     """The contract lab or the OpenAPI document's tools, alone or as one replica sharing ``--state``
-    (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`ServingError` line.
-    ``load_document`` reads ``--openapi`` (the CLI's reader: its refusals name the file)."""
+    (default ``$AGENT_CONNECTOR_STATE``); every refusal is one :class:`ServingError` line."""
     from agent_connector_sdk.state import StateConfigError, state_url_from_env
 
     shared = settings.state if settings.state is not None else state_url_from_env()
     try:
         if settings.openapi is not None:
-            return _openapi_app(settings, load_document(str(settings.openapi)), shared, bounds)
-        from agent_connector_sdk.demo.lab_service import lab_service_app
-
-        app = lab_service_app(
+            document = parts.load_document(str(settings.openapi))
+            auth = parts.load_auth(settings.auth_config) if settings.auth_config is not None else None
+            return _openapi_app(settings, document, shared, bounds, auth)
+        lab = parts.build_lab(
             demo_tokens=not settings.no_auth,
             state=shared,
             replica_id=settings.replica_id,
@@ -128,26 +147,28 @@ def build_served_app(
         raise ServingError(f"--state: {error.message}") from None
     except ValueError as error:  # build_replica_app's own argument checks (e.g. --replica-id)
         raise ServingError(str(error)) from None
-    from agent_connector_sdk.demo.lab_service import ANALYST_TOKEN, OPERATOR_TOKEN
-
-    what = f"{_lab_tool_count(app)} tools of the contract lab behind search"
+    what = f"{_lab_tool_count(lab.app, lab.pinned_tools)} tools of the contract lab behind search"
     if not settings.no_auth:
-        what += f" (demo bearer tokens: analyst {ANALYST_TOKEN}, operator {OPERATOR_TOKEN})"
-    return ServedApp(app, what)
+        analyst, operator = lab.tokens
+        what += f" (demo bearer tokens: analyst {analyst}, operator {operator})"
+    return ServedApp(lab.app, what)
 
 
-def _lab_tool_count(app: Any) -> int:
+def _lab_tool_count(app: Any, pinned: frozenset[str]) -> int:
     """The lab's tools: those pinned in its plain listing and those behind search (each disclosed)."""
-    from agent_connector_sdk.demo.lab_service import PINNED_TOOLS
     from agent_connector_sdk.mcp.schema_disclosure_provider import SchemaDisclosureRegistry
 
     server = getattr(app, "app", app).state.fastmcp_server  # a replica wraps the gated app
     registry = SchemaDisclosureRegistry.of(server)
-    return len(set(PINNED_TOOLS) | (registry.aliases() if registry is not None else frozenset()))
+    return len(pinned | (registry.aliases() if registry is not None else frozenset()))
 
 
 def _openapi_app(
-    settings: ServeSettings, document: OpenAPISource, shared: str | None, bounds: RequestBounds
+    settings: ServeSettings,
+    document: OpenAPISource,
+    shared: str | None,
+    bounds: RequestBounds,
+    auth: ToolAuth | None,
 ) -> ServedApp:
     from agent_connector_sdk.serving.openapi_app import build_openapi_app
     from agent_connector_sdk.serving.process import built_to_last
@@ -160,21 +181,9 @@ def _openapi_app(
             replica_id=settings.replica_id,
             upstream_errors=settings.upstream_errors,
             request_bounds=bounds,
-            auth=_auth_settings(settings.auth_config),
+            auth=auth,
             max_upstream_bytes=settings.max_upstream_bytes,
             allow_duplicate_operation_ids=settings.allow_duplicate_operation_ids,
             strict_refs=settings.strict_refs,
         )
     return ServedApp(app, f"{tools:,} OpenAPI tool{'' if tools == 1 else 's'} behind search")
-
-
-def _auth_settings(path: Path | None) -> Any:
-    """``serve --auth-config``: the file's ``[auth]`` table (one line on a bad file)."""
-    if path is None:
-        return None
-    from agent_connector_sdk.gateway import GatewayError, load_auth_file
-
-    try:
-        return load_auth_file(path)
-    except GatewayError as error:
-        raise ServingError(f"--auth-config: {error.message}") from None

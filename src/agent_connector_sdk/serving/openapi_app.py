@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping
+from typing import Any, Final, Protocol
 
 from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
 from agent_connector_sdk.connectors.openapi import (
@@ -20,13 +21,9 @@ from agent_connector_sdk.serving.errors import ServingError
 from agent_connector_sdk.serving.openapi_document import concrete_server_url, document_info
 from agent_connector_sdk.serving.process import SERVE_LOGGER
 
-if TYPE_CHECKING:
-    # Only a type here: importing the gateway package loads the whole gateway (and FastMCP's client),
-    # ~0.3 s of every `serve` start-up that only `--auth-config` needs (it imports it when used).
-    from agent_connector_sdk.gateway import AuthSettings
-
 __all__ = [
     "SEARCH_TOOL_NAMES",
+    "ToolAuth",
     "build_openapi_app",
     "disclosure_read_path",
     "document_refusal",
@@ -34,6 +31,18 @@ __all__ = [
 ]
 
 logger = logging.getLogger(SERVE_LOGGER)
+
+
+class ToolAuth(Protocol):
+    """``--auth-config`` as read (the gateway's ``AuthSettings`` is one): the scopes each tool name
+    requires, and the verifier of callers' JWTs. A protocol, so this assembly needs not load the
+    gateway (nor sit above it) to take one."""
+
+    @property
+    def require(self) -> Mapping[str, tuple[str, ...]]: ...
+
+    def verifier(self) -> Any: ...
+
 
 SEARCH_TOOL_NAMES: Final = ("search_tools", "call_tool")
 """The search transform's own tools on a served OpenAPI document: no operation may take these names."""
@@ -47,7 +56,7 @@ def build_openapi_app(
     replica_id: str | None = None,
     upstream_errors: UpstreamErrorMode = "generic",
     request_bounds: RequestBounds | None = None,
-    auth: AuthSettings | None = None,
+    auth: ToolAuth | None = None,
     max_upstream_bytes: int = DEFAULT_MAX_UPSTREAM_BYTES,
     allow_duplicate_operation_ids: bool = False,
     strict_refs: bool = False,
