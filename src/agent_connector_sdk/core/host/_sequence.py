@@ -46,6 +46,7 @@ from agent_connector_sdk.core.contracts import (
     Finding,
     HeaderAnnotation,
     Rejection,
+    SchemaKey,
     admit_keyed,
     admit_tools,
     exact_value_key,
@@ -183,6 +184,35 @@ class AdmittedTool:
         return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
+class _GateKeys(NamedTuple):
+    """The admitted schemas each gate checks, as :class:`SchemaKey` bytes made once from the core's
+    private copy before anyone else could hold it (``None``: absent, or not encodable; the gate then
+    reads the descriptor as before). Kept in the tool's ``__dict__``, not a field, so a
+    ``dataclasses.replace`` with another descriptor never carries keys of the old one."""
+
+    input: SchemaKey | None
+    output: SchemaKey | None
+
+    @classmethod
+    def of(cls, descriptor: Mapping[str, Any]) -> _GateKeys:
+        schema = descriptor.get("inputSchema")
+        output = descriptor.get("outputSchema")
+        return cls(
+            SchemaKey.of(schema) if isinstance(schema, Mapping) else None,
+            SchemaKey.of(output) if output is not None else None,
+        )
+
+
+_NO_GATE_KEYS: Final = _GateKeys(None, None)
+
+
+def _gate_keys(tool: AdmittedTool) -> _GateKeys:
+    """What :meth:`HostCore._admitted` stored on ``tool``, or no keys (a listed tool: its schemas are
+    serialized per call, as a listing's tools are mostly never called)."""
+    keys = tool.__dict__.get("_gate_keys")
+    return keys if isinstance(keys, _GateKeys) else _NO_GATE_KEYS
+
+
 # Installed after the dataclass is made, so the field stays required (no class-level default) while
 # ``__init__`` (and ``dataclasses.replace``) store through it.
 setattr(AdmittedTool, "descriptor", _PrivateCopy())  # noqa: B010
@@ -240,15 +270,18 @@ def require_json_data(value: Any) -> None:
         )
 
 
-def prepare_invocation(descriptor: Mapping[str, Any], arguments: Mapping[str, Any] | None) -> Invocation:
+def prepare_invocation(
+    descriptor: Mapping[str, Any], arguments: Mapping[str, Any] | None, *, input_key: SchemaKey | None = None
+) -> Invocation:
     """The Invoke gate: ``(arguments as a dict copy, Mcp-Param-* headers, audit event)``.
 
     Refuses with the contracts' typed errors, before anything is sent: arguments that are not a JSON
     object or fail ``descriptor``'s input schema (``validate_arguments``); arguments holding anything
     that is not JSON data (:func:`require_json_data`); annotated values that cannot become headers
-    (``parameter_headers``).
+    (``parameter_headers``). ``input_key``: ``descriptor``'s ``inputSchema`` as admitted (see
+    :func:`~agent_connector_sdk.core.contracts.validate_arguments`).
     """
-    validate_arguments(descriptor, arguments)
+    validate_arguments(descriptor, arguments, input_key=input_key)
     args = dict(arguments or {})
     require_json_data(args)
     headers, event = parameter_headers(descriptor, args)
@@ -581,7 +614,12 @@ class HostCore:
         annotations = header_annotations(private.get("inputSchema"), placement="spec")
         mapping = {".".join(annotation.path): annotation.header for annotation in annotations}
         findings = _admit_findings(annotations) + extra_findings
-        return AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
+        tool = AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
+        # Keyed now, from the copy no caller has seen yet: the gates then check exactly the admitted
+        # schemas on every call without serializing them again (whatever a caller does to
+        # ``tool.descriptor`` later, which is theirs to read, cannot loosen a gate).
+        tool.__dict__["_gate_keys"] = _GateKeys.of(private)
+        return tool
 
     @property
     def listed(self) -> Mapping[str, AdmittedTool]:
@@ -628,7 +666,7 @@ class HostCore:
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
             raise AdmissionError("not_admitted", f"tool {label!r} is not admitted by this host")
         try:
-            invocation = prepare_invocation(tool.descriptor, arguments)
+            invocation = prepare_invocation(tool.descriptor, arguments, input_key=_gate_keys(tool).input)
             proxied = self._proxied_invocation(tool, invocation.arguments)
         except ContractError as refusal:
             self.refused(tool, refusal.category)
@@ -668,7 +706,7 @@ class HostCore:
         known = self._admitted_by_name(target)
         if known is None:
             return None
-        return target, prepare_invocation(known.descriptor, inner)
+        return target, prepare_invocation(known.descriptor, inner, input_key=_gate_keys(known).input)
 
     def _admitted_by_name(self, name: str) -> AdmittedTool | None:
         """The listed tool ``name``, else the most recently disclosed one (a bounded scan)."""
@@ -694,7 +732,12 @@ class HostCore:
             raise AdmissionError("not_admitted", "this call was not prepared by this host")
         del self._outstanding[call.ticket]
         try:
-            findings = validate_tool_result(call.tool.descriptor, raw, profile=self.options.profile)
+            findings = validate_tool_result(
+                call.tool.descriptor,
+                raw,
+                profile=self.options.profile,
+                output_key=_gate_keys(call.tool).output,
+            )
         except ContractError as violation:
             self.refused(call.tool, violation.category)
             raise
