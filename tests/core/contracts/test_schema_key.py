@@ -1,6 +1,6 @@
 """A schema keyed once (:class:`SchemaKey`) is judged exactly as the schema itself, on every path.
 
-The host's gates validate a disclosed tool's arguments and results against keys made at admission, so
+The host's gates validate a tool's arguments and results against keys made at its first call, so
 the per-call validator lookup no longer serializes the (often large) schema. These tests pin that this
 is only a cost change: the keyed verdict equals the verdict of the schema itself with a fresh cache
 (the uncached path), also through a cache warmed by schemas that differ only in JSON-distinct values
@@ -145,27 +145,38 @@ def _result(structured: Any) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": "x"}], "structuredContent": structured}
 
 
-def test_a_disclosed_tool_runs_both_gates_against_the_admitted_schemas() -> None:
+@pytest.mark.parametrize("origin", ["disclosure", "listing"])
+def test_both_gates_run_on_every_call_against_the_schemas_keyed_at_the_first(origin: str) -> None:
     core = HostCore(HostOptions())
     descriptor = copy.deepcopy(DUAL)
-    tool = core.admit_disclosed(descriptor, schema_sha256="0" * 64)
-    # Edits to the caller's dict or to the tool's readable copy after admission loosen no gate.
+    if origin == "disclosure":
+        tool = core.admit_disclosed(descriptor, schema_sha256="0" * 64)
+    else:
+        core.admit_listing([descriptor], pages=1)
+        tool = core.listed_tool("dual")
+    assert "_gate_keys" not in tool.__dict__  # nothing keyed until a call needs it
+    call = core.invoke(tool, {"n": 1})
+    assert core.consume(call, _result({"n": 1})).structured_content == {"n": 1}
+    assert "_gate_keys" in tool.__dict__
+    # Edits to the caller's dict or to the tool's readable copy after that loosen no gate.
     descriptor["outputSchema"] = True
     tool.descriptor["outputSchema"]["properties"]["n"] = {}  # type: ignore[index]
     tool.descriptor["inputSchema"]["properties"]["n"] = {}  # type: ignore[index]
-    with pytest.raises(ArgumentError) as refused:
-        core.invoke(tool, {"n": "x"})
-    assert refused.value.category == "invalid_arguments"
-    call = core.invoke(tool, {"n": 1})
-    with pytest.raises(ContractViolation) as violated:
-        core.consume(call, _result({"n": "not-an-int"}))
-    assert violated.value.category == "output_schema_violation"
-    call = core.invoke(tool, {"n": 1})
-    assert core.consume(call, _result({"n": 1})).structured_content == {"n": 1}
+    for _ in range(2):  # each call runs Invoke and Consume again
+        with pytest.raises(ArgumentError) as refused:
+            core.invoke(tool, {"n": "x"})
+        assert refused.value.category == "invalid_arguments"
+        call = core.invoke(tool, {"n": 1})
+        with pytest.raises(ContractViolation) as violated:
+            core.consume(call, _result({"n": "not-an-int"}))
+        assert violated.value.category == "output_schema_violation"
+        call = core.invoke(tool, {"n": 2})
+        assert core.consume(call, _result({"n": 2})).structured_content == {"n": 2}
 
 
 def test_a_replaced_tool_carries_no_keys_of_the_old_descriptor() -> None:
     core = HostCore(HostOptions())
     tool = core.admit_disclosed(copy.deepcopy(DUAL), schema_sha256="0" * 64)
+    core.consume(core.invoke(tool, {"n": 1}), _result({"n": 1}))
     other = dataclasses.replace(tool, descriptor={**DUAL, "outputSchema": {"type": "object"}})
     assert "_gate_keys" in tool.__dict__ and "_gate_keys" not in other.__dict__

@@ -185,10 +185,8 @@ class AdmittedTool:
 
 
 class _GateKeys(NamedTuple):
-    """The admitted schemas each gate checks, as :class:`SchemaKey` bytes made once from the core's
-    private copy before anyone else could hold it (``None``: absent, or not encodable; the gate then
-    reads the descriptor as before). Kept in the tool's ``__dict__``, not a field, so a
-    ``dataclasses.replace`` with another descriptor never carries keys of the old one."""
+    """The schemas the Invoke and Consume gates check, as :class:`SchemaKey` bytes (``None``: absent, or
+    not encodable; the gate then reads the descriptor as before)."""
 
     input: SchemaKey | None
     output: SchemaKey | None
@@ -203,14 +201,23 @@ class _GateKeys(NamedTuple):
         )
 
 
-_NO_GATE_KEYS: Final = _GateKeys(None, None)
-
-
 def _gate_keys(tool: AdmittedTool) -> _GateKeys:
-    """What :meth:`HostCore._admitted` stored on ``tool``, or no keys (a listed tool: its schemas are
-    serialized per call, as a listing's tools are mostly never called)."""
+    """``tool``'s gate keys, made from its private copy on its first call and kept on the tool.
+
+    Why: finding the validator of a schema by its exact bytes serializes the whole schema (``marshal``),
+    a millisecond and more per call for GitHub's larger output schemas, on every call. Keyed once, the
+    gates look the validator up by bytes already made. Exactness: a key's bytes determine its schema
+    exactly and a cache miss compiles a copy decoded from them (:class:`SchemaKey`), so the verdict is
+    the one the schema itself gets (``tests/core/contracts/test_schema_key.py``). The keys are a snapshot:
+    from the first call on, the gates check the schemas as they were then, whatever is done to the
+    ``descriptor`` dict the tool hands out. Made on first call, not at admission, so that only called
+    tools hold them (every tool a search verifies is admitted). Kept in the tool's ``__dict__``, not a
+    field: ``dataclasses.replace`` with another descriptor never carries keys of the old one.
+    """
     keys = tool.__dict__.get("_gate_keys")
-    return keys if isinstance(keys, _GateKeys) else _NO_GATE_KEYS
+    if not isinstance(keys, _GateKeys):
+        keys = tool.__dict__["_gate_keys"] = _GateKeys.of(tool.descriptor)
+    return keys
 
 
 # Installed after the dataclass is made, so the field stays required (no class-level default) while
@@ -614,12 +621,7 @@ class HostCore:
         annotations = header_annotations(private.get("inputSchema"), placement="spec")
         mapping = {".".join(annotation.path): annotation.header for annotation in annotations}
         findings = _admit_findings(annotations) + extra_findings
-        tool = AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
-        # Keyed now, from the copy no caller has seen yet: the gates then check exactly the admitted
-        # schemas on every call without serializing them again (whatever a caller does to
-        # ``tool.descriptor`` later, which is theirs to read, cannot loosen a gate).
-        tool.__dict__["_gate_keys"] = _GateKeys.of(private)
-        return tool
+        return AdmittedTool(name, private, mapping, origin, digest, annotations, findings)
 
     @property
     def listed(self) -> Mapping[str, AdmittedTool]:
