@@ -108,17 +108,18 @@ def test_what_cannot_be_keyed_has_no_key() -> None:
 
 
 def test_keyed_gates_raise_what_the_descriptor_gates_raise() -> None:
-    tool = {
+    tool: dict[str, Any] = {
         "name": "t",
         "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
         "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
     }
     input_key, output_key = SchemaKey.of(tool["inputSchema"]), SchemaKey.of(tool["outputSchema"])
+    arguments: Any
     for arguments in ({"n": 1}, {"n": 1.5}, {"n": True}, {}, None, []):
-        outcomes = []
+        outcomes: list[Any] = []
         for key in (None, input_key):
             try:
-                validate_arguments(tool, arguments, input_key=key)  # type: ignore[arg-type]
+                validate_arguments(tool, arguments, input_key=key)
                 outcomes.append(None)
             except ArgumentError as refused:
                 outcomes.append((refused.category, str(refused), refused.path))
@@ -160,8 +161,8 @@ def test_both_gates_run_on_every_call_against_the_schemas_keyed_at_the_first(ori
     assert "_gate_keys" in tool.__dict__
     # Edits to the caller's dict or to the tool's readable copy after that loosen no gate.
     descriptor["outputSchema"] = True
-    tool.descriptor["outputSchema"]["properties"]["n"] = {}  # type: ignore[index]
-    tool.descriptor["inputSchema"]["properties"]["n"] = {}  # type: ignore[index]
+    tool.descriptor["outputSchema"]["properties"]["n"] = {}
+    tool.descriptor["inputSchema"]["properties"]["n"] = {}
     for _ in range(2):  # each call runs Invoke and Consume again
         with pytest.raises(ArgumentError) as refused:
             core.invoke(tool, {"n": "x"})
