@@ -147,6 +147,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "RateLimiter",
         "Rejection",
         "SERVER_TEXT_LIMIT",
+        "SchemaKey",
         "SourceNotPinned",
         "SourcePins",
         "VALIDATOR_CACHE_SIZE",

@@ -82,6 +82,7 @@ from agent_connector_sdk.core.contracts._telemetry_names import (
 from agent_connector_sdk.core.contracts._trace_context import reissue_trace_context
 from agent_connector_sdk.core.contracts._validation import (
     VALIDATOR_CACHE_SIZE,
+    SchemaKey,
     ValidatorCache,
     validate_arguments,
     validate_instance,
@@ -140,6 +141,7 @@ __all__ = [
     "Profile",
     "RateLimiter",
     "Rejection",
+    "SchemaKey",
     "SourceNotPinned",
     "SourcePins",
     "ValidatorCache",

@@ -116,6 +116,7 @@ __all__ = [
     "DialectName",
     "FailureKind",
     "SchemaFailure",
+    "SchemaKey",
     "SchemaPosition",
     "ValidatorCache",
     "check_schema",
@@ -126,6 +127,7 @@ __all__ = [
     "exact_value_key",
     "iter_schema_positions",
     "validate_instance",
+    "validate_keyed",
 ]
 
 DialectName = Literal["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]
@@ -636,6 +638,28 @@ def exact_value_key(value: Any) -> bytes | None:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class SchemaKey:
+    """A schema held as its :func:`exact_value_key` bytes, for a gate that checks against it many times.
+
+    The bytes are the schema: they are immutable, determine its value exactly (types included, so
+    ``1``, ``1.0`` and ``True`` differ), and a validator cache miss compiles a copy decoded from them,
+    never an object someone else holds. So a tool admitted once pays for serializing its schema once,
+    not on every call (``marshal`` of GitHub's larger output schemas costs a millisecond and more), and
+    the cache stays exactly as discriminating as when it is given the schema itself. Make one with
+    :meth:`of`.
+    """
+
+    exact: bytes
+
+    @classmethod
+    def of(cls, schema: Any) -> SchemaKey | None:
+        """The key of ``schema`` as it is now, or ``None`` when :func:`exact_value_key` cannot encode it
+        (then validate the schema itself)."""
+        exact = exact_value_key(schema)
+        return None if exact is None else cls(exact)
+
+
 class ValidatorCache:
     """Thread-safe LRU of compiled validators keyed by canonical schema digest, bounded by ``maxsize``.
 
@@ -668,7 +692,24 @@ class ValidatorCache:
             self.hits = self.misses = 0
 
     def _get(self, schema: Any) -> _Compiled:
-        exact = exact_value_key(schema)
+        return self._get_exact(schema, exact_value_key(schema))
+
+    def _get_keyed(self, key: SchemaKey) -> _Compiled:
+        """The validator for the schema ``key`` holds: a hit costs no serialization of the schema; a
+        miss decodes a fresh copy from the key's bytes, so what is compiled is exactly what they say."""
+        with self._lock:
+            digest = self._exact.get(key.exact)
+            entry = self._entries.get(digest) if digest is not None else None
+            if entry is not None and digest is not None:
+                self._exact.move_to_end(key.exact)
+                self._entries.move_to_end(digest)
+                self.hits += 1
+                return entry
+        return self._get_exact(marshal.loads(key.exact), key.exact)
+
+    def _get_exact(self, schema: Any, exact: bytes | None) -> _Compiled:
+        """``exact``: :func:`exact_value_key` of ``schema`` (or bytes decoding to a value equal to it in
+        type and content), or ``None``."""
         if exact is not None:
             with self._lock:
                 digest = self._exact.get(exact)
@@ -956,7 +997,19 @@ def validate_instance(
     ``cache`` (default: the process-wide bounded cache). When several keywords fail, the most relevant
     one is reported. The returned failure never contains instance values.
     """
-    compiled = (_DEFAULT_CACHE if cache is None else cache)._get(schema)
+    return _validate_compiled((_DEFAULT_CACHE if cache is None else cache)._get(schema), instance)
+
+
+def validate_keyed(
+    key: SchemaKey, instance: Any, *, cache: ValidatorCache | None = None
+) -> SchemaFailure | None:
+    """:func:`validate_instance` against the schema ``key`` holds: the same verdict, the same failure
+    (``tests/core/contracts/test_schema_key.py`` checks that differentially), without serializing the
+    schema to find its validator."""
+    return _validate_compiled((_DEFAULT_CACHE if cache is None else cache)._get_keyed(key), instance)
+
+
+def _validate_compiled(compiled: _Compiled, instance: Any) -> SchemaFailure | None:
     if compiled.failure is not None:
         return compiled.failure
     validator = compiled.validator

@@ -43,7 +43,13 @@ from typing import Any
 
 from agent_connector_sdk.core.contracts._content import validate_content_block
 from agent_connector_sdk.core.contracts._findings import Finding, Profile
-from agent_connector_sdk.core.contracts._json_schema import ValidatorCache, exact_value_key, validate_instance
+from agent_connector_sdk.core.contracts._json_schema import (
+    SchemaKey,
+    ValidatorCache,
+    exact_value_key,
+    validate_instance,
+    validate_keyed,
+)
 from agent_connector_sdk.core.contracts.errors import ConsumeCategory, ContractViolation
 from agent_connector_sdk.sanitize import sanitize_text
 
@@ -153,6 +159,7 @@ def validate_tool_result(
     *,
     profile: Profile = "strict",
     cache: ValidatorCache | None = None,
+    output_key: SchemaKey | None = None,
 ) -> tuple[Finding, ...]:
     """Consume gate: check one ``CallToolResult`` wire dict against its tool.
 
@@ -162,7 +169,9 @@ def validate_tool_result(
     :data:`~._findings.RULES`) raise too in the ``strict`` profile (the default here: what our own
     servers hold themselves to) and are returned as :class:`~._findings.Finding` values in the
     ``default`` profile, the result still usable. ``cache`` is the validator cache shared with
-    argument validation (default: the process-wide one).
+    argument validation (default: the process-wide one). ``output_key``: the tool's ``outputSchema`` as
+    a :class:`SchemaKey` made when the tool was admitted; when given, it is the output schema checked
+    (the same verdict as the schema itself, without serializing it again on every call).
     """
     findings: list[Finding] = []
 
@@ -190,7 +199,9 @@ def validate_tool_result(
     if "isError" in result and not isinstance(result["isError"], bool):
         raise refuse("malformed_result", "'isError' must be a boolean when present", "/isError")
 
-    schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
+    schema: Any = output_key
+    if schema is None:
+        schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
     if schema is None:
         return ()
     is_error = result.get("isError") is True
@@ -206,7 +217,10 @@ def validate_tool_result(
         )
         return tuple(findings)
     structured = result["structuredContent"]
-    failure = validate_instance(schema, structured, cache=cache)
+    if isinstance(schema, SchemaKey):
+        failure = validate_keyed(schema, structured, cache=cache)
+    else:
+        failure = validate_instance(schema, structured, cache=cache)
     if failure is not None:
         if failure.kind != "instance":
             raise refuse(failure.kind, f"outputSchema refused: {failure.message}", "")

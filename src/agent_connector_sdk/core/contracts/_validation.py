@@ -16,12 +16,14 @@ from agent_connector_sdk.core.contracts._json_schema import (
     MAX_INSTANCE_DEPTH,
     VALIDATOR_CACHE_SIZE,
     SchemaFailure,
+    SchemaKey,
     ValidatorCache,
     check_schema,
     clear_validator_cache,
     default_validator_cache,
     exact_value_key,
     validate_instance,
+    validate_keyed,
 )
 from agent_connector_sdk.core.contracts.errors import ArgumentError
 
@@ -30,6 +32,7 @@ __all__ = [
     "MAX_INSTANCE_DEPTH",
     "VALIDATOR_CACHE_SIZE",
     "SchemaFailure",
+    "SchemaKey",
     "ValidatorCache",
     "check_schema",
     "clear_validator_cache",
@@ -41,7 +44,11 @@ __all__ = [
 
 
 def validate_arguments(
-    tool: Mapping[str, Any], arguments: Mapping[str, Any] | None, *, cache: ValidatorCache | None = None
+    tool: Mapping[str, Any],
+    arguments: Mapping[str, Any] | None,
+    *,
+    cache: ValidatorCache | None = None,
+    input_key: SchemaKey | None = None,
 ) -> None:
     """Invoke gate: check ``arguments`` against the wire descriptor's ``inputSchema``.
 
@@ -55,9 +62,14 @@ def validate_arguments(
     - ``invalid_schema`` — the descriptor has no usable ``inputSchema``;
     - ``unsupported_dialect`` — ``$schema`` is not one of the supported dialects (or they are mixed);
     - ``unresolvable_ref`` — a ``$ref`` that does not resolve inside the schema (never fetched).
+
+    ``input_key``: the tool's ``inputSchema`` object as a :class:`SchemaKey` made when the tool was
+    admitted; when given, it is the schema checked (the same verdict, without serializing it per call).
     """
-    schema = tool.get("inputSchema") if isinstance(tool, Mapping) else None
-    if not isinstance(schema, Mapping):
+    schema: Any = input_key
+    if schema is None:
+        schema = tool.get("inputSchema") if isinstance(tool, Mapping) else None
+    if not isinstance(schema, Mapping | SchemaKey):
         raise ArgumentError("invalid_schema", "tool descriptor has no inputSchema object")
     if arguments is None:
         arguments = {}
@@ -65,7 +77,11 @@ def validate_arguments(
         raise ArgumentError("invalid_arguments", "arguments must be a JSON object", path="")
     # jsonschema's "object" type is ``dict``; a read-only Mapping view must not fail as "not an object".
     instance = arguments if isinstance(arguments, dict) else dict(arguments)
-    failure: SchemaFailure | None = validate_instance(schema, instance, cache=cache)
+    failure: SchemaFailure | None = (
+        validate_keyed(schema, instance, cache=cache)
+        if isinstance(schema, SchemaKey)
+        else validate_instance(schema, instance, cache=cache)
+    )
     if failure is None:
         return
     if failure.kind == "instance":

@@ -46,6 +46,7 @@ from agent_connector_sdk.core.contracts import (
     Finding,
     HeaderAnnotation,
     Rejection,
+    SchemaKey,
     admit_keyed,
     admit_tools,
     exact_value_key,
@@ -183,6 +184,42 @@ class AdmittedTool:
         return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
 
 
+class _GateKeys(NamedTuple):
+    """The schemas the Invoke and Consume gates check, as :class:`SchemaKey` bytes (``None``: absent, or
+    not encodable; the gate then reads the descriptor as before)."""
+
+    input: SchemaKey | None
+    output: SchemaKey | None
+
+    @classmethod
+    def of(cls, descriptor: Mapping[str, Any]) -> _GateKeys:
+        schema = descriptor.get("inputSchema")
+        output = descriptor.get("outputSchema")
+        return cls(
+            SchemaKey.of(schema) if isinstance(schema, Mapping) else None,
+            SchemaKey.of(output) if output is not None else None,
+        )
+
+
+def _gate_keys(tool: AdmittedTool) -> _GateKeys:
+    """``tool``'s gate keys, made from its private copy on its first call and kept on the tool.
+
+    Why: finding the validator of a schema by its exact bytes serializes the whole schema (``marshal``),
+    a millisecond and more per call for GitHub's larger output schemas, on every call. Keyed once, the
+    gates look the validator up by bytes already made. Exactness: a key's bytes determine its schema
+    exactly and a cache miss compiles a copy decoded from them (:class:`SchemaKey`), so the verdict is
+    the one the schema itself gets (``tests/core/contracts/test_schema_key.py``). The keys are a snapshot:
+    from the first call on, the gates check the schemas as they were then, whatever is done to the
+    ``descriptor`` dict the tool hands out. Made on first call, not at admission, so that only called
+    tools hold them (every tool a search verifies is admitted). Kept in the tool's ``__dict__``, not a
+    field: ``dataclasses.replace`` with another descriptor never carries keys of the old one.
+    """
+    keys = tool.__dict__.get("_gate_keys")
+    if not isinstance(keys, _GateKeys):
+        keys = tool.__dict__["_gate_keys"] = _GateKeys.of(tool.descriptor)
+    return keys
+
+
 # Installed after the dataclass is made, so the field stays required (no class-level default) while
 # ``__init__`` (and ``dataclasses.replace``) store through it.
 setattr(AdmittedTool, "descriptor", _PrivateCopy())  # noqa: B010
@@ -240,15 +277,18 @@ def require_json_data(value: Any) -> None:
         )
 
 
-def prepare_invocation(descriptor: Mapping[str, Any], arguments: Mapping[str, Any] | None) -> Invocation:
+def prepare_invocation(
+    descriptor: Mapping[str, Any], arguments: Mapping[str, Any] | None, *, input_key: SchemaKey | None = None
+) -> Invocation:
     """The Invoke gate: ``(arguments as a dict copy, Mcp-Param-* headers, audit event)``.
 
     Refuses with the contracts' typed errors, before anything is sent: arguments that are not a JSON
     object or fail ``descriptor``'s input schema (``validate_arguments``); arguments holding anything
     that is not JSON data (:func:`require_json_data`); annotated values that cannot become headers
-    (``parameter_headers``).
+    (``parameter_headers``). ``input_key``: ``descriptor``'s ``inputSchema`` as admitted (see
+    :func:`~agent_connector_sdk.core.contracts.validate_arguments`).
     """
-    validate_arguments(descriptor, arguments)
+    validate_arguments(descriptor, arguments, input_key=input_key)
     args = dict(arguments or {})
     require_json_data(args)
     headers, event = parameter_headers(descriptor, args)
@@ -628,7 +668,7 @@ class HostCore:
             self.audit({"event": "call", "tool": label, "outcome": "not_admitted"})
             raise AdmissionError("not_admitted", f"tool {label!r} is not admitted by this host")
         try:
-            invocation = prepare_invocation(tool.descriptor, arguments)
+            invocation = prepare_invocation(tool.descriptor, arguments, input_key=_gate_keys(tool).input)
             proxied = self._proxied_invocation(tool, invocation.arguments)
         except ContractError as refusal:
             self.refused(tool, refusal.category)
@@ -668,7 +708,7 @@ class HostCore:
         known = self._admitted_by_name(target)
         if known is None:
             return None
-        return target, prepare_invocation(known.descriptor, inner)
+        return target, prepare_invocation(known.descriptor, inner, input_key=_gate_keys(known).input)
 
     def _admitted_by_name(self, name: str) -> AdmittedTool | None:
         """The listed tool ``name``, else the most recently disclosed one (a bounded scan)."""
@@ -694,7 +734,12 @@ class HostCore:
             raise AdmissionError("not_admitted", "this call was not prepared by this host")
         del self._outstanding[call.ticket]
         try:
-            findings = validate_tool_result(call.tool.descriptor, raw, profile=self.options.profile)
+            findings = validate_tool_result(
+                call.tool.descriptor,
+                raw,
+                profile=self.options.profile,
+                output_key=_gate_keys(call.tool).output,
+            )
         except ContractError as violation:
             self.refused(call.tool, violation.category)
             raise
