@@ -18,6 +18,7 @@ from agent_connector_sdk.demo.contract_lab import contract_lab_server
 from agent_connector_sdk.state import (
     CatalogSignals,
     MemoryStateBackend,
+    RedisStateBackend,
     StateBackend,
     StateConfigError,
     StateNotInitialized,
@@ -28,7 +29,6 @@ from agent_connector_sdk.state import (
 from agent_connector_sdk.state import _memory as memory_module
 from agent_connector_sdk.state import _redis_backend as redis_module
 from agent_connector_sdk.state._catalog_switch import SharedToolSwitch
-from agent_connector_sdk.state._redis_backend import RedisStateBackend
 from tests.support.services import RedisServer, StreamEntries, redis_server
 
 GUARD_S = 10.0
