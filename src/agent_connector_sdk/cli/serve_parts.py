@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_connector_sdk.connectors import OpenAPISource
 from agent_connector_sdk.serving import ServingError
 from agent_connector_sdk.serving.assembly import BuiltLab, ServedParts
-from agent_connector_sdk.serving.openapi_app import ToolAuth
+
+if TYPE_CHECKING:
+    from agent_connector_sdk.serving.openapi_app import ToolAuth  # a type only (see serving.assembly)
 
 __all__ = ["served_parts"]
 

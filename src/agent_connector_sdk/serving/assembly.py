@@ -13,14 +13,17 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from agent_connector_sdk.connectors import DEFAULT_MAX_UPSTREAM_BYTES, OpenAPISource
 from agent_connector_sdk.mcp.server import RequestBounds
 from agent_connector_sdk.serving.errors import ServingError
-from agent_connector_sdk.serving.openapi_app import ToolAuth
 from agent_connector_sdk.serving.process import open_bind_refusal
+
+if TYPE_CHECKING:
+    # A type only: the OpenAPI assembly loads when a document is served, not for the lab.
+    from agent_connector_sdk.serving.openapi_app import ToolAuth
 
 __all__ = ["BuiltLab", "ServeSettings", "ServedApp", "ServedParts", "build_served_app", "request_bounds"]
 
