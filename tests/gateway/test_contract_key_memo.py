@@ -9,24 +9,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.gateway import _verified
 from agent_connector_sdk.gateway._verified import contract_key, hashed_contract_key
+from tests.support.navigation import navigation_entry
 
-_FIELDS: dict[str, Any] = {
-    "kind": "schema-navigation",
-    "name": "tool",
-    "title": None,
-    "description": "does things",
-    "description_cut": False,
-    "arguments": [],
-    "arguments_omitted": 0,
-    "input_schema_sha256": "a" * 64,
-    "output_schema_sha256": None,
-    "schema_sha256": "b" * 64,
-    "fragment_count": 1,
-    "manifest_uri": "schema://tool/manifest",
-}
 _HINT = st.sampled_from([None, True, False])
 _CHANGES = st.fixed_dictionaries(
     {},
@@ -58,7 +44,7 @@ _CHANGES = st.fixed_dictionaries(
 
 @given(st.lists(_CHANGES, min_size=1, max_size=6))
 def test_the_remembered_key_is_the_hashed_key(changes: list[dict[str, Any]]) -> None:
-    entries = [SchemaNavigation.model_validate({**_FIELDS, **change}) for change in changes]
+    entries = [navigation_entry(**change) for change in changes]
     keys: dict[str, Any] = {}
     for entry in entries + entries:  # the second round is answered from memory
         key = contract_key(entry)
@@ -70,5 +56,5 @@ def test_the_remembered_key_is_the_hashed_key(changes: list[dict[str, Any]]) -> 
 
 def test_the_memory_is_bounded() -> None:
     for index in range(_verified._KNOWN_KEYS + 10):
-        contract_key(SchemaNavigation.model_validate({**_FIELDS, "name": f"t{index}"}))
+        contract_key(navigation_entry(name=f"t{index}"))
     assert len(_verified._keys) == _verified._KNOWN_KEYS

@@ -5,36 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_connector_sdk.core.disclosure_navigation import SchemaNavigation
 from agent_connector_sdk.core.search import merge_by_rank
 from agent_connector_sdk.gateway._verified import VerifiedCache, contract_key
+from tests.support.navigation import navigation_entry
 
 
 def _descriptor(name: str, padding: int = 0) -> dict[str, Any]:
     return {"name": name, "inputSchema": {"type": "object", "description": "x" * padding}}
 
 
-def _entry(**changes: Any) -> SchemaNavigation:
-    fields: dict[str, Any] = {
-        "kind": "schema-navigation",
-        "name": "tool",
-        "title": None,
-        "description": "does things",
-        "description_cut": False,
-        "arguments": [],
-        "arguments_omitted": 0,
-        "input_schema_sha256": "a" * 64,
-        "output_schema_sha256": None,
-        "schema_sha256": "b" * 64,
-        "fragment_count": 1,
-        "manifest_uri": "schema://tool/manifest",
-    }
-    return SchemaNavigation.model_validate({**fields, **changes})
-
-
 def test_the_key_is_the_whole_contract_an_entry_states() -> None:
-    base = contract_key(_entry())
-    assert contract_key(_entry()) == base
+    base = contract_key(navigation_entry())
+    assert contract_key(navigation_entry()) == base
     for change in (
         {"name": "other"},
         {"description": "deletes every record"},
@@ -42,7 +24,7 @@ def test_the_key_is_the_whole_contract_an_entry_states() -> None:
         {"annotations": {"destructiveHint": True}},
         {"title": "T"},
     ):
-        assert contract_key(_entry(**change)) != base, change
+        assert contract_key(navigation_entry(**change)) != base, change
 
 
 def test_each_child_is_bounded_alone_and_evicts_its_own_least_recent_first() -> None:
